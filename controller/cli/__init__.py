@@ -1,0 +1,1 @@
+"""The technician CLI ``croupier``: ``main(argv) -> int``, one module per command group."""

@@ -1,0 +1,37 @@
+"""``croupier eval CARD...``: the best five of 5 to 7 cards (POK-2)."""
+
+from __future__ import annotations
+
+import argparse
+
+from controller.cards import format_cards, parse_cards
+from controller.cli.output import add_json_flag, print_json
+from controller.poker import evaluate, longest_straight_flush
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="evaluate a poker hand of 5 to 7 cards")
+    p.add_argument("cards", nargs="+", metavar="CARD", help="cards like As Kd 10h (5 to 7)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    cards = parse_cards(" ".join(args.cards), count=(5, 6, 7), what="hand")
+    result = evaluate(cards)
+    run_length = longest_straight_flush(cards)
+    if args.json:
+        print_json(
+            {
+                "cards": [str(c) for c in cards],
+                "hand": result.category.label,
+                "best_five": [str(c) for c in result.cards],
+                "strength": result.strength,
+                "straight_flush_run": run_length,
+            }
+        )
+    else:
+        print(f"{result.category.label}: {format_cards(result.cards)}")
+        if run_length > 5:
+            print(f"{run_length}-card straight flush (CH-8)")
+    return 0

@@ -1,0 +1,34 @@
+"""Exceptions of the controller.
+
+One base class, :class:`CroupierError`; each subclass also inherits the builtin it resembles
+(as gpiozero does), so ``except ValueError`` still catches a bad card. Messages are written for
+a technician: they name the card, key, file or rule and say what is wrong.
+"""
+
+
+class CroupierError(Exception):
+    """Base of every error the controller raises on purpose."""
+
+
+class CardError(CroupierError, ValueError):
+    """A card string or a set of cards is not acceptable (unknown rank/suit, duplicate,
+    wrong count)."""
+
+
+class ProfileError(CroupierError, ValueError):
+    """A rule profile is malformed. Carries the file, the key and the reason."""
+
+    def __init__(self, source: str, key: str, reason: str) -> None:
+        self.source = source
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{source}: {key}: {reason}")
+
+
+class RoundError(CroupierError, ValueError):
+    """A recorded round cannot be settled as given (illegal decision, missing stake, a card
+    dealt twice...). ``rule`` names the RULES.md rule that forbids it."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        self.rule = rule
+        super().__init__(f"{message} ({rule})" if rule else message)
