@@ -1,0 +1,129 @@
+"""Profile loading and validation (RULES.md section 7)."""
+
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from controller.paytable import FixedPerUnit, Odds, PoolPercent, parse_pay
+from controller.profiles import available_profiles, find_profile, load_profile, parse_profile
+from controller.validation import ConfigError
+
+SHIPPED = ["ch-bg", "uth-gr", "uth-it", "uth-sk"]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_profiles_load(name):
+    profile = load_profile(name)
+    assert profile.name == name
+    assert name in available_profiles()
+
+
+def test_greek_profile_values():
+    p = load_profile("uth-gr")
+    assert p.paytables["blind"].pays["flush"] == Odds(3, 2)  # UTH-8
+    assert p.paytables["trips"].pays["three-of-a-kind"] == Odds(3, 1)  # UTH-9
+    prog = p.progressive
+    assert prog.paytable.pays["royal-flush"] == PoolPercent(Fraction(100))  # PRG-3
+    assert prog.paytable.pays["community-royal"] == Odds(1000, 1)
+    assert prog.contribution_band == (Fraction(15, 100), Fraction(20, 100))  # PRG-1
+    assert prog.envy_bonus == 10000  # PRG-4
+    assert p.options["dealer_not_qualified"] == "ante-pushes"  # UTH-7
+
+
+def test_italian_dealer_not_qualified_option():
+    assert load_profile("uth-it").options["dealer_not_qualified"] == "ante-wins"
+
+
+def test_jumbo7_profile():
+    prog = load_profile("ch-bg").progressive
+    assert prog.award == "share-round"  # CH-9
+    assert prog.jackpot_line() == "seven-card-straight-flush"
+    assert prog.paytable.pays["six-card-straight-flush"] == FixedPerUnit(500000)
+
+
+@pytest.mark.parametrize(
+    ("text", "pay"),
+    [
+        ("3:2", Odds(3, 2)),
+        (" 500:1 ", Odds(500, 1)),
+        ("100%", PoolPercent(Fraction(100))),
+        ({"fixed": 500}, FixedPerUnit(500)),
+    ],
+)
+def test_parse_pay(text, pay):
+    assert parse_pay(text) == pay
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["0:1", "3:0", "-1:1", "1.5:1", "abc", "150%", "0%", 3, {"fixed": 0}, {"fixed": 1, "x": 2}],
+)
+def test_parse_pay_rejects(bad):
+    with pytest.raises(ValueError):
+        parse_pay(bad)
+
+
+def _greek():
+    return tomllib.loads(Path(find_profile("uth-gr")).read_text())
+
+
+def _problems(data):
+    with pytest.raises(ConfigError) as info:
+        parse_profile(data, "test.toml")
+    return dict(info.value.problems)
+
+
+def test_every_problem_is_reported_at_once_with_key_and_reason():
+    data = _greek()
+    data["rules"]["seatz"] = 6
+    data["paytables"]["blind"]["flush"] = "3:0"
+    data["paytables"]["trips"]["pair-of-kings"] = "1:1"
+    data["progressive"]["contribution_rate"] = "25%"
+    data["rules"]["ante_equals_blind"] = False
+    problems = _problems(data)
+    assert problems["rules.seatz"] == "unknown key"
+    assert "positive ratio" in problems["paytables.blind.flush"]
+    assert "unknown pay line" in problems["paytables.trips.pair-of-kings"]
+    assert "outside the profile's band" in problems["progressive.contribution_rate"]
+    assert "UTH-2" in problems["rules.ante_equals_blind"]
+    assert len(problems) == 5
+
+
+def test_missing_sections_and_wrong_types():
+    data = _greek()
+    del data["paytables"]["trips"]
+    data["rules"]["seats"] = "six"
+    data["money"]["chip_unit"] = 0
+    problems = _problems(data)
+    assert problems["paytables.trips"] == "required table is missing"
+    assert "expected int" in problems["rules.seats"]
+    assert "positive" in problems["money.chip_unit"]
+
+
+def test_table_wager_cannot_pay_a_pool_percentage():
+    data = _greek()
+    data["paytables"]["trips"]["royal-flush"] = "100%"
+    assert "pays odds" in _problems(data)["paytables.trips.royal-flush"]
+
+
+def test_two_pool_percentage_lines_rejected():
+    data = _greek()
+    data["progressive"]["paytable"]["community-royal"] = "10%"
+    assert "at most one line" in _problems(data)["progressive.paytable"]
+
+
+def test_unknown_profile_and_syntax_error(tmp_path):
+    with pytest.raises(ConfigError, match="unknown profile"):
+        load_profile("uth-xx")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[profile\nname=1")
+    with pytest.raises(ConfigError, match="syntax"):
+        load_profile(str(bad))
+
+
+def test_bool_is_not_an_int():
+    data = _greek()
+    data["rules"]["seats"] = True
+    assert "expected int" in _problems(data)["rules.seats"]
