@@ -1,0 +1,1 @@
+"""Progressive pools (RULES.md PRG-1..6): the pure rules of awards and contributions."""
