@@ -19,6 +19,7 @@ from controller.errors import CroupierError
 # Command modules, in the order `croupier --help` lists them.
 COMMAND_MODULES = [
     "controller.cli.eval_cmd",
+    "controller.cli.settle_cmd",
 ]
 
 

@@ -1,0 +1,81 @@
+"""``croupier settle ROUND.json``: settle a recorded round (also the surveillance tool for a
+disputed round). The round names its profile; formats in docs/settle.md."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.cli.output import add_json_flag, print_json
+from controller.errors import RoundError
+from controller.games import settle
+from controller.games.results import RoundResult
+from controller.profiles import load_profile
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("settle", help="settle a recorded round (JSON file, or - for stdin)")
+    p.add_argument("round", metavar="ROUND.json", help="the recorded round")
+    p.add_argument("--profile", help="profile name or file (default: the round's 'profile')")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def read_round(path: str) -> dict[str, Any]:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except OSError as exc:
+        raise RoundError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise RoundError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise RoundError(f"{path}: a round is a JSON object")
+    return data
+
+
+def run(args: argparse.Namespace) -> int:
+    data = read_round(args.round)
+    name = args.profile or data.get("profile")
+    if not isinstance(name, str):
+        raise RoundError('the round names no profile; add "profile" or pass --profile')
+    result = settle(load_profile(name), data)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print_human(result)
+    return 0
+
+
+def _money(amount: int) -> str:
+    return f"{amount // 100:,}.{amount % 100:02d}"
+
+
+def print_human(result: RoundResult) -> None:
+    dealer = result.dealer
+    line = f"dealer: {dealer.get('hand')}"
+    if "cards" in dealer:
+        line += f" ({' '.join(dealer['cards'])})"
+    if "qualifies" in dealer:
+        line += ", qualifies" if dealer["qualifies"] else ", does not qualify"
+    print(f"profile {result.profile}  {line}")
+    for seat in result.seats:
+        cards = f" ({' '.join(seat.cards)})" if seat.cards else ""
+        print(f"seat {seat.seat}: {seat.hand}{cards}")
+        for name, w in seat.wagers.items():
+            line_txt = f" [{w.line}]" if w.line else ""
+            print(
+                f"  {name:<14} stake {_money(w.stake):>12}  {w.result:<4}  paid"
+                f" {_money(w.paid):>14}  {w.rule}{line_txt}"
+            )
+        print(
+            f"  {'total':<14} stake {_money(seat.staked):>12}        paid {_money(seat.paid):>14}"
+        )
+    for pool, report in result.pools.items():
+        parts = ", ".join(
+            f"{k} {_money(v) if isinstance(v, int) else v}" for k, v in report.items()
+        )
+        print(f"pool {pool}: {parts}")
