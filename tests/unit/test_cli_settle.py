@@ -1,0 +1,72 @@
+"""`croupier eval` and `croupier settle` through main(argv), as a technician runs them."""
+
+import json
+from pathlib import Path
+
+from controller.cli.main import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_eval_json(capsys):
+    assert main(["eval", "As", "Ks", "Qs", "Js", "10s", "2c", "3d", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["hand"] == "royal-flush"
+    assert out["best_five"] == ["As", "Ks", "Qs", "Js", "Ts"]
+
+
+def test_eval_error_is_one_line(capsys):
+    assert main(["eval", "As", "As", "Kd", "Qd", "Jd"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "croupier eval: hand: As appears twice, but there is one deck"
+
+
+def test_settle_example_json(capsys):
+    assert main(["settle", str(EXAMPLES / "uth-gr-royal.json"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    seats = {s["seat"]: s for s in out["seats"]}
+    # dealer 2d 3d on As Ks Qs Js 4c: ace high, does not qualify (UTH-5)
+    assert out["dealer"] == {
+        "hand": "high-card",
+        "qualifies": False,
+        "cards": ["As", "Ks", "Qs", "Js", "4c"],
+    }
+    assert seats[1]["wagers"]["progressive"] == {
+        "stake": 100, "result": "win", "paid": 1234567, "rule": "PRG-3", "line": "royal-flush"
+    }  # fmt: skip
+    assert seats[2]["wagers"]["envy"]["paid"] == 10000
+    assert seats[3]["wagers"]["ante"] == {
+        "stake": 500,
+        "result": "lose",
+        "paid": 0,
+        "rule": "UTH-4",
+    }
+
+
+def test_settle_human_output(capsys):
+    assert main(["settle", str(EXAMPLES / "ch-bg-jumbo7.json")]) == 0
+    out = capsys.readouterr().out
+    assert "seat 1: straight-flush" in out
+    assert "jumbo7" in out and "CH-9" in out
+
+
+def test_settle_reports_bad_input_in_one_line(tmp_path, capsys):
+    bad = tmp_path / "r.json"
+    bad.write_text(
+        json.dumps(
+            {
+                "profile": "uth-gr",
+                "dealer": ["As", "Kd"],
+                "community": ["2c", "7d", "9h", "Js", "As"],
+                "seats": [{"seat": 1, "cards": ["3c", "4c"]}],
+            }
+        )
+    )
+    assert main(["settle", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "croupier settle: As dealt twice (dealer and community); one deck (POK-1)"
+    bad.write_text("{not json")
+    assert main(["settle", str(bad)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    assert main(["settle", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
