@@ -89,8 +89,10 @@ OK, VERIFIED, MISDEAL = "ok", "verified", "misdeal"
 class Verdict:
     status: str  # OK, VERIFIED or MISDEAL
     rule: str | None = None  # the MD rule of a misdeal
-    reason: str = ""
+    reason: str = ""  # for anyone: never names a card
     notes: tuple[str, ...] = ()  # things to journal that are not misdeals
+    detail: str = ""  # for the journal and surveillance only: may name cards
+    deck_error: bool = False  # the recognised cards show a bad deck
 
     @property
     def is_misdeal(self) -> bool:
@@ -123,8 +125,10 @@ class DealValidator:
     def next_deadline(self) -> float | None:
         return None if self.is_done else self._last_activity + self.packet_timeout
 
-    def _misdeal(self, rule: str, reason: str, notes: tuple[str, ...] = ()) -> Verdict:
-        self.verdict = Verdict(MISDEAL, rule, reason, notes)
+    def _misdeal(
+        self, rule: str, reason: str, detail: str = "", deck_error: bool = False
+    ) -> Verdict:
+        self.verdict = Verdict(MISDEAL, rule, reason, (), detail, deck_error)
         return self.verdict
 
     def packet(self, packet: Packet, now: float) -> Verdict:
@@ -154,7 +158,8 @@ class DealValidator:
             )  # fmt: skip
         deck_error = self._check_identities(packet)
         if deck_error:
-            return self._misdeal("MD-S2", deck_error)
+            public, detail = deck_error
+            return self._misdeal("MD-S2", public, detail, deck_error=True)
         notes: tuple[str, ...] = ()
         exposed = sum(packet.face_up)
         if exposed:
@@ -171,20 +176,21 @@ class DealValidator:
             return self.verdict
         return Verdict(OK, None, "", notes)
 
-    def _check_identities(self, packet: Packet) -> str | None:
-        limit = 52
+    def _check_identities(self, packet: Packet) -> tuple[str, str] | None:
+        """(public reason, detail naming the cards) of a deck error, or None."""
         for card in packet.cards:
             if card is None:
                 continue
-            if not 0 <= card < limit:
-                return f"the shuffler reported card code {card}, outside the declared deck"
+            if not 0 <= card < 52:
+                reason = "deck error: the shuffler reported a card code outside the deck"
+                return reason, f"card code {card} in the {packet.destination} packet"
             places = self._seen.setdefault(card, [])
             places.append(packet.destination)
             if len(places) > self.plan.decks:
                 decks = "one deck" if self.plan.decks == 1 else f"{self.plan.decks} decks"
                 return (
-                    f"deck error: {card_name(card)} delivered {len(places)} times"
-                    f" ({', '.join(places)}) from {decks}"
+                    f"deck error: a card delivered more often than {decks} holds",
+                    f"{card_name(card)} delivered {len(places)} times ({', '.join(places)})",
                 )
         return None
 

@@ -92,14 +92,16 @@ def test_timeout_is_md_s2_on_a_fake_clock():
 
 def test_duplicate_card_is_a_deck_error_md_s2():
     _, verdicts = run([GOOD[0], pk("seat:1", "As 2c"), GOOD[2], GOOD[3]])
-    assert verdicts[1].rule == "MD-S2"
-    assert "2c delivered 2 times (community, seat:1) from one deck" in verdicts[1].reason
+    assert verdicts[1].rule == "MD-S2" and verdicts[1].deck_error
+    assert "2c" not in verdicts[1].reason  # the public reason names no card
+    assert verdicts[1].detail == "2c delivered 2 times (community, seat:1)"
 
 
 def test_card_code_outside_the_deck_is_md_s2():
     bad = Packet("community", (1, 2, 3, 4, 60), (False,) * 5)
     _, verdicts = run([bad])
-    assert verdicts[0].rule == "MD-S2"
+    assert verdicts[0].rule == "MD-S2" and verdicts[0].deck_error
+    assert "code 60" in verdicts[0].detail
 
 
 def test_one_exposed_card_is_noted_two_are_md_s3():

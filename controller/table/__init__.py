@@ -1,0 +1,1 @@
+"""The table: round state machine and its events (pure)."""

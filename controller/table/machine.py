@@ -1,0 +1,462 @@
+"""The round state machine of a hold'em table with a hand-forming shuffler (pure).
+
+Theory of operation
+-------------------
+States (``TableState``)::
+
+    CLOSED --conditions clear--> OPEN --LOCK--> LOCKED --ledger open ok--> DEALING
+    DEALING --plan complete (count verified)--> VERIFIED --CONFIRM--> SHOWDOWN
+    SHOWDOWN --ledger settle ok--> SETTLED --CONFIRM or display time--> OPEN
+                                 \\-> JACKPOT (a 100% award) --technician ack--> OPEN
+    DEALING --misdeal (MD-S1/S2/S3)--> VOID --ledger void ok, CONFIRM--> OPEN
+
+Any blocking condition (shuffler link down, firmware not allowed, self-check failed, ledger
+failing, deck out of play, linked pool unreachable) closes the table between rounds; during a
+deal a link loss is a shuffler malfunction (MD-S2) and voids the round.
+
+Money moves only through the ledger, one transaction per transition that touches money: LOCK
+asks to open the round (stakes and contributions, PRG-1), a misdeal asks to void it (stakes
+returned, contributions reversed), the showdown asks to settle it (awards, resets, PRG-3..5).
+The machine waits for each :class:`LedgerResult` before it moves on, so a failed commit (disk
+full) leaves nothing half-done: a failed open takes no stakes and closes the table; a failed
+settlement is retried when the ledger is back.
+
+Every transition is journaled with its cause and, where a rule decided it, the rule ID.
+Card identities appear only in the settlement record, never in status views (see
+:meth:`TableMachine.view`).
+
+The machine never reads a clock: every call takes ``now`` and :meth:`next_deadline` says when
+the daemon must send the next :class:`Tick`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from controller.cards import card_name
+from controller.deal.validator import (
+    DEALER,
+    MISDEAL,
+    VERIFIED,
+    DealValidator,
+    Verdict,
+    holdem_plan,
+    seat_destination,
+)
+from controller.errors import CroupierError
+from controller.games import settle
+from controller.games.results import RoundResult
+from controller.profiles import Profile
+from controller.table.events import (
+    ButtonPressed,
+    ConditionChanged,
+    DeclareSeats,
+    Effect,
+    EnterWagers,
+    Event,
+    JackpotAck,
+    Journal,
+    LedgerResult,
+    OpenRound,
+    PacketDelivered,
+    PoolAmount,
+    RequestPacket,
+    SeatHealth,
+    SettleRound,
+    ShufflerFault,
+    StakeSensed,
+    Tick,
+    VoidRound,
+)
+
+
+class TableState(StrEnum):
+    CLOSED = "closed"
+    OPEN = "open"
+    LOCKED = "locked"
+    DEALING = "dealing"
+    VERIFIED = "verified"
+    SHOWDOWN = "showdown"
+    SETTLED = "settled"
+    VOID = "void"
+    JACKPOT = "jackpot"
+
+
+@dataclass(frozen=True)
+class MachineSettings:
+    table_id: str
+    packet_timeout: float = 10.0  # seconds without a packet during a deal: MD-S2
+    settled_display: float = 15.0  # seconds SETTLED stays before the table reopens
+
+
+@dataclass
+class Round:
+    round_id: str
+    seats: tuple[int, ...]  # seats dealt, ascending
+    progressive: dict[int, int]  # seat -> progressive stake (frozen at LOCK)
+    wagers: dict[int, tuple[dict[str, int], Any]] = field(default_factory=dict)
+    validator: DealValidator | None = None
+    verdict: Verdict | None = None
+    result: RoundResult | None = None
+    settled_at: float | None = None
+
+
+class TableMachine:
+    """One table's rounds. Feed it events with :meth:`handle`; carry out the effects."""
+
+    def __init__(self, profile: Profile, settings: MachineSettings, *, next_round: int = 1) -> None:
+        if profile.game not in ("uth", "casino-holdem"):
+            raise CroupierError(f"the table machine runs hold'em games, not {profile.game!r}")
+        self.profile = profile
+        self.settings = settings
+        self.state = TableState.CLOSED
+        self.conditions: dict[str, str] = {"startup": "the table has not started yet"}
+        self.sensed: set[int] = set()
+        self.excluded: dict[int, str] = {}
+        self.declared: set[int] = set()
+        self.entered: dict[int, tuple[dict[str, int], Any]] = {}
+        self.pools: dict[str, tuple[int, int]] = {}  # pool -> (amount, seed)
+        self.round: Round | None = None
+        self.last_result: RoundResult | None = None
+        self.next_round = next_round
+        self._pending_settle = False
+
+    # --- helpers ------------------------------------------------------------------------
+
+    @property
+    def pool_name(self) -> str | None:
+        return self.profile.progressive.bet if self.profile.progressive else None
+
+    def _move(self, state: TableState, cause: str, **data: Any) -> Journal:
+        before, self.state = self.state, state
+        entry = {"from": before.value, "to": state.value, "cause": cause, **data}
+        if self.round is not None:
+            entry.setdefault("round", self.round.round_id)
+        return Journal("transition", entry)
+
+    def _can_open(self) -> bool:
+        return not self.conditions
+
+    def next_deadline(self) -> float | None:
+        r = self.round
+        if self.state == TableState.DEALING and r and r.validator:
+            return r.validator.next_deadline()
+        if self.state == TableState.SETTLED and r and r.settled_at is not None:
+            return r.settled_at + self.settings.settled_display
+        return None
+
+    # --- the event loop's entry point --------------------------------------------------
+
+    def handle(self, event: Event, now: float) -> list[Effect]:
+        """Apply one event; return the effects to carry out, in order."""
+        handler = getattr(self, f"_on_{type(event).__name__}")
+        return handler(event, now)
+
+    def _on_Tick(self, event: Tick, now: float) -> list[Effect]:
+        r = self.round
+        if self.state == TableState.DEALING and r and r.validator:
+            return self._after_verdict(r.validator.poll(now), now)
+        deadline = self.next_deadline()
+        if self.state == TableState.SETTLED and deadline is not None and now >= deadline:
+            return self._end_round("display time over", now)
+        return []
+
+    def _on_ConditionChanged(self, event: ConditionChanged, now: float) -> list[Effect]:
+        effects: list[Effect] = []
+        if event.blocking:
+            if self.conditions.get(event.name) == event.detail:
+                return []
+            self.conditions[event.name] = event.detail
+            effects.append(Journal("condition", {"name": event.name, "blocking": True,
+                                                 "detail": event.detail}))  # fmt: skip
+            if self.state == TableState.OPEN:
+                effects.append(self._move(TableState.CLOSED, f"{event.name}: {event.detail}"))
+            elif self.state == TableState.DEALING and event.name == "link":
+                effects += self._after_verdict(
+                    self.round.validator.fault(f"link lost: {event.detail}", now), now
+                )
+            return effects
+        if self.conditions.pop(event.name, None) is None:
+            return []
+        effects.append(Journal("condition", {"name": event.name, "blocking": False}))
+        if self.state == TableState.CLOSED and self._can_open():
+            effects.append(self._move(TableState.OPEN, "all conditions clear"))
+        if event.name == "ledger" and self._pending_settle:
+            effects += self._request_settlement()
+        return effects
+
+    def _on_StakeSensed(self, event: StakeSensed, now: float) -> list[Effect]:
+        if not 1 <= event.seat <= self.profile.seats:
+            return [Journal("sensor-ignored", {"seat": event.seat, "reason": "no such seat"})]
+        was = event.seat in self.sensed
+        if event.present:
+            self.sensed.add(event.seat)
+        else:
+            self.sensed.discard(event.seat)
+        if was == event.present:
+            return []
+        data = {"seat": event.seat, "present": event.present, "state": self.state.value}
+        if self.state not in (TableState.OPEN, TableState.CLOSED):
+            data["note"] = "after LOCK: the round's stakes are frozen (PRG-2)"
+        return [Journal("stake", data)]
+
+    def _on_SeatHealth(self, event: SeatHealth, now: float) -> list[Effect]:
+        if event.excluded:
+            self.excluded[event.seat] = event.reason
+        else:
+            self.excluded.pop(event.seat, None)
+        return [Journal("seat-health", {"seat": event.seat, "excluded": event.excluded,
+                                        "reason": event.reason})]  # fmt: skip
+
+    def _on_DeclareSeats(self, event: DeclareSeats, now: float) -> list[Effect]:
+        bad = [s for s in event.seats if not 1 <= s <= self.profile.seats]
+        if bad or self.state not in (TableState.OPEN, TableState.CLOSED):
+            why = f"no such seat {bad}" if bad else f"bets are closed ({self.state.value})"
+            return [Journal("declare-refused", {"seats": list(event.seats), "reason": why})]
+        self.declared = set(event.seats)
+        return [Journal("seats-declared", {"seats": sorted(self.declared)})]
+
+    def _on_EnterWagers(self, event: EnterWagers, now: float) -> list[Effect]:
+        if self.state in (TableState.SETTLED, TableState.VOID, TableState.JACKPOT):
+            return [Journal("wagers-refused", {"seat": event.seat, "reason": "round is over"})]
+        target = self.round.wagers if self.round else self.entered
+        target[event.seat] = (dict(event.stakes), event.decision)
+        return [Journal("wagers", {"seat": event.seat, "stakes": dict(event.stakes),
+                                   "decision": event.decision})]  # fmt: skip
+
+    def _on_PoolAmount(self, event: PoolAmount, now: float) -> list[Effect]:
+        self.pools[event.pool] = (event.amount, event.seed)
+        return []
+
+    # --- LOCK, deal, verdicts ----------------------------------------------------------
+
+    def seats_in_play(self) -> tuple[int, ...]:
+        return tuple(sorted(self.sensed | self.declared | set(self.entered)))
+
+    def _on_ButtonPressed(self, event: ButtonPressed, now: float) -> list[Effect]:
+        if event.button == "lock":
+            return self._lock(now)
+        if event.button == "confirm":
+            return self._confirm(now)
+        return [Journal("button-ignored", {"button": event.button})]
+
+    def _lock(self, now: float) -> list[Effect]:
+        if self.state != TableState.OPEN:
+            return [
+                Journal(
+                    "lock-ignored",
+                    {"state": self.state.value, "reason": "LOCK only closes bets of an open table"},
+                )
+            ]
+        seats = self.seats_in_play()
+        if not seats:
+            return [Journal("lock-ignored", {"reason": "no seat in play"})]
+        progressive: dict[int, int] = {}
+        if self.profile.progressive:
+            progressive = {
+                s: self.profile.progressive.stake
+                for s in sorted(self.sensed)
+                if s not in self.excluded
+            }
+        round_id = f"{self.settings.table_id}-{self.next_round:06d}"
+        self.next_round += 1
+        self.round = Round(round_id, seats, progressive, wagers=dict(self.entered))
+        self.entered = {}
+        excluded = {s: why for s, why in self.excluded.items() if s in self.sensed}
+        move = self._move(TableState.LOCKED, "dealer LOCK", seats=list(seats),
+                          progressive=progressive, excluded=excluded)  # fmt: skip
+        return [move, OpenRound(round_id, self.pool_name, progressive)]
+
+    def _on_LedgerResult(self, event: LedgerResult, now: float) -> list[Effect]:
+        r = self.round
+        if r is None or event.round_id != r.round_id:
+            return [Journal("ledger-result-ignored", {"round": event.round_id})]
+        if not event.ok:
+            return self._ledger_failed(event, now)
+        if event.action == "open" and self.state == TableState.LOCKED:
+            plan = holdem_plan(r.seats, game=self.profile.game)
+            r.validator = DealValidator(
+                plan, started=now, packet_timeout=self.settings.packet_timeout
+            )
+            first = plan.packets[0]
+            return [self._move(TableState.DEALING, "round opened in the ledger",
+                               plan=[f"{p.count}->{p.destination}" for p in plan.packets]),
+                    RequestPacket(first.destination, first.count)]  # fmt: skip
+        if event.action == "void" and self.state == TableState.VOID:
+            return [Journal("round-voided", {"round": r.round_id})]
+        if event.action == "settle" and self.state == TableState.SHOWDOWN:
+            self._pending_settle = False
+            r.settled_at = now
+            self.last_result = r.result
+            if r.result and any(
+                p.get("jackpot_seats") for p in r.result.pools.values()
+            ):  # a 100% award locks the table until a technician acknowledges
+                return [self._move(TableState.JACKPOT, "jackpot awarded",
+                                   seats=self._jackpot_seats(r.result))]  # fmt: skip
+            return [self._move(TableState.SETTLED, "round settled in the ledger")]
+        return [Journal("ledger-result-ignored", {"round": event.round_id,
+                                                  "action": event.action})]  # fmt: skip
+
+    @staticmethod
+    def _jackpot_seats(result: RoundResult) -> list[int]:
+        return sorted({s for p in result.pools.values() for s in p.get("jackpot_seats", [])})
+
+    def _ledger_failed(self, event: LedgerResult, now: float) -> list[Effect]:
+        effects: list[Effect] = [Journal("ledger-failed", {"action": event.action,
+                                                           "error": event.error})]  # fmt: skip
+        self.conditions["ledger"] = event.error
+        if event.action == "open":  # nothing was taken: the round never existed
+            self.round = None
+            effects.append(self._move(TableState.CLOSED, f"ledger failed: {event.error}"))
+        elif event.action == "settle":
+            self._pending_settle = True  # retried when the ledger is back
+        return effects
+
+    def _on_PacketDelivered(self, event: PacketDelivered, now: float) -> list[Effect]:
+        r = self.round
+        if self.state != TableState.DEALING or r is None or r.validator is None:
+            return [Journal("packet-unexpected", {"state": self.state.value,
+                                                  "destination": event.packet.destination,
+                                                  "count": event.packet.count,
+                                                  "rule": "MD-S1"})]  # fmt: skip
+        return self._after_verdict(r.validator.packet(event.packet, now), now)
+
+    def _on_ShufflerFault(self, event: ShufflerFault, now: float) -> list[Effect]:
+        effects: list[Effect] = [Journal("shuffler-fault", {"description": event.description})]
+        if self.state == TableState.DEALING and self.round and self.round.validator:
+            effects += self._after_verdict(self.round.validator.fault(event.description, now), now)
+        return effects
+
+    def _after_verdict(self, verdict: Verdict, now: float) -> list[Effect]:
+        r = self.round
+        assert r is not None and r.validator is not None
+        effects: list[Effect] = [Journal("exposure", {"note": n}) for n in verdict.notes]
+        if verdict.status == MISDEAL:
+            if r.verdict is not None:
+                return effects
+            r.verdict = verdict
+            effects.append(
+                self._move(
+                    TableState.VOID, verdict.reason, rule=verdict.rule, detail=verdict.detail
+                )
+            )
+            effects.append(VoidRound(r.round_id, verdict.rule or "MD-S2", verdict.reason))
+            if verdict.rule == "MD-S1" or verdict.deck_error:
+                # a wrong count takes the deck out of play until the dealer confirms a
+                # replacement (shuffler trust)
+                self.conditions["deck"] = "deck out of play after " + (verdict.rule or "")
+            return effects
+        if verdict.status == VERIFIED:
+            r.verdict = verdict
+            effects.append(self._move(TableState.VERIFIED, "card count verified"))
+            return effects
+        expected = r.validator.expected()
+        if expected is not None:
+            effects.append(RequestPacket(expected.destination, expected.count))
+        return effects
+
+    # --- CONFIRM: showdown, and closing the round --------------------------------------
+
+    def _confirm(self, now: float) -> list[Effect]:
+        if self.state == TableState.VERIFIED:
+            return self._showdown(now)
+        if self.state in (TableState.SETTLED, TableState.VOID):
+            effects: list[Effect] = []
+            if "deck" in self.conditions:
+                effects.append(Journal("deck-replaced", {"by": "dealer CONFIRM"}))
+                self.conditions.pop("deck")
+            return effects + self._end_round("dealer CONFIRM", now)
+        return [Journal("confirm-ignored", {"state": self.state.value})]
+
+    def _showdown(self, now: float) -> list[Effect]:
+        r = self.round
+        assert r is not None and r.validator is not None
+        cards = r.validator.cards_by_destination()
+        if any(c is None for hand in cards.values() for c in hand):
+            return [
+                Journal(
+                    "showdown-waiting",
+                    {
+                        "reason": "cards not recognised by the"
+                        " shuffler; enter the round for settlement"
+                    },
+                )
+            ]
+        data = self._round_data(r, cards)
+        r.result = settle(self.profile, data)
+        move = self._move(TableState.SHOWDOWN, "dealer CONFIRM")
+        self._pending_settle = True
+        return [move, *self._request_settlement()]
+
+    def _request_settlement(self) -> list[Effect]:
+        r = self.round
+        if r is None or r.result is None:
+            return []
+        return [SettleRound(r.round_id, r.result)]
+
+    def _round_data(self, r: Round, cards: dict[str, tuple[int | None, ...]]) -> dict[str, Any]:
+        names = {
+            dest: [card_name(c) for c in hand if c is not None] for dest, hand in cards.items()
+        }
+        seats = []
+        for s in r.seats:
+            stakes, decision = r.wagers.get(s, ({}, None))
+            stakes = dict(stakes)
+            if s in r.progressive and self.pool_name:
+                stakes[self.pool_name] = r.progressive[s]
+            seat: dict[str, Any] = {
+                "seat": s,
+                "cards": names[seat_destination(s)],
+                "stakes": stakes,
+            }
+            if decision is not None:
+                seat["decision"] = decision
+            seats.append(seat)
+        data: dict[str, Any] = {"dealer": names[DEALER], "community": names["community"],
+                                "seats": seats}  # fmt: skip
+        if self.pool_name and self.pool_name in self.pools:
+            amount, seed = self.pools[self.pool_name]
+            data["pools"] = {self.pool_name: {"amount": amount, "seed": seed}}
+        return data
+
+    def _end_round(self, cause: str, now: float) -> list[Effect]:
+        finished = self.round
+        target = TableState.OPEN if self._can_open() else TableState.CLOSED
+        move = self._move(target, cause)
+        self.round = None
+        self.declared = set()
+        return [move, Journal("round-ended", {"round": finished.round_id if finished else None})]
+
+    def _on_JackpotAck(self, event: JackpotAck, now: float) -> list[Effect]:
+        if self.state != TableState.JACKPOT:
+            return [Journal("jackpot-ack-ignored", {"state": self.state.value})]
+        effects: list[Effect] = [Journal("jackpot-acknowledged", {"technician": event.technician})]
+        return effects + self._end_round("jackpot acknowledged", now)
+
+    # --- what others may see -----------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        """Status for lamps, sign, CLI and other systems: no live card identities."""
+        r = self.round
+        return {
+            "state": self.state.value,
+            "round": r.round_id if r else None,
+            "conditions": dict(self.conditions),
+            "seats": {
+                s: {
+                    "stake": s in self.sensed,
+                    "excluded": self.excluded.get(s),
+                    "locked": bool(r and s in r.progressive),
+                    "in_play": bool(r and s in r.seats) or s in self.seats_in_play(),
+                }
+                for s in range(1, self.profile.seats + 1)
+            },
+            "verdict": (
+                {"status": r.verdict.status, "rule": r.verdict.rule, "reason": r.verdict.reason}
+                if r and r.verdict
+                else None
+            ),
+            "pools": {name: amount for name, (amount, _seed) in self.pools.items()},
+        }

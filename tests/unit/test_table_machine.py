@@ -1,0 +1,294 @@
+"""The round state machine, scripted on a fake clock: every path of a hold'em round."""
+
+import pytest
+
+from controller.cards import parse_cards
+from controller.deal.validator import Packet
+from controller.profiles import load_profile
+from controller.table.events import (
+    ButtonPressed,
+    ConditionChanged,
+    DeclareSeats,
+    EnterWagers,
+    JackpotAck,
+    Journal,
+    LedgerResult,
+    OpenRound,
+    PacketDelivered,
+    PoolAmount,
+    RequestPacket,
+    SeatHealth,
+    SettleRound,
+    ShufflerFault,
+    StakeSensed,
+    Tick,
+    VoidRound,
+)
+from controller.table.machine import MachineSettings, TableMachine, TableState
+
+GR = load_profile("uth-gr")
+
+
+def packet(dest, cards, up=()):
+    cs = tuple(parse_cards(cards, unique=False))
+    flags = tuple(i in up for i in range(len(cs)))
+    return PacketDelivered(Packet(dest, cs, flags))
+
+
+class Table:
+    """A machine plus a record of everything it asked for."""
+
+    def __init__(self, profile=GR):
+        self.m = TableMachine(profile, MachineSettings("T1", packet_timeout=5, settled_display=10))
+        self.now = 0.0
+        self.effects = []
+
+    def send(self, event, dt=0.1):
+        self.now += dt
+        out = self.m.handle(event, self.now)
+        self.effects += out
+        return out
+
+    def of(self, kind):
+        return [e for e in self.effects if isinstance(e, kind)]
+
+    def journal(self, kind):
+        return [e.data for e in self.of(Journal) if e.kind == kind]
+
+    def open(self, pool=1_000_000):
+        self.send(PoolAmount("progressive", pool, 500_000))
+        self.send(ConditionChanged("startup", False))
+        assert self.m.state == TableState.OPEN
+
+    def lock_and_open_ledger(self):
+        self.send(ButtonPressed("lock"))
+        rid = self.m.round.round_id
+        return self.send(LedgerResult(rid, "open", True))
+
+
+ROYAL_DEAL = [
+    ("community", "As Ks Qs Js 4c"),
+    ("seat:1", "Ts 5h"),
+    ("seat:3", "9c 9d"),
+    ("dealer", "2d 3d"),
+]
+
+
+def deal(t, packets=ROYAL_DEAL):
+    verdicts = []
+    for dest, cards in packets:
+        verdicts.append(t.send(packet(dest, cards)))
+    return verdicts
+
+
+def test_starts_closed_and_opens_when_conditions_clear():
+    t = Table()
+    assert t.m.state == TableState.CLOSED
+    t.send(ConditionChanged("link", True, "no shuffler"))
+    t.send(ConditionChanged("startup", False))
+    assert t.m.state == TableState.CLOSED
+    t.send(ConditionChanged("link", False))
+    assert t.m.state == TableState.OPEN
+
+
+def test_full_round_with_royal_jackpot_and_envy():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(StakeSensed(3, True))
+    out = t.send(ButtonPressed("lock"))
+    assert t.m.state == TableState.LOCKED
+    assert out[-1] == OpenRound("T1-000001", "progressive", {1: 100, 3: 100})  # PRG-1
+    out = t.send(LedgerResult("T1-000001", "open", True))
+    assert t.m.state == TableState.DEALING
+    assert out[-1] == RequestPacket("community", 5)  # UTH-11: community first
+    requests = []
+    for dest, cards in ROYAL_DEAL:
+        requests += [e for e in t.send(packet(dest, cards)) if isinstance(e, RequestPacket)]
+    assert requests == [
+        RequestPacket("seat:1", 2),
+        RequestPacket("seat:3", 2),
+        RequestPacket("dealer", 2),
+    ]
+    assert t.m.state == TableState.VERIFIED  # green lamp
+    out = t.send(ButtonPressed("confirm"))
+    assert t.m.state == TableState.SHOWDOWN
+    settle = out[-1]
+    assert isinstance(settle, SettleRound)
+    seats = {s.seat: s for s in settle.result.seats}
+    assert seats[1].wagers["progressive"].paid == 1_000_000  # PRG-3 100% of the pool
+    assert seats[3].wagers["envy"].paid == 10_000  # PRG-4
+    t.send(LedgerResult("T1-000001", "settle", True))
+    assert t.m.state == TableState.JACKPOT  # locked until a technician acknowledges
+    t.send(ButtonPressed("confirm"))
+    assert t.m.state == TableState.JACKPOT
+    t.send(JackpotAck("tech-7"))
+    assert t.m.state == TableState.OPEN
+    assert t.journal("jackpot-acknowledged") == [{"technician": "tech-7"}]
+
+
+def test_round_without_jackpot_reopens_on_confirm_or_after_display_time():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(2, True))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:2", "Kd Tc"), ("dealer", "Jd 3c")])
+    t.send(ButtonPressed("confirm"))
+    t.send(LedgerResult("T1-000001", "settle", True))
+    assert t.m.state == TableState.SETTLED
+    assert t.m.next_deadline() == pytest.approx(t.now + 10)
+    t.send(Tick(), dt=9.9)
+    assert t.m.state == TableState.SETTLED
+    t.send(Tick(), dt=0.2)
+    assert t.m.state == TableState.OPEN
+
+
+def test_wrong_count_voids_md_s1_and_takes_the_deck_out_of_play():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    out = deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc 5s")])
+    voids = t.of(VoidRound)
+    assert voids == [VoidRound("T1-000001", "MD-S1", "seat:1 received 3 card(s), expected 2")]
+    assert t.m.state == TableState.VOID
+    assert "deck" in t.m.conditions
+    assert not any(isinstance(e, RequestPacket) for e in out[-1])
+    t.send(LedgerResult("T1-000001", "void", True))
+    t.send(ButtonPressed("confirm"))  # the dealer confirms a replacement deck
+    assert t.m.state == TableState.OPEN
+    assert t.journal("deck-replaced")
+
+
+def test_two_exposed_cards_void_md_s3():
+    t = Table()
+    t.open()
+    t.send(DeclareSeats((1,)))
+    t.lock_and_open_ledger()
+    t.send(packet("community", "2c 7d 9h Js Qs", up=(0,)))
+    t.send(packet("seat:1", "Kd Tc", up=(1,)))
+    assert t.of(VoidRound)[0].rule == "MD-S3"
+    assert t.journal("exposure")  # the first exposed card was journaled
+
+
+@pytest.mark.parametrize("how", ["fault", "link", "timeout"])
+def test_shuffler_malfunction_voids_md_s2(how):
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    t.send(packet("community", "2c 7d 9h Js Qs"))
+    if how == "fault":
+        t.send(ShufflerFault("jam at the gripper"))
+    elif how == "link":
+        t.send(ConditionChanged("link", True, "serial port vanished"))
+    else:
+        t.send(Tick(), dt=4.9)
+        assert t.m.state == TableState.DEALING
+        t.send(Tick(), dt=0.2)
+    assert t.m.state == TableState.VOID
+    assert t.of(VoidRound)[0].rule == "MD-S2"
+    if how == "link":  # after the void the table stays closed until the link is back
+        t.send(LedgerResult("T1-000001", "void", True))
+        t.send(ButtonPressed("confirm"))
+        assert t.m.state == TableState.CLOSED
+
+
+def test_lock_twice_and_deal_without_lock():
+    t = Table()
+    t.open()
+    t.send(packet("community", "2c 7d 9h Js Qs"))
+    assert t.journal("packet-unexpected")[0]["rule"] == "MD-S1"
+    assert t.m.state == TableState.OPEN
+    t.send(ButtonPressed("lock"))
+    assert t.journal("lock-ignored")[0]["reason"] == "no seat in play"
+    t.send(StakeSensed(1, True))
+    t.send(ButtonPressed("lock"))
+    t.send(ButtonPressed("lock"))
+    assert len(t.of(OpenRound)) == 1
+    assert t.journal("lock-ignored")[1]["state"] == "locked"
+
+
+def test_ledger_failure_at_lock_takes_nothing_and_closes():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(ButtonPressed("lock"))
+    t.send(LedgerResult("T1-000001", "open", False, "database or disk is full"))
+    assert t.m.state == TableState.CLOSED and t.m.round is None
+    assert t.m.conditions["ledger"] == "database or disk is full"
+    t.send(ConditionChanged("ledger", False))
+    assert t.m.state == TableState.OPEN
+
+
+def test_failed_settlement_is_retried_when_the_ledger_is_back():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")])
+    t.send(ButtonPressed("confirm"))
+    t.send(LedgerResult("T1-000001", "settle", False, "disk I/O error"))
+    assert t.m.state == TableState.SHOWDOWN
+    out = t.send(ConditionChanged("ledger", False))
+    assert any(isinstance(e, SettleRound) for e in out)
+
+
+def test_excluded_seat_takes_no_progressive_stake():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(StakeSensed(2, True))
+    t.send(SeatHealth(2, True, "sensor chatter"))
+    out = t.send(ButtonPressed("lock"))
+    assert out[-1].stakes == {1: 100}
+    assert t.m.round.seats == (1, 2)  # seat 2 still plays, without the progressive
+
+
+def test_stake_change_after_lock_is_journaled_and_ignored():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    t.send(StakeSensed(1, False))
+    assert "frozen" in t.journal("stake")[-1]["note"]
+    assert t.m.round.progressive == {1: 100}
+
+
+def test_full_settlement_with_entered_wagers():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(2, True))
+    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:2", "Kd Tc"), ("dealer", "Jd 3c")])
+    out = t.send(ButtonPressed("confirm"))
+    seat = out[-1].result.seats[0]
+    assert seat.wagers["play"].paid == 8000  # UTH-6
+    assert seat.wagers["blind"].paid == 2000  # UTH-8 straight
+    assert "progressive" in seat.wagers
+
+
+def test_unrecognised_cards_wait_at_showdown():
+    t = Table()
+    t.open()
+    t.send(DeclareSeats((1,)))
+    t.lock_and_open_ledger()
+    for dest, n in [("community", 5), ("seat:1", 2), ("dealer", 2)]:
+        t.send(PacketDelivered(Packet(dest, (None,) * n, (False,) * n)))
+    assert t.m.state == TableState.VERIFIED
+    t.send(ButtonPressed("confirm"))
+    assert t.m.state == TableState.VERIFIED
+    assert t.journal("showdown-waiting")
+
+
+def test_view_carries_no_card_identities():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Kd")])  # deck error
+    view = t.m.view()
+    assert view["verdict"]["rule"] == "MD-S2"
+    text = repr(view)
+    assert "Kd" not in text and "Js" not in text
