@@ -1,0 +1,1 @@
+"""Audits of the shuffler: position statistics and uniformity tests."""
