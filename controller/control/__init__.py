@@ -1,0 +1,1 @@
+"""The control socket: protocol, asyncio server, blocking client."""

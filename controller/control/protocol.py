@@ -1,0 +1,99 @@
+"""The control socket protocol: newline-delimited JSON over a Unix stream socket.
+
+Request (one line, at most :data:`MAX_LINE` bytes)::
+
+    {"id": 7, "cmd": "status", "args": {...}, "credential": "optional secret"}
+
+Reply (one line)::
+
+    {"id": 7, "ok": true, "result": ...}
+    {"id": 7, "ok": false, "error": "what went wrong", "code": "bad-request"}
+
+``code`` is one of :data:`ERROR_CODES`. A connection may carry any number of requests, answered
+in order. Privileged commands (jackpot acknowledge, meter reset, config change) need the
+technician ``credential``; the daemon checks it against the stored salted hash and journals
+the action. A malformed or unauthorised request gets an error reply and the server keeps
+serving. Pure encode/decode here; the asyncio server and the blocking client are separate.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.errors import CroupierError
+
+MAX_LINE = 64 * 1024
+ERROR_CODES = ("bad-request", "unknown-command", "unauthorised", "refused", "internal")
+
+
+class ControlError(CroupierError):
+    """A control request failed; ``code`` says how (one of ERROR_CODES)."""
+
+    def __init__(self, message: str, code: str = "refused") -> None:
+        self.code = code
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Request:
+    cmd: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: int | str | None = None
+    credential: str | None = None
+
+
+def encode_request(request: Request) -> bytes:
+    data: dict[str, Any] = {"id": request.id, "cmd": request.cmd, "args": request.args}
+    if request.credential is not None:
+        data["credential"] = request.credential
+    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+
+
+def decode_request(line: bytes) -> Request:
+    """Parse one request line; ControlError('bad-request') for anything malformed."""
+    if len(line) > MAX_LINE:
+        raise ControlError(f"request longer than {MAX_LINE} bytes", "bad-request")
+    try:
+        data = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ControlError(f"request is not JSON: {exc}", "bad-request") from None
+    if not isinstance(data, dict):
+        raise ControlError("request must be a JSON object", "bad-request")
+    cmd, args = data.get("cmd"), data.get("args", {})
+    rid, credential = data.get("id"), data.get("credential")
+    if not isinstance(cmd, str) or not cmd:
+        raise ControlError("request needs a 'cmd' string", "bad-request")
+    if not isinstance(args, dict):
+        raise ControlError("'args' must be an object", "bad-request")
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int | str)):
+        raise ControlError("'id' must be a number or a string", "bad-request")
+    if credential is not None and not isinstance(credential, str):
+        raise ControlError("'credential' must be a string", "bad-request")
+    return Request(cmd, args, rid, credential)
+
+
+def encode_reply(
+    request_id: Any, *, result: Any = None, error: ControlError | None = None
+) -> bytes:
+    if error is None:
+        data = {"id": request_id, "ok": True, "result": result}
+    else:
+        data = {"id": request_id, "ok": False, "error": str(error), "code": error.code}
+    return json.dumps(data, separators=(",", ":"), default=str).encode() + b"\n"
+
+
+def decode_reply(line: bytes) -> Any:
+    """The result of a reply line, or raise ControlError with the server's message."""
+    try:
+        data = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ControlError(f"the daemon sent a malformed reply: {exc}", "internal") from None
+    if not isinstance(data, dict) or "ok" not in data:
+        raise ControlError("the daemon sent a malformed reply", "internal")
+    if not data["ok"]:
+        raise ControlError(
+            str(data.get("error", "request failed")), str(data.get("code", "refused"))
+        )
+    return data.get("result")

@@ -1,0 +1,131 @@
+"""The control socket answers malformed or unauthorised requests with an error and keeps
+serving (a real Unix socket, the server on its own event loop thread)."""
+
+import asyncio
+import os
+import socket
+import stat
+import threading
+
+import pytest
+
+from controller.control.protocol import MAX_LINE, ControlError, decode_reply
+from controller.control.server import ControlClient, ControlServer
+
+
+@pytest.fixture
+def server(tmp_path):
+    path = tmp_path / "run" / "control.sock"
+    srv = ControlServer(path)
+    srv.register("status", lambda req: {"state": "open"})
+
+    async def echo(req):
+        await asyncio.sleep(0)
+        return req.args
+
+    def ack(req):
+        if req.credential != "s3cret":
+            raise ControlError("technician credential required", "unauthorised")
+        return "acknowledged"
+
+    def boom(req):
+        raise RuntimeError("handler bug")
+
+    srv.register("echo", echo)
+    srv.register("jackpot.ack", ack)
+    srv.register("boom", boom)
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+
+    def run():
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(srv.start())
+        started.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert started.wait(5)
+    yield path
+    asyncio.run_coroutine_threadsafe(srv.close(), loop).result(5)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+    loop.close()
+
+
+def raw(path, payload):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(path))
+        s.sendall(payload)
+        data = b""
+        while b"\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+
+def test_requests_on_one_connection(server):
+    with ControlClient(server) as c:
+        assert c.call("status") == {"state": "open"}
+        assert c.call("echo", seat=3) == {"seat": 3}
+
+
+def test_socket_is_group_restricted(server):
+    assert stat.S_IMODE(os.stat(server).st_mode) == 0o660
+
+
+def test_errors_keep_the_server_serving(server):
+    with ControlClient(server) as c:
+        with pytest.raises(ControlError, match="unknown command 'nope'") as info:
+            c.call("nope")
+        assert info.value.code == "unknown-command"
+        with pytest.raises(ControlError, match="credential required") as info:
+            c.call("jackpot.ack")
+        assert info.value.code == "unauthorised"
+        assert c.call("jackpot.ack", credential="s3cret") == "acknowledged"
+        with pytest.raises(ControlError, match="internal error: handler bug"):
+            c.call("boom")
+        assert c.call("status") == {"state": "open"}
+    for junk in (
+        b"{not json\n",
+        b"[1,2]\n",
+        b'{"cmd": 5}\n',
+        b'{"cmd":"status","args":[]}\n',
+        b"\xff\xfe\n",
+    ):
+        with pytest.raises(ControlError) as info:
+            decode_reply(raw(server, junk))
+        assert info.value.code == "bad-request"
+    with pytest.raises(ControlError, match="longer than"):
+        decode_reply(raw(server, b"x" * (MAX_LINE + 10) + b"\n"))
+    with ControlClient(server) as c:
+        assert c.call("status") == {"state": "open"}
+
+
+def test_client_explains_a_missing_daemon(tmp_path):
+    with pytest.raises(ControlError, match="is croupierd running"):
+        ControlClient(tmp_path / "none.sock").call("status")
+
+
+def test_stale_socket_is_replaced(tmp_path):
+    path = tmp_path / "control.sock"
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(path))
+    stale.close()
+
+    async def go():
+        srv = ControlServer(path)
+        srv.register("status", lambda r: 1)
+        await srv.start()
+        reader, writer = await asyncio.open_unix_connection(str(path))
+        writer.write(b'{"id":1,"cmd":"status"}\n')
+        line = await reader.readline()
+        writer.close()
+        await srv.close()
+        return line
+
+    assert decode_reply(asyncio.run(go())) == 1
+    assert not path.exists()
