@@ -1,0 +1,46 @@
+"""systemd notifications (sd_notify) without a library: READY=1, WATCHDOG=1, STATUS=...
+
+``Type=notify`` services send datagrams to ``$NOTIFY_SOCKET`` (a path, or ``@name`` for the
+abstract namespace). With ``WatchdogSec=`` set, systemd passes ``WATCHDOG_USEC``; the event loop
+pings at half that interval, so a stuck loop stops pinging and systemd restarts the daemon.
+Outside systemd (no ``NOTIFY_SOCKET``) every call is a no-op.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+
+class Notifier:
+    def __init__(self, environ: dict[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        address = env.get("NOTIFY_SOCKET", "")
+        self.address = "\0" + address[1:] if address.startswith("@") else address
+        usec = env.get("WATCHDOG_USEC", "")
+        self.watchdog_interval = int(usec) / 2e6 if usec.isdigit() and int(usec) > 0 else None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.address)
+
+    def notify(self, *fields: str) -> None:
+        if not self.address:
+            return
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            try:
+                sock.sendto("\n".join(fields).encode(), self.address)
+            except OSError:
+                pass  # systemd gone (shutdown): nothing useful to do
+
+    def ready(self, status: str = "") -> None:
+        self.notify("READY=1", *([f"STATUS={status}"] if status else []))
+
+    def status(self, status: str) -> None:
+        self.notify(f"STATUS={status}")
+
+    def watchdog(self) -> None:
+        self.notify("WATCHDOG=1")
+
+    def stopping(self) -> None:
+        self.notify("STOPPING=1")
