@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+from contextlib import suppress
 
 
 class Notifier:
@@ -27,11 +28,9 @@ class Notifier:
     def notify(self, *fields: str) -> None:
         if not self.address:
             return
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-            try:
-                sock.sendto("\n".join(fields).encode(), self.address)
-            except OSError:
-                pass  # systemd gone (shutdown): nothing useful to do
+        # OSError: systemd is gone (shutdown); nothing useful to do
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock, suppress(OSError):
+            sock.sendto("\n".join(fields).encode(), self.address)
 
     def ready(self, status: str = "") -> None:
         self.notify("READY=1", *([f"STATUS={status}"] if status else []))
