@@ -32,3 +32,8 @@ class RoundError(CroupierError, ValueError):
     def __init__(self, message: str, rule: str | None = None) -> None:
         self.rule = rule
         super().__init__(f"{message} ({rule})" if rule else message)
+
+
+class ParError(CroupierError, ValueError):
+    """A PAR sheet cannot be computed as asked (an option the game does not have, such as a
+    deck count for a one-deck game)."""

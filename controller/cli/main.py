@@ -20,6 +20,7 @@ from controller.errors import CroupierError
 COMMAND_MODULES = [
     "controller.cli.eval_cmd",
     "controller.cli.settle_cmd",
+    "controller.cli.par_cmd",
 ]
 
 

@@ -24,7 +24,10 @@ SETTLERS: dict[str, str] = {
     "casino-holdem": "controller.games.holdem:settle",
 }
 
-PAR_SHEETS: dict[str, str] = {}
+PAR_SHEETS: dict[str, str] = {
+    "uth": "controller.games.par_holdem:par_sheet",
+    "casino-holdem": "controller.games.par_holdem:par_sheet",
+}
 
 
 def _resolve(table: dict[str, str], game: str, what: str) -> Callable[..., Any]:

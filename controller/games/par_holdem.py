@@ -1,0 +1,231 @@
+"""Exact PAR sheets of the hold'em side bets (``croupier par``, docs/par.md).
+
+What is counted for each bet, all exact (enumeration or combinatorics, never sampling):
+
+- **Trips** (UTH-9): the player's own 7 cards, every one of the C(52,7) hands by category
+  (:func:`~controller.poker.census.seven_card_census`). Trips is decided on the player's hand
+  alone (win, lose, tie or fold), so nothing else matters. The stake comes back on a win.
+- **Progressive** (PRG-3, uth-gr): the player's 2 hole cards and the 5 community cards, the
+  C(52,2) x C(50,5) ordered splits (21 per 7-card hand). A royal is a *community royal* exactly
+  when the five community cards are the royal: (5-card royals) x C(47,2) splits; the other
+  royal splits use a hole card and win the pool. The stake is never returned (PRG-2); the pool
+  line is the jackpot line, left out of the return (``jackpot_probability``).
+- **Blind** (UTH-8): every heads-up deal (board, player pair, dealer pair) by the player's
+  category and the showdown (:mod:`controller.poker.showdown`). The sheet assumes the player
+  plays every hand to showdown; UTH-7 decides what an unqualified dealer does to the Blind.
+- **Bonus** (CH-7): the player's first five cards (2 hole + 3 flop), all C(52,5) hands; the
+  sheet assumes the player plays (a folded hand's Bonus loses).
+- **Jumbo 7** (CH-8): the player's 7 cards by category and longest straight-flush run; fixed
+  amounts per unit stake (the profile's progressive stake), stake never returned (PRG-2).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from math import comb
+from typing import Any
+
+from controller.errors import ParError
+from controller.games.par import (
+    LOSE,
+    PUSH,
+    BetSheet,
+    PayLine,
+    other_line,
+    paying_lines,
+    sheets_json,
+)
+from controller.paytable import BET_LINES, PayTable
+from controller.poker import Category
+from controller.poker.census import five_card_census, pair_of_aces, seven_card_census
+from controller.poker.showdown import DEALS, PAIR_MIN, ShowdownCounts, count_showdowns
+from controller.poker.showdown import default_workers as _default_workers
+from controller.profiles import Profile, Progressive
+
+SPLITS = comb(7, 2)  # ways to split one 7-card hand into 2 hole + 5 community cards
+BEST_FIRST = tuple(reversed(Category))
+
+SEVEN_CARDS = f"the player's 7 cards: all C(52,7) = {comb(52, 7):,} hands"
+HOLE_AND_BOARD = (
+    "the player's 2 hole cards and the 5 community cards: C(52,2) x C(50,5) = "
+    f"{comb(52, 2) * comb(50, 5):,} deals (21 per 7-card hand)"
+)
+FIRST_FIVE = f"the player's first five cards (2 hole + 3 flop): all C(52,5) = {comb(52, 5):,} hands"
+HEADS_UP = f"5 community + 2 player + 2 dealer cards: C(52,5) x C(47,2) x C(45,2) = {DEALS:,} deals"
+
+
+def par_sheet(profile: Profile, *, decks: int | None = None) -> dict[str, Any]:
+    """The ``croupier par --json`` document of a UTH or Casino Hold'em profile."""
+    if decks is not None and decks != 1:
+        raise ParError(
+            f"profile {profile.name} ({profile.game}) is dealt from one 52-card deck "
+            f"(POK-1, CH-1); --decks {decks} does not apply"
+        )
+    sheets = uth_sheets(profile) if profile.game == "uth" else casino_holdem_sheets(profile)
+    return sheets_json(profile.name, sheets)
+
+
+def uth_sheets(profile: Profile) -> list[BetSheet]:
+    sheets = []
+    if "trips" in profile.paytables:
+        sheets.append(trips_sheet(profile.paytables["trips"]))
+    if "blind" in profile.paytables:
+        rule = profile.options.get("dealer_not_qualified", "ante-pushes")
+        sheets.append(blind_sheet(profile.paytables["blind"], rule))
+    if profile.progressive is not None:
+        sheets.append(uth_progressive_sheet(profile.progressive))
+    return sheets
+
+
+def casino_holdem_sheets(profile: Profile) -> list[BetSheet]:
+    sheets = []
+    if "bonus" in profile.paytables:
+        sheets.append(bonus_sheet(profile.paytables["bonus"]))
+    if profile.progressive is not None:
+        sheets.append(jumbo7_sheet(profile.progressive))
+    return sheets
+
+
+def _by_category(counts: dict[Category, int], *, factor: int = 1) -> dict[str, int]:
+    return {c.label: factor * counts.get(c, 0) for c in BEST_FIRST}
+
+
+def trips_sheet(table: PayTable) -> BetSheet:
+    outcomes = _by_category(seven_card_census().categories)
+    lines, unpaid = paying_lines(outcomes, table, BET_LINES["trips"], stake_returned=True)
+    return BetSheet(
+        "trips",
+        "Trips (UTH-9)",
+        SEVEN_CARDS,
+        (*lines, other_line("other", unpaid, LOSE)),
+        ("Decided on the player's own hand, whether the player wins, loses, ties or folds.",),
+    )
+
+
+def uth_progressive_sheet(progressive: Progressive) -> BetSheet:
+    seven, five = seven_card_census(), five_card_census()
+    community = five.count(Category.ROYAL_FLUSH) * comb(47, 2)
+    outcomes = {
+        "royal-flush": SPLITS * seven.count(Category.ROYAL_FLUSH) - community,
+        "community-royal": community,
+        **{c.label: SPLITS * seven.count(c) for c in BEST_FIRST if c != Category.ROYAL_FLUSH},
+    }
+    lines, unpaid = paying_lines(
+        outcomes,
+        progressive.paytable,
+        BET_LINES[progressive.bet],
+        stake_returned=False,
+        unit_stake=progressive.stake,
+    )
+    return BetSheet(
+        progressive.bet,
+        "Ultimate Progressive (PRG-3)",
+        HOLE_AND_BOARD,
+        (*lines, other_line("other", unpaid, LOSE)),
+        (
+            "The stake is never returned (PRG-2); odds X:1 pay X times the stake.",
+            "A royal using no hole card is a community royal and pays its line, not the pool.",
+            "return leaves the pool line out: add jackpot_probability x pool / stake for a "
+            "given meter. The envy bonus (PRG-4) depends on the other players and is not "
+            "included.",
+        ),
+    )
+
+
+@cache
+def uth_showdowns() -> ShowdownCounts:
+    """Heads-up counts with the UTH-5 qualifier (a pair), computed once per process."""
+    return count_showdowns(qualifier=PAIR_MIN, workers=_default_workers())
+
+
+def blind_sheet(table: PayTable, dealer_not_qualified: str) -> BetSheet:
+    counts = uth_showdowns()
+    pushes_unqualified = dealer_not_qualified == "ante-wins"  # UTH-7 Italian
+    if pushes_unqualified:
+        wins = {c.label: counts.win[c] - counts.win_unqualified[c] for c in BEST_FIRST}
+        ties = sum(counts.tie) - sum(counts.tie_unqualified)
+        losses = sum(counts.lose) - sum(counts.lose_unqualified)
+        unqualified = sum(counts.win_unqualified + counts.tie_unqualified)
+        unqualified += sum(counts.lose_unqualified)
+    else:
+        wins = {c.label: counts.win[c] for c in BEST_FIRST}
+        ties, losses, unqualified = sum(counts.tie), sum(counts.lose), 0
+    lines, below = paying_lines(wins, table, BET_LINES["blind"], stake_returned=True)
+    others: list[PayLine] = [
+        other_line("win-below-pay-table", below, PUSH),
+        other_line("tie", ties, PUSH),
+    ]
+    if pushes_unqualified:
+        others.append(other_line("dealer-not-qualified", unqualified, PUSH))
+    others.append(other_line("dealer-wins", losses, LOSE))
+    rule = (
+        "UTH-7 (Italian, dealer_not_qualified = ante-wins): an unqualified dealer pushes the Blind."
+        if pushes_unqualified
+        else "UTH-7 (dealer_not_qualified = ante-pushes): the Blind is decided against the "
+        "dealer's hand whether or not the dealer qualifies."
+    )
+    return BetSheet(
+        "blind",
+        "Blind pay distribution (UTH-8)",
+        HEADS_UP,
+        (*lines, *others),
+        (
+            "Assumes the player plays every hand to showdown (never folds); with folds the "
+            "Blind's distribution depends on the player's strategy.",
+            "Pays only when the player beats the dealer, by the player's hand; a win below the "
+            "pay table and a tie push; the dealer qualifies with a pair or better (UTH-5).",
+            rule,
+        ),
+    )
+
+
+def bonus_sheet(table: PayTable) -> BetSheet:
+    five = five_card_census()
+    aces = pair_of_aces(five)
+    outcomes = _by_category(five.categories)
+    outcomes["pair"] -= aces
+    outcomes = {**outcomes, "pair-of-aces": aces}
+    lines, unpaid = paying_lines(outcomes, table, BET_LINES["bonus"], stake_returned=True)
+    return BetSheet(
+        "bonus",
+        "Bonus (CH-7)",
+        FIRST_FIVE,
+        (*lines, other_line("other", unpaid, LOSE)),
+        ("Assumes the player plays: a folded hand's Bonus loses (CH-7).",),
+    )
+
+
+def jumbo7_sheet(progressive: Progressive) -> BetSheet:
+    seven = seven_card_census()
+    runs = seven.straight_flush_runs or {}
+    outcomes = {
+        "seven-card-straight-flush": runs.get(7, 0),
+        "six-card-straight-flush": runs.get(6, 0),
+        "five-card-straight-flush": runs.get(5, 0),
+    }
+    straight_flushes = (Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH)
+    outcomes |= {
+        label: n
+        for label, n in _by_category(seven.categories).items()
+        if Category.from_label(label) not in straight_flushes
+    }
+    lines, unpaid = paying_lines(
+        outcomes,
+        progressive.paytable,
+        BET_LINES[progressive.bet],
+        stake_returned=False,
+        unit_stake=progressive.stake,
+    )
+    return BetSheet(
+        progressive.bet,
+        "Jumbo 7 (CH-8)",
+        SEVEN_CARDS,
+        (*lines, other_line("other", unpaid, LOSE)),
+        (
+            f"Fixed amounts per unit stake of {progressive.stake} minor units; the stake is "
+            "never returned (PRG-2).",
+            "return leaves the pool line out: add jackpot_probability x pool / stake for a "
+            "given meter; the pool is shared among the round's Jumbo 7 bettors (CH-9).",
+            "A royal flush counts as a five-card straight flush (CH-8).",
+        ),
+    )
