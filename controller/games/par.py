@@ -170,6 +170,26 @@ def paying_lines(
     return lines, unpaid
 
 
+def pay_table_sheet(
+    bet: str,
+    title: str,
+    space: str,
+    outcomes: Mapping[str, int],
+    table: PayTable,
+    *,
+    vocabulary: tuple[str, ...],
+    stake_returned: bool,
+    unit_stake: int | None = None,
+    notes: Iterable[str] = (),
+) -> BetSheet:
+    """The sheet of a bet decided by its pay table alone: each outcome is paid for its best
+    line, or the stake is lost (line ``other``)."""
+    lines, unpaid = paying_lines(
+        outcomes, table, vocabulary, stake_returned=stake_returned, unit_stake=unit_stake
+    )
+    return BetSheet(bet, title, space, (*lines, other_line("other", unpaid, LOSE)), tuple(notes))
+
+
 def other_line(hand: str, combinations: int, result: str) -> PayLine:
     """A push or lose line (returns 1 or 0 per unit staked)."""
     return PayLine(hand, result, combinations, result, Fraction(1 if result == PUSH else 0))

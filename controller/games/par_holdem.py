@@ -32,6 +32,7 @@ from controller.games.par import (
     BetSheet,
     PayLine,
     other_line,
+    pay_table_sheet,
     paying_lines,
     sheets_json,
 )
@@ -91,14 +92,37 @@ def _by_category(counts: dict[Category, int], *, factor: int = 1) -> dict[str, i
 
 
 def trips_sheet(table: PayTable) -> BetSheet:
-    outcomes = _by_category(seven_card_census().categories)
-    lines, unpaid = paying_lines(outcomes, table, BET_LINES["trips"], stake_returned=True)
-    return BetSheet(
+    return pay_table_sheet(
         "trips",
         "Trips (UTH-9)",
         SEVEN_CARDS,
-        (*lines, other_line("other", unpaid, LOSE)),
-        ("Decided on the player's own hand, whether the player wins, loses, ties or folds.",),
+        _by_category(seven_card_census().categories),
+        table,
+        vocabulary=BET_LINES["trips"],
+        stake_returned=True,
+        notes=("Decided on the player's own hand, whether the player wins, loses, ties or folds.",),
+    )
+
+
+def _progressive_sheet(
+    progressive: Progressive, title: str, space: str, outcomes: dict[str, int], note: str
+) -> BetSheet:
+    return pay_table_sheet(
+        progressive.bet,
+        title,
+        space,
+        outcomes,
+        progressive.paytable,
+        vocabulary=BET_LINES[progressive.bet],
+        stake_returned=False,
+        unit_stake=progressive.stake,
+        notes=(
+            f"The stake is never returned (PRG-2): odds X:1 pay X times the stake, a fixed "
+            f"amount is per unit stake of {progressive.stake} minor units.",
+            "return leaves the pool line out: add jackpot_probability x pool / stake for a "
+            "given meter (one bettor).",
+            note,
+        ),
     )
 
 
@@ -110,25 +134,12 @@ def uth_progressive_sheet(progressive: Progressive) -> BetSheet:
         "community-royal": community,
         **{c.label: SPLITS * seven.count(c) for c in BEST_FIRST if c != Category.ROYAL_FLUSH},
     }
-    lines, unpaid = paying_lines(
-        outcomes,
-        progressive.paytable,
-        BET_LINES[progressive.bet],
-        stake_returned=False,
-        unit_stake=progressive.stake,
+    note = (
+        "A royal using no hole card is a community royal and pays its line, not the pool "
+        "(PRG-3). The envy bonus (PRG-4) depends on the other players and is not included."
     )
-    return BetSheet(
-        progressive.bet,
-        "Ultimate Progressive (PRG-3)",
-        HOLE_AND_BOARD,
-        (*lines, other_line("other", unpaid, LOSE)),
-        (
-            "The stake is never returned (PRG-2); odds X:1 pay X times the stake.",
-            "A royal using no hole card is a community royal and pays its line, not the pool.",
-            "return leaves the pool line out: add jackpot_probability x pool / stake for a "
-            "given meter. The envy bonus (PRG-4) depends on the other players and is not "
-            "included.",
-        ),
+    return _progressive_sheet(
+        progressive, "Ultimate Progressive (PRG-3)", HOLE_AND_BOARD, outcomes, note
     )
 
 
@@ -184,48 +195,31 @@ def bonus_sheet(table: PayTable) -> BetSheet:
     aces = pair_of_aces(five)
     outcomes = _by_category(five.categories)
     outcomes["pair"] -= aces
-    outcomes = {**outcomes, "pair-of-aces": aces}
-    lines, unpaid = paying_lines(outcomes, table, BET_LINES["bonus"], stake_returned=True)
-    return BetSheet(
+    outcomes["pair-of-aces"] = aces
+    return pay_table_sheet(
         "bonus",
         "Bonus (CH-7)",
         FIRST_FIVE,
-        (*lines, other_line("other", unpaid, LOSE)),
-        ("Assumes the player plays: a folded hand's Bonus loses (CH-7).",),
+        outcomes,
+        table,
+        vocabulary=BET_LINES["bonus"],
+        stake_returned=True,
+        notes=("Assumes the player plays: a folded hand's Bonus loses (CH-7).",),
     )
 
 
 def jumbo7_sheet(progressive: Progressive) -> BetSheet:
     seven = seven_card_census()
     runs = seven.straight_flush_runs or {}
+    straight_flushes = (Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH)
     outcomes = {
         "seven-card-straight-flush": runs.get(7, 0),
         "six-card-straight-flush": runs.get(6, 0),
         "five-card-straight-flush": runs.get(5, 0),
+        **{c.label: seven.count(c) for c in BEST_FIRST if c not in straight_flushes},
     }
-    straight_flushes = (Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH)
-    outcomes |= {
-        label: n
-        for label, n in _by_category(seven.categories).items()
-        if Category.from_label(label) not in straight_flushes
-    }
-    lines, unpaid = paying_lines(
-        outcomes,
-        progressive.paytable,
-        BET_LINES[progressive.bet],
-        stake_returned=False,
-        unit_stake=progressive.stake,
+    note = (
+        "A royal flush counts as a five-card straight flush (CH-8). A jackpot is shared among "
+        "the round's Jumbo 7 bettors (CH-9)."
     )
-    return BetSheet(
-        progressive.bet,
-        "Jumbo 7 (CH-8)",
-        SEVEN_CARDS,
-        (*lines, other_line("other", unpaid, LOSE)),
-        (
-            f"Fixed amounts per unit stake of {progressive.stake} minor units; the stake is "
-            "never returned (PRG-2).",
-            "return leaves the pool line out: add jackpot_probability x pool / stake for a "
-            "given meter; the pool is shared among the round's Jumbo 7 bettors (CH-9).",
-            "A royal flush counts as a five-card straight flush (CH-8).",
-        ),
-    )
+    return _progressive_sheet(progressive, "Jumbo 7 (CH-8)", SEVEN_CARDS, outcomes, note)

@@ -4,7 +4,7 @@ The question a hold'em PAR sheet asks of the Blind (UTH-8) is: over all deals of
 cards, 2 player hole cards and 2 dealer hole cards (2,598,960 x 1,081 x 990 =
 2,781,381,002,400 deals), how often does the player win, tie or lose, by the player's hand
 category and by whether the dealer qualifies? Brute force is out of reach; this module counts
-exactly, without sampling, in about a second.
+exactly, without sampling, in a few seconds.
 
 Theory of operation.
 
