@@ -6,11 +6,15 @@ from fractions import Fraction
 from math import comb
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from poker_counts import FIVE_CARD_COUNTS, SEVEN_CARD_COUNTS
 
+from controller.cards import parse_cards
 from controller.cli.main import main
 from controller.errors import ParError
 from controller.games import par_sheet
+from controller.games.holdem import progressive_lines
 from controller.games.par import (
     LOSE,
     PUSH,
@@ -28,7 +32,7 @@ from controller.games.par_holdem import (
     uth_progressive_sheet,
 )
 from controller.paytable import BET_LINES, Odds, PayTable
-from controller.poker import Category
+from controller.poker import Category, evaluate, is_community_royal, longest_straight_flush
 from controller.profiles import load_profile
 
 
@@ -244,3 +248,44 @@ def test_cli_uth_sheet_lists_every_bet_and_states_the_assumption(capsys):
         assert title in out
     assert "plays every hand to showdown" in out
     assert "community-royal" in out and "1000:1" in out
+
+
+def _outcome(game, hole, community):
+    """The exclusive PAR outcome of a seat's seven cards, as the sheets classify hands."""
+    cards = [*hole, *community]
+    category = evaluate(cards).category
+    if game == "uth" and category == Category.ROYAL_FLUSH:
+        return "community-royal" if is_community_royal(community) else "royal-flush"
+    run = longest_straight_flush(cards)
+    if game == "casino-holdem" and run:
+        return {7: "seven", 6: "six", 5: "five"}[run] + "-card-straight-flush"
+    return category.label
+
+
+@settings(max_examples=300)
+@given(
+    st.sampled_from(["uth", "casino-holdem"]),
+    st.lists(st.integers(0, 51), min_size=7, max_size=7, unique=True),
+)
+@example("casino-holdem", [48, 0, 4, 8, 12, 16, 20])  # A-7 of clubs: 7-card run
+@example("casino-holdem", [1, 5, 9, 13, 17, 21, 2])  # 2-7 of diamonds: 6-card run
+@example("casino-holdem", [51, 47, 43, 39, 35, 0, 1])  # royal: 5-card run
+@example("uth", [51, 47, 43, 39, 35, 0, 1])  # royal using both hole cards
+def test_sheets_group_hands_as_settlement_pays_them(game, cards):
+    # the PAR sheet pays an outcome for lines_satisfied(); settlement pays a real seat for
+    # progressive_lines(): both must name the same lines
+    hole, community = tuple(cards[:2]), tuple(cards[2:])
+    bet = {"uth": "progressive", "casino-holdem": "jumbo7"}[game]
+    hand = evaluate(cards)
+    expected = progressive_lines(game, hole, community, hand)
+    assert lines_satisfied(BET_LINES[bet], _outcome(game, hole, community)) == expected
+
+
+def test_community_royal_outcome_matches_settlement():
+    community = tuple(parse_cards("Ts Js Qs Ks As"))
+    hole = tuple(parse_cards("2c 3d"))
+    assert _outcome("uth", hole, community) == "community-royal"
+    hand = evaluate([*hole, *community])
+    assert lines_satisfied(BET_LINES["progressive"], "community-royal") == progressive_lines(
+        "uth", hole, community, hand
+    )
