@@ -3,7 +3,7 @@
 What is counted for each bet, all exact (enumeration or combinatorics, never sampling):
 
 - **Trips** (UTH-9): the player's own 7 cards, every one of the C(52,7) hands by category
-  (:func:`~controller.poker.census.seven_card_census`). Trips is decided on the player's hand
+  (:func:`~controller.poker.census.census`). Trips is decided on the player's hand
   alone (win, lose, tie or fold), so nothing else matters. The stake comes back on a win.
 - **Progressive** (PRG-3, uth-gr): the player's 2 hole cards and the 5 community cards, the
   C(52,2) x C(50,5) ordered splits (21 per 7-card hand). A royal is a *community royal* exactly
@@ -38,7 +38,7 @@ from controller.games.par import (
 )
 from controller.paytable import BET_LINES, PayTable
 from controller.poker import Category
-from controller.poker.census import five_card_census, pair_of_aces, seven_card_census
+from controller.poker.census import census, pair_of_aces
 from controller.poker.showdown import DEALS, PAIR_MIN, ShowdownCounts, count_showdowns
 from controller.poker.showdown import default_workers as _default_workers
 from controller.profiles import Profile, Progressive
@@ -96,7 +96,7 @@ def trips_sheet(table: PayTable) -> BetSheet:
         "trips",
         "Trips (UTH-9)",
         SEVEN_CARDS,
-        _by_category(seven_card_census().categories),
+        _by_category(census(7).categories),
         table,
         vocabulary=BET_LINES["trips"],
         stake_returned=True,
@@ -127,7 +127,7 @@ def _progressive_sheet(
 
 
 def uth_progressive_sheet(progressive: Progressive) -> BetSheet:
-    seven, five = seven_card_census(), five_card_census()
+    seven, five = census(7), census(5)
     community = five.count(Category.ROYAL_FLUSH) * comb(47, 2)
     outcomes = {
         "royal-flush": SPLITS * seven.count(Category.ROYAL_FLUSH) - community,
@@ -191,7 +191,7 @@ def blind_sheet(table: PayTable, dealer_not_qualified: str) -> BetSheet:
 
 
 def bonus_sheet(table: PayTable) -> BetSheet:
-    five = five_card_census()
+    five = census(5)
     aces = pair_of_aces(five)
     outcomes = _by_category(five.categories)
     outcomes["pair"] -= aces
@@ -209,8 +209,8 @@ def bonus_sheet(table: PayTable) -> BetSheet:
 
 
 def jumbo7_sheet(progressive: Progressive) -> BetSheet:
-    seven = seven_card_census()
-    runs = seven.straight_flush_runs or {}
+    seven = census(7)
+    runs = seven.straight_flush_runs
     straight_flushes = (Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH)
     outcomes = {
         "seven-card-straight-flush": runs.get(7, 0),

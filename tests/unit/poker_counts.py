@@ -1,6 +1,22 @@
-"""Published hand counts the tests check against."""
+"""Published hand counts the tests check against, and a way to list every hand."""
+
+import numpy as np
 
 from controller.poker import Category
+
+
+def combinations_array(n: int, k: int) -> np.ndarray:
+    """All k-subsets of range(n) (n <= 127) in lexicographic order, one sorted row each, as a
+    (C(n,k), k) int8 array. Built column by column: each row is extended by every larger card."""
+    rows = np.arange(n - k + 1, dtype=np.int8)[:, None]
+    for column in range(1, k):
+        last = rows[:, -1].astype(np.int64)
+        room = (n - k + column) - last  # choices for the next card that still leave room
+        starts = np.repeat(np.cumsum(room) - room, room)
+        following = np.repeat(last + 1, room) + (np.arange(int(room.sum())) - starts)
+        rows = np.hstack([np.repeat(rows, room, axis=0), following[:, None].astype(np.int8)])
+    return rows
+
 
 # The classic counts of the best five of seven cards over all C(52,7) hands (e.g. Wikipedia,
 # "Poker probability", 7-card poker hands table). Royal counted apart from straight flushes.

@@ -1,26 +1,22 @@
-"""Exact hand counts: the classic 5- and 7-card category counts, by exhaustive enumeration and
-by the combinatorics the PAR sheets use."""
+"""Exact hand counts: the classic 5- and 7-card category counts, by the combinatorics the PAR
+sheets use and by exhaustive enumeration through the batch evaluator."""
 
 from itertools import combinations
 from math import comb
 
 import numpy as np
 import pytest
-from poker_counts import FIVE_CARD_COUNTS, SEVEN_CARD_COUNTS
+from poker_counts import FIVE_CARD_COUNTS, SEVEN_CARD_COUNTS, combinations_array
 
+from controller.cards import ACE
 from controller.poker import Category, strength_batch
-from controller.poker.census import (
-    combinations_array,
-    five_card_census,
-    pair_of_aces,
-    seven_card_census,
-)
+from controller.poker.census import census, pair_of_aces
 
 
 def test_seven_card_counts_by_combinatorics():
-    census = seven_card_census()
-    assert census.categories == SEVEN_CARD_COUNTS
-    assert sum(census.categories.values()) == census.hands == comb(52, 7)
+    seven = census(7)
+    assert seven.categories == SEVEN_CARD_COUNTS
+    assert seven.hands == comb(52, 7)
 
 
 def test_straight_flush_runs_of_seven_cards():
@@ -30,17 +26,22 @@ def test_straight_flush_runs_of_seven_cards():
     # one or two cards that would extend the run (1 for A-6 and 9-A, 2 for the 7 others):
     # per suit 9 * 46 - (1 + 7 * 2 + 1) = 398, x 4 = 1,592.
     # exactly 5 (royals included): all straight flushes and royals minus the longer runs.
-    runs = seven_card_census().straight_flush_runs
-    assert runs == {7: 32, 6: 1_592, 5: 4_324 + 37_260 - 32 - 1_592}
+    assert census(7).straight_flush_runs == {7: 32, 6: 1_592, 5: 4_324 + 37_260 - 32 - 1_592}
 
 
-def test_five_card_counts_by_enumeration():
-    census = five_card_census()
-    assert census.categories == FIVE_CARD_COUNTS
-    assert census.hands == comb(52, 5)
+def test_five_card_counts_by_combinatorics():
+    five = census(5)
+    assert five.categories == FIVE_CARD_COUNTS
+    assert five.straight_flush_runs == {5: 40}
     # one pair of a given rank: C(4,2) suits x C(12,3) kicker ranks x 4^3 kicker suits
-    assert pair_of_aces(census) == 6 * comb(12, 3) * 64 == 84_480
-    assert sum(census.pairs_by_rank) == FIVE_CARD_COUNTS[Category.PAIR]
+    assert pair_of_aces(five) == 6 * comb(12, 3) * 64 == 84_480
+    assert sum(five.pairs_of(r) for r in range(ACE + 1)) == FIVE_CARD_COUNTS[Category.PAIR]
+
+
+def test_five_card_strengths_by_exhaustive_enumeration():
+    strengths = strength_batch(combinations_array(52, 5))
+    values, counts = np.unique(strengths, return_counts=True)
+    assert dict(zip(values.tolist(), counts.tolist(), strict=True)) == census(5).by_strength
 
 
 @pytest.mark.parametrize(("n", "k"), [(5, 5), (6, 1), (7, 3), (10, 4), (12, 7)])

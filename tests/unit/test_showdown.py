@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from poker_counts import combinations_array
 
 from controller.poker import Category, strength
-from controller.poker.census import combinations_array, seven_card_census
+from controller.poker.census import census
 from controller.poker.showdown import (
     DEALS,
     PAIR_MIN,
@@ -127,7 +128,7 @@ def test_every_deal_is_counted(all_showdowns):
     # player and dealer are dealt alike: every win of one is a loss of the other
     assert sum(r.win) == sum(r.lose)
     # each 7-card hand appears once per split into 2 hole + 5 community cards
-    seven = seven_card_census().categories
+    seven = census(7).categories
     assert list(r.hands) == [21 * seven[c] for c in Category]
 
 
