@@ -39,8 +39,13 @@ from controller.games.par import (
 from controller.paytable import BET_LINES, PayTable
 from controller.poker import Category
 from controller.poker.census import census, pair_of_aces
-from controller.poker.showdown import DEALS, PAIR_MIN, ShowdownCounts, count_showdowns
-from controller.poker.showdown import default_workers as _default_workers
+from controller.poker.showdown import (
+    DEALS,
+    PAIR_MIN,
+    ShowdownCounts,
+    count_showdowns,
+    default_workers,
+)
 from controller.profiles import Profile, Progressive
 
 SPLITS = comb(7, 2)  # ways to split one 7-card hand into 2 hole + 5 community cards
@@ -87,8 +92,8 @@ def casino_holdem_sheets(profile: Profile) -> list[BetSheet]:
     return sheets
 
 
-def _by_category(counts: dict[Category, int], *, factor: int = 1) -> dict[str, int]:
-    return {c.label: factor * counts.get(c, 0) for c in BEST_FIRST}
+def _by_category(counts: dict[Category, int]) -> dict[str, int]:
+    return {c.label: counts[c] for c in BEST_FIRST}
 
 
 def trips_sheet(table: PayTable) -> BetSheet:
@@ -146,7 +151,7 @@ def uth_progressive_sheet(progressive: Progressive) -> BetSheet:
 @cache
 def uth_showdowns() -> ShowdownCounts:
     """Heads-up counts with the UTH-5 qualifier (a pair), computed once per process."""
-    return count_showdowns(qualifier=PAIR_MIN, workers=_default_workers())
+    return count_showdowns(qualifier=PAIR_MIN, workers=default_workers())
 
 
 def blind_sheet(table: PayTable, dealer_not_qualified: str) -> BetSheet:
