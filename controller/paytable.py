@@ -14,7 +14,9 @@ A pay table maps *lines* to pays. Each bet has a vocabulary of lines, best first
 and every category below it, so "flush" covers a full house when no full-house line exists),
 and the pay is that of the best satisfied line the table lists. Lines are named with the
 category spelling of :class:`~controller.poker.Category` plus special lines (``community-royal``,
-``pair-of-aces``, ``seven-card-straight-flush``...).
+``pair-of-aces``, ``seven-card-straight-flush``...). Blackjack's bets have their own exact lines
+(``blackjack``/``win`` for the main bet, the TRX-2 classes for Trilux); a bet listed in
+:data:`REQUIRED_LINES` must price every line named there, since its settlement needs each one.
 """
 
 from __future__ import annotations
@@ -104,6 +106,17 @@ BET_LINES: dict[str, tuple[str, ...]] = {
         "five-card-straight-flush",
         *CATEGORY_LINES[2:],
     ),
+    "main": ("blackjack", "win"),  # BJ-5 (blackjack 3:2, other wins 1:1)
+    "insurance": ("dealer-blackjack",),  # BJ-8
+    # TRX-2, exact three-card classes, best first; suited trips satisfy three-of-a-kind and
+    # flush and are paid by the better one (the first the table lists in this order)
+    "trilux": ("suited-akq", "straight-flush", "three-of-a-kind", "straight", "flush"),
+}
+
+# Lines a bet's table must price (its settlement has no "no pay" outcome for them).
+REQUIRED_LINES: dict[str, tuple[str, ...]] = {
+    "main": BET_LINES["main"],
+    "insurance": BET_LINES["insurance"],
 }
 
 

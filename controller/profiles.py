@@ -13,9 +13,11 @@ such choice is a hidden constant:
 - ``progressive.contribution_rate`` within ``progressive.contribution_band`` (PRG-1);
 - ``progressive.award``: ``winner`` or ``share-round`` (CH-9);
 - ``progressive.multiple_hits``: ``split-equally`` or ``seat-order`` (PRG-3 with several
-  100% hits in one round).
+  100% hits in one round);
+- blackjack ``rules.double_on`` (BJ-6), ``rules.split_same_rank_only`` (BJ-7),
+  ``rules.enhc_loses`` (BJ-9) and ``rules.dealer_draws`` (BJ-4 when no hand is left to decide).
 
-Other games (blackjack) add their sections through :data:`GAME_SECTIONS`.
+Each game reads its extra ``[rules]`` keys through :data:`GAME_SECTIONS`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from controller.paytable import BET_LINES, Odds, PayTable, PoolPercent, parse_pay
+from controller.paytable import BET_LINES, REQUIRED_LINES, Odds, PayTable, PoolPercent, parse_pay
 from controller.validation import (
     ConfigError,
     Problems,
@@ -44,9 +46,17 @@ ROUNDING = ("down", "nearest")
 DEALER_NOT_QUALIFIED = ("ante-pushes", "ante-wins")
 AWARD_POLICIES = ("winner", "share-round")
 MULTIPLE_HITS = ("split-equally", "seat-order")
+ENHC_LOSES = ("all", "original-only")
+DEALER_DRAWS = ("when-needed", "always")
+DECKS = (4, 6)  # BJ-1: a shoe of 4 to 6 decks
+TRILUX_MAX_OVER_MIN = 50  # TRX-1: Trilux maximum at most 50x the minimum
 
 # Pay tables each game must define (the progressive table lives in [progressive]).
-GAME_PAYTABLES = {"uth": ("blind", "trips"), "casino-holdem": ("ante", "bonus")}
+GAME_PAYTABLES = {
+    "uth": ("blind", "trips"),
+    "casino-holdem": ("ante", "bonus"),
+    "blackjack": ("main", "insurance", "trilux"),
+}
 GAME_PROGRESSIVE_BET = {"uth": "progressive", "casino-holdem": "jumbo7"}
 MAX_SEATS = 7
 
@@ -131,6 +141,9 @@ def _paytable(section: Section | None, bet: str) -> PayTable | None:
             section.problems.add(section.key(line), str(exc))
     if not pays:
         section.problems.add(section.path, "a pay table needs at least one line")
+    for line in REQUIRED_LINES.get(bet, ()):
+        if not section.has(line):
+            section.problems.add(section.key(line), f"required: every {bet} table prices {line}")
     ordered = {line: pays[line] for line in vocabulary if line in pays}
     return PayTable(bet, ordered)
 
@@ -187,10 +200,71 @@ def _read_uth_options(sec: Section) -> dict[str, Any]:
     }
 
 
+def parse_double_on(text: str) -> tuple[int, int] | None:
+    """BJ-6 ``double_on``: ``"LOW-HIGH"`` (the first two cards' total counting aces as 1, e.g.
+    the default ``"2-11"``) or ``"any"`` (None: any first two cards). ValueError with the
+    reason."""
+    if text == "any":
+        return None
+    low, sep, high = text.partition("-")
+    if not (sep and low.strip().isdigit() and high.strip().isdigit()):
+        raise ValueError(f"expected 'LOW-HIGH' like '2-11' or 'any', got {text!r}")
+    bounds = int(low), int(high)
+    if not 2 <= bounds[0] <= bounds[1] <= 20:
+        raise ValueError(f"two cards total 2 to 20 counting aces as 1, got {text!r}")
+    return bounds
+
+
+def _read_limits(sec: Section, low_key: str, high_key: str, rule: str) -> tuple[int, int] | None:
+    low = sec.get(low_key, int, check=positive_int)
+    high = sec.get(high_key, int, check=positive_int)
+    if low is None or high is None:
+        return None
+    if high < low:
+        sec.problems.add(sec.key(high_key), f"{rule}: below {low_key} ({low})")
+        return None
+    return low, high
+
+
+def _read_blackjack_options(sec: Section) -> dict[str, Any]:
+    def double_on_reason(text: str) -> str | None:
+        try:
+            parse_double_on(text)
+        except ValueError as exc:
+            return f"BJ-6: {exc}"
+        return None
+
+    decks = sec.get(
+        "decks",
+        int,
+        check=lambda v: None if DECKS[0] <= v <= DECKS[1] else f"BJ-1: 4 to 6 decks, got {v}",
+    )
+    bet = _read_limits(sec, "bet_min", "bet_max", "BJ-1")
+    trilux = _read_limits(sec, "trilux_min", "trilux_max", "TRX-1")
+    if trilux and trilux[1] > TRILUX_MAX_OVER_MIN * trilux[0]:
+        sec.problems.add(
+            sec.key("trilux_max"),
+            f"TRX-1: the Trilux maximum may be at most {TRILUX_MAX_OVER_MIN}x the minimum "
+            f"({TRILUX_MAX_OVER_MIN * trilux[0]}), got {trilux[1]}",
+        )
+    return {
+        "decks": decks,
+        "bet_min": bet and bet[0],
+        "bet_max": bet and bet[1],
+        "trilux_min": trilux and trilux[0],
+        "trilux_max": trilux and trilux[1],
+        "double_on": sec.get("double_on", str, default="2-11", check=double_on_reason),
+        "split_same_rank_only": sec.get("split_same_rank_only", bool, default=False),
+        "enhc_loses": sec.choice("enhc_loses", ENHC_LOSES, default="all"),
+        "dealer_draws": sec.choice("dealer_draws", DEALER_DRAWS, default="when-needed"),
+    }
+
+
 # game -> reader of its extra [rules] keys; other games register theirs here.
 GAME_SECTIONS: dict[str, Callable[[Section], dict[str, Any]]] = {
     "uth": _read_uth_options,
     "casino-holdem": lambda sec: {},
+    "blackjack": _read_blackjack_options,
 }
 
 

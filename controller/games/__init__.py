@@ -22,11 +22,13 @@ from controller.profiles import Profile
 SETTLERS: dict[str, str] = {
     "uth": "controller.games.holdem:settle",
     "casino-holdem": "controller.games.holdem:settle",
+    "blackjack": "controller.games.blackjack.record:settle",
 }
 
 PAR_SHEETS: dict[str, str] = {
     "uth": "controller.games.par_holdem:par_sheet",
     "casino-holdem": "controller.games.par_holdem:par_sheet",
+    "blackjack": "controller.games.blackjack.trilux:par_sheet",
 }
 
 

@@ -1,0 +1,144 @@
+"""The Trilux Bonus (TRX-1, TRX-2): three-card classes from a multi-deck shoe and the exact PAR
+sheet.
+
+The three cards are the player's first two and the dealer's first card. Classes, best first:
+suited A-K-Q, straight flush (three consecutive ranks, one suit), three of a kind, straight,
+flush. The ace is high (Q-K-A) or low (A-2-3), never both (K-A-2 is nothing). With several decks
+the same card can appear twice, so suited trips exist (7h 7h 7h): they are three of a kind and a
+flush at once and are paid as the better one (TRX-2), which is the order of
+``BET_LINES["trilux"]``.
+
+The PAR sheet is exact: every 3-card subset of the physical cards of an N-deck shoe is counted
+once (C(52N, 3) subsets), by walking the multisets of card codes and weighting each by the
+number of ways to pick its copies from N decks. No sampling.
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Any
+
+from controller.cards import ACE, DECK_SIZE, KING, QUEEN
+from controller.errors import ProfileError
+from controller.games.blackjack.rules import BlackjackRules
+from controller.paytable import BET_LINES, Odds, PayTable
+from controller.profiles import Profile
+
+LINES = BET_LINES["trilux"]
+_AKQ = frozenset((ACE, KING, QUEEN))
+_A23 = frozenset((ACE, 0, 1))
+
+
+def trilux_lines(cards: tuple[int, int, int] | list[int]) -> list[str]:
+    """The TRX-2 classes three cards satisfy, best first (empty: the bet loses)."""
+    a, b, c = cards
+    ra, rb, rc = a >> 2, b >> 2, c >> 2
+    flush = (a & 3) == (b & 3) == (c & 3)
+    if ra == rb == rc:
+        return ["three-of-a-kind", "flush"] if flush else ["three-of-a-kind"]
+    ranks = {ra, rb, rc}
+    straight = len(ranks) == 3 and (max(ranks) - min(ranks) == 2 or ranks == _A23)
+    if straight and flush:
+        return (
+            ["suited-akq", "straight-flush", "straight", "flush"]
+            if ranks == _AKQ
+            else ["straight-flush", "straight", "flush"]
+        )
+    if straight:
+        return ["straight"]
+    return ["flush"] if flush else []
+
+
+def trilux_pay(table: PayTable, cards: tuple[int, int, int] | list[int]) -> tuple[str, Odds] | None:
+    """The line and odds three cards win on ``table``, or None when the bet loses (TRX-2)."""
+    found = table.lookup(trilux_lines(cards))
+    if found is None:
+        return None
+    line, pay = found
+    assert isinstance(pay, Odds)  # the profile loader admits odds only on table wagers
+    return line, pay
+
+
+def class_counts(decks: int) -> dict[tuple[str, ...], int]:
+    """Number of 3-card subsets of an N-deck shoe by the classes they satisfy (``()``: none).
+
+    The counts add up to C(52 * decks, 3). Each multiset of card codes {a <= b <= c} stands for
+    ``prod C(decks, k)`` physical subsets, k being how often each code occurs in it.
+    """
+    counts: dict[tuple[str, ...], int] = {}
+    singles, pairs, triples = decks, comb(decks, 2), comb(decks, 3)
+    for a in range(DECK_SIZE):
+        for b in range(a, DECK_SIZE):
+            for c in range(b, DECK_SIZE):
+                if a == b == c:
+                    ways = triples
+                elif a == b or b == c:
+                    ways = pairs * singles
+                else:
+                    ways = singles * singles * singles
+                if ways:
+                    key = tuple(trilux_lines((a, b, c)))
+                    counts[key] = counts.get(key, 0) + ways
+    return counts
+
+
+def trilux_par(table: PayTable, decks: int) -> dict[str, Any]:
+    """The Trilux PAR sheet for an N-deck shoe, in the ``croupier par --json`` bet shape.
+
+    ``return`` is what the bet pays back per unit staked, stake included (RTP);
+    ``house_edge = 1 - return``; ``hit_frequency`` the probability of a paying line. Each line's
+    ``contribution`` is its probability times what it pays back (odds + 1). A hand in several
+    classes counts once, in the line it is paid by; ``other`` is every subset that loses.
+    """
+    total = comb(DECK_SIZE * decks, 3)
+    paid: dict[str, int] = dict.fromkeys(table.pays, 0)
+    losing = 0
+    for satisfied, ways in class_counts(decks).items():
+        found = table.lookup(satisfied)
+        if found is None:
+            losing += ways
+        else:
+            paid[found[0]] += ways
+    lines: list[dict[str, Any]] = []
+    rtp = hits = 0.0
+    for line, pay in table.pays.items():
+        assert isinstance(pay, Odds)
+        probability = paid[line] / total
+        contribution = probability * float(pay.ratio + 1)
+        hits += probability
+        rtp += contribution
+        lines.append(
+            {
+                "hand": line,
+                "pays": str(pay),
+                "combinations": paid[line],
+                "probability": probability,
+                "contribution": contribution,
+            }
+        )
+    lines.append(
+        {
+            "hand": "other",
+            "pays": "loses",
+            "combinations": losing,
+            "probability": losing / total,
+            "contribution": 0.0,
+        }
+    )
+    return {"return": rtp, "house_edge": 1.0 - rtp, "hit_frequency": hits, "lines": lines}
+
+
+def par_sheet(profile: Profile, decks: int | None = None, **options: Any) -> dict[str, Any]:
+    """``croupier par`` for a blackjack profile: the Trilux sheet for a shoe of ``decks``
+    (the profile's own deck count by default; 4 to 6, BJ-1)."""
+    unknown = sorted(k for k, v in options.items() if v is not None)
+    if unknown:
+        raise ProfileError(
+            profile.name, unknown[0], "not an option of the blackjack PAR sheet (only decks)"
+        )
+    rules = BlackjackRules.from_profile(profile, decks)
+    return {
+        "profile": profile.name,
+        "decks": rules.decks,
+        "bets": {"trilux": trilux_par(rules.trilux, rules.decks)},
+    }
