@@ -5,11 +5,15 @@ card, second cards (BJ-2); then the cards each hand draws in play order; then th
 Amounts are cents; the table bet is 1000 unless said otherwise.
 """
 
+import json
+from pathlib import Path
+
 import pytest
 from blackjack_support import outcome, play, seat, trilux_profile, wager
 
 from controller.errors import RoundError
 from controller.games import settle
+from controller.profiles import load_profile
 
 # --- BJ-5 blackjack -----------------------------------------------------------------------
 
@@ -321,3 +325,15 @@ def test_shape_problems_are_listed_together():
     assert "seats[0].seat: must be a positive" in message
     assert "seats[0].stakes.main: expected int" in message
     assert "seats[0].x: unknown key" in message
+
+
+def test_the_documented_example_round():
+    path = Path(__file__).parents[2] / "examples" / "trilux-gr-split.json"
+    data = json.loads(path.read_text())
+    result = settle(load_profile(data["profile"]), data).to_json()
+    assert outcome(result, 1, "main") == ("win", 4000, 8000, "BJ-5")  # split, then doubled
+    assert outcome(result, 1, "main.2") == ("win", 2000, 4000, "BJ-5")
+    assert outcome(result, 1, "main.3") == ("win", 2000, 4000, "BJ-5")
+    assert outcome(result, 3, "main") == ("win", 1000, 2500, "BJ-5")  # blackjack 3:2
+    assert outcome(result, 5, "trilux") == ("win", 100, 3600, "TRX-2")  # 7c 8c + 6c
+    assert result["dealer"]["hand"] == "bust 23"

@@ -126,7 +126,7 @@ class BlackjackRound:
         self.dealer = self.hand_class(0)
         self.phase = Phase.DEAL
         self.cards: list[Card] = []  # every card in the order it left the shoe
-        self.trilux_cards_of: dict[int, tuple[int, int, int]] = {}  # seat -> TRX-1 cards
+        self.trilux_cards_of: dict[int, tuple[Card, Card, Card]] = {}  # seat -> TRX-1 cards
         self._copies = [0] * DECK_SIZE
         count = len(self.seats)
         self._plan = [*range(count), DEALER, *range(count)]  # BJ-2
@@ -219,7 +219,7 @@ class BlackjackRound:
         card = Card(card)
         need = self._need
         if need is None:
-            raise RoundError(f"unexpected card {card}: {self._why_no_card()}", "MD-S1")
+            raise RoundError(f"unexpected card {card}: {self.why_no_card()}", "MD-S1")
         if self._copies[card] >= self.rules.decks:
             raise RoundError(
                 f"{card} dealt {self._copies[card] + 1} times, but the shoe has "
@@ -389,7 +389,8 @@ class BlackjackRound:
             )
         return any(not (h.is_bust or h.is_blackjack) for s in self.seats for h in s.hands)
 
-    def _why_no_card(self) -> str:
+    def why_no_card(self) -> str:
+        """Why no card is due now (for the error of an unexpected card)."""
         if self.phase is Phase.SETTLED:
             if self.dealer.total >= 17:
                 return f"the dealer stands on {self.dealer.describe()} (BJ-4)"

@@ -12,7 +12,7 @@ first hand, the equal second bet for a hand made by a split, BJ-7), whether it w
 
 from __future__ import annotations
 
-from controller.cards import format_cards
+from controller.cards import Card, format_cards
 
 # Value of each rank 2..A (rank = card >> 2); the ace counts 1 here, 11 when it fits (BJ-3).
 RANK_VALUES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 1)
@@ -40,7 +40,7 @@ class Hand:
     )
 
     def __init__(self, bet: int, *, from_split: bool = False, split_aces: bool = False) -> None:
-        self.cards: list[int] = []
+        self.cards: list[Card] = []
         self.hard = 0
         self.aces = 0
         self.bet = bet
@@ -51,14 +51,14 @@ class Hand:
         self.stood = False
         self.actions: list[str] = []  # the decisions taken on this hand, in order
 
-    def add(self, card: int) -> None:
+    def add(self, card: Card) -> None:
         self.cards.append(card)
         value = RANK_VALUES[card >> 2]
         self.hard += value
         if value == ACE_VALUE:
             self.aces += 1
 
-    def remove_second(self) -> int:
+    def remove_second(self) -> Card:
         """Take the second card away (a split, BJ-7) and return it."""
         card = self.cards.pop()
         value = RANK_VALUES[card >> 2]

@@ -156,13 +156,11 @@ def _check_all_used(
 ) -> None:
     left = record.shoe[position:]
     if left:
-        try:
-            game.deal(left[0])  # refused: the engine says why no card is due
-        except RoundError as exc:
-            raise RoundError(
-                f"{len(left)} card(s) left in the shoe list after the round ended: {exc}",
-                exc.rule,
-            ) from None
+        raise RoundError(
+            f"{len(left)} card(s) left in the shoe list after the round ended "
+            f"({game.why_no_card()}), from {left[0]}",
+            "MD-S1",
+        )
     for seat in game.seats:
         if seat.seat in record.insurance and seat.seat not in offered:
             raise RoundError(

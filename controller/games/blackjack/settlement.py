@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from controller.cards import card_name
+from controller.cards import Card
 from controller.errors import RoundError
 from controller.games.blackjack.engine import BlackjackRound, Phase, SeatPlay, wager_name
 from controller.games.blackjack.hand import Hand
@@ -148,5 +148,5 @@ def round_result(game: BlackjackRound, profile_name: str) -> RoundResult:
     )
 
 
-def _names(cards: Iterable[int]) -> list[str]:
-    return [card_name(c) for c in cards]
+def _names(cards: Iterable[Card]) -> list[str]:
+    return [str(c) for c in cards]  # the engine keeps Card objects
