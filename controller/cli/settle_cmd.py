@@ -65,6 +65,8 @@ def print_human(result: RoundResult) -> None:
     for seat in result.seats:
         cards = f" ({' '.join(seat.cards)})" if seat.cards else ""
         print(f"seat {seat.seat}: {seat.hand}{cards}")
+        for hand in seat.extra.get("hands", [])[1:]:  # blackjack split hands
+            print(f"  {hand['wager']}: {hand['hand']} ({' '.join(hand['cards'])})")
         for name, w in seat.wagers.items():
             line_txt = f" [{w.line}]" if w.line else ""
             print(
