@@ -15,6 +15,7 @@ number of ways to pick its copies from N decks. No sampling.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from math import comb
 from typing import Any
 
@@ -83,12 +84,13 @@ def class_counts(decks: int) -> dict[tuple[str, ...], int]:
 
 
 def trilux_par(table: PayTable, decks: int) -> dict[str, Any]:
-    """The Trilux PAR sheet for an N-deck shoe, in the ``croupier par --json`` bet shape.
+    """The Trilux PAR sheet for an N-deck shoe, in the ``croupier par --json`` bet shape
+    (docs/par.md): exact fractions, printed as floats.
 
-    ``return`` is what the bet pays back per unit staked, stake included (RTP);
-    ``house_edge = 1 - return``; ``hit_frequency`` the probability of a paying line. Each line's
-    ``contribution`` is its probability times what it pays back (odds + 1). A hand in several
-    classes counts once, in the line it is paid by; ``other`` is every subset that loses.
+    ``return`` is what the bet hands back per unit staked, stake included (``1 + A/B`` on a
+    winning line, 0 on a loss); ``house_edge = 1 - return``; ``hit_frequency`` the probability
+    of a paying line; a line's ``contribution`` its probability times its return. A hand in
+    several classes counts once, in the line it is paid by; ``other`` holds the losing subsets.
     """
     total = comb(DECK_SIZE * decks, 3)
     paid: dict[str, int] = dict.fromkeys(table.pays, 0)
@@ -100,32 +102,46 @@ def trilux_par(table: PayTable, decks: int) -> dict[str, Any]:
         else:
             paid[found[0]] += ways
     lines: list[dict[str, Any]] = []
-    rtp = hits = 0.0
+    rtp = hits = Fraction(0)
     for line, pay in table.pays.items():
         assert isinstance(pay, Odds)
-        probability = paid[line] / total
-        contribution = probability * float(pay.ratio + 1)
+        probability = Fraction(paid[line], total)
+        contribution = probability * (pay.ratio + 1)
         hits += probability
         rtp += contribution
-        lines.append(
-            {
-                "hand": line,
-                "pays": str(pay),
-                "combinations": paid[line],
-                "probability": probability,
-                "contribution": contribution,
-            }
-        )
-    lines.append(
-        {
-            "hand": "other",
-            "pays": "loses",
-            "combinations": losing,
-            "probability": losing / total,
-            "contribution": 0.0,
-        }
-    )
-    return {"return": rtp, "house_edge": 1.0 - rtp, "hit_frequency": hits, "lines": lines}
+        lines.append(_line(line, str(pay), "win", paid[line], probability, contribution))
+    lines.append(_line("other", "lose", "lose", losing, Fraction(losing, total), Fraction(0)))
+    return {
+        "title": "Trilux Bonus (TRX-2)",
+        "return": float(rtp),
+        "house_edge": float(1 - rtp),
+        "hit_frequency": float(hits),
+        "combinations": total,
+        "space": (
+            f"the player's first two cards and the dealer's first card from a {decks}-deck "
+            f"shoe: C({DECK_SIZE * decks},3) = {total:,} subsets"
+        ),
+        "notes": [
+            "the three cards come from a full shoe; cards dealt to other seats are not removed",
+            "suited trips (possible with several decks) are paid as three of a kind (TRX-2)",
+            "A is high (Q-K-A) or low (A-2-3); K-A-2 is not a straight",
+        ],
+        "lines": lines,
+    }
+
+
+def _line(
+    hand: str, pays: str, result: str, combinations: int, probability: Fraction,
+    contribution: Fraction,
+) -> dict[str, Any]:  # fmt: skip
+    return {
+        "hand": hand,
+        "pays": pays,
+        "result": result,
+        "combinations": combinations,
+        "probability": float(probability),
+        "contribution": float(contribution),
+    }
 
 
 def par_sheet(profile: Profile, decks: int | None = None, **options: Any) -> dict[str, Any]:
