@@ -18,7 +18,7 @@ from controller.games.blackjack.engine import (
     Turn,
     wager_name,
 )
-from controller.games.blackjack.hand import Hand, card_value
+from controller.games.blackjack.hand import Hand
 from controller.games.blackjack.record import settle
 from controller.games.blackjack.rules import BlackjackRules
 from controller.games.blackjack.settlement import round_result, trilux_wagers
@@ -33,7 +33,6 @@ __all__ = [
     "SeatBet",
     "Spot",
     "Turn",
-    "card_value",
     "par_sheet",
     "round_result",
     "settle",

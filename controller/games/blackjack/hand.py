@@ -19,10 +19,6 @@ RANK_VALUES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 1)
 ACE_VALUE = 1
 
 
-def card_value(card: int) -> int:
-    return RANK_VALUES[card >> 2]
-
-
 class Hand:
     """One blackjack hand: cards, running totals and the wager on it."""
 
