@@ -1,8 +1,12 @@
-"""`croupier settle` on blackjack rounds, through main(argv) as a technician runs it."""
+"""`croupier settle` on blackjack rounds and `croupier par` on the trilux-gr profile, through
+main(argv) as a technician runs them."""
 
 import io
 import json
+from math import comb
 from pathlib import Path
+
+import pytest
 
 from controller.cli.main import main
 
@@ -46,3 +50,32 @@ def test_illegal_blackjack_round_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("croupier settle: seat 5 main (15): double refused") and "(BJ-6)" in err
+
+
+@pytest.mark.parametrize("decks", [4, 5, 6])
+def test_par_trilux_json(decks, capsys):
+    assert main(["par", "--profile", "trilux-gr", "--decks", str(decks), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["profile"] == "trilux-gr" and out["decks"] == decks
+    bet = out["bets"]["trilux"]
+    total = comb(52 * decks, 3)
+    assert bet["combinations"] == total
+    assert sum(line["combinations"] for line in bet["lines"]) == total
+    lines = {line["hand"]: line for line in bet["lines"]}
+    assert lines["three-of-a-kind"]["combinations"] == 13 * comb(4 * decks, 3)  # TRX-2
+    assert lines["suited-akq"]["combinations"] == 4 * decks**3
+    assert bet["house_edge"] == pytest.approx(1 - bet["return"])
+
+
+def test_par_trilux_human_defaults_to_the_profile_shoe(capsys):
+    assert main(["par", "--profile", "trilux-gr"]) == 0
+    out = capsys.readouterr().out
+    assert "Trilux Bonus (TRX-2)" in out and "6-deck shoe" in out
+    assert "house edge 4.4124%" in out
+
+
+@pytest.mark.parametrize("decks", ["3", "7"])
+def test_par_trilux_refuses_other_shoes_in_one_line(decks, capsys):
+    assert main(["par", "--profile", "trilux-gr", "--decks", decks]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "4 to 6 decks (BJ-1)" in err

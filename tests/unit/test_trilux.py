@@ -8,7 +8,7 @@ import pytest
 from blackjack_support import outcome, play, seat, trilux_profile
 
 from controller.cards import parse_cards
-from controller.errors import ProfileError
+from controller.errors import ParError
 from controller.games import par_sheet
 from controller.games.blackjack.trilux import class_counts, trilux_lines
 
@@ -110,9 +110,9 @@ def test_multiset_weighting_equals_brute_force_over_physical_cards():
 
 def test_par_sheet_defaults_to_the_profile_decks_and_checks_options():
     assert par_sheet(trilux_profile())["decks"] == 6
-    with pytest.raises(ProfileError, match="BJ-1"):
+    with pytest.raises(ParError, match="BJ-1"):
         par_sheet(trilux_profile(), decks=8)
-    with pytest.raises(ProfileError, match="only decks"):
+    with pytest.raises(ParError, match="only decks"):
         par_sheet(trilux_profile(), decks=4, hands=7)
     assert par_sheet(trilux_profile(), decks=4, hands=None)["decks"] == 4
 

@@ -15,15 +15,24 @@ number of ways to pick its copies from N decks. No sampling.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from math import comb
 from typing import Any
 
 from controller.cards import ACE, DECK_SIZE, KING, QUEEN
-from controller.errors import ProfileError
+from controller.errors import ParError
 from controller.games.blackjack.rules import BlackjackRules
+from controller.games.par import (
+    LOSE,
+    WIN,
+    BetSheet,
+    PayLine,
+    describe_pay,
+    line_return,
+    other_line,
+    sheets_json,
+)
 from controller.paytable import BET_LINES, Odds, PayTable
-from controller.profiles import Profile
+from controller.profiles import DECKS, Profile
 
 LINES = BET_LINES["trilux"]
 _AKQ = frozenset((ACE, KING, QUEEN))
@@ -83,15 +92,10 @@ def class_counts(decks: int) -> dict[tuple[str, ...], int]:
     return counts
 
 
-def trilux_par(table: PayTable, decks: int) -> dict[str, Any]:
-    """The Trilux PAR sheet for an N-deck shoe, in the ``croupier par --json`` bet shape
-    (docs/par.md): exact fractions, printed as floats.
-
-    ``return`` is what the bet hands back per unit staked, stake included (``1 + A/B`` on a
-    winning line, 0 on a loss); ``house_edge = 1 - return``; ``hit_frequency`` the probability
-    of a paying line; a line's ``contribution`` its probability times its return. A hand in
-    several classes counts once, in the line it is paid by; ``other`` holds the losing subsets.
-    """
+def trilux_sheet(table: PayTable, decks: int) -> BetSheet:
+    """The Trilux PAR sheet for an N-deck shoe (docs/par.md definitions: a winning line
+    returns ``1 + A/B`` per unit staked, the stake coming back). A hand in several classes
+    counts once, in the line it is paid by; ``other`` holds the losing subsets."""
     total = comb(DECK_SIZE * decks, 3)
     paid: dict[str, int] = dict.fromkeys(table.pays, 0)
     losing = 0
@@ -101,47 +105,22 @@ def trilux_par(table: PayTable, decks: int) -> dict[str, Any]:
             losing += ways
         else:
             paid[found[0]] += ways
-    lines: list[dict[str, Any]] = []
-    rtp = hits = Fraction(0)
-    for line, pay in table.pays.items():
-        assert isinstance(pay, Odds)
-        probability = Fraction(paid[line], total)
-        contribution = probability * (pay.ratio + 1)
-        hits += probability
-        rtp += contribution
-        lines.append(_line(line, str(pay), "win", paid[line], probability, contribution))
-    lines.append(_line("other", "lose", "lose", losing, Fraction(losing, total), Fraction(0)))
-    return {
-        "title": "Trilux Bonus (TRX-2)",
-        "return": float(rtp),
-        "house_edge": float(1 - rtp),
-        "hit_frequency": float(hits),
-        "combinations": total,
-        "space": (
-            f"the player's first two cards and the dealer's first card from a {decks}-deck "
-            f"shoe: C({DECK_SIZE * decks},3) = {total:,} subsets"
-        ),
-        "notes": [
-            "the three cards come from a full shoe; cards dealt to other seats are not removed",
-            "suited trips (possible with several decks) are paid as three of a kind (TRX-2)",
-            "A is high (Q-K-A) or low (A-2-3); K-A-2 is not a straight",
-        ],
-        "lines": lines,
-    }
-
-
-def _line(
-    hand: str, pays: str, result: str, combinations: int, probability: Fraction,
-    contribution: Fraction,
-) -> dict[str, Any]:  # fmt: skip
-    return {
-        "hand": hand,
-        "pays": pays,
-        "result": result,
-        "combinations": combinations,
-        "probability": float(probability),
-        "contribution": float(contribution),
-    }
+    lines = [
+        PayLine(line, describe_pay(pay), paid[line], WIN, line_return(pay, stake_returned=True))
+        for line, pay in table.lines()
+    ]
+    space = (
+        f"the player's first two cards and the dealer's first card from a {decks}-deck shoe: "
+        f"C({DECK_SIZE * decks},3) = {total:,} subsets"
+    )
+    notes = (
+        "the three cards come from a full shoe; cards dealt to other seats are not removed",
+        "suited trips (possible with several decks) are paid as three of a kind (TRX-2)",
+        "A is high (Q-K-A) or low (A-2-3); K-A-2 is not a straight",
+    )
+    return BetSheet(
+        "trilux", "Trilux Bonus (TRX-2)", space, (*lines, other_line("other", losing, LOSE)), notes
+    )
 
 
 def par_sheet(profile: Profile, decks: int | None = None, **options: Any) -> dict[str, Any]:
@@ -149,12 +128,10 @@ def par_sheet(profile: Profile, decks: int | None = None, **options: Any) -> dic
     (the profile's own deck count by default; 4 to 6, BJ-1)."""
     unknown = sorted(k for k, v in options.items() if v is not None)
     if unknown:
-        raise ProfileError(
-            profile.name, unknown[0], "not an option of the blackjack PAR sheet (only decks)"
-        )
+        raise ParError(f"{unknown[0]} is not an option of the blackjack PAR sheet (only decks)")
+    if decks is not None and not DECKS[0] <= decks <= DECKS[1]:
+        raise ParError(f"profile {profile.name}: a shoe has 4 to 6 decks (BJ-1), not {decks}")
     rules = BlackjackRules.from_profile(profile, decks)
-    return {
-        "profile": profile.name,
-        "decks": rules.decks,
-        "bets": {"trilux": trilux_par(rules.trilux, rules.decks)},
-    }
+    document = sheets_json(profile.name, [trilux_sheet(rules.trilux, rules.decks)])
+    document["decks"] = rules.decks
+    return document
