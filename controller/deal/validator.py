@@ -113,6 +113,10 @@ class DealValidator:
     def __post_init__(self) -> None:
         self._last_activity = self.started
 
+    def restart(self, now: float) -> None:
+        """Start the packet clock again (the deal really starts when the round is open)."""
+        self._last_activity = now
+
     @property
     def is_done(self) -> bool:
         return self.verdict.status != OK

@@ -104,6 +104,16 @@ class EnterWagers:
 
 
 @dataclass(frozen=True)
+class SeatDecision:
+    """Control socket: a blackjack player's decision: ``hit stand double split`` or
+    ``insurance`` with an amount (0 declines), BJ-6..8."""
+
+    seat: int
+    action: str
+    amount: int = 0
+
+
+@dataclass(frozen=True)
 class JackpotAck:
     """A technician acknowledged the jackpot (credential already checked, journaled)."""
 
@@ -112,7 +122,8 @@ class JackpotAck:
 
 Event = (
     Tick | ConditionChanged | StakeSensed | SeatHealth | ButtonPressed | PacketDelivered
-    | ShufflerFault | LedgerResult | PoolAmount | DeclareSeats | EnterWagers | JackpotAck
+    | ShufflerFault | LedgerResult | PoolAmount | DeclareSeats | EnterWagers | SeatDecision
+    | JackpotAck
 )  # fmt: skip
 
 # --- effects ---------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The round state machine of a hold'em table with a hand-forming shuffler (pure).
+"""The round state machine of a table (pure): hold'em with a hand-forming shuffler, or Trilux
+blackjack with a shoe that reports each card (see :mod:`controller.table.deals`).
 
 Theory of operation
 -------------------
@@ -9,6 +10,10 @@ States (``TableState``)::
     SHOWDOWN --ledger settle ok--> SETTLED --CONFIRM or display time--> OPEN
                                  \\-> JACKPOT (a 100% award) --technician ack--> OPEN
     DEALING --misdeal (MD-S1/S2/S3)--> VOID --ledger void ok, CONFIRM--> OPEN
+
+Blackjack: VERIFIED once the initial deal (BJ-2) is in; the players' decisions and the cards
+they call for keep coming in VERIFIED (a card when none is due is MD-S1, a shoe fault MD-S2),
+and the round goes to SHOWDOWN by itself when the engine has played every hand out.
 
 Any blocking condition (shuffler link down, firmware not allowed, self-check failed, ledger
 failing, deck out of play, linked pool unreachable) closes the table between rounds; during a
@@ -31,24 +36,15 @@ the daemon must send the next :class:`Tick`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from controller.cards import card_name
-from controller.deal.validator import (
-    DEALER,
-    MISDEAL,
-    VERIFIED,
-    DealValidator,
-    Verdict,
-    holdem_plan,
-    seat_destination,
-)
-from controller.errors import CroupierError
-from controller.games import settle
+from controller.deal.validator import MISDEAL, VERIFIED, Verdict
+from controller.errors import CroupierError, RoundError
 from controller.games.results import RoundResult
 from controller.profiles import Profile
+from controller.table.deals import HandFormingDeal, ShoeDeal
 from controller.table.events import (
     ButtonPressed,
     ConditionChanged,
@@ -62,7 +58,7 @@ from controller.table.events import (
     OpenRound,
     PacketDelivered,
     PoolAmount,
-    RequestPacket,
+    SeatDecision,
     SeatHealth,
     SettleRound,
     ShufflerFault,
@@ -96,8 +92,8 @@ class Round:
     round_id: str
     seats: tuple[int, ...]  # seats dealt, ascending
     progressive: dict[int, int]  # seat -> progressive stake (frozen at LOCK)
-    wagers: dict[int, tuple[dict[str, int], Any]] = field(default_factory=dict)
-    validator: DealValidator | None = None
+    wagers: dict[int, tuple[dict[str, int], Any]]
+    deal: HandFormingDeal | ShoeDeal
     verdict: Verdict | None = None
     result: RoundResult | None = None
     settled_at: float | None = None
@@ -107,8 +103,8 @@ class TableMachine:
     """One table's rounds. Feed it events with :meth:`handle`; carry out the effects."""
 
     def __init__(self, profile: Profile, settings: MachineSettings, *, next_round: int = 1) -> None:
-        if profile.game not in ("uth", "casino-holdem"):
-            raise CroupierError(f"the table machine runs hold'em games, not {profile.game!r}")
+        if profile.game not in ("uth", "casino-holdem", "blackjack"):
+            raise CroupierError(f"no table machine for game {profile.game!r}")
         self.profile = profile
         self.settings = settings
         self.state = TableState.CLOSED
@@ -139,10 +135,18 @@ class TableMachine:
     def _can_open(self) -> bool:
         return not self.conditions
 
+    def _dealing(self) -> bool:
+        """Cards are still coming: the deal, or (shoe) the whole round until it is complete."""
+        r = self.round
+        return r is not None and (
+            self.state == TableState.DEALING
+            or (self.state == TableState.VERIFIED and not r.deal.needs_confirm)
+        )
+
     def next_deadline(self) -> float | None:
         r = self.round
-        if self.state == TableState.DEALING and r and r.validator:
-            return r.validator.next_deadline()
+        if self._dealing():
+            return r.deal.next_deadline()
         if self.state == TableState.SETTLED and r and r.settled_at is not None:
             return r.settled_at + self.settings.settled_display
         return None
@@ -155,9 +159,8 @@ class TableMachine:
         return handler(event, now)
 
     def _on_Tick(self, event: Tick, now: float) -> list[Effect]:
-        r = self.round
-        if self.state == TableState.DEALING and r and r.validator:
-            return self._after_verdict(r.validator.poll(now), now)
+        if self._dealing():
+            return self._after_verdict(self.round.deal.poll(now), [], now)
         deadline = self.next_deadline()
         if self.state == TableState.SETTLED and deadline is not None and now >= deadline:
             return self._end_round("display time over", now)
@@ -173,10 +176,9 @@ class TableMachine:
                                                  "detail": event.detail}))  # fmt: skip
             if self.state == TableState.OPEN:
                 effects.append(self._move(TableState.CLOSED, f"{event.name}: {event.detail}"))
-            elif self.state == TableState.DEALING and event.name == "link":
-                effects += self._after_verdict(
-                    self.round.validator.fault(f"link lost: {event.detail}", now), now
-                )
+            elif self._dealing() and event.name == "link":
+                verdict = self.round.deal.fault(f"link lost: {event.detail}", now)
+                effects += self._after_verdict(verdict, [], now)
             return effects
         if self.conditions.pop(event.name, None) is None:
             return []
@@ -260,9 +262,19 @@ class TableMachine:
                 for s in sorted(self.sensed)
                 if s not in self.excluded
             }
+        wagers = dict(self.entered)
+        try:
+            if self.profile.game == "blackjack":
+                deal: HandFormingDeal | ShoeDeal = ShoeDeal(
+                    self.profile, wagers, now, self.settings.packet_timeout
+                )
+            else:
+                deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
+        except RoundError as exc:
+            return [Journal("lock-ignored", {"reason": str(exc), "rule": exc.rule})]
         round_id = f"{self.settings.table_id}-{self.next_round:06d}"
         self.next_round += 1
-        self.round = Round(round_id, seats, progressive, wagers=dict(self.entered))
+        self.round = Round(round_id, seats, progressive, wagers, deal)
         self.entered = {}
         excluded = {s: why for s, why in self.excluded.items() if s in self.sensed}
         move = self._move(TableState.LOCKED, "dealer LOCK", seats=list(seats),
@@ -276,14 +288,10 @@ class TableMachine:
         if not event.ok:
             return self._ledger_failed(event, now)
         if event.action == "open" and self.state == TableState.LOCKED:
-            plan = holdem_plan(r.seats, game=self.profile.game)
-            r.validator = DealValidator(
-                plan, started=now, packet_timeout=self.settings.packet_timeout
+            move = self._move(
+                TableState.DEALING, "round opened in the ledger", plan=r.deal.plan_text()
             )
-            first = plan.packets[0]
-            return [self._move(TableState.DEALING, "round opened in the ledger",
-                               plan=[f"{p.count}->{p.destination}" for p in plan.packets]),
-                    RequestPacket(first.destination, first.count)]  # fmt: skip
+            return [move, *r.deal.start(now)]
         if event.action == "void" and self.state == TableState.VOID:
             return [Journal("round-voided", {"round": r.round_id})]
         if event.action == "settle" and self.state == TableState.SHOWDOWN:
@@ -315,26 +323,49 @@ class TableMachine:
         return effects
 
     def _on_PacketDelivered(self, event: PacketDelivered, now: float) -> list[Effect]:
-        r = self.round
-        if self.state != TableState.DEALING or r is None or r.validator is None:
+        if not self._dealing():
             return [Journal("packet-unexpected", {"state": self.state.value,
                                                   "destination": event.packet.destination,
                                                   "count": event.packet.count,
                                                   "rule": "MD-S1"})]  # fmt: skip
-        return self._after_verdict(r.validator.packet(event.packet, now), now)
+        verdict, requests = self.round.deal.packet(event.packet, now)
+        return self._after_verdict(verdict, requests, now)
+
+    def _on_SeatDecision(self, event: SeatDecision, now: float) -> list[Effect]:
+        r = self.round
+        if not (self._dealing() and isinstance(r.deal, ShoeDeal)):
+            return [Journal("decision-refused", {"seat": event.seat, "action": event.action,
+                                                 "reason": "no decision is awaited"})]  # fmt: skip
+        try:
+            r.deal.decide(event.seat, event.action, event.amount)
+        except RoundError as exc:
+            return [
+                Journal(
+                    "decision-refused",
+                    {
+                        "seat": event.seat,
+                        "action": event.action,
+                        "reason": str(exc),
+                        "rule": exc.rule,
+                    },
+                )
+            ]
+        effects: list[Effect] = [Journal("decision", {"seat": event.seat, "action": event.action,
+                                                      "amount": event.amount})]  # fmt: skip
+        return effects + self._maybe_complete(now)
 
     def _on_ShufflerFault(self, event: ShufflerFault, now: float) -> list[Effect]:
         effects: list[Effect] = [Journal("shuffler-fault", {"description": event.description})]
-        if self.state == TableState.DEALING and self.round and self.round.validator:
-            effects += self._after_verdict(self.round.validator.fault(event.description, now), now)
+        if self._dealing():
+            effects += self._after_verdict(self.round.deal.fault(event.description, now), [], now)
         return effects
 
-    def _after_verdict(self, verdict: Verdict, now: float) -> list[Effect]:
+    def _after_verdict(self, verdict: Verdict, requests: list[Effect], now: float) -> list[Effect]:
         r = self.round
-        assert r is not None and r.validator is not None
+        assert r is not None
         effects: list[Effect] = [Journal("exposure", {"note": n}) for n in verdict.notes]
         if verdict.status == MISDEAL:
-            if r.verdict is not None:
+            if r.verdict is not None and r.verdict.status == MISDEAL:
                 return effects
             r.verdict = verdict
             effects.append(
@@ -348,14 +379,22 @@ class TableMachine:
                 # replacement (shuffler trust)
                 self.conditions["deck"] = "deck out of play after " + (verdict.rule or "")
             return effects
-        if verdict.status == VERIFIED:
+        if verdict.status == VERIFIED and self.state == TableState.DEALING:
             r.verdict = verdict
             effects.append(self._move(TableState.VERIFIED, "card count verified"))
-            return effects
-        expected = r.validator.expected()
-        if expected is not None:
-            effects.append(RequestPacket(expected.destination, expected.count))
-        return effects
+        return effects + requests + self._maybe_complete(now)
+
+    def _maybe_complete(self, now: float) -> list[Effect]:
+        """A shoe round goes to the showdown by itself once the engine has every card."""
+        r = self.round
+        if (
+            self.state == TableState.VERIFIED
+            and r
+            and r.deal.is_complete
+            and not r.deal.needs_confirm
+        ):
+            return self._showdown(now)
+        return []
 
     # --- CONFIRM: showdown, and closing the round --------------------------------------
 
@@ -372,21 +411,18 @@ class TableMachine:
 
     def _showdown(self, now: float) -> list[Effect]:
         r = self.round
-        assert r is not None and r.validator is not None
-        cards = r.validator.cards_by_destination()
-        if any(c is None for hand in cards.values() for c in hand):
-            return [
-                Journal(
-                    "showdown-waiting",
-                    {
-                        "reason": "cards not recognised by the"
-                        " shuffler; enter the round for settlement"
-                    },
-                )
-            ]
-        data = self._round_data(r, cards)
-        r.result = settle(self.profile, data)
-        move = self._move(TableState.SHOWDOWN, "dealer CONFIRM")
+        assert r is not None
+        if r.deal.unrecognised():
+            reason = "cards not recognised by the shuffler; enter the round for settlement"
+            return [Journal("showdown-waiting", {"reason": reason})]
+        if not r.deal.is_complete:
+            return [Journal("confirm-ignored", {"reason": "the round is still being played"})]
+        try:
+            r.result = r.deal.settle(r.progressive, self.pool_name, self.pools, r.wagers)
+        except RoundError as exc:  # e.g. entered wagers the engine refuses
+            return [Journal("settlement-refused", {"reason": str(exc), "rule": exc.rule})]
+        cause = "dealer CONFIRM" if r.deal.needs_confirm else "every hand played out"
+        move = self._move(TableState.SHOWDOWN, cause)
         self._pending_settle = True
         return [move, *self._request_settlement()]
 
@@ -395,31 +431,6 @@ class TableMachine:
         if r is None or r.result is None:
             return []
         return [SettleRound(r.round_id, r.result)]
-
-    def _round_data(self, r: Round, cards: dict[str, tuple[int | None, ...]]) -> dict[str, Any]:
-        names = {
-            dest: [card_name(c) for c in hand if c is not None] for dest, hand in cards.items()
-        }
-        seats = []
-        for s in r.seats:
-            stakes, decision = r.wagers.get(s, ({}, None))
-            stakes = dict(stakes)
-            if s in r.progressive and self.pool_name:
-                stakes[self.pool_name] = r.progressive[s]
-            seat: dict[str, Any] = {
-                "seat": s,
-                "cards": names[seat_destination(s)],
-                "stakes": stakes,
-            }
-            if decision is not None:
-                seat["decision"] = decision
-            seats.append(seat)
-        data: dict[str, Any] = {"dealer": names[DEALER], "community": names["community"],
-                                "seats": seats}  # fmt: skip
-        if self.pool_name and self.pool_name in self.pools:
-            amount, seed = self.pools[self.pool_name]
-            data["pools"] = {self.pool_name: {"amount": amount, "seed": seed}}
-        return data
 
     def _end_round(self, cause: str, now: float) -> list[Effect]:
         finished = self.round

@@ -17,6 +17,7 @@ from controller.table.events import (
     PacketDelivered,
     PoolAmount,
     RequestPacket,
+    SeatDecision,
     SeatHealth,
     SettleRound,
     ShufflerFault,
@@ -292,3 +293,75 @@ def test_view_carries_no_card_identities():
     assert view["verdict"]["rule"] == "MD-S2"
     text = repr(view)
     assert "Kd" not in text and "Js" not in text
+
+
+# --- blackjack with a shoe (card by card) ----------------------------------------------------
+
+BJ = load_profile("trilux-gr")
+
+
+def shoe(card):
+    return packet("shoe", card, up=(0,))
+
+
+def blackjack_table():
+    t = Table(BJ)
+    t.send(ConditionChanged("startup", False))
+    t.send(EnterWagers(1, {"main": 1000, "trilux": 100}))
+    t.send(EnterWagers(2, {"main": 1000}))
+    t.lock_and_open_ledger()
+    assert t.m.state == TableState.DEALING
+    assert not t.of(RequestPacket)  # the shoe reports cards; nobody requests them
+    return t
+
+
+def test_blackjack_round_from_the_shoe():
+    t = blackjack_table()
+    for card in ("Ts", "9h", "7c", "8d"):  # BJ-2: seat 1, seat 2, dealer, seat 1 ...
+        t.send(shoe(card))
+        assert t.m.state == TableState.DEALING
+    t.send(shoe("5s"))  # ... seat 2: the initial deal is complete
+    assert t.m.state == TableState.VERIFIED
+    t.send(SeatDecision(2, "stand"))
+    assert t.journal("decision-refused")[0]["reason"].startswith("seat 2 cannot act now")
+    t.send(SeatDecision(1, "stand"))
+    t.send(SeatDecision(2, "hit"))
+    t.send(shoe("2c"))  # seat 2: 16
+    t.send(SeatDecision(2, "stand"))
+    assert t.m.state == TableState.VERIFIED
+    out = t.send(shoe("Kd"))  # dealer 7 + K = 17 stands (BJ-4): every hand is played out
+    assert t.m.state == TableState.SHOWDOWN
+    result = out[-1].result
+    seats = {s.seat: s for s in result.seats}
+    assert seats[1].wagers["main"].result == "win" and seats[1].wagers["main"].paid == 2000
+    assert seats[2].wagers["main"].result == "lose"
+    assert seats[1].wagers["trilux"].result == "lose"  # Ts 8d 7c: no class (TRX-2)
+    t.send(LedgerResult("T1-000001", "settle", True))
+    assert t.m.state == TableState.SETTLED
+
+
+def test_blackjack_card_when_none_is_due_is_md_s1():
+    t = blackjack_table()
+    for card in ("Ts", "9h", "7c", "8d", "5s"):
+        t.send(shoe(card))
+    t.send(shoe("4c"))  # seat 1 has not decided yet
+    assert t.m.state == TableState.VOID
+    assert t.of(VoidRound)[0].rule == "MD-S1"
+
+
+def test_blackjack_shoe_fault_mid_round_voids_md_s2():
+    t = blackjack_table()
+    for card in ("Ts", "9h", "7c", "8d", "5s"):
+        t.send(shoe(card))
+    t.send(SeatDecision(1, "hit"))
+    t.send(Tick(), dt=5.1)  # a card was due and never came
+    assert t.of(VoidRound)[0].rule == "MD-S2"
+
+
+def test_blackjack_lock_needs_a_main_bet():
+    t = Table(BJ)
+    t.send(ConditionChanged("startup", False))
+    t.send(EnterWagers(1, {"trilux": 100}))
+    t.send(ButtonPressed("lock"))
+    assert t.m.state == TableState.OPEN
+    assert t.journal("lock-ignored")[0]["rule"] == "BJ-1"

@@ -1,0 +1,208 @@
+"""How a round's cards arrive, for the two kinds of machine the tables use.
+
+Both classes answer the round state machine the same way: each shuffler event gives a
+:class:`~controller.deal.validator.Verdict` plus the requests to send, :meth:`next_deadline`
+says when to poll, and once the cards are all in, :meth:`settle` returns the settlement.
+
+- :class:`HandFormingDeal` (UTH, Casino Hold'em, UTH-11): the controller asks the shuffler for
+  each packet of the plan and checks it with the :class:`DealValidator`; VERIFIED at the last
+  packet; the dealer's CONFIRM starts the showdown.
+- :class:`ShoeDeal` (Trilux blackjack): the shoe reports every card as it leaves; the blackjack
+  engine knows how many cards are due and where each goes, and the players' decisions come in
+  between. A card when none is due is a wrong count (MD-S1); a card due but not coming within
+  ``packet_timeout`` is a malfunction (MD-S2). VERIFIED once the initial deal (BJ-2) is in;
+  the round is complete when the engine has settled every hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.cards import card_name
+from controller.deal.validator import (
+    MISDEAL,
+    OK,
+    VERIFIED,
+    DealValidator,
+    Packet,
+    Verdict,
+    holdem_plan,
+    seat_destination,
+)
+from controller.errors import RoundError
+from controller.games import settle
+from controller.games.blackjack.engine import BlackjackRound, Phase, SeatBet
+from controller.games.blackjack.rules import BlackjackRules
+from controller.games.blackjack.settlement import round_result
+from controller.games.results import RoundResult
+from controller.profiles import Profile
+from controller.table.events import Effect, RequestPacket
+
+Wagers = dict[int, tuple[dict[str, int], Any]]  # seat -> (stakes, decision)
+
+
+class HandFormingDeal:
+    needs_confirm = True  # the showdown waits for the dealer's CONFIRM
+
+    def __init__(self, profile: Profile, seats: tuple[int, ...], now: float, timeout: float):
+        self.profile = profile
+        self.validator = DealValidator(
+            holdem_plan(seats, game=profile.game), started=now, packet_timeout=timeout
+        )
+
+    def plan_text(self) -> list[str]:
+        return [f"{p.count}->{p.destination}" for p in self.validator.plan.packets]
+
+    def start(self, now: float) -> list[Effect]:
+        self.validator.restart(now)
+        first = self.validator.plan.packets[0]
+        return [RequestPacket(first.destination, first.count)]
+
+    def packet(self, packet: Packet, now: float) -> tuple[Verdict, list[Effect]]:
+        verdict = self.validator.packet(packet, now)
+        expected = self.validator.expected()
+        requests: list[Effect] = []
+        if verdict.status == OK and expected is not None:
+            requests.append(RequestPacket(expected.destination, expected.count))
+        return verdict, requests
+
+    def fault(self, description: str, now: float) -> Verdict:
+        return self.validator.fault(description, now)
+
+    def poll(self, now: float) -> Verdict:
+        return self.validator.poll(now)
+
+    def next_deadline(self) -> float | None:
+        return self.validator.next_deadline()
+
+    @property
+    def is_complete(self) -> bool:
+        return self.validator.verdict.status == VERIFIED
+
+    def unrecognised(self) -> bool:
+        return any(c is None for p in self.validator.delivered for c in p.cards)
+
+    def settle(
+        self,
+        progressive: dict[int, int],
+        pool_name: str | None,
+        pools: dict[str, tuple[int, int]],
+        wagers: Wagers,
+    ) -> RoundResult:
+        """Settle with the engine from the recognised cards (PRG-3 for the sensed stakes,
+        every wager for the seats whose stakes and decisions were entered)."""
+        cards = {p.destination: [card_name(c) for c in p.cards if c is not None]
+                 for p in self.validator.delivered}  # fmt: skip
+        seats = []
+        for planned in self.validator.plan.packets:
+            if not planned.destination.startswith("seat:"):
+                continue
+            seat = int(planned.destination.split(":")[1])
+            stakes, decision = wagers.get(seat, ({}, None))
+            stakes = dict(stakes)
+            if seat in progressive and pool_name:
+                stakes[pool_name] = progressive[seat]
+            entry: dict[str, Any] = {"seat": seat, "cards": cards[seat_destination(seat)],
+                                     "stakes": stakes}  # fmt: skip
+            if decision is not None:
+                entry["decision"] = decision
+            seats.append(entry)
+        data: dict[str, Any] = {"dealer": cards["dealer"], "community": cards["community"],
+                                "seats": seats}  # fmt: skip
+        if pool_name and pool_name in pools:
+            amount, seed = pools[pool_name]
+            data["pools"] = {pool_name: {"amount": amount, "seed": seed}}
+        return settle(self.profile, data)
+
+
+class ShoeDeal:
+    needs_confirm = False  # the engine knows when the round is over
+
+    def __init__(self, profile: Profile, wagers: Wagers, now: float, timeout: float):
+        self.profile = profile
+        bets = []
+        for seat, (stakes, _decision) in sorted(wagers.items()):
+            if "main" not in stakes:
+                raise RoundError(f"seat {seat}: a blackjack seat needs a main bet", "BJ-1")
+            bets.append(SeatBet(seat, stakes["main"], stakes.get("trilux", 0)))
+        if not bets:
+            raise RoundError("no seat has a main bet", "BJ-1")
+        self.game = BlackjackRound(BlackjackRules.from_profile(profile, None), bets)
+        self.timeout = timeout
+        self._last = now
+        self.verdict = Verdict(OK)
+
+    def plan_text(self) -> list[str]:
+        return ["BJ-2: one card to each seat, one to the dealer, a second card to each seat"]
+
+    def start(self, now: float) -> list[Effect]:
+        self._last = now
+        return []  # the dealer draws from the shoe; the shoe reports each card
+
+    def _misdeal(self, rule: str, reason: str) -> Verdict:
+        self.verdict = Verdict(MISDEAL, rule, reason)
+        return self.verdict
+
+    def packet(self, packet: Packet, now: float) -> tuple[Verdict, list[Effect]]:
+        if self.verdict.status == MISDEAL:
+            return self.verdict, []
+        self._last = now
+        for card in packet.cards:
+            if card is None:
+                return self._misdeal("MD-S2", "the shoe did not recognise a card"), []
+            if self.game.expected_cards() == 0:
+                why = self.game.why_no_card()
+                return self._misdeal("MD-S1", f"a card left the shoe when none was due ({why})"), []
+            try:
+                self.game.deal(card)
+            except RoundError as exc:
+                return self._misdeal("MD-S2" if exc.rule == "BJ-1" else "MD-S1", str(exc)), []
+        if self.verdict.status == OK and self.game.phase != Phase.DEAL:
+            self.verdict = Verdict(VERIFIED, None, "initial deal verified (BJ-2)")
+            return self.verdict, []
+        return Verdict(self.verdict.status), []
+
+    def decide(self, seat: int, action: str, amount: int = 0) -> None:
+        """A player's decision: ``insurance`` (with an amount, 0 declines) or an action."""
+        turn = self.game.turn()
+        if turn is None or turn.seat != seat:
+            whose = f"seat {turn.seat}" if turn else "nobody"
+            raise RoundError(f"seat {seat} cannot act now: waiting for {whose}")
+        if action == "insurance":
+            self.game.insure(amount)
+        else:
+            self.game.act(action)
+
+    def fault(self, description: str, now: float) -> Verdict:
+        if self.verdict.status == MISDEAL or self.is_complete:
+            return self.verdict
+        return self._misdeal("MD-S2", f"shuffler fault during the round: {description}")
+
+    def poll(self, now: float) -> Verdict:
+        deadline = self.next_deadline()
+        if deadline is not None and now >= deadline:
+            due = self.game.expected_cards()
+            return self._misdeal("MD-S2", f"shoe malfunction: {due} card(s) due, none for"
+                                 f" {self.timeout:g} s")  # fmt: skip
+        return self.verdict
+
+    def next_deadline(self) -> float | None:
+        if self.verdict.status == MISDEAL or self.game.expected_cards() == 0:
+            return None
+        return self._last + self.timeout
+
+    @property
+    def is_complete(self) -> bool:
+        return self.game.phase == Phase.SETTLED
+
+    def unrecognised(self) -> bool:
+        return False
+
+    def settle(
+        self,
+        progressive: dict[int, int],
+        pool_name: str | None,
+        pools: dict[str, tuple[int, int]],
+        wagers: Wagers,
+    ) -> RoundResult:
+        return round_result(self.game, self.profile.name)
