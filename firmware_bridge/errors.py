@@ -55,3 +55,8 @@ class LinkTimeout(RequestFailed, TimeoutError):
 
 class LinkDown(RequestFailed, ConnectionError):
     """The link went down (silence, or the transport was lost) while the request was pending."""
+
+
+class RemoteProtocolError(RequestFailed):
+    """The device answered the request with a reply that does not decode or does not match
+    the request: a firmware bug to report to the vendor."""

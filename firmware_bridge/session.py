@@ -1,0 +1,442 @@
+"""The host side of the shuffler link (docs/protocol.md sec. 2), sans-I/O.
+
+Theory of operation (after Klipper's serialqueue, in h11's shape). The caller feeds bytes with
+``receive_data(data, now)``, asks for timers with ``poll(now)`` at ``next_deadline()``, writes
+``data_to_send()`` and drains ``next_event()``. Nothing here reads a clock, sleeps or does I/O.
+
+- Requests are submitted into a FIFO; **one is in flight**. It is retransmitted (same SEQ,
+  same bytes) when the RTO expires; the RTO is ``SRTT + 4 RTTVAR`` (RFC 6298, Karn's rule:
+  no sample from a retransmitted request) clamped to [floor, ceiling], doubled per retry, and
+  the request fails with :class:`LinkTimeout` after ``max_retransmits`` unanswered tries.
+  After an ``ACK`` (the device is working) it is re-sent every ``poll_interval`` so a lost
+  reply is recovered; the device's duplicate suppression makes that safe. Every request type
+  has a ceiling on its total time.
+- Events from the device are ACKed (duplicates too) and delivered once (by SEQ).
+- Heartbeat: ``PING`` after ``heartbeat_interval`` without sending; the link is **down** after
+  ``link_timeout`` without an intact frame (everything pending fails with :class:`LinkDown`)
+  and **up** again at the next intact frame.
+- A bad frame is a counted, logged event (``stats``), answered ``NAK CORRUPT`` (rate-limited)
+  so the device retransmits at once. Nothing the device sends can raise out of here.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import deque
+from dataclasses import dataclass, field
+
+from firmware_bridge.errors import (
+    DeviceError,
+    LinkDown,
+    LinkTimeout,
+    LocalProtocolError,
+    MessageError,
+    Rejected,
+    RemoteProtocolError,
+    RequestFailed,
+)
+from firmware_bridge.framing import IDLE_GAP, Frame, FrameDecoder, Garbage, encode_frame
+from firmware_bridge.messages import (
+    EVENTS,
+    PROTOCOL_VERSION,
+    REPLY_OF,
+    REQUESTS,
+    Ack,
+    DealRequest,
+    ErrorReply,
+    IdentifyReply,
+    IdentifyRequest,
+    Message,
+    Nak,
+    NakCode,
+    Ping,
+    Pong,
+    ReinsertRequest,
+    ResetRequest,
+    ShuffleRequest,
+    UnknownMessageType,
+    decode_message,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LinkTiming:
+    """Host timing, in seconds (defaults = docs/protocol.md sec. 2)."""
+
+    rto_initial: float = 0.2
+    rto_floor: float = 0.05
+    rto_ceiling: float = 1.0
+    max_retransmits: int = 6
+    poll_interval: float = 0.5
+    heartbeat_interval: float = 1.0
+    link_timeout: float = 3.0
+    idle_gap: float = IDLE_GAP
+    corrupt_nak_interval: float = 0.05
+    max_queued: int = 32
+    ceilings: dict[int, float] = field(
+        default_factory=lambda: {
+            DealRequest.TYPE: 30.0,
+            ReinsertRequest.TYPE: 30.0,
+            ShuffleRequest.TYPE: 120.0,
+            ResetRequest.TYPE: 60.0,
+        }
+    )
+    default_ceiling: float = 5.0
+
+    def ceiling(self, msg_type: int) -> float:
+        return self.ceilings.get(msg_type, self.default_ceiling)
+
+
+# --- events the session emits ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Completed:
+    handle: int
+    request: Message
+    reply: Message
+
+
+@dataclass(frozen=True)
+class Failed:
+    handle: int
+    request: Message
+    error: RequestFailed
+
+
+@dataclass(frozen=True)
+class DeviceEvent:
+    """An unsolicited message from the device: FaultEvent or CardEvent."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class LinkUp:
+    pass
+
+
+@dataclass(frozen=True)
+class LinkDownEvent:
+    reason: str
+
+
+@dataclass(frozen=True)
+class DeviceRebooted:
+    old_boot_id: int
+    new_boot_id: int
+
+
+SessionEvent = Completed | Failed | DeviceEvent | LinkUp | LinkDownEvent | DeviceRebooted
+
+
+@dataclass
+class _Pending:
+    handle: int
+    request: Message
+    frame: bytes = b""
+    seq: int = 0
+    first_sent: float = 0.0
+    sent_at: float = 0.0
+    deadline: float = 0.0
+    retransmits: int = 0
+    acked: bool = False
+    fast_retransmitted: bool = False
+
+
+class RttEstimator:
+    """RFC 6298 retransmission timeout with a floor and a ceiling."""
+
+    def __init__(self, timing: LinkTiming) -> None:
+        self.timing = timing
+        self.srtt: float | None = None
+        self.rttvar = 0.0
+
+    def sample(self, rtt: float) -> None:
+        if self.srtt is None:
+            self.srtt, self.rttvar = rtt, rtt / 2
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+
+    @property
+    def rto(self) -> float:
+        t = self.timing
+        raw = t.rto_initial if self.srtt is None else self.srtt + 4 * self.rttvar
+        return min(max(raw, t.rto_floor), t.rto_ceiling)
+
+
+class HostSession:
+    """One host end of a shuffler link. Create one per host process; after a transport is
+    re-opened call :meth:`connection_made` and keep the same session (same nonce), so that
+    the device's duplicate memory survives a reconnect (protocol sec. 2.3)."""
+
+    def __init__(self, timing: LinkTiming | None = None, nonce: int | None = None) -> None:
+        self.timing = timing or LinkTiming()
+        self.nonce = random.SystemRandom().getrandbits(32) if nonce is None else nonce
+        self.rtt = RttEstimator(self.timing)
+        self.decoder = FrameDecoder()
+        self.link_up = False
+        self.connected = False
+        self.boot_id: int | None = None
+        self.identity: IdentifyReply | None = None
+        self.stats = {
+            "bad_frames": 0, "retransmits": 0, "stale_replies": 0, "duplicate_events": 0,
+            "undecodable": 0,
+        }  # fmt: skip
+        self._queue: deque[_Pending] = deque()
+        self._in_flight: _Pending | None = None
+        self._next_handle = 1
+        self._seq = 0
+        self._ping_seq = 0
+        self._last_event_seq: int | None = None
+        self._out = bytearray()
+        self._events: deque[SessionEvent] = deque()
+        self._last_rx = 0.0
+        self._last_rx_bytes = 0.0
+        self._last_tx = 0.0
+        self._last_corrupt_nak = float("-inf")
+
+    # --- API --------------------------------------------------------------------------------
+
+    def identify_request(self) -> IdentifyRequest:
+        return IdentifyRequest(PROTOCOL_VERSION, self.nonce)
+
+    def connection_made(self, now: float) -> None:
+        """A transport is open: start the silence clock and probe the device with PING."""
+        self.connected = True
+        self.decoder = FrameDecoder()
+        self._last_rx = self._last_rx_bytes = now
+        self._ping(now)
+
+    def connection_lost(self, now: float, reason: str = "transport closed") -> None:
+        self.connected = False
+        self._out.clear()
+        self._go_down(reason)
+
+    def submit(self, request: Message, now: float) -> int:
+        """Queue a request; returns its handle. The outcome is a Completed/Failed event.
+        Raises :class:`LocalProtocolError` for a non-request or a full queue."""
+        if not isinstance(request, REQUESTS):
+            raise LocalProtocolError(f"{type(request).__name__} is not a request")
+        if len(self._queue) >= self.timing.max_queued:
+            raise LocalProtocolError(f"more than {self.timing.max_queued} requests queued")
+        pending = _Pending(self._next_handle, request)
+        self._next_handle += 1
+        if not self.connected or (not self.link_up and self._silent_for(now)):
+            self._fail(pending, LinkDown("the shuffler link is down"))
+        else:
+            self._queue.append(pending)
+            self._start_next(now)
+        return pending.handle
+
+    def receive_data(self, data: bytes, now: float) -> None:
+        self._last_rx_bytes = now
+        for ev in self.decoder.feed(data):
+            self._on_frame_event(ev, now)
+        self.poll(now)
+
+    def data_to_send(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def next_event(self) -> SessionEvent | None:
+        return self._events.popleft() if self._events else None
+
+    def poll(self, now: float) -> None:
+        t = self.timing
+        if self.decoder.buffered and now >= self._last_rx_bytes + t.idle_gap:
+            for ev in self.decoder.idle():
+                self._on_frame_event(ev, now)
+        if self.connected and self.link_up and now >= self._last_rx + t.link_timeout:
+            self._go_down(f"no frame from the shuffler for {t.link_timeout:g} s")
+        p = self._in_flight
+        if p is not None and now >= p.first_sent + t.ceiling(p.request.TYPE):
+            limit = t.ceiling(p.request.TYPE)
+            error = LinkTimeout(f"{type(p.request).__name__} not done after {limit:g} s")
+            self._finish_failed(error, now)
+        elif p is not None and now >= p.deadline:
+            self._retransmit(p, now)
+        if self.connected and now >= self._last_tx + t.heartbeat_interval:
+            self._ping(now)
+
+    def next_deadline(self) -> float | None:
+        if not self.connected:
+            return None
+        t = self.timing
+        times = [self._last_tx + t.heartbeat_interval]
+        if self.link_up:
+            times.append(self._last_rx + t.link_timeout)
+        if self.decoder.buffered:
+            times.append(self._last_rx_bytes + t.idle_gap)
+        p = self._in_flight
+        if p is not None:
+            times += [p.deadline, p.first_sent + t.ceiling(p.request.TYPE)]
+        return min(times)
+
+    @property
+    def busy(self) -> bool:
+        return self._in_flight is not None or bool(self._queue)
+
+    # --- sending ----------------------------------------------------------------------------
+
+    def _write(self, raw: bytes, now: float) -> None:
+        self._out += raw
+        self._last_tx = now
+
+    def _ping(self, now: float) -> None:
+        self._ping_seq = self._ping_seq % 255 + 1
+        self._write(encode_frame(self._ping_seq, Ping.TYPE), now)
+
+    def _start_next(self, now: float) -> None:
+        if self._in_flight is not None or not self._queue:
+            return
+        p = self._queue.popleft()
+        self._seq = self._seq % 255 + 1
+        p.seq = self._seq
+        p.frame = encode_frame(p.seq, p.request.TYPE, p.request.encode())
+        p.first_sent = p.sent_at = now
+        p.deadline = now + self.rtt.rto
+        self._in_flight = p
+        self._write(p.frame, now)
+
+    def _retransmit(self, p: _Pending, now: float) -> None:
+        if not p.acked:
+            if p.retransmits >= self.timing.max_retransmits:
+                error = LinkTimeout(
+                    f"no answer from the shuffler to {type(p.request).__name__} after "
+                    f"{p.retransmits} retransmissions"
+                )
+                return self._finish_failed(error, now)
+            p.retransmits += 1
+            rto = min(self.rtt.rto * 2**p.retransmits, self.timing.rto_ceiling)
+            p.deadline = now + rto
+        else:
+            p.deadline = now + self.timing.poll_interval
+        self.stats["retransmits"] += 1
+        p.sent_at = now
+        p.fast_retransmitted = False
+        self._write(p.frame, now)
+
+    # --- receiving --------------------------------------------------------------------------
+
+    def _on_frame_event(self, ev: Frame | Garbage, now: float) -> None:
+        if isinstance(ev, Garbage):
+            self.stats["bad_frames"] += 1
+            log.warning("shuffler link: discarded %d bytes (%s)", ev.nbytes, ev.reason)
+            if self.connected and now >= self._last_corrupt_nak + self.timing.corrupt_nak_interval:
+                self._last_corrupt_nak = now
+                self._write(encode_frame(0, Nak.TYPE, Nak(NakCode.CORRUPT).encode()), now)
+            return
+        self._last_rx = now
+        if not self.link_up:
+            self.link_up = True
+            self._events.append(LinkUp())
+        try:
+            msg = decode_message(ev.type, ev.payload)
+        except MessageError as exc:
+            return self._undecodable(ev, exc, now)
+        if isinstance(msg, Ack | Nak):
+            self._on_answer(ev.seq, msg, now)
+        elif isinstance(msg, Pong):
+            if self.boot_id is not None and msg.boot_id != self.boot_id:
+                self._events.append(DeviceRebooted(self.boot_id, msg.boot_id))
+            self.boot_id = msg.boot_id
+        elif isinstance(msg, EVENTS):
+            self._write(encode_frame(ev.seq, Ack.TYPE), now)
+            if ev.seq == self._last_event_seq:
+                self.stats["duplicate_events"] += 1
+            else:
+                self._last_event_seq = ev.seq
+                self._events.append(DeviceEvent(msg))
+        else:
+            self._on_reply(ev.seq, msg, now)
+
+    def _undecodable(self, ev: Frame, exc: MessageError, now: float) -> None:
+        self.stats["undecodable"] += 1
+        log.error("shuffler sent an undecodable %#04x frame: %s", ev.type, exc)
+        if ev.type in {cls.TYPE for cls in EVENTS}:
+            code = (
+                NakCode.UNKNOWN_TYPE if isinstance(exc, UnknownMessageType) else NakCode.BAD_PAYLOAD
+            )
+            self._write(encode_frame(ev.seq, Nak.TYPE, Nak(code).encode()), now)
+        p = self._in_flight
+        if p is not None and ev.seq == p.seq and ev.type in (REPLY_OF[p.request.TYPE], 0x7F):
+            error = RemoteProtocolError(f"malformed reply from the shuffler: {exc}")
+            self._finish_failed(error, now)
+
+    def _on_answer(self, seq: int, msg: Ack | Nak, now: float) -> None:
+        p = self._in_flight
+        if isinstance(msg, Nak) and msg.code == NakCode.CORRUPT:
+            if p is not None and not p.fast_retransmitted:
+                p.fast_retransmitted = True
+                self.stats["retransmits"] += 1
+                self._write(p.frame, now)
+            return
+        if p is None or seq != p.seq:
+            self.stats["stale_replies"] += 1
+            return
+        if isinstance(msg, Nak):
+            return self._finish_failed(Rejected(msg.code), now)
+        if not p.acked:
+            p.acked = True
+            self._rtt_sample(p, now)
+            p.deadline = now + self.timing.poll_interval
+
+    def _on_reply(self, seq: int, msg: Message, now: float) -> None:
+        p = self._in_flight
+        if p is None or seq != p.seq:
+            self.stats["stale_replies"] += 1
+            return
+        if isinstance(msg, ErrorReply):
+            return self._finish_failed(DeviceError(msg.code, msg.detail), now)
+        if REPLY_OF[p.request.TYPE] != msg.TYPE:
+            error = RemoteProtocolError(
+                f"the shuffler answered {type(p.request).__name__} with {type(msg).__name__}"
+            )
+            return self._finish_failed(error, now)
+        if not p.acked:
+            self._rtt_sample(p, now)
+        if isinstance(msg, IdentifyReply):
+            self.identity = msg
+            self.boot_id = msg.boot_id
+        self._in_flight = None
+        self._events.append(Completed(p.handle, p.request, msg))
+        self._start_next(now)
+
+    def _rtt_sample(self, p: _Pending, now: float) -> None:
+        if p.retransmits == 0 and not p.fast_retransmitted:  # Karn's rule
+            self.rtt.sample(now - p.sent_at)
+
+    # --- failure ----------------------------------------------------------------------------
+
+    def _fail(self, p: _Pending, error: RequestFailed) -> None:
+        log.warning("shuffler request %s failed: %s", type(p.request).__name__, error)
+        self._events.append(Failed(p.handle, p.request, error))
+
+    def _finish_failed(self, error: RequestFailed, now: float) -> None:
+        p = self._in_flight
+        assert p is not None
+        self._in_flight = None
+        self._fail(p, error)
+        if self.connected:
+            self._start_next(now)
+
+    def _silent_for(self, now: float) -> bool:
+        return now >= self._last_rx + self.timing.link_timeout
+
+    def _go_down(self, reason: str) -> None:
+        was_up = self.link_up
+        self.link_up = False
+        pending = ([self._in_flight] if self._in_flight else []) + list(self._queue)
+        self._in_flight = None
+        self._queue.clear()
+        for p in pending:
+            self._fail(p, LinkDown(f"shuffler link down: {reason}"))
+        if was_up:
+            log.error("shuffler link down: %s", reason)
+            self._events.append(LinkDownEvent(reason))
