@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "controller.cli.eval_cmd",
     "controller.cli.settle_cmd",
     "controller.cli.par_cmd",
+    "controller.cli.shuffler_cmd",
+    "controller.cli.emulator_cmd",
 ]
 
 

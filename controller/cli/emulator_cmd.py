@@ -1,0 +1,69 @@
+"""``croupier emulator --link PATH``: serve the reference shuffler firmware on a pty.
+
+PATH becomes a symlink to the pty, so the daemon or ``croupier shuffler --port PATH`` opens
+it like ``/dev/ttyUSB0``. ``--baud`` paces the output at that rate (a pty has no baud rate of
+its own), ``--control SOCKET`` opens the fault-injection channel (JSON lines; see
+firmware_bridge/emulator/control.py). Serves until SIGTERM or SIGINT, then removes PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import signal
+import sys
+import threading
+
+from controller.errors import CroupierError
+from firmware_bridge.emulator.control import ControlServer
+from firmware_bridge.emulator.firmware import DeviceFirmware
+from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
+from firmware_bridge.emulator.pty_runner import PtyEmulator
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("emulator", help="run the reference shuffler emulator on a pty")
+    p.add_argument("--link", required=True, metavar="PATH", help="symlink to create")
+    p.add_argument("--decks", type=int, default=1, help="1..8 (default 1)")
+    p.add_argument("--baud", type=int, default=115200, help="output pacing; 0 = none")
+    p.add_argument("--seed", type=int, help="deterministic shuffles (tests only)")
+    p.add_argument("--control", metavar="SOCKET", help="Unix socket for fault injection")
+    p.add_argument("--card-time", type=float, default=0.0, help="seconds per card dealt")
+    p.add_argument("--shuffle-time", type=float, default=0.0, help="seconds per shuffle")
+    p.add_argument("--no-recognition", action="store_true", help="a machine without a reader")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 1 <= args.decks <= 8:
+        raise CroupierError(f"--decks {args.decks}: a shuffler holds 1 to 8 decks")
+    seeded = args.seed is not None
+    machine = ShufflerMachine(
+        args.decks,
+        recognition=not args.no_recognition,
+        rng=random.Random(args.seed) if seeded else None,
+        timing=MachineTiming(per_card=args.card_time, shuffle=args.shuffle_time),
+    )
+    firmware = DeviceFirmware(machine, rng=random.Random(args.seed + 1) if seeded else None)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        emulator = PtyEmulator(firmware, args.link, baud=args.baud or None).start()
+    except OSError as exc:
+        raise CroupierError(f"cannot create {args.link}: {exc}") from exc
+    control = ControlServer(emulator, args.control).start() if args.control else None
+    print(
+        f"emulator: {args.link} -> {emulator.slave_path} ({args.decks} deck(s), "
+        f"{args.baud or 'unpaced'} baud{', control ' + args.control if control else ''})",
+        flush=True,
+    )
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        if control is not None:
+            control.stop()
+        emulator.stop()
+    print("emulator: stopped", file=sys.stderr)
+    return 0
