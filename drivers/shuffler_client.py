@@ -139,7 +139,8 @@ class ShufflerClient:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reconnect
         self.transport.close()
-        self.session.connection_lost(asyncio.get_running_loop().time(), "closed by the host")
+        now = asyncio.get_running_loop().time()
+        self.session.connection_lost(now, "closed by the host", expected=True)
         self._dispatch()
 
     async def __aenter__(self) -> ShufflerClient:

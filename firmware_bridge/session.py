@@ -212,10 +212,13 @@ class HostSession:
         self._last_rx = self._last_rx_bytes = now
         self._ping(now)
 
-    def connection_lost(self, now: float, reason: str = "transport closed") -> None:
+    def connection_lost(
+        self, now: float, reason: str = "transport closed", expected: bool = False
+    ) -> None:
+        """The transport is gone (``expected``: the host closed it on purpose)."""
         self.connected = False
         self._out.clear()
-        self._go_down(reason)
+        self._go_down(reason, logging.INFO if expected else logging.ERROR)
 
     def submit(self, request: Message, now: float) -> int:
         """Queue a request; returns its handle. The outcome is a Completed/Failed event.
@@ -429,7 +432,7 @@ class HostSession:
     def _silent_for(self, now: float) -> bool:
         return now >= self._last_rx + self.timing.link_timeout
 
-    def _go_down(self, reason: str) -> None:
+    def _go_down(self, reason: str, level: int = logging.ERROR) -> None:
         was_up = self.link_up
         self.link_up = False
         pending = ([self._in_flight] if self._in_flight else []) + list(self._queue)
@@ -438,5 +441,5 @@ class HostSession:
         for p in pending:
             self._fail(p, LinkDown(f"shuffler link down: {reason}"))
         if was_up:
-            log.error("shuffler link down: %s", reason)
+            log.log(level, "shuffler link down: %s", reason)
             self._events.append(LinkDownEvent(reason))

@@ -83,3 +83,29 @@ def test_bad_control_commands_change_nothing(req, why):
     reply = handle_command(host, req)
     assert not reply["ok"] and why in reply["error"]
     assert host.firmware.tx.faults.drop == 0  # validated before anything changed
+
+
+def test_udev_rule_names_the_default_port_and_usb_ids():
+    """The udev rule, the CLI default port and the USB IDs must agree."""
+    from pathlib import Path
+
+    from controller.cli.shuffler_cmd import DEFAULT_PORT
+    from firmware_bridge.emulator.usb_backend import DEFAULT_PID, DEFAULT_VID
+
+    rules = [
+        line
+        for line in (Path(__file__).parents[2] / "systemd/99-croupier-shuffler.rules")
+        .read_text()
+        .splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert len(rules) == 2
+    tty, usb = rules
+    assert f'SYMLINK+="{DEFAULT_PORT.removeprefix("/dev/")}"' in tty
+    assert 'GROUP="dialout"' in tty and 'MODE="0660"' in tty
+    assert f'ATTR{{idVendor}}=="{DEFAULT_VID:04x}"' in usb
+    assert f'ATTR{{idProduct}}=="{DEFAULT_PID:04x}"' in usb
+    assert 'GROUP="plugdev"' in usb and 'MODE="0660"' in usb
+    for rule in rules:  # every key is KEY==value, KEY+=value or KEY=value, comma-separated
+        for part in rule.split(", "):
+            assert any(op in part for op in ("==", "+=", "=")), part
