@@ -17,7 +17,7 @@ Wire kinds: ``u8 u16 u32`` big-endian integers; ``str8`` length-prefixed printab
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import ClassVar
 
@@ -607,7 +607,3 @@ def decode_message(msg_type: int, payload: bytes) -> Message:
     if cls is None:
         raise UnknownMessageType(f"unknown message type {msg_type:#04x}")
     return cls.decode(payload)
-
-
-def message_fields(msg: Message) -> dict[str, object]:
-    return {f.name: getattr(msg, f.name) for f in fields(msg)}  # type: ignore[arg-type]

@@ -44,6 +44,7 @@ from firmware_bridge.messages import (
     REQUESTS,
     Ack,
     DealRequest,
+    DeckCheckRequest,
     ErrorReply,
     IdentifyReply,
     IdentifyRequest,
@@ -79,6 +80,7 @@ class LinkTiming:
     ceilings: dict[int, float] = field(
         default_factory=lambda: {
             DealRequest.TYPE: 30.0,
+            DeckCheckRequest.TYPE: 120.0,
             ReinsertRequest.TYPE: 30.0,
             ShuffleRequest.TYPE: 120.0,
             ResetRequest.TYPE: 60.0,

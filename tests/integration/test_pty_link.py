@@ -56,21 +56,22 @@ def test_pyserial_speaks_to_the_emulator_through_the_symlink(emulator):
 
 
 def test_output_is_paced_at_the_baud_rate(tmp_path):
+    """At 9600 baud a reply cannot arrive before its bytes and the request's had time to
+    cross the wire (a lower bound: pacing can only make it later, never earlier)."""
     fw = DeviceFirmware(ShufflerMachine(1))
+    request = encode_frame(1, IdentifyRequest.TYPE, IdentifyRequest(1, 42).encode())
     with (
         PtyEmulator(fw, str(tmp_path / "slow"), baud=9600) as emu,
         serial.Serial(emu.link, timeout=3) as port,
     ):
-        request = encode_frame(1, IdentifyRequest.TYPE, IdentifyRequest(1, 42).encode())
+        decoder, received = FrameDecoder(), b""
         start = time.monotonic()
         port.write(request)
-        reply = port.read(7)  # the header and first bytes of the reply
-        while port.in_waiting or len(FrameDecoder().feed(reply)) == 0:
-            reply += port.read(max(1, port.in_waiting))
-            if FrameDecoder().feed(reply):
-                break
+        while not decoder.feed(chunk := port.read(max(1, port.in_waiting))):
+            received += chunk
+            assert chunk, "no reply"
         elapsed = time.monotonic() - start
-    floor = (len(request) + len(reply)) * 10 / 9600  # bytes cannot outrun the wire
+    floor = (len(request) + len(received) + len(chunk)) * 10 / 9600
     assert elapsed >= floor
 
 
