@@ -40,6 +40,7 @@ class SerialTransport:
         self.port = port
         self.baud = baud
         self._transport: asyncio.Transport | None = None
+        self._closing = False
 
     @property
     def description(self) -> str:
@@ -47,10 +48,10 @@ class SerialTransport:
 
     async def open(self, on_data: OnData, on_lost: OnLost) -> None:
         loop = asyncio.get_running_loop()
-        closing = False
+        self._closing = False
 
         def lost(exc: Exception | None) -> None:
-            if not closing:
+            if not self._closing:  # an intentional close() is not a lost device
                 on_lost(exc)
 
         try:
@@ -67,6 +68,7 @@ class SerialTransport:
             self._transport.write(data)
 
     def close(self) -> None:
+        self._closing = True
         if self._transport is not None:
             self._transport.close()
             self._transport = None

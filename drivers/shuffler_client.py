@@ -193,6 +193,8 @@ class ShufflerClient:
         self._flush()
 
     def _on_lost(self, exc: Exception | None) -> None:
+        if self._closed:
+            return
         now = asyncio.get_running_loop().time()
         reason = f"{self.transport.description} lost: {exc or 'closed'}"
         log.error("%s", reason)
