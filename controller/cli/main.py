@@ -23,6 +23,9 @@ COMMAND_MODULES = [
     "controller.cli.par_cmd",
     "controller.cli.shuffler_cmd",
     "controller.cli.emulator_cmd",
+    "controller.cli.meters_cmd",
+    "controller.cli.events_cmd",
+    "controller.cli.selfcheck_cmd",
 ]
 
 

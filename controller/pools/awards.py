@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from controller.paytable import FixedPerUnit, Odds, Pay, PoolPercent
 
@@ -173,3 +174,34 @@ def resolve_awards(
         for s in seats
     }
     return ProgressiveOutcome(awards, pool, current, paid, resets, jackpot_seats)
+
+
+def outcome_to_json(outcome: ProgressiveOutcome) -> dict[str, Any]:
+    """A JSON object :func:`outcome_from_json` reads back to an equal outcome (the ledger
+    stores and journals outcomes this way)."""
+    return {
+        "pool_before": outcome.pool_before,
+        "pool_after": outcome.pool_after,
+        "jackpot_paid": outcome.jackpot_paid,
+        "resets": outcome.resets,
+        "order": outcome.order,
+        "awards": {
+            str(a.seat): [a.stake, a.line, a.amount, a.from_pool, a.share, a.envy]
+            for a in outcome.awards.values()
+        },
+    }
+
+
+def outcome_from_json(data: dict[str, Any]) -> ProgressiveOutcome:
+    awards = {}
+    for seat_text, (stake, line, amount, from_pool, share, envy) in data["awards"].items():
+        seat = int(seat_text)
+        awards[seat] = SeatAward(seat, stake, line, amount, from_pool, share, envy)
+    return ProgressiveOutcome(
+        awards,
+        data["pool_before"],
+        data["pool_after"],
+        data["jackpot_paid"],
+        data["resets"],
+        list(data["order"]),
+    )

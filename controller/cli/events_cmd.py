@@ -1,0 +1,62 @@
+"""``croupier events``: the hash-chained event journal.
+
+- ``croupier events tail [-n N] [--kind KIND] [--db PATH]``: the last entries, oldest first;
+- ``croupier events verify [--db PATH]``: check the whole chain; names the first bad entry
+  (exit status 1).
+
+Both open the database read-only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from controller.cli.ledger_args import add_db_flag, db_path, reader
+from controller.cli.output import add_json_flag, print_json
+from controller.ledger.journal import verify_chain
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("events", help="the event journal: tail, verify")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    t = actions.add_parser("tail", help="the last journal entries")
+    t.add_argument("-n", type=int, default=20, help="how many entries (default 20)")
+    t.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
+    add_db_flag(t)
+    add_json_flag(t)
+    t.set_defaults(func=tail)
+
+    v = actions.add_parser("verify", help="check the journal's hash chain")
+    add_db_flag(v)
+    add_json_flag(v)
+    v.set_defaults(func=verify)
+
+
+def tail(args: argparse.Namespace) -> int:
+    with reader(args) as ledger:
+        entries = ledger.journal.tail(args.n, set(args.kind) if args.kind else None)
+    if args.json:
+        print_json([e.to_json() for e in entries])
+        return 0
+    for e in entries:
+        data = json.dumps(e.data, sort_keys=True, separators=(",", ":"))
+        print(f"{e.seq:>8}  {e.wall}  {e.kind:<18} {data}")
+    return 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    with reader(args) as ledger:
+        report = verify_chain(ledger.journal)
+    if args.json:
+        print_json({"ok": report.ok, "entries": report.entries, "first_bad": report.first_bad,
+                    "problems": report.problems})  # fmt: skip
+    else:
+        print(f"journal {db_path(args)}: {report.entries} entries checked")
+        for problem in report.problems:
+            print(f"PROBLEM: {problem}")
+        print(
+            "verify: OK" if report.ok else f"verify: FAILED (first bad entry: {report.first_bad})"
+        )
+    return 0 if report.ok else 1

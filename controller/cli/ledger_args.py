@@ -1,0 +1,48 @@
+"""Options and helpers the ledger command groups share (meters, events, selfcheck).
+
+They work on the database file directly: read-only commands never take the writer's lock, so
+they run beside the daemon or on a dead controller's SD card; commands that change the ledger
+(a technician's correction, clearing the self-check) take the lock and refuse while the daemon
+runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from controller.ledger.db import DEFAULT_PATH
+from controller.ledger.reader import LedgerReader
+from controller.ledger.store import Ledger
+
+
+def add_db_flag(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a sub-command's own --db must not reset one given before the sub-command
+    parser.add_argument(
+        "--db",
+        default=argparse.SUPPRESS,
+        metavar="PATH",
+        help=f"the ledger database (default {DEFAULT_PATH})",
+    )
+
+
+def db_path(args: argparse.Namespace) -> str:
+    return getattr(args, "db", str(DEFAULT_PATH))
+
+
+def add_technician_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--technician", required=True, help="who does it (journaled)")
+    parser.add_argument("--reason", required=True, help="why (journaled)")
+
+
+def reader(args: argparse.Namespace) -> LedgerReader:
+    return LedgerReader.open(db_path(args))
+
+
+def writer(args: argparse.Namespace) -> Ledger:
+    return Ledger.open(db_path(args), now=time.monotonic(), create=False)
+
+
+def amount(value: int) -> str:
+    """Minor units with thousands separators (the ledger has no currency exponent)."""
+    return f"{value:,}"

@@ -1,0 +1,176 @@
+"""``croupier meters``: progressive meters, hit history, verify, corrections (PRG-1..6).
+
+- ``croupier meters [--db PATH]``: every pool's meters and the self-check status (read-only);
+- ``croupier meters verify``: every invariant of the ledger (exit status 1 on a problem);
+- ``croupier meters hits [-n N] [--pool P]``: the hit history, newest first;
+- ``croupier meters correct POOL current|reserve VALUE --technician T --reason R``: a
+  technician's correction (takes the writer's lock: the daemon must be stopped);
+- ``croupier meters rebuild --technician T --reason R``: rewrite the pools from the journal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from controller.cli.ledger_args import (
+    add_db_flag,
+    add_technician_flags,
+    amount,
+    db_path,
+    reader,
+    writer,
+)
+from controller.cli.output import add_json_flag, print_json
+from controller.ledger.verify import verify_ledger
+from controller.pools.meters import CORRECTABLE
+
+# The meters shown to people, with their labels, in the order regulators read them.
+SHOWN = (
+    ("current", "amount displayed"),
+    ("stakes_in", "qualifying stakes in"),
+    ("rounds", "rounds"),
+    ("contributions", "contributions"),
+    ("reserve", "reserve (hidden)"),
+    ("reserve_contributions", "reserve contributions"),
+    ("overflow", "overflow to reserve (cap)"),
+    ("hits", "jackpot hits"),
+    ("won_from_pool", "won from the pool"),
+    ("won_fixed", "won on fixed lines (house)"),
+    ("envy_paid", "envy bonuses (house)"),
+    ("voids", "rounds voided"),
+    ("stakes_returned", "stakes returned"),
+    ("seeded_house", "seeds funded by the house"),
+    ("seeded_reserve", "seeds funded by the reserve"),
+    ("corrections", "technician corrections"),
+    ("cycle", "cycle (resets)"),
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("meters", help="progressive meters, hit history and ledger checks")
+    add_db_flag(p)
+    add_json_flag(p)
+    p.set_defaults(func=show)
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+
+    v = actions.add_parser("verify", help="check every invariant of the ledger")
+    add_db_flag(v)
+    add_json_flag(v)
+    v.set_defaults(func=verify)
+
+    h = actions.add_parser("hits", help="the hit history, newest first")
+    add_db_flag(h)
+    add_json_flag(h)
+    h.add_argument("-n", type=int, default=100, help="how many hits (default 100)")
+    h.add_argument("--pool", help="only this pool")
+    h.set_defaults(func=hits)
+
+    c = actions.add_parser("correct", help="a technician sets a pool's amount or reserve")
+    c.add_argument("pool")
+    c.add_argument("meter", choices=CORRECTABLE)
+    c.add_argument("value", type=int, help="the new value, minor units")
+    add_technician_flags(c)
+    add_db_flag(c)
+    add_json_flag(c)
+    c.set_defaults(func=correct)
+
+    r = actions.add_parser("rebuild", help="rewrite every pool's meters from the journal")
+    add_technician_flags(r)
+    add_db_flag(r)
+    add_json_flag(r)
+    r.set_defaults(func=rebuild)
+
+
+def show(args: argparse.Namespace) -> int:
+    with reader(args) as ledger:
+        pools = ledger.meters()
+        status = ledger.selfcheck_status()
+        rounds = ledger.round_counts()
+    if args.json:
+        print_json({"pools": pools, "rounds": rounds, "selfcheck": status.to_json()})
+        return 0
+    print(f"ledger {db_path(args)}")
+    state = "OK" if status.table_may_open else "FAILED: the table stays closed"
+    print(f"self-check: {state}")
+    for failure in status.failures[:5]:
+        print(f"  {failure}")
+    print("rounds: " + (", ".join(f"{n} {s}" for s, n in sorted(rounds.items())) or "none"))
+    if not pools:
+        print("no pools")
+    for pool in pools:
+        m = pool["meters"]
+        cap = amount(pool["cap"]) if pool["cap"] is not None else "none"
+        print(
+            f"\npool {pool['pool']} (bet {pool['bet']}, seed {amount(pool['seed'])}, "
+            f"rate {pool['contribution_rate']}, reserve rate {pool['reserve_rate']}, cap {cap})"
+        )
+        for key, label in SHOWN:
+            print(f"  {label:<30} {amount(m[key]):>15}")
+        print(f"  {'fraction carried (units)':<30} {m['carry']:>15}")
+        for problem in pool["problems"]:
+            print(f"  PROBLEM: {problem}")
+    return 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    with reader(args) as ledger:
+        report = verify_ledger(ledger)
+    seconds = round(time.perf_counter() - started, 3)
+    if args.json:
+        print_json({"ok": report.ok, "problems": report.problems, **report.stats,
+                    "seconds": seconds})  # fmt: skip
+    else:
+        rounds = ", ".join(f"{n} {s}" for s, n in sorted(report.stats.get("rounds", {}).items()))
+        print(f"ledger {db_path(args)}: {report.stats.get('entries', 0)} journal entries, rounds: "
+              f"{rounds or 'none'} ({seconds} s)")  # fmt: skip
+        for problem in report.problems:
+            print(f"PROBLEM: {problem}")
+        print("verify: OK" if report.ok else f"verify: {len(report.problems)} problem(s)")
+    return 0 if report.ok else 1
+
+
+def hits(args: argparse.Namespace) -> int:
+    with reader(args) as ledger:
+        records = ledger.hits(args.pool, args.n)
+    if args.json:
+        print_json([h.to_json() for h in records])
+        return 0
+    if not records:
+        print("no hits")
+    for h in records:
+        extra = "".join(
+            f" {label} {amount(v)}" for label, v in (("share", h.share), ("envy", h.envy)) if v
+        )
+        print(
+            f"{h.wall}  {h.pool}  round {h.round_id}  seat {h.seat}  {h.line or '-'}  "
+            f"{amount(h.amount)} (pool {amount(h.from_pool)}){extra}  {h.hand or ''}".rstrip()
+        )
+    return 0
+
+
+def correct(args: argparse.Namespace) -> int:
+    with writer(args) as ledger:
+        state = ledger.correct_meter(
+            args.pool, args.meter, args.value, time.monotonic(),
+            technician=args.technician, reason=args.reason,
+        )  # fmt: skip
+    if args.json:
+        print_json(state.to_row())
+    else:
+        print(f"pool {args.pool}: {args.meter} set to {amount(args.value)} (journaled)")
+    return 0
+
+
+def rebuild(args: argparse.Namespace) -> int:
+    with writer(args) as ledger:
+        pools = ledger.rebuild_pools(
+            time.monotonic(), technician=args.technician, reason=args.reason
+        )
+    if args.json:
+        print_json({name: state.to_row() for name, state in pools.items()})
+    else:
+        for name, state in pools.items():
+            print(f"pool {name}: rebuilt from the journal, displays {amount(state.current)}")
+    return 0

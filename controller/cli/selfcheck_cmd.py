@@ -1,0 +1,117 @@
+"""``croupier selfcheck``: the power-up self-check (see controller/ledger/selfcheck.py).
+
+- ``croupier selfcheck manifest [--output PATH]``: hash the installed software (run at build
+  or install time; ``make manifest`` does it for the venv);
+- ``croupier selfcheck status [--db PATH]``: the persisted status the daemon consults;
+- ``croupier selfcheck run [--db PATH] [--manifest PATH | --no-software] [--full]``: run the
+  checks now and report (read-only: records nothing);
+- ``croupier selfcheck clear --technician T --reason R [--accept-rows]``: clear a failed
+  self-check once its cause is fixed (takes the writer's lock; journaled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from controller.cli.ledger_args import add_db_flag, add_technician_flags, reader, writer
+from controller.cli.output import add_json_flag, print_json
+from controller.ledger import selfcheck
+from controller.ledger.journal import wall_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("selfcheck", help="power-up self-check: manifest, status, run, clear")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    m = actions.add_parser("manifest", help="hash the installed software into the manifest")
+    m.add_argument("--output", type=Path, help="where (default: the manifest path below)")
+    add_json_flag(m)
+    m.set_defaults(func=manifest)
+
+    s = actions.add_parser("status", help="the persisted self-check status")
+    add_db_flag(s)
+    add_json_flag(s)
+    s.set_defaults(func=status)
+
+    r = actions.add_parser("run", help="run the checks now and report (records nothing)")
+    _add_check_flags(r)
+    r.add_argument("--full", action="store_true", help="also verify every row and the journal")
+    r.set_defaults(func=run)
+
+    c = actions.add_parser("clear", help="clear a failed self-check (technician, journaled)")
+    _add_check_flags(c)
+    add_technician_flags(c)
+    c.add_argument(
+        "--accept-rows",
+        action="store_true",
+        help="accept rows with a bad checksum as they are now (their content is journaled)",
+    )
+    c.set_defaults(func=clear)
+
+
+def _add_check_flags(parser: argparse.ArgumentParser) -> None:
+    add_db_flag(parser)
+    add_json_flag(parser)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--manifest",
+        type=Path,
+        help=f"the software manifest (default {selfcheck.default_manifest_path()})",
+    )
+    group.add_argument("--no-software", action="store_true", help="skip the software check")
+
+
+def _manifest(args: argparse.Namespace) -> Path | None:
+    if args.no_software:
+        return None
+    return args.manifest or selfcheck.default_manifest_path()
+
+
+def manifest(args: argparse.Namespace) -> int:
+    path = args.output or selfcheck.default_manifest_path()
+    made = selfcheck.make_manifest(path, wall_text(time.time()))
+    if args.json:
+        print_json({"path": str(path), "files": len(made["files"]), "version": made["version"]})
+    else:
+        print(f"{path}: {len(made['files'])} files hashed (croupier {made['version']})")
+    return 0
+
+
+def status(args: argparse.Namespace) -> int:
+    with reader(args) as ledger:
+        current = ledger.selfcheck_status()
+    if args.json:
+        print_json(current.to_json())
+    else:
+        verdict = "OK" if current.table_may_open else "FAILED: the table stays closed"
+        print(f"self-check {verdict} (since {current.since}, journal entry {current.seq})")
+        for failure in current.failures:
+            print(f"  {failure}")
+    return 0 if current.table_may_open else 1
+
+
+def run(args: argparse.Namespace) -> int:
+    with reader(args) as ledger:
+        failures = selfcheck.run_checks(ledger, _manifest(args), full=args.full)
+    if args.json:
+        print_json({"ok": not failures, "failures": [f.text for f in failures]})
+    else:
+        for failure in failures:
+            print(f"FAIL [{failure.kind}] {failure.text}")
+        print("self-check: OK" if not failures else f"self-check: {len(failures)} failure(s)")
+    return 0 if not failures else 1
+
+
+def clear(args: argparse.Namespace) -> int:
+    with writer(args) as ledger:
+        cleared = selfcheck.clear(
+            ledger, time.monotonic(), technician=args.technician, reason=args.reason,
+            manifest=_manifest(args), accept_rows=args.accept_rows,
+        )  # fmt: skip
+    if args.json:
+        print_json(cleared.to_json())
+    else:
+        print(f"self-check cleared by {args.technician} (journal entry {cleared.seq})")
+    return 0

@@ -1,0 +1,1 @@
+"""The ledger: money events, meters, hit history and the hash-chained journal in SQLite."""
