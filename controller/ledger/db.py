@@ -283,7 +283,9 @@ def open_reader(path: Path) -> Database:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version != SCHEMA_VERSION:
         db.close()
-        hint = " (open it once with the daemon to migrate it)" if version else ""
+        if version == 0:
+            raise LedgerVersionError(f"{path} is not a croupier ledger (it has no schema)")
+        hint = " (open it once with the daemon to migrate it)" if version < SCHEMA_VERSION else ""
         raise LedgerVersionError(
             f"{path} has schema version {version}; this software reads version "
             f"{SCHEMA_VERSION}{hint}"

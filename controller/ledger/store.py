@@ -138,11 +138,8 @@ class Ledger(LedgerView):
 
     @contextlib.contextmanager
     def _event(self, doing: str, now: float, *, when_closed: bool = False) -> Iterator[None]:
-        if self._failures is not None and not when_closed:
-            raise TableClosedError(
-                f"{doing}: refused, the self-check failed ({self._failures[0]}); a technician "
-                "must clear it (croupier selfcheck clear)"
-            )
+        if not when_closed:
+            self._refuse_when_closed(doing)
         outermost = not self.db.in_transaction
         try:
             with self.db.transaction(doing):
@@ -153,6 +150,14 @@ class Ledger(LedgerView):
             if outermost:
                 self.record_selfcheck_failure([str(exc)], now)
             raise
+
+    def _refuse_when_closed(self, doing: str) -> None:
+        if self._failures is not None:
+            raise TableClosedError(
+                f"{doing}: refused, the self-check failed "
+                f"({'; '.join(self._failures[:1]) or 'no reason recorded'}); a technician "
+                "must clear it (croupier selfcheck clear)"
+            )
 
     def open_round(
         self, round_id: str, stakes: Mapping[Any, Mapping[str, int]], now: float
@@ -473,7 +478,9 @@ class Ledger(LedgerView):
 
     def recover(self, now: float) -> list[RoundVoided]:
         """Void every round a crash left open (MD-S2: a malfunction voids all hands), each in
-        its own transaction; returns them so the daemon can announce them."""
+        its own transaction; returns them so the daemon can announce them. Refused
+        (TableClosedError) while the self-check has failed: rows it would change may be bad."""
+        self._refuse_when_closed("recovering open rounds")
         return [
             self.void_round(rid, now, rule=RECOVERY_RULE, cause=RECOVERY_CAUSE)
             for rid in self.open_round_ids()

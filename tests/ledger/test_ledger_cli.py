@@ -1,0 +1,117 @@
+"""The technician CLI on a ledger file: meters, hits, events, self-check, corrections."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from ledger_fixtures import FakeWall, uth_pool
+
+from controller.cli.main import main
+from controller.ledger.store import Ledger
+
+
+@pytest.fixture
+def db(db_path):
+    with Ledger.open(db_path, now=0.0, wall_clock=FakeWall()) as ledger:
+        ledger.configure_pool(uth_pool(), 0.0)
+        ledger.open_round("r1", {1: {"progressive": 100}, 2: {"progressive": 100}}, 1.0)
+        ledger.settle_round("r1", 2.0, hits={"uth": {2: "full-house"}}, hands={2: "Qs Qd Qh 9c 9d"})
+        ledger.open_round("r2", {1: {"progressive": 100}}, 3.0)
+    return str(db_path)
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_meters_json_and_human(db, capsys):
+    data = run_json(capsys, "meters", "--db", db)
+    (pool,) = data["pools"]
+    assert pool["meters"]["current"] == 500_045 and pool["meters"]["won_fixed"] == 1000
+    assert data["rounds"] == {"open": 1, "settled": 1}
+    assert data["selfcheck"]["table_may_open"] is True
+    assert main(["meters", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "amount displayed" in out and "500,045" in out and "self-check: OK" in out
+
+
+def test_db_given_before_the_action_is_kept(db, capsys):
+    assert run_json(capsys, "meters", "--db", db, "verify")["ok"] is True
+
+
+def test_hits_and_events(db, capsys):
+    (hit,) = run_json(capsys, "meters", "hits", "--db", db)
+    assert (hit["seat"], hit["line"], hit["amount"], hit["hand"]) == (
+        2, "full-house", 1000, "Qs Qd Qh 9c 9d",
+    )  # fmt: skip
+    entries = run_json(capsys, "events", "tail", "--db", db, "-n", "2")
+    assert [e["kind"] for e in entries] == ["round.settled", "round.opened"]
+    only = run_json(capsys, "events", "tail", "--db", db, "--kind", "pool.created")
+    assert [e["seq"] for e in only] == [2]
+    verdict = run_json(capsys, "events", "verify", "--db", db)
+    assert verdict == {"ok": True, "entries": 5, "first_bad": None, "problems": []}
+
+
+def test_verify_reports_the_counts(db, capsys):
+    data = run_json(capsys, "meters", "verify", "--db", db)
+    assert data["ok"] and data["entries"] == 5 and data["pools"] == {"uth": 500_045}
+
+
+def test_correction_and_rebuild_take_the_writer_lock(db, capsys):
+    argv = ["meters", "correct", "uth", "reserve", "250", "--db", db,
+            "--technician", "T-4", "--reason", "opening float"]  # fmt: skip
+    assert main(argv) == 2
+    assert "round r2 is open on pool uth" in capsys.readouterr().err
+    with Ledger.open(db, now=0.0) as ledger:
+        ledger.recover(1.0)
+    corrected = run_json(capsys, *argv)
+    assert corrected["reserve"] == 250 and corrected["reserve_corrections"] == 250
+    rebuilt = run_json(
+        capsys, "meters", "rebuild", "--db", db, "--technician", "T-4", "--reason", "check"
+    )
+    assert rebuilt["uth"]["reserve"] == 250
+
+
+def test_selfcheck_commands(db, capsys, tmp_path):
+    manifest = tmp_path / "m.json"
+    made = run_json(capsys, "selfcheck", "manifest", "--output", str(manifest))
+    assert made["files"] > 10
+    assert run_json(capsys, "selfcheck", "run", "--db", db, "--manifest", str(manifest))["ok"]
+    full = run_json(capsys, "selfcheck", "run", "--db", db, "--no-software", "--full")
+    assert full == {"ok": True, "failures": []}
+    assert main(["selfcheck", "run", "--db", db, "--manifest", str(tmp_path / "none")]) == 1
+    assert "FAIL [software]" in capsys.readouterr().out
+    assert run_json(capsys, "selfcheck", "status", "--db", db)["state"] == "ok"
+    cleared = run_json(
+        capsys, "selfcheck", "clear", "--db", db, "--no-software",
+        "--technician", "T-5", "--reason", "routine",
+    )  # fmt: skip
+    assert cleared["table_may_open"]
+
+
+def test_errors_are_one_line_with_status_2(db, tmp_path, capsys):
+    assert main(["meters", "--db", str(tmp_path / "none.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no ledger at" in err
+    assert main(["meters", "correct", "nope", "current", "1", "--db", db,
+                 "--technician", "T", "--reason", "r"]) == 2  # fmt: skip
+    assert "no pool 'nope'" in capsys.readouterr().err
+
+
+def test_a_writer_command_is_refused_while_the_daemon_holds_the_ledger(db):
+    with Ledger.open(db, now=0.0):
+        result = subprocess.run(
+            [sys.executable, "-m", "controller.cli.main", "meters", "rebuild", "--db", db,
+             "--technician", "T", "--reason", "r"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert result.returncode == 2
+        assert "open for writing by another process" in result.stderr
+        assert result.stderr.count("\n") == 1
+        reading = subprocess.run(
+            [sys.executable, "-m", "controller.cli.main", "meters", "verify", "--db", db],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert reading.returncode == 0, reading.stderr
