@@ -64,7 +64,7 @@ def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
 
 def seal(table: str, values: Sequence[Any]) -> str:
     """The checksum of a sealed row: SHA-256 over the table name and the values in order."""
-    text = "\x1e".join([table, *("\x00" if v is None else repr(v) for v in values)])
+    text = table + "\x1e" + "\x1e".join(map(repr, values))  # repr: None != 'None'
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -76,6 +76,7 @@ class Database:
         self.path = path
         self.readonly = readonly
         self._depth = 0
+        self.rollbacks = 0  # counts failed transactions, so caches of this writer can tell
         self._lock_fd: int | None = None
         self._upserts: dict[str, str] = {}
         self._cleanup: Path | None = None
@@ -108,6 +109,7 @@ class Database:
             yield
             self._execute("COMMIT", doing)
         except BaseException:
+            self.rollbacks += 1
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             raise

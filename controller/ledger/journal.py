@@ -62,8 +62,12 @@ def wall_text(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds")
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(data: dict[str, Any]) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The one JSON spelling of a value (sorted keys, no spaces) that hashes are taken over."""
+    return _CANONICAL.encode(data)
 
 
 def entry_hash(prev_hash: str, seq: int, kind: str, mono: float, wall: str, data: str) -> str:
@@ -109,6 +113,9 @@ class Journal:
     def __init__(self, db: Database, wall_clock: Callable[[], float]) -> None:
         self.db = db
         self.wall_clock = wall_clock
+        # (rollbacks seen, seq, hash) of the last entry this writer appended: saves a query
+        # per entry; any rollback since invalidates it
+        self._last: tuple[int, int, str] | None = None
 
     def append(self, kind: str, data: dict[str, Any], now: float) -> Entry:
         """Journal an event durably (joining the caller's transaction if one is open).
@@ -133,10 +140,13 @@ class Journal:
         wall = wall_text(self.wall_clock())
         mono = float(now)
         with self.db.transaction(f"journaling {kind}"):
-            last = self.db.execute(
-                "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
-            ).fetchone()
-            seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+            if self._last is not None and self._last[0] == self.db.rollbacks:
+                seq, prev = self._last[1] + 1, self._last[2]
+            else:
+                last = self.db.execute(
+                    "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
+                ).fetchone()
+                seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
             digest = entry_hash(prev, seq, kind, mono, wall, text)
             self.db.execute(
                 f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -147,6 +157,7 @@ class Journal:
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (f"{seq} {digest}",),
             )
+            self._last = (self.db.rollbacks, seq, digest)
         return Entry(seq, kind, mono, wall, json.loads(text), prev, digest)
 
     def tail(self, count: int, kinds: set[str] | None = None) -> list[Entry]:

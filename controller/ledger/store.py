@@ -40,42 +40,36 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.ledger import inputs
+from controller.ledger import inputs, rounds
 from controller.ledger.db import DEFAULT_PATH, Database, open_writer
 from controller.ledger.errors import (
-    BadRoundError,
     LedgerCorruptError,
     LedgerError,
     RoundConflictError,
     RoundStateError,
     TableClosedError,
 )
-from controller.ledger.journal import Journal, canonical, verify_chain
+from controller.ledger.journal import Entry, Journal, canonical, verify_chain
 from controller.ledger.reader import LedgerView, config_from_text
 from controller.ledger.records import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
     SelfCheckStatus,
-    Stakes,
     load_stakes,
     stakes_to_json,
 )
 from controller.ledger.schema import SCHEMA_VERSION, SEALED
 from controller.ledger.verify import replay_journal
-from controller.pools.awards import outcome_from_json, outcome_to_json
+from controller.pools.awards import outcome_from_json
 from controller.pools.config import PoolConfig, check_change
 from controller.pools.meters import (
     Contribution,
     PoolArithmeticError,
     PoolState,
     Reversal,
-    award,
-    contribute,
     correct,
     new_pool,
-    resolve,
-    reverse,
 )
 
 RECOVERY_RULE = "MD-S2"
@@ -89,6 +83,7 @@ class Ledger(LedgerView):
         self.db = db
         self.journal = Journal(db, wall_clock)
         self._failures: list[str] | None = None
+        self._config_texts: dict[str, tuple[PoolConfig, str]] = {}  # name -> as last read
 
     @classmethod
     def open(
@@ -171,47 +166,18 @@ class Ledger(LedgerView):
                 if load_stakes(existing["stakes"]) != clean:
                     raise RoundConflictError(f"round {rid} was already opened with other stakes")
                 return self._opened(existing)
-            fed: dict[str, tuple[PoolConfig, PoolState, Contribution, dict[int, int]]] = {}
-            for config, state in self._pools_for_change():
-                seats = {s: w[config.bet] for s, w in clean.items() if config.bet in w}
-                if seats:
-                    after, contribution = contribute(state, config, sum(seats.values()))
-                    fed[config.name] = (config, after, contribution, seats)
-            pools_json = {
-                name: {**c.to_json(), "current": st.current} for name, (_, st, c, _) in fed.items()
-            }
-            entry = self.journal.write(
-                "round.opened",
-                {"round": rid, "stakes": stakes_to_json(clean), "pools": pools_json},
-                now,
-            )
-            self.db.put(
-                "rounds",
-                {
-                    "round_id": rid, "state": "open", "stakes": canonical(stakes_to_json(clean)),
-                    "staked": sum(sum(w.values()) for w in clean.values()),
-                    "opened_mono": float(now), "opened_wall": entry.wall, "open_seq": entry.seq,
-                    "closed_mono": None, "closed_wall": None, "close_seq": None, "rule": None,
-                    "cause": None, "paid": None, "paid_total": None,
-                },
-            )  # fmt: skip
-            for name, (config, after, _, seats) in fed.items():
-                self.db.put(
-                    "round_pools",
-                    {
-                        "round_id": rid, "pool": name, "stakes": canonical(_seat_keys(seats)),
-                        "contribution": canonical(pools_json[name]), "reversal": None,
-                        "outcome": None,
-                    },
-                )  # fmt: skip
-                self._put_pool(config, after, entry.seq)
+            fed = rounds.contributions(clean, self._pools_for_change())
+            data = rounds.opened_data(rid, clean, fed)
+            entry = self.journal.write("round.opened", data, now)
+            round_row, pool_rows = rounds.opened_rows(rid, clean, fed, data, entry)
+            self.db.put("rounds", round_row)
+            for row in pool_rows:
+                self.db.put("round_pools", row)
+            self._put_pools(fed, entry.seq)
         return RoundOpened(
-            rid,
-            clean,
-            {name: c for name, (_, _, c, _) in fed.items()},
-            {name: st.current for name, (_, st, _, _) in fed.items()},
-            entry.seq,
-        )
+            rid, clean, {name: m.move for name, m in fed.items()},
+            {name: m.after.current for name, m in fed.items()}, entry.seq,
+        )  # fmt: skip
 
     def void_round(self, round_id: str, now: float, *, rule: str, cause: str) -> RoundVoided:
         """Void a round (a misdeal, MD-*): return every stake, reverse every contribution."""
@@ -224,17 +190,14 @@ class Ledger(LedgerView):
                 return self._voided(row)
             if row["state"] == "settled":
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
-            reversed_: dict[str, tuple[PoolConfig, PoolState, Reversal, dict[str, Any]]] = {}
-            for rp in self.db.select("round_pools", "round_id = ?", (rid,)):
-                config, state = self._pool_for_change(rp["pool"])
-                contribution = Contribution.from_json(json.loads(rp["contribution"]))
-                after, reversal = reverse(state, contribution)
-                reversed_[rp["pool"]] = (config, after, reversal, rp)
+            pool_rows = self.db.select("round_pools", "round_id = ?", (rid,))
+            moved = rounds.reversals(
+                (*self._pool_for_change(rp["pool"]),
+                 Contribution.from_json(json.loads(rp["contribution"])))
+                for rp in pool_rows
+            )  # fmt: skip
             returned = load_stakes(row["stakes"])
-            pools_json = {
-                name: {**r.to_json(), "current": st.current}
-                for name, (_, st, r, _) in reversed_.items()
-            }
+            pools_json = {name: m.to_json() for name, m in moved.items()}
             entry = self.journal.write(
                 "round.voided",
                 {
@@ -243,15 +206,15 @@ class Ledger(LedgerView):
                 },
                 now,
             )  # fmt: skip
-            self._close_round(row, "voided", entry, now, returned, rule=rule, cause=cause)
-            for name, (config, after, _, rp) in reversed_.items():
-                self.db.put("round_pools", {**rp, "reversal": canonical(pools_json[name])})
-                self._put_pool(config, after, entry.seq)
+            self.db.put(
+                "rounds", rounds.closed_round_row(row, "voided", entry, returned, rule, cause)
+            )
+            for rp in pool_rows:
+                self.db.put("round_pools", {**rp, "reversal": canonical(pools_json[rp["pool"]])})
+            self._put_pools(moved, entry.seq)
         return RoundVoided(
-            rid, rule, cause, returned,
-            {name: r for name, (_, _, r, _) in reversed_.items()},
-            {name: st.current for name, (_, st, _, _) in reversed_.items()},
-            entry.seq,
+            rid, rule, cause, returned, {name: m.move for name, m in moved.items()},
+            {name: m.after.current for name, m in moved.items()}, entry.seq,
         )  # fmt: skip
 
     def settle_round(
@@ -275,8 +238,8 @@ class Ledger(LedgerView):
         seat_hands = inputs.hands(hands)
         table_paid = inputs.seat_wagers(payouts or {}, f"round {rid} payouts", positive=False)
         request = {
-            "hits": {pool: _seat_keys(seats) for pool, seats in sorted(lines.items())},
-            "hands": _seat_keys(seat_hands),
+            "hits": {pool: rounds.seat_keys(seats) for pool, seats in sorted(lines.items())},
+            "hands": rounds.seat_keys(seat_hands),
             "payouts": stakes_to_json(table_paid),
         }
         with self._event(f"settling round {rid}", now):
@@ -285,97 +248,40 @@ class Ledger(LedgerView):
                 return self._settled_again(row, request)
             if row["state"] == "voided":
                 raise RoundStateError(f"round {rid} was voided ({row['rule']}): nothing to settle")
-            settled = self._resolve_pools(rid, lines)
-            paid = self._payouts(rid, load_stakes(row["stakes"]), table_paid, settled)
-            pools_json = {
-                name: {**outcome_to_json(o), "current": st.current}
-                for name, (_, st, o, _) in settled.items()
-            }
+            pool_rows = self.db.select("round_pools", "round_id = ?", (rid,))
+            settled = rounds.awards(
+                rid,
+                lines,
+                (
+                    (*self._pool_for_change(rp["pool"]),
+                     {int(s): v for s, v in json.loads(rp["stakes"]).items()})
+                    for rp in pool_rows
+                ),
+            )  # fmt: skip
+            paid = rounds.payouts(rid, load_stakes(row["stakes"]), table_paid, settled)
+            pools_json = {name: m.to_json() for name, m in settled.items()}
             entry = self.journal.write(
                 "round.settled", {"round": rid, **request, "pools": pools_json}, now
             )
-            self._close_round(row, "settled", entry, now, paid)
-            for name, (config, after, outcome, rp) in settled.items():
-                self.db.put("round_pools", {**rp, "outcome": canonical(pools_json[name])})
-                self._put_pool(config, after, entry.seq)
-                self._record_hits(rid, config, after, outcome, seat_hands, entry, now)
+            self.db.put("rounds", rounds.closed_round_row(row, "settled", entry, paid))
+            for rp in pool_rows:
+                self.db.put("round_pools", {**rp, "outcome": canonical(pools_json[rp["pool"]])})
+            self._put_pools(settled, entry.seq)
+            for move in settled.values():
+                self._record_hits(rid, move, seat_hands, entry)
         return RoundSettled(
-            rid,
-            {name: o for name, (_, _, o, _) in settled.items()},
-            paid,
-            {name: st.current for name, (_, st, _, _) in settled.items()},
-            entry.seq,
-        )
-
-    def _resolve_pools(
-        self, rid: str, lines: dict[str, dict[int, str]]
-    ) -> dict[str, tuple[PoolConfig, PoolState, Any, dict[str, Any]]]:
-        settled = {}
-        for rp in self.db.select("round_pools", "round_id = ?", (rid,)):
-            name = rp["pool"]
-            config, state = self._pool_for_change(name)
-            stakes = {int(s): v for s, v in json.loads(rp["stakes"]).items()}
-            if name not in lines:
-                raise BadRoundError(
-                    f"round {rid}: no hits given for pool {name} (give {{}} when no seat hit)"
-                )
-            strangers = sorted(set(lines[name]) - set(stakes))
-            if strangers:
-                raise BadRoundError(f"round {rid}: seats {strangers} have no stake on pool {name}")
-            try:
-                outcome = resolve(state, config, {s: lines[name].get(s) for s in stakes}, stakes)
-            except KeyError as exc:
-                raise BadRoundError(f"round {rid}: {exc.args[0]}") from None
-            settled[name] = (config, award(state, config, outcome), outcome, rp)
-        unstaked = sorted(set(lines) - set(settled))
-        if unstaked:
-            raise BadRoundError(f"round {rid} has no stake on pool(s) {', '.join(unstaked)}")
-        return settled
-
-    @staticmethod
-    def _payouts(
-        rid: str, stakes: Stakes, table_paid: Stakes, settled: dict[str, tuple[Any, ...]]
-    ) -> Stakes:
-        pool_bets = {config.bet for config, *_ in settled.values()}
-        expected = {(s, w) for s, ws in stakes.items() for w in ws if w not in pool_bets}
-        given = {(s, w) for s, ws in table_paid.items() for w in ws}
-        if given != expected:
-            missing = sorted(expected - given)
-            extra = sorted(given - expected)
-            raise BadRoundError(
-                f"round {rid}: payouts must name every staked table wager "
-                f"(missing {missing or 'none'}, not staked {extra or 'none'})"
-            )
-        paid: Stakes = {s: dict(ws) for s, ws in table_paid.items()}
-        for config, _, outcome, _ in settled.values():
-            for seat, a in outcome.awards.items():
-                seat_paid = paid.setdefault(seat, {})
-                seat_paid[config.bet] = a.amount
-                if a.share:
-                    seat_paid[f"{config.bet}-share"] = a.share
-                if a.envy:
-                    seat_paid[f"{config.bet}-envy"] = a.envy
-        return paid
+            rid, {name: m.move for name, m in settled.items()},
+            paid, {name: m.after.current for name, m in settled.items()}, entry.seq,
+        )  # fmt: skip
 
     def _record_hits(
-        self, rid: str, config: PoolConfig, state: PoolState, outcome: Any,
-        hands: dict[int, str], entry: Any, now: float,
-    ) -> None:  # fmt: skip
-        next_id = self.db.execute("SELECT coalesce(max(hit_id), 0) + 1 FROM hits").fetchone()[0]
-        for seat, a in sorted(outcome.awards.items()):
-            if not (a.amount or a.share or a.envy):
-                continue
-            self.db.put(
-                "hits",
-                {
-                    "hit_id": next_id, "pool": config.name, "round_id": rid, "seat": seat,
-                    "line": a.line, "hand": hands.get(seat), "stake": a.stake,
-                    "amount": a.amount, "from_pool": a.from_pool, "share": a.share,
-                    "envy": a.envy, "cycle": state.cycle, "mono": float(now),
-                    "wall": entry.wall, "seq": entry.seq,
-                },
-            )  # fmt: skip
-            next_id += 1
+        self, rid: str, move: rounds.PoolMove, hands: dict[int, str], entry: Entry
+    ) -> None:
+        rows = rounds.hit_rows(0, rid, move, hands, entry)
+        if rows:
+            first = self.db.execute("SELECT coalesce(max(hit_id), 0) + 1 FROM hits").fetchone()[0]
+            for n, row in enumerate(rows):
+                self.db.put("hits", {**row, "hit_id": first + n})
 
     def correct_meter(
         self, pool: str, meter: str, value: int, now: float, *, technician: str, reason: str
@@ -540,23 +446,32 @@ class Ledger(LedgerView):
 
     # -- rows -----------------------------------------------------------------------------------
 
+    def _pool_from_row(self, row: dict[str, Any]) -> tuple[PoolConfig, PoolState]:
+        config = config_from_text(row["config"])
+        self._config_texts[config.name] = (config, row["config"])
+        return config, PoolState.from_row(row)
+
     def _pools_for_change(self) -> list[tuple[PoolConfig, PoolState]]:
-        return [
-            (config_from_text(row["config"]), PoolState.from_row(row))
-            for row in self.db.select("pools", "1 ORDER BY name")
-        ]
+        return [self._pool_from_row(row) for row in self.db.select("pools", "1 ORDER BY name")]
 
     def _pool_for_change(self, name: str) -> tuple[PoolConfig, PoolState]:
         row = self.db.get("pools", (name,))
         if row is None:
             raise LedgerError(f"no pool {name!r} in {self.db.path}")
-        return config_from_text(row["config"]), PoolState.from_row(row)
+        return self._pool_from_row(row)
+
+    def _put_pools(self, moves: dict[str, rounds.PoolMove], seq: int) -> None:
+        for move in moves.values():
+            self._put_pool(move.config, move.after, seq)
 
     def _put_pool(
         self, config: PoolConfig, state: PoolState, seq: int, text: str | None = None
     ) -> None:
+        if text is None:
+            known = self._config_texts.get(config.name)
+            text = known[1] if known and known[0] is config else canonical(config.to_json())
         row = state.to_row()
-        row["config"] = text or canonical(config.to_json())
+        row["config"] = text
         row["seq"] = seq
         self.db.put("pools", row)
 
@@ -574,20 +489,6 @@ class Ledger(LedgerView):
         ).fetchone()
         if row:
             raise RoundStateError(f"round {row[0]} is open on pool {pool}: {doing} between rounds")
-
-    def _close_round(
-        self, row: dict[str, Any], state: str, entry: Any, now: float, paid: Stakes,
-        *, rule: str | None = None, cause: str | None = None,
-    ) -> None:  # fmt: skip
-        self.db.put(
-            "rounds",
-            {
-                **row, "state": state, "closed_mono": float(now), "closed_wall": entry.wall,
-                "close_seq": entry.seq, "rule": rule, "cause": cause,
-                "paid": canonical(stakes_to_json(paid)),
-                "paid_total": sum(sum(w.values()) for w in paid.values()),
-            },
-        )  # fmt: skip
 
     # -- results of events already recorded (idempotent retries) -------------------------------
 
@@ -632,7 +533,3 @@ class Ledger(LedgerView):
             row["close_seq"],
             retried=True,
         )
-
-
-def _seat_keys(values: Mapping[int, Any]) -> dict[str, Any]:
-    return {str(seat): v for seat, v in sorted(values.items())}

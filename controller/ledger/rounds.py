@@ -1,0 +1,188 @@
+"""What each round event writes: its journal data and its rows, computed purely.
+
+The ledger (``store.py``) reads the rows an event needs, calls these functions and writes
+what they return in one transaction; the benchmark's bulk generator (``bench/ledger.py``)
+calls the same functions to write a realistic ledger of a million rounds without a commit per
+event. Every amount comes from ``controller.pools``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.ledger.errors import BadRoundError
+from controller.ledger.journal import Entry, canonical
+from controller.ledger.records import Stakes, stakes_to_json
+from controller.pools.awards import ProgressiveOutcome, outcome_to_json
+from controller.pools.config import PoolConfig
+from controller.pools.meters import (
+    Contribution,
+    PoolState,
+    Reversal,
+    award,
+    contribute,
+    resolve,
+    reverse,
+)
+
+
+@dataclass(frozen=True)
+class PoolMove:
+    """One pool's part of a round event: the pool after it and what moved."""
+
+    config: PoolConfig
+    after: PoolState
+    move: Contribution | Reversal | ProgressiveOutcome
+    seats: dict[int, int]  # the round's qualifying stakes on this pool, by seat
+
+    def to_json(self) -> dict[str, Any]:
+        moved = (
+            outcome_to_json(self.move)
+            if isinstance(self.move, ProgressiveOutcome)
+            else self.move.to_json()
+        )
+        return {**moved, "current": self.after.current}
+
+
+def seat_keys(values: Mapping[int, Any]) -> dict[str, Any]:
+    return {str(seat): v for seat, v in sorted(values.items())}
+
+
+# -- opening ----------------------------------------------------------------------------------
+
+
+def contributions(
+    stakes: Stakes, pools: Iterable[tuple[PoolConfig, PoolState]]
+) -> dict[str, PoolMove]:
+    """Each pool's contribution from the round's qualifying stakes (PRG-1)."""
+    fed = {}
+    for config, state in pools:
+        seats = {s: w[config.bet] for s, w in stakes.items() if config.bet in w}
+        if seats:
+            after, contribution = contribute(state, config, sum(seats.values()))
+            fed[config.name] = PoolMove(config, after, contribution, seats)
+    return fed
+
+
+def opened_data(rid: str, stakes: Stakes, fed: dict[str, PoolMove]) -> dict[str, Any]:
+    pools = {name: m.to_json() for name, m in fed.items()}
+    return {"round": rid, "stakes": stakes_to_json(stakes), "pools": pools}
+
+
+def opened_rows(
+    rid: str, stakes: Stakes, fed: dict[str, PoolMove], data: dict[str, Any], entry: Entry
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The round row (open) and its pool rows."""
+    round_row = {
+        "round_id": rid, "state": "open", "stakes": canonical(stakes_to_json(stakes)),
+        "staked": sum(sum(w.values()) for w in stakes.values()),
+        "opened_mono": entry.mono, "opened_wall": entry.wall, "open_seq": entry.seq,
+        "closed_mono": None, "closed_wall": None, "close_seq": None, "rule": None,
+        "cause": None, "paid": None, "paid_total": None,
+    }  # fmt: skip
+    pool_rows = []
+    for name, m in fed.items():
+        row = {
+            "round_id": rid, "pool": name, "stakes": canonical(seat_keys(m.seats)),
+            "contribution": canonical(data["pools"][name]), "reversal": None, "outcome": None,
+        }  # fmt: skip
+        pool_rows.append(row)
+    return round_row, pool_rows
+
+
+# -- closing ----------------------------------------------------------------------------------
+
+
+def reversals(moves: Iterable[tuple[PoolConfig, PoolState, Contribution]]) -> dict[str, PoolMove]:
+    """Each pool's contribution of a voided round, taken back (MD)."""
+    result = {}
+    for config, state, contribution in moves:
+        after, reversal = reverse(state, contribution)
+        result[config.name] = PoolMove(config, after, reversal, {})
+    return result
+
+
+def awards(
+    rid: str,
+    lines: dict[str, dict[int, str]],
+    pools: Iterable[tuple[PoolConfig, PoolState, dict[int, int]]],
+) -> dict[str, PoolMove]:
+    """Each pool's awards for the round (PRG-2..5, CH-8, CH-9), on the pool as it stands."""
+    settled = {}
+    for config, state, stakes in pools:
+        name = config.name
+        if name not in lines:
+            raise BadRoundError(
+                f"round {rid}: no hits given for pool {name} (give {{}} when no seat hit)"
+            )
+        strangers = sorted(set(lines[name]) - set(stakes))
+        if strangers:
+            raise BadRoundError(f"round {rid}: seats {strangers} have no stake on pool {name}")
+        try:
+            outcome = resolve(state, config, {s: lines[name].get(s) for s in stakes}, stakes)
+        except KeyError as exc:
+            raise BadRoundError(f"round {rid}: {exc.args[0]}") from None
+        settled[name] = PoolMove(config, award(state, config, outcome), outcome, stakes)
+    unstaked = sorted(set(lines) - set(settled))
+    if unstaked:
+        raise BadRoundError(f"round {rid} has no stake on pool(s) {', '.join(unstaked)}")
+    return settled
+
+
+def payouts(rid: str, stakes: Stakes, table_paid: Stakes, settled: dict[str, PoolMove]) -> Stakes:
+    """What each seat is paid per wager: the table wagers as given (every one staked must be
+    given), the progressive awards, shares and envy as resolved."""
+    pool_bets = {m.config.bet for m in settled.values()}
+    expected = {(s, w) for s, ws in stakes.items() for w in ws if w not in pool_bets}
+    given = {(s, w) for s, ws in table_paid.items() for w in ws}
+    if given != expected:
+        missing = sorted(expected - given)
+        extra = sorted(given - expected)
+        raise BadRoundError(
+            f"round {rid}: payouts must name every staked table wager "
+            f"(missing {missing or 'none'}, not staked {extra or 'none'})"
+        )
+    paid: Stakes = {s: dict(ws) for s, ws in table_paid.items()}
+    for m in settled.values():
+        bet = m.config.bet
+        for seat, a in m.move.awards.items():
+            seat_paid = paid.setdefault(seat, {})
+            seat_paid[bet] = a.amount
+            if a.share:
+                seat_paid[f"{bet}-share"] = a.share
+            if a.envy:
+                seat_paid[f"{bet}-envy"] = a.envy
+    return paid
+
+
+def closed_round_row(
+    row: dict[str, Any], state: str, entry: Entry, paid: Stakes,
+    rule: str | None = None, cause: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    return {
+        **row, "state": state, "closed_mono": entry.mono, "closed_wall": entry.wall,
+        "close_seq": entry.seq, "rule": rule, "cause": cause,
+        "paid": canonical(stakes_to_json(paid)),
+        "paid_total": sum(sum(w.values()) for w in paid.values()),
+    }  # fmt: skip
+
+
+def hit_rows(
+    first_id: int, rid: str, move: PoolMove, hands: dict[int, str], entry: Entry
+) -> list[dict[str, Any]]:
+    """The hit history rows of a settled round on one pool: every seat paid anything by the
+    progressive (its own line, a share of the jackpot, an envy bonus)."""
+    outcome: ProgressiveOutcome = move.move
+    winners = [(s, a) for s, a in sorted(outcome.awards.items()) if a.amount or a.share or a.envy]
+    rows = []
+    for n, (seat, a) in enumerate(winners):
+        row = {
+            "hit_id": first_id + n, "pool": move.config.name, "round_id": rid, "seat": seat,
+            "line": a.line, "hand": hands.get(seat), "stake": a.stake, "amount": a.amount,
+            "from_pool": a.from_pool, "share": a.share, "envy": a.envy,
+            "cycle": move.after.cycle, "mono": entry.mono, "wall": entry.wall, "seq": entry.seq,
+        }  # fmt: skip
+        rows.append(row)
+    return rows
