@@ -12,26 +12,18 @@ from __future__ import annotations
 import argparse
 import json
 
-from controller.cli.ledger_args import add_db_flag, db_path, reader
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.ledger_args import add_action, db_path, reader
+from controller.cli.output import print_json
 from controller.ledger.journal import verify_chain
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("events", help="the event journal: tail, verify")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    t = actions.add_parser("tail", help="the last journal entries")
+    t = add_action(actions, "tail", "the last journal entries", tail)
     t.add_argument("-n", type=int, default=20, help="how many entries (default 20)")
     t.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
-    add_db_flag(t)
-    add_json_flag(t)
-    t.set_defaults(func=tail)
-
-    v = actions.add_parser("verify", help="check the journal's hash chain")
-    add_db_flag(v)
-    add_json_flag(v)
-    v.set_defaults(func=verify)
+    add_action(actions, "verify", "check the journal's hash chain", verify)
 
 
 def tail(args: argparse.Namespace) -> int:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
+from controller.cli.output import add_json_flag
 from controller.ledger.db import DEFAULT_PATH
 from controller.ledger.reader import LedgerReader
 from controller.ledger.store import Ledger
@@ -28,6 +30,18 @@ def add_db_flag(parser: argparse.ArgumentParser) -> None:
 
 def db_path(args: argparse.Namespace) -> str:
     return getattr(args, "db", str(DEFAULT_PATH))
+
+
+def add_action(
+    actions: argparse._SubParsersAction, name: str, help: str, func: Callable, *, db: bool = True
+) -> argparse.ArgumentParser:
+    """A sub-command with --json (and --db unless ``db`` is false) running ``func``."""
+    parser = actions.add_parser(name, help=help)
+    if db:
+        add_db_flag(parser)
+    add_json_flag(parser)
+    parser.set_defaults(func=func)
+    return parser
 
 
 def add_technician_flags(parser: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ import argparse
 import time
 
 from controller.cli.ledger_args import (
+    add_action,
     add_db_flag,
     add_technician_flags,
     amount,
@@ -53,33 +54,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(func=show)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
-
-    v = actions.add_parser("verify", help="check every invariant of the ledger")
-    add_db_flag(v)
-    add_json_flag(v)
-    v.set_defaults(func=verify)
-
-    h = actions.add_parser("hits", help="the hit history, newest first")
-    add_db_flag(h)
-    add_json_flag(h)
+    add_action(actions, "verify", "check every invariant of the ledger", verify)
+    h = add_action(actions, "hits", "the hit history, newest first", hits)
     h.add_argument("-n", type=int, default=100, help="how many hits (default 100)")
     h.add_argument("--pool", help="only this pool")
-    h.set_defaults(func=hits)
-
-    c = actions.add_parser("correct", help="a technician sets a pool's amount or reserve")
+    c = add_action(actions, "correct", "a technician sets a pool's amount or reserve", correct)
     c.add_argument("pool")
     c.add_argument("meter", choices=CORRECTABLE)
     c.add_argument("value", type=int, help="the new value, minor units")
     add_technician_flags(c)
-    add_db_flag(c)
-    add_json_flag(c)
-    c.set_defaults(func=correct)
-
-    r = actions.add_parser("rebuild", help="rewrite every pool's meters from the journal")
+    r = add_action(actions, "rebuild", "rewrite every pool's meters from the journal", rebuild)
     add_technician_flags(r)
-    add_db_flag(r)
-    add_json_flag(r)
-    r.set_defaults(func=rebuild)
 
 
 def show(args: argparse.Namespace) -> int:

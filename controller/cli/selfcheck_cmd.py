@@ -15,8 +15,8 @@ import argparse
 import time
 from pathlib import Path
 
-from controller.cli.ledger_args import add_db_flag, add_technician_flags, reader, writer
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
+from controller.cli.output import print_json
 from controller.ledger import selfcheck
 from controller.ledger.journal import wall_text
 
@@ -24,36 +24,23 @@ from controller.ledger.journal import wall_text
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("selfcheck", help="power-up self-check: manifest, status, run, clear")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    m = actions.add_parser("manifest", help="hash the installed software into the manifest")
+    m = add_action(actions, "manifest", "hash the installed software", manifest, db=False)
     m.add_argument("--output", type=Path, help="where (default: the manifest path below)")
-    add_json_flag(m)
-    m.set_defaults(func=manifest)
-
-    s = actions.add_parser("status", help="the persisted self-check status")
-    add_db_flag(s)
-    add_json_flag(s)
-    s.set_defaults(func=status)
-
-    r = actions.add_parser("run", help="run the checks now and report (records nothing)")
-    _add_check_flags(r)
+    add_action(actions, "status", "the persisted self-check status", status)
+    r = add_action(actions, "run", "run the checks now and report (records nothing)", run)
+    _add_manifest_flags(r)
     r.add_argument("--full", action="store_true", help="also verify every row and the journal")
-    r.set_defaults(func=run)
-
-    c = actions.add_parser("clear", help="clear a failed self-check (technician, journaled)")
-    _add_check_flags(c)
+    c = add_action(actions, "clear", "clear a failed self-check (technician, journaled)", clear)
+    _add_manifest_flags(c)
     add_technician_flags(c)
     c.add_argument(
         "--accept-rows",
         action="store_true",
         help="accept rows with a bad checksum as they are now (their content is journaled)",
     )
-    c.set_defaults(func=clear)
 
 
-def _add_check_flags(parser: argparse.ArgumentParser) -> None:
-    add_db_flag(parser)
-    add_json_flag(parser)
+def _add_manifest_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--manifest",

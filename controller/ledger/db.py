@@ -22,7 +22,6 @@ with a technician's message (:func:`translate`); disk full is :class:`LedgerFull
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import os
@@ -93,28 +92,14 @@ class Database:
     def in_transaction(self) -> bool:
         return self._depth > 0
 
-    @contextlib.contextmanager
-    def transaction(self, doing: str) -> Iterator[None]:
+    def transaction(self, doing: str) -> Transaction:
         """One atomic, durable unit; nested calls join the outermost one."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self._depth = 1
-        try:
-            self._execute("BEGIN IMMEDIATE", doing)
-            yield
-            self._execute("COMMIT", doing)
-        except BaseException:
-            self.rollbacks += 1
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            raise
-        finally:
-            self._depth = 0
+        return Transaction(self, doing)
+
+    def _rollback(self) -> None:
+        self.rollbacks += 1
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def _execute(self, sql: str, doing: str) -> None:
         try:
@@ -180,6 +165,41 @@ class Database:
         for row in cursor:
             if seal(table, row[:-1]) != row[-1]:
                 yield tuple(row[: len(keys)])
+
+
+class Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ROLLBACK on any exception; an inner one joins the
+    outermost (a class, not a generator: it runs twice per money event)."""
+
+    __slots__ = ("db", "doing")
+
+    def __init__(self, db: Database, doing: str) -> None:
+        self.db = db
+        self.doing = doing
+
+    def __enter__(self) -> None:
+        db = self.db
+        db._depth += 1
+        if db._depth == 1:
+            try:
+                db._execute("BEGIN IMMEDIATE", self.doing)
+            except BaseException:
+                db._depth = 0
+                raise
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        db = self.db
+        db._depth -= 1
+        if db._depth:
+            return
+        try:
+            if kind is None:
+                db._execute("COMMIT", self.doing)
+                return
+        except BaseException:
+            db._rollback()
+            raise
+        db._rollback()
 
 
 def _connect(target: str, path: Path, *, uri: bool = False) -> sqlite3.Connection:

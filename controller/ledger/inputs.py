@@ -54,6 +54,7 @@ def seat_wagers(data: Mapping[Any, Mapping[str, int]], what: str, *, positive: b
     """Stakes (``positive``) or payouts: seat -> wager -> amount."""
     if not isinstance(data, Mapping):
         raise BadRoundError(f"{what} must map seats to wagers")
+    low = 1 if positive else 0
     result: Stakes = {}
     for raw_seat, wagers in data.items():
         s = seat(raw_seat)
@@ -61,12 +62,12 @@ def seat_wagers(data: Mapping[Any, Mapping[str, int]], what: str, *, positive: b
             raise BadRoundError(f"{what}: seat {s} is given twice")
         if not isinstance(wagers, Mapping):
             raise BadRoundError(f"{what}: seat {s} must map wager names to amounts")
-        result[s] = {
-            text(w, f"{what}: a wager name of seat {s}"): amount(
-                v, f"{what} seat {s} {w}", positive=positive
-            )
-            for w, v in wagers.items()
-        }
+        for w, v in wagers.items():  # messages are built only for a bad value (hot path)
+            if not isinstance(w, str) or not w.strip():
+                text(w, f"{what}: a wager name of seat {s}")
+            if type(v) is not int or v < low:
+                amount(v, f"{what} seat {s} {w}", positive=positive)
+        result[s] = dict(wagers)
     return result
 
 

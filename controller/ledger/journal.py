@@ -56,6 +56,11 @@ LEDGER_KINDS = frozenset(
     }
 )
 _COLUMNS = "seq, kind, mono, wall, data, prev_hash, hash"
+INSERT_ENTRY = f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+UPSERT_HEAD = (
+    "INSERT INTO meta (key, value) VALUES ('journal_head', ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
 
 
 def wall_text(timestamp: float) -> str:
@@ -95,6 +100,21 @@ class Entry:
             "seq": self.seq, "kind": self.kind, "now": self.mono, "wall": self.wall,
             "data": self.data, "hash": self.hash,
         }  # fmt: skip
+
+    def row(self, text: str) -> tuple[Any, ...]:
+        """The journal row, ``text`` being the canonical JSON of ``data``."""
+        return (self.seq, self.kind, self.mono, self.wall, text, self.prev_hash, self.hash)
+
+
+def chained(
+    last: tuple[int, str], kind: str, data: dict[str, Any], text: str, mono: float, wall: str
+) -> Entry:
+    """The entry that follows ``last`` (its sequence number and hash); ``text`` is
+    ``canonical(data)``."""
+    seq = last[0] + 1
+    return Entry(
+        seq, kind, mono, wall, data, last[1], entry_hash(last[1], seq, kind, mono, wall, text)
+    )
 
 
 @dataclass(frozen=True)
@@ -138,27 +158,18 @@ class Journal:
         except (TypeError, ValueError) as exc:
             raise LedgerError(f"journal data for {kind} is not JSON: {exc}") from None
         wall = wall_text(self.wall_clock())
-        mono = float(now)
         with self.db.transaction(f"journaling {kind}"):
             if self._last is not None and self._last[0] == self.db.rollbacks:
-                seq, prev = self._last[1] + 1, self._last[2]
+                last = self._last[1:]
             else:
                 last = self.db.execute(
                     "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
-                ).fetchone()
-                seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
-            digest = entry_hash(prev, seq, kind, mono, wall, text)
-            self.db.execute(
-                f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (seq, kind, mono, wall, text, prev, digest),
-            )
-            self.db.execute(
-                "INSERT INTO meta (key, value) VALUES ('journal_head', ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (f"{seq} {digest}",),
-            )
-            self._last = (self.db.rollbacks, seq, digest)
-        return Entry(seq, kind, mono, wall, json.loads(text), prev, digest)
+                ).fetchone() or (0, GENESIS)
+            entry = chained(last, kind, data, text, float(now), wall)
+            self.db.execute(INSERT_ENTRY, entry.row(text))
+            self.db.execute(UPSERT_HEAD, (f"{entry.seq} {entry.hash}",))
+            self._last = (self.db.rollbacks, entry.seq, entry.hash)
+        return entry
 
     def tail(self, count: int, kinds: set[str] | None = None) -> list[Entry]:
         """The last ``count`` entries (of the given kinds), oldest first."""

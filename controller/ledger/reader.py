@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from controller.ledger.db import DEFAULT_PATH, Database, open_reader
 from controller.ledger.errors import LedgerError
@@ -44,6 +44,15 @@ def config_from_text(text: str) -> PoolConfig:
 class LedgerView:
     db: Database
     journal: Journal
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def pool_rows(self) -> list[dict[str, Any]]:
         cursor = self.db.execute(f"SELECT {', '.join(_POOL_COLUMNS)} FROM pools ORDER BY name")
@@ -152,12 +161,3 @@ class LedgerReader(LedgerView):
     @classmethod
     def open(cls, path: Path = DEFAULT_PATH) -> LedgerReader:
         return cls(open_reader(Path(path)))
-
-    def close(self) -> None:
-        self.db.close()
-
-    def __enter__(self) -> LedgerReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -125,10 +125,35 @@ def awards(
         except KeyError as exc:
             raise BadRoundError(f"round {rid}: {exc.args[0]}") from None
         settled[name] = PoolMove(config, award(state, config, outcome), outcome, stakes)
-    unstaked = sorted(set(lines) - set(settled))
+    unstaked = sorted(name for name in set(lines) - set(settled) if lines[name])
     if unstaked:
-        raise BadRoundError(f"round {rid} has no stake on pool(s) {', '.join(unstaked)}")
+        raise BadRoundError(f"round {rid}: hits given for pool(s) {', '.join(unstaked)}, "
+                            "on which the round has no stake")  # fmt: skip
     return settled
+
+
+def voided_data(
+    rid: str, rule: str, cause: str, returned: Stakes, moved: dict[str, PoolMove]
+) -> dict[str, Any]:
+    return {
+        "round": rid, "rule": rule, "cause": cause, "returned": stakes_to_json(returned),
+        "pools": {name: m.to_json() for name, m in moved.items()},
+    }  # fmt: skip
+
+
+def settle_request(
+    lines: dict[str, dict[int, str]], hands: dict[int, str], table_paid: Stakes
+) -> dict[str, Any]:
+    """What the caller asked a settlement to record (a retry must ask the same)."""
+    return {
+        "hits": {pool: seat_keys(seats) for pool, seats in sorted(lines.items())},
+        "hands": seat_keys(hands),
+        "payouts": stakes_to_json(table_paid),
+    }
+
+
+def settled_data(rid: str, request: dict[str, Any], settled: dict[str, PoolMove]) -> dict[str, Any]:
+    return {"round": rid, **request, "pools": {n: m.to_json() for n, m in settled.items()}}
 
 
 def payouts(rid: str, stakes: Stakes, table_paid: Stakes, settled: dict[str, PoolMove]) -> Stakes:

@@ -57,7 +57,6 @@ from controller.ledger.records import (
     RoundVoided,
     SelfCheckStatus,
     load_stakes,
-    stakes_to_json,
 )
 from controller.ledger.schema import SCHEMA_VERSION, SEALED
 from controller.ledger.verify import replay_journal
@@ -115,15 +114,6 @@ class Ledger(LedgerView):
                 self._put_selfcheck("ok", [], entry.wall, entry.seq)
         status = self.selfcheck_status()
         self._failures = None if status.table_may_open else status.failures
-
-    def close(self) -> None:
-        self.db.close()
-
-    def __enter__(self) -> Ledger:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """Group several events and journal entries into one commit (all or nothing)."""
@@ -197,20 +187,14 @@ class Ledger(LedgerView):
                 for rp in pool_rows
             )  # fmt: skip
             returned = load_stakes(row["stakes"])
-            pools_json = {name: m.to_json() for name, m in moved.items()}
-            entry = self.journal.write(
-                "round.voided",
-                {
-                    "round": rid, "rule": rule, "cause": cause,
-                    "returned": stakes_to_json(returned), "pools": pools_json,
-                },
-                now,
-            )  # fmt: skip
+            data = rounds.voided_data(rid, rule, cause, returned, moved)
+            entry = self.journal.write("round.voided", data, now)
             self.db.put(
                 "rounds", rounds.closed_round_row(row, "voided", entry, returned, rule, cause)
             )
             for rp in pool_rows:
-                self.db.put("round_pools", {**rp, "reversal": canonical(pools_json[rp["pool"]])})
+                reversal = canonical(data["pools"][rp["pool"]])
+                self.db.put("round_pools", {**rp, "reversal": reversal})
             self._put_pools(moved, entry.seq)
         return RoundVoided(
             rid, rule, cause, returned, {name: m.move for name, m in moved.items()},
@@ -237,11 +221,7 @@ class Ledger(LedgerView):
         lines = inputs.pool_hits(hits)
         seat_hands = inputs.hands(hands)
         table_paid = inputs.seat_wagers(payouts or {}, f"round {rid} payouts", positive=False)
-        request = {
-            "hits": {pool: rounds.seat_keys(seats) for pool, seats in sorted(lines.items())},
-            "hands": rounds.seat_keys(seat_hands),
-            "payouts": stakes_to_json(table_paid),
-        }
+        request = rounds.settle_request(lines, seat_hands, table_paid)
         with self._event(f"settling round {rid}", now):
             row = self._round_for_change(rid)
             if row["state"] == "settled":
@@ -259,13 +239,12 @@ class Ledger(LedgerView):
                 ),
             )  # fmt: skip
             paid = rounds.payouts(rid, load_stakes(row["stakes"]), table_paid, settled)
-            pools_json = {name: m.to_json() for name, m in settled.items()}
-            entry = self.journal.write(
-                "round.settled", {"round": rid, **request, "pools": pools_json}, now
-            )
+            data = rounds.settled_data(rid, request, settled)
+            entry = self.journal.write("round.settled", data, now)
             self.db.put("rounds", rounds.closed_round_row(row, "settled", entry, paid))
             for rp in pool_rows:
-                self.db.put("round_pools", {**rp, "outcome": canonical(pools_json[rp["pool"]])})
+                outcome = canonical(data["pools"][rp["pool"]])
+                self.db.put("round_pools", {**rp, "outcome": outcome})
             self._put_pools(settled, entry.seq)
             for move in settled.values():
                 self._record_hits(rid, move, seat_hands, entry)

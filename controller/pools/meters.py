@@ -36,7 +36,7 @@ satisfy, at every instant (:func:`identity_problems`):
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from fractions import Fraction
 from math import gcd
 from typing import Any
@@ -117,6 +117,18 @@ class PoolState:
 METER_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(PoolState))
 
 
+def _evolve(state: PoolState, **changes: Any) -> PoolState:
+    """``dataclasses.replace`` without its per-field checks: a state changes on every money
+    event and replace() dominated the journal replay. The result is still a frozen PoolState;
+    only names of existing fields may change."""
+    unknown = changes.keys() - state.__dict__.keys()
+    if unknown:
+        raise TypeError(f"PoolState has no field {sorted(unknown)[0]!r}")
+    new = object.__new__(PoolState)
+    new.__dict__.update(state.__dict__, **changes)
+    return new
+
+
 @dataclass(frozen=True)
 class Contribution:
     """What one round's qualifying stake moved on one pool."""
@@ -179,7 +191,7 @@ def contribute(state: PoolState, config: PoolConfig, stake: int) -> tuple[PoolSt
     to_reserve, reserve_carry = state.reserve_carry.add(
         stake * reserve_rate.numerator, reserve_rate.denominator
     )
-    after = replace(
+    after = _evolve(
         state,
         current=state.current + to_current,
         carry=carry,
@@ -208,7 +220,7 @@ def reverse(state: PoolState, c: Contribution) -> tuple[PoolState, Reversal]:
         raise PoolArithmeticError(
             f"pool {state.name}: reversing this round would take the pool below zero"
         )
-    after = replace(
+    after = _evolve(
         state,
         current=state.current - from_current,
         carry=carry,
@@ -270,7 +282,7 @@ def award(state: PoolState, config: PoolConfig, outcome: ProgressiveOutcome) -> 
         from_reserve += funded
     seeded = outcome.resets * config.seed
     house_lines = sum(a.amount + a.share - a.from_pool for a in outcome.awards.values())
-    after = replace(
+    after = _evolve(
         state,
         current=outcome.pool_after,
         reserve=reserve,
@@ -282,7 +294,7 @@ def award(state: PoolState, config: PoolConfig, outcome: ProgressiveOutcome) -> 
         envy_paid=state.envy_paid + sum(a.envy for a in outcome.awards.values()),
     )
     if outcome.resets:
-        return replace(
+        return _evolve(
             after,
             cycle=state.cycle + outcome.resets,
             cycle_start=config.seed,
@@ -290,7 +302,7 @@ def award(state: PoolState, config: PoolConfig, outcome: ProgressiveOutcome) -> 
             cycle_won=config.seed - outcome.pool_after,
             cycle_corrections=0,
         )
-    return replace(after, cycle_won=state.cycle_won + outcome.jackpot_paid)
+    return _evolve(after, cycle_won=state.cycle_won + outcome.jackpot_paid)
 
 
 CORRECTABLE = ("current", "reserve")
@@ -305,10 +317,10 @@ def correct(state: PoolState, config: PoolConfig, meter: str, value: int) -> Poo
         raise PoolArithmeticError(f"{meter} cannot be negative")
     delta = value - getattr(state, meter)
     if meter == "reserve":
-        return replace(state, reserve=value, reserve_corrections=state.reserve_corrections + delta)
+        return _evolve(state, reserve=value, reserve_corrections=state.reserve_corrections + delta)
     if config.cap is not None and value > config.cap:
         raise PoolArithmeticError(f"{value} is above the pool's cap {config.cap}")
-    return replace(
+    return _evolve(
         state,
         current=value,
         corrections=state.corrections + delta,
