@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench clean
+.PHONY: demo test lint venv bench manifest clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# The software manifest the power-up self-check compares against (docs/ledger.md); run it
+# after installing, as an installer does.
+manifest: $(STAMP)
+	$(BIN)/croupier selfcheck manifest
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
