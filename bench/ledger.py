@@ -160,7 +160,7 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
                 moved = rounds.awards(
                     rid, lines, [(config, state, fed["uth"].seats)] if fed else []
                 )
-                request = rounds.settle_request(lines, {}, paid)
+                request = rounds.settle_request(lines, {}, paid, {})
                 data = rounds.settled_data(rid, request, moved)
                 closed = journal("round.settled", data, mono + 20)
                 all_paid = rounds.payouts(rid, stakes, paid, moved)

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from controller.games.results import RoundResult
 from controller.ledger.errors import BadRoundError
 from controller.ledger.journal import Entry, canonical
 from controller.ledger.records import Stakes, stakes_to_json
@@ -26,6 +27,8 @@ from controller.pools.meters import (
     resolve,
     reverse,
 )
+
+ENVY, SHARE = "envy", "jackpot-share"  # wager names of the engine (controller.games.holdem)
 
 
 @dataclass(frozen=True)
@@ -142,13 +145,14 @@ def voided_data(
 
 
 def settle_request(
-    lines: dict[str, dict[int, str]], hands: dict[int, str], table_paid: Stakes
+    lines: dict[str, dict[int, str]], hands: dict[int, str], table_paid: Stakes, added: Stakes
 ) -> dict[str, Any]:
     """What the caller asked a settlement to record (a retry must ask the same)."""
     return {
         "hits": {pool: seat_keys(seats) for pool, seats in sorted(lines.items())},
         "hands": seat_keys(hands),
         "payouts": stakes_to_json(table_paid),
+        "added": stakes_to_json(added),
     }
 
 
@@ -156,9 +160,43 @@ def settled_data(rid: str, request: dict[str, Any], settled: dict[str, PoolMove]
     return {"round": rid, **request, "pools": {n: m.to_json() for n, m in settled.items()}}
 
 
+def added_stakes(rid: str, opened: Stakes, final: Stakes, pool_bets: set[str]) -> Stakes:
+    """The table stakes placed during the round (UTH Play, CH Call, a double...). ``final`` is
+    every table stake at settlement: those of the opening must be in it unchanged, and no
+    progressive stake may be added or changed (PRG-2: placed before the round starts)."""
+    for seat, wagers in opened.items():
+        for wager, amount in wagers.items():
+            now = final.get(seat, {}).get(wager)
+            if wager not in pool_bets and now != amount:
+                raise BadRoundError(
+                    f"round {rid}: seat {seat} staked {amount} on {wager} at the opening, "
+                    f"{now} at settlement"
+                )
+    added: Stakes = {}
+    for seat, wagers in final.items():
+        for wager, amount in wagers.items():
+            before = opened.get(seat, {}).get(wager)
+            if wager in pool_bets and before != amount:
+                raise BadRoundError(
+                    f"round {rid}: seat {seat}: a {wager} stake is placed before the round "
+                    "starts and never changes (PRG-2)"
+                )
+            if before is None:
+                added.setdefault(seat, {})[wager] = amount
+    return added
+
+
+def merged(opened: Stakes, added: Stakes) -> Stakes:
+    every = {seat: dict(wagers) for seat, wagers in opened.items()}
+    for seat, wagers in added.items():
+        every.setdefault(seat, {}).update(wagers)
+    return every
+
+
 def payouts(rid: str, stakes: Stakes, table_paid: Stakes, settled: dict[str, PoolMove]) -> Stakes:
     """What each seat is paid per wager: the table wagers as given (every one staked must be
-    given), the progressive awards, shares and envy as resolved."""
+    given), the progressive awards, shares and envy as resolved (named as the engine names
+    them: the bet, ``jackpot-share``, ``envy``)."""
     pool_bets = {m.config.bet for m in settled.values()}
     expected = {(s, w) for s, ws in stakes.items() for w in ws if w not in pool_bets}
     given = {(s, w) for s, ws in table_paid.items() for w in ws}
@@ -176,10 +214,32 @@ def payouts(rid: str, stakes: Stakes, table_paid: Stakes, settled: dict[str, Poo
             seat_paid = paid.setdefault(seat, {})
             seat_paid[bet] = a.amount
             if a.share:
-                seat_paid[f"{bet}-share"] = a.share
+                seat_paid[SHARE] = a.share
             if a.envy:
-                seat_paid[f"{bet}-envy"] = a.envy
+                seat_paid[ENVY] = a.envy
     return paid
+
+
+def settle_arguments(result: RoundResult, pools: Mapping[str, str]) -> dict[str, Any]:
+    """The keyword arguments of ``Ledger.settle_round`` for a round the engine settled
+    (``controller.games.settle``): each progressive seat's line per pool, each seat's hand,
+    every table stake (those placed during the round included) and what it paid. ``pools``
+    maps a pool's bet (``progressive``, ``jumbo7``) to the pool's name."""
+    hits: dict[str, dict[int, str]] = {name: {} for name in pools.values()}
+    hands: dict[int, str] = {}
+    stakes: Stakes = {}
+    paid: Stakes = {}
+    for seat in result.seats:
+        if seat.hand:
+            hands[seat.seat] = " ".join([seat.hand, *seat.cards])
+        for name, wager in seat.wagers.items():
+            if name in pools:
+                if wager.line:
+                    hits[pools[name]][seat.seat] = wager.line
+            elif name not in (ENVY, SHARE):
+                stakes.setdefault(seat.seat, {})[name] = wager.stake
+                paid.setdefault(seat.seat, {})[name] = wager.paid
+    return {"hits": hits, "hands": hands, "stakes": stakes, "payouts": paid}
 
 
 def closed_round_row(

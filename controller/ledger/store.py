@@ -56,7 +56,9 @@ from controller.ledger.records import (
     RoundSettled,
     RoundVoided,
     SelfCheckStatus,
+    Stakes,
     load_stakes,
+    stakes_to_json,
 )
 from controller.ledger.schema import SCHEMA_VERSION, SEALED
 from controller.ledger.verify import replay_journal
@@ -153,7 +155,7 @@ class Ledger(LedgerView):
         with self._event(f"opening round {rid}", now):
             existing = self.db.get("rounds", (rid,))
             if existing is not None:
-                if load_stakes(existing["stakes"]) != clean:
+                if self._opening_stakes(existing) != clean:
                     raise RoundConflictError(f"round {rid} was already opened with other stakes")
                 return self._opened(existing)
             fed = rounds.contributions(clean, self._pools_for_change())
@@ -209,6 +211,7 @@ class Ledger(LedgerView):
         hits: Mapping[str, Mapping[Any, str | None]] | None = None,
         hands: Mapping[Any, str] | None = None,
         payouts: Mapping[Any, Mapping[str, int]] | None = None,
+        stakes: Mapping[Any, Mapping[str, int]] | None = None,
     ) -> RoundSettled:
         """Settle a round.
 
@@ -216,14 +219,24 @@ class Ledger(LedgerView):
         table (seats without a line may be left out; give ``{}`` when nobody hit).
         ``hands``: what each seat held, for the hit history. ``payouts``: what each table
         wager of the round pays (stake returned + winnings, 0 when lost); every staked
-        wager that feeds no pool needs one. Progressive awards are the ledger's to compute."""
+        wager that feeds no pool needs one. ``stakes``: every table stake at settlement when
+        some were placed during the round (Play, Call...). Progressive awards are the
+        ledger's to compute. ``rounds.settle_arguments`` makes all four from the engine's
+        RoundResult."""
         rid = inputs.round_id(round_id)
         lines = inputs.pool_hits(hits)
         seat_hands = inputs.hands(hands)
         table_paid = inputs.seat_wagers(payouts or {}, f"round {rid} payouts", positive=False)
-        request = rounds.settle_request(lines, seat_hands, table_paid)
+        final = None if stakes is None else inputs.seat_wagers(stakes, f"round {rid} stakes",
+                                                                positive=True)  # fmt: skip
         with self._event(f"settling round {rid}", now):
             row = self._round_for_change(rid)
+            opened = self._opening_stakes(row)
+            added = {}
+            if final is not None:
+                bets = {config.bet for config, _ in self._pools_for_change()}
+                added = rounds.added_stakes(rid, opened, final, bets)
+            request = rounds.settle_request(lines, seat_hands, table_paid, added)
             if row["state"] == "settled":
                 return self._settled_again(row, request)
             if row["state"] == "voided":
@@ -238,9 +251,12 @@ class Ledger(LedgerView):
                     for rp in pool_rows
                 ),
             )  # fmt: skip
-            paid = rounds.payouts(rid, load_stakes(row["stakes"]), table_paid, settled)
+            every = rounds.merged(opened, added)
+            paid = rounds.payouts(rid, every, table_paid, settled)
             data = rounds.settled_data(rid, request, settled)
             entry = self.journal.write("round.settled", data, now)
+            row = {**row, "stakes": canonical(stakes_to_json(every)),
+                   "staked": sum(sum(w.values()) for w in every.values())}  # fmt: skip
             self.db.put("rounds", rounds.closed_round_row(row, "settled", entry, paid))
             for rp in pool_rows:
                 outcome = canonical(data["pools"][rp["pool"]])
@@ -477,11 +493,19 @@ class Ledger(LedgerView):
             for rp in self.db.select("round_pools", "round_id = ?", (rid,))
         }
 
+    def _opening_stakes(self, row: dict[str, Any]) -> Stakes:
+        """The stakes a round was opened with (a settled round's row also holds those placed
+        during the round)."""
+        if row["state"] != "settled":
+            return load_stakes(row["stakes"])
+        opened = next(self.journal.entries(start=row["open_seq"]))
+        return {int(seat): wagers for seat, wagers in opened.data["stakes"].items()}
+
     def _opened(self, row: dict[str, Any]) -> RoundOpened:
         pools = self._round_pools(row["round_id"], "contribution")
         return RoundOpened(
             row["round_id"],
-            load_stakes(row["stakes"]),
+            self._opening_stakes(row),
             {name: Contribution.from_json(c) for name, c in pools.items()},
             {name: c["current"] for name, c in pools.items()},
             row["open_seq"],

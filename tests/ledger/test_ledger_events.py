@@ -56,8 +56,8 @@ def test_showdown_pays_the_pool_resets_to_seed_and_pays_envy(ledger):
     )  # fmt: skip
     assert settled.jackpot
     assert settled.paid[2] == {"progressive": 500_090}  # 100% of the pool (PRG-3)
-    assert settled.paid[5] == {"progressive": 10_000, "progressive-envy": 10_000}  # 100:1, PRG-4
-    assert settled.paid[1] == {"progressive": 0, "progressive-envy": 10_000}
+    assert settled.paid[5] == {"progressive": 10_000, "envy": 10_000}  # 100:1, PRG-4
+    assert settled.paid[1] == {"progressive": 0, "envy": 10_000}
     assert settled.pools == {"uth": 500_000}  # PRG-5
     hits = ledger.hits()
     assert [(h.seat, h.line) for h in hits][-2:] == [(2, "royal-flush"), (1, None)]
@@ -138,8 +138,8 @@ def test_share_round_splits_the_jackpot_by_stake(db_path):
         )
         # 1,000,080 shared 1:2:1 (CH-9)
         assert settled.paid[1] == {"jumbo7": 250_020}
-        assert settled.paid[2] == {"jumbo7": 800, "jumbo7-share": 500_040}
-        assert settled.paid[3] == {"jumbo7": 0, "jumbo7-share": 250_020}
+        assert settled.paid[2] == {"jumbo7": 800, "jackpot-share": 500_040}
+        assert settled.paid[3] == {"jumbo7": 0, "jackpot-share": 250_020}
         assert settled.pools == {"j7": 1_000_000}
         assert verify_ledger(ledger).problems == []
 
