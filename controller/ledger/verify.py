@@ -172,12 +172,13 @@ class Replay:
                 f"entry {seq}: {what} recorded {recorded} but recomputed {recomputed}"
             )
 
-    def _shown(self, seq: int, pool: str, current: int, may_fall: bool, why: str) -> None:
+    def _shown(self, seq: int, pool: str, current: int, may_fall: bool) -> None:
+        """Track the displayed amount as recorded; it may fall only where ``may_fall``."""
         before = self.shown.get(pool)
         if before is not None and current < before and not may_fall:
             self.problems.append(
                 f"entry {seq}: pool {pool} displayed amount fell from {before} to {current} "
-                f"without a win, a void or a correction ({why})"
+                "without a win, a void or a correction"
             )
         self.shown[pool] = current
 
@@ -220,7 +221,7 @@ class Replay:
                 seq, f"round {rid} pool {name} contribution",
                 recorded.get(name), {**c.to_json(), "current": after.current},
             )  # fmt: skip
-            self._shown(seq, name, recorded.get(name, {}).get("current", after.current), False, "")
+            self._shown(seq, name, recorded.get(name, {}).get("current", after.current), False)
         self._compare(seq, f"round {rid} pools fed", sorted(recorded), sorted(fed))
         self.open[rid] = fed
 
@@ -241,7 +242,7 @@ class Replay:
                 seq, f"round {rid} pool {name} reversal",
                 recorded, {**r.to_json(), "current": after.current},
             )  # fmt: skip
-            self._shown(seq, name, (recorded or {}).get("current", after.current), True, "void")
+            self._shown(seq, name, (recorded or {}).get("current", after.current), True)
 
     def _round_settled(self, seq: int, data: dict[str, Any]) -> None:
         rid = data["round"]
@@ -257,7 +258,7 @@ class Replay:
                 recorded, {**outcome_to_json(outcome), "current": after.current},
             )  # fmt: skip
             won = outcome.jackpot_paid > 0
-            self._shown(seq, name, (recorded or {}).get("current", after.current), won, "settle")
+            self._shown(seq, name, (recorded or {}).get("current", after.current), won)
             self.hits += sum(1 for a in outcome.awards.values() if a.amount or a.share or a.envy)
 
     def _meter_corrected(self, seq: int, data: dict[str, Any]) -> None:
@@ -267,7 +268,7 @@ class Replay:
                       getattr(state, meter))  # fmt: skip
         after = correct(state, config, meter, data["new"])
         self.pools[name] = (config, after)
-        self._shown(seq, name, after.current, True, "correction")
+        self._shown(seq, name, after.current, True)
 
 
 def replay_journal(view: LedgerView) -> Replay:

@@ -19,6 +19,11 @@ from controller.ledger.verify import verify_ledger
 
 SQLITE3 = shutil.which("sqlite3")
 UNLOCK = "DROP TRIGGER journal_no_update; DROP TRIGGER journal_no_delete;"
+RELOCK = "".join(
+    f"CREATE TRIGGER journal_no_{what} BEFORE {what.upper()} ON journal "
+    "BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;"
+    for what in ("update", "delete")
+)
 
 
 def sql(path, script):
@@ -149,3 +154,32 @@ def test_a_resealed_forgery_of_a_round_is_caught_against_the_journal(ledger_file
     with LedgerReader.open(ledger_file) as reader:
         problems = verify_ledger(reader).problems
     assert problems == ["1 round pool rows whose contribution differs from the journal"]
+
+
+def test_a_rewritten_and_rechained_journal_still_fails_the_replay(ledger_file):
+    """Someone who recomputes every hash after raising a recorded amount passes the chain
+    check, but the replay recomputes the amounts from the stakes and finds the lie."""
+    conn = sqlite3.connect(ledger_file)
+    conn.executescript(UNLOCK)
+    rows = conn.execute(
+        "SELECT seq, kind, mono, wall, data, prev_hash FROM journal ORDER BY seq"
+    ).fetchall()
+    prev = rows[0][5]
+    for seq, kind, mono, wall, data, _ in rows:
+        if seq == 7:  # round r2 opened: claim it contributed 10 more
+            data = data.replace('"to_current":30', '"to_current":40')
+        digest = entry_hash(prev, seq, kind, mono, wall, data)
+        conn.execute(
+            "UPDATE journal SET data = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+            (data, prev, digest, seq),
+        )
+        prev = digest
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'journal_head'", (f"{rows[-1][0]} {prev}",))
+    conn.commit()
+    conn.executescript(RELOCK)
+    conn.close()
+    assert chain(ledger_file).ok
+    with LedgerReader.open(ledger_file) as reader:
+        problems = verify_ledger(reader).problems
+    assert "round r2 pool uth contribution recorded" in " ".join(problems)
+    assert "1 round pool rows whose contribution differs from the journal" in problems
