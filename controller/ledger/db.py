@@ -61,6 +61,9 @@ def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
     return LedgerError(f"{path}: {exc} while {doing}")
 
 
+_KEY_WHERE = {table: " AND ".join(f"{k} = ?" for k in keys) for table, (keys, _) in SEALED.items()}
+
+
 def seal(table: str, values: Sequence[Any]) -> str:
     """The checksum of a sealed row: SHA-256 over the table name and the values in order."""
     text = table + "\x1e" + "\x1e".join(map(repr, values))  # repr: None != 'None'
@@ -77,7 +80,8 @@ class Database:
         self._depth = 0
         self.rollbacks = 0  # counts failed transactions, so caches of this writer can tell
         self._lock_fd: int | None = None
-        self._upserts: dict[str, str] = {}
+        self._upserts: dict[str, str] = {}  # SQL built once per table (hot path)
+        self._selects: dict[tuple[str, str], str] = {}
         self._cleanup: Path | None = None
 
     def close(self) -> None:
@@ -133,8 +137,7 @@ class Database:
 
     def get(self, table: str, key: Sequence[Any]) -> dict[str, Any] | None:
         """A sealed row by primary key, checked against its checksum (LedgerCorruptError)."""
-        keys = SEALED[table][0]
-        rows = self.select(table, " AND ".join(f"{k} = ?" for k in keys), key)
+        rows = self.select(table, _KEY_WHERE[table], key)
         return rows[0] if rows else None
 
     def select(
@@ -144,9 +147,12 @@ class Database:
         ``check`` is false (a technician re-sealing a row must be able to read it)."""
         keys, cols = SEALED[table]
         names = (*keys, *cols)
-        rows = self.execute(
-            f"SELECT {', '.join(names)}, checksum FROM {table} WHERE {where}", params
-        ).fetchall()
+        sql = self._selects.get((table, where))
+        if sql is None:
+            sql = self._selects[table, where] = (
+                f"SELECT {', '.join(names)}, checksum FROM {table} WHERE {where}"
+            )
+        rows = self.execute(sql, params).fetchall()
         for row in rows:
             if check and seal(table, row[:-1]) != row[-1]:
                 raise LedgerCorruptError(

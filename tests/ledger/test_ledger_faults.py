@@ -68,7 +68,10 @@ def test_disk_full_at_the_ledger_size_limit_fails_cleanly(ledger):
 @contextlib.contextmanager
 def mounted(path, *options):
     path.mkdir(exist_ok=True)
-    result = subprocess.run(["mount", *options, str(path)], capture_output=True, text=True)
+    try:
+        result = subprocess.run(["mount", *options, str(path)], capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("no mount command here")
     if result.returncode != 0:
         pytest.skip(f"cannot mount here ({result.stderr.strip() or 'not root'})")
     try:
