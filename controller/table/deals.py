@@ -36,7 +36,7 @@ from controller.games.blackjack.rules import BlackjackRules
 from controller.games.blackjack.settlement import round_result
 from controller.games.results import RoundResult
 from controller.profiles import Profile
-from controller.table.events import Effect, RequestPacket
+from controller.table.events import Effect, RequestPacket, ShuffleDeck
 
 Wagers = dict[int, tuple[dict[str, int], Any]]  # seat -> (stakes, decision)
 
@@ -56,7 +56,7 @@ class HandFormingDeal:
     def start(self, now: float) -> list[Effect]:
         self.validator.restart(now)
         first = self.validator.plan.packets[0]
-        return [RequestPacket(first.destination, first.count)]
+        return [ShuffleDeck(), RequestPacket(first.destination, first.count)]
 
     def packet(self, packet: Packet, now: float) -> tuple[Verdict, list[Effect]]:
         verdict = self.validator.packet(packet, now)

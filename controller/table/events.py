@@ -171,4 +171,15 @@ class RequestPacket:
     count: int
 
 
-Effect = Journal | OpenRound | VoidRound | SettleRound | RequestPacket
+@dataclass(frozen=True)
+class ShuffleDeck:
+    """Shuffler: shuffle the deck for the round about to be dealt (hand-forming, CH-1)."""
+
+
+@dataclass(frozen=True)
+class CheckDeck:
+    """Shuffler: count the deck (after a replacement); the daemon reports the outcome as
+    ``ConditionChanged("deck", blocking=...)``."""
+
+
+Effect = Journal | OpenRound | VoidRound | SettleRound | RequestPacket | ShuffleDeck | CheckDeck

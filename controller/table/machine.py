@@ -47,6 +47,7 @@ from controller.profiles import Profile
 from controller.table.deals import HandFormingDeal, ShoeDeal
 from controller.table.events import (
     ButtonPressed,
+    CheckDeck,
     ConditionChanged,
     DeclareSeats,
     Effect,
@@ -404,8 +405,9 @@ class TableMachine:
         if self.state in (TableState.SETTLED, TableState.VOID):
             effects: list[Effect] = []
             if "deck" in self.conditions:
-                effects.append(Journal("deck-replaced", {"by": "dealer CONFIRM"}))
-                self.conditions.pop("deck")
+                # the dealer confirms a replacement deck: the shuffler counts it before the
+                # table may open again (the daemon answers with ConditionChanged("deck"))
+                effects += [Journal("deck-replaced", {"by": "dealer CONFIRM"}), CheckDeck()]
             return effects + self._end_round("dealer CONFIRM", now)
         return [Journal("confirm-ignored", {"state": self.state.value})]
 

@@ -7,6 +7,7 @@ from controller.deal.validator import Packet
 from controller.profiles import load_profile
 from controller.table.events import (
     ButtonPressed,
+    CheckDeck,
     ConditionChanged,
     DeclareSeats,
     EnterWagers,
@@ -20,6 +21,7 @@ from controller.table.events import (
     SeatDecision,
     SeatHealth,
     SettleRound,
+    ShuffleDeck,
     ShufflerFault,
     StakeSensed,
     Tick,
@@ -102,7 +104,7 @@ def test_full_round_with_royal_jackpot_and_envy():
     assert out[-1] == OpenRound("T1-000001", "progressive", {1: 100, 3: 100})  # PRG-1
     out = t.send(LedgerResult("T1-000001", "open", True))
     assert t.m.state == TableState.DEALING
-    assert out[-1] == RequestPacket("community", 5)  # UTH-11: community first
+    assert out[-2:] == [ShuffleDeck(), RequestPacket("community", 5)]  # UTH-11: community first
     requests = []
     for dest, cards in ROYAL_DEAL:
         requests += [e for e in t.send(packet(dest, cards)) if isinstance(e, RequestPacket)]
@@ -156,7 +158,10 @@ def test_wrong_count_voids_md_s1_and_takes_the_deck_out_of_play():
     assert "deck" in t.m.conditions
     assert not any(isinstance(e, RequestPacket) for e in out[-1])
     t.send(LedgerResult("T1-000001", "void", True))
-    t.send(ButtonPressed("confirm"))  # the dealer confirms a replacement deck
+    out = t.send(ButtonPressed("confirm"))  # the dealer confirms a replacement deck
+    assert CheckDeck() in out
+    assert t.m.state == TableState.CLOSED  # until the shuffler has counted the new deck
+    t.send(ConditionChanged("deck", False))
     assert t.m.state == TableState.OPEN
     assert t.journal("deck-replaced")
 
