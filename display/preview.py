@@ -89,3 +89,26 @@ def _segment(orientation: str, fixed: float, start: float, end: float) -> list[t
     if orientation == "h":
         return [(a, fixed + d) for a, d in along]
     return [(fixed + d, a) for a, d in along]
+
+
+def art(frame: Frame) -> list[str]:
+    """The frame as text for a terminal: LED rows of ``#`` and ``.``, or seven-segment digits
+    drawn with ``_`` and ``|`` (three rows, decimal point as ``.``)."""
+    if frame.kind == MATRIX:
+        return [
+            "".join("#" if column >> y & 1 else "." for column in frame.cells) for y in range(8)
+        ]
+    rows = ["", "", ""]
+    for b in frame.cells:
+        rows[0] += " " + ("_" if b & 0x40 else " ") + "  "
+        rows[1] += (
+            ("|" if b & 0x02 else " ")
+            + ("_" if b & 0x01 else " ")
+            + ("|" if b & 0x20 else " ")
+            + " "
+        )
+        rows[2] += (
+            ("|" if b & 0x04 else " ") + ("_" if b & 0x08 else " ") + ("|" if b & 0x10 else " ")
+        )
+        rows[2] += "." if b & DP else " "
+    return [r.rstrip() for r in rows]
