@@ -1,7 +1,8 @@
 """``croupier sensors watch``: the live per-seat view of the bet sensors, console and health.
 
 Every event of the table I/O layer is printed as it happens (``--json``: one JSON object per
-line), followed by the seat row: ``-`` awaiting, ``S`` stake placed, ``L`` locked, ``X``
+line, the first one ``{"event": "watching", ...}`` once every input is watched), followed by
+the seat row: ``-`` awaiting, ``S`` stake placed, ``L`` locked, ``X``
 excluded, ``W`` winner. ``--edges`` adds the raw, undebounced edges.
 
 So that a technician can check the whole sensor cycle at the table, the console buttons run
@@ -75,7 +76,9 @@ async def watch(args: argparse.Namespace, gpio, factory, source: str) -> None:
                 f" chatter > {gpio.chatter_edges} edges in {gpio.chatter_window:g} s"
             )
             say("  seats: - awaiting, S stake placed, L locked, X excluded, W winner")
-            say(f"{0.0:9.3f}  {'start':<44} {seat_row(table)}")
+            say(f"{0.0:9.3f}  {'watching':<44} {seat_row(table)}")
+        else:  # scripts (and the rig) know from this line that every input is watched
+            say(json.dumps({"event": "watching", "t": 0.0, "seats": seat_states(table)}))
         key_on = False
         count = 0
         deadline = None if args.duration is None else start + args.duration
@@ -112,10 +115,13 @@ def seat_row(table: GpioTable) -> str:
     return "[" + " ".join(f"{n}:{SEAT_MARK[s]}" for n, s in table.seat_states().items()) + "]"
 
 
+def seat_states(table: GpioTable) -> dict[str, str]:
+    return {str(n): s.value for n, s in table.seat_states().items()}
+
+
 def show(args: argparse.Namespace, table: GpioTable, event: TableEvent, start: float) -> None:
     t = event.at - start
     if args.json:
-        states = {str(n): s.value for n, s in table.seat_states().items()}
-        say(json.dumps({**event.as_dict(), "t": round(t, 6), "seats": states}))
+        say(json.dumps({**event.as_dict(), "t": round(t, 6), "seats": seat_states(table)}))
     else:
         say(f"{t:9.3f}  {event.describe():<44} {seat_row(table)}")

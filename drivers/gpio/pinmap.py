@@ -3,8 +3,8 @@
 Pins are BCM numbers. :func:`parse_gpio` reads the table (a plain ``dict``, as TOML gives it)
 and reports **every** problem at once as a :class:`~drivers.errors.ConfigError`, each with its
 dotted key and reason: a pin outside 2..27, a pin used twice, a pin the sign's SPI bus needs
-(passed in as ``reserved`` by :func:`drivers.tableio.validate_table_io`), a pull-down on a pin
-with a fixed pull-up, unknown keys.
+(passed in as ``reserved`` by :func:`drivers.tableio.validate_table_io`), another pull than
+"up" on a pin with a fixed pull-up, unknown keys.
 
 Inputs and outputs get stable names, used by events, lamps and the rig: ``seat1`` .. ``seat7``
 (a seat's bet sensor, and its lamp), ``lock``, ``confirm``, ``key`` (the dealer console and the
@@ -164,11 +164,9 @@ def read_gpio(
         pin = take(reader, key)
         if pin is None or high is None:
             return
-        if pin in FIXED_PULL_UP and pull == "down":
-            reader.problem(
-                key,
-                f"pin {pin} has a fixed pull-up ({FIXED_PULL_UP[pin]}): it cannot be pulled down",
-            )
+        if pin in FIXED_PULL_UP and pull != "up":
+            fixed = FIXED_PULL_UP[pin]
+            reader.problem(key, f"pin {pin} has a fixed pull-up ({fixed}): its pull must be 'up'")
         inputs[name] = InputLine(name, pin, high, pull)
 
     def add_lamp(reader: TableReader, key: str, name: str) -> None:

@@ -185,7 +185,9 @@ class RigServer:
         op = message["op"]
         with self._cond:
             if op == "hello":
-                self._pins = {int(p): _daemon_pin(f) for p, f in message["pins"].items()}
+                self._pins = {}
+                for pin, fields in message["pins"].items():  # outputs enter the history too
+                    self._record(int(pin), _daemon_pin(fields))
                 self._link = link
                 self._daemon_pid = message["pid"]
                 self.connections += 1

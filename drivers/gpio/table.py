@@ -23,6 +23,7 @@ from typing import Any
 from gpiozero import LED, InputDevice
 from gpiozero.pins import Factory
 
+from drivers.asynctools import wait_for_event
 from drivers.gpio.core import TableCore
 from drivers.gpio.events import SeatState, TableEvent
 from drivers.gpio.pinmap import GpioConfig, InputLine, OutputLine
@@ -87,13 +88,15 @@ class GpioTable:
         except BaseException:
             self._close_devices()
             raise
+        # Watch first, then read: an edge between the two is queued for the loop (and ignored
+        # if the read already saw it); read first, and it could be lost.
+        for name, line in self.config.inputs.items():
+            self._watch(loop, line, self._inputs[name])
         initial = {
             name: line.is_active(self._inputs[name].pin.state)
             for name, line in self.config.inputs.items()
         }
         self.core = TableCore(self.config, self._clock(), initial, self._report_edges)
-        for name, line in self.config.inputs.items():
-            self._watch(loop, line, self._inputs[name])
         self._task = loop.create_task(self._pump(), name="croupier-gpio")
 
     async def aclose(self) -> None:
@@ -175,8 +178,7 @@ class GpioTable:
             self._apply_lamps(now)
             deadline = core.next_deadline(now)
             timeout = None if deadline is None else max(0.0, deadline - self._clock())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            await wait_for_event(self._wake, timeout)
 
     def _apply_lamps(self, now: float) -> None:
         for name, lit in self._core().lamp_levels(now).items():

@@ -11,11 +11,12 @@ changes": a still sign sleeps. :class:`SignLoop` runs it on asyncio.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import time
 from collections.abc import Callable
 from typing import Any
+
+from drivers.asynctools import wait_for_event
 
 Render = Callable[[float], tuple[Any, float | None]]
 
@@ -69,5 +70,4 @@ class SignLoop:
                     return
                 wake_at = until if wake_at is None else min(wake_at, until)
             timeout = None if wake_at is None else max(0.0, wake_at - self.clock())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            await wait_for_event(self._wake, timeout)

@@ -111,17 +111,15 @@ def test_missing_sections_and_keys():
     )
 
 
-def test_fixed_pull_up_pins_cannot_be_pulled_down():
+def test_fixed_pull_up_pins_take_no_other_pull():
+    pulled = "has a fixed pull-up ({}): its pull must be 'up'"
     assert problems(gpio(button_active="high")) == [
-        Problem(
-            "gpio.console.lock", "pin 2 has a fixed pull-up (I2C SDA): it cannot be pulled down"
-        ),
-        Problem(
-            "gpio.console.confirm", "pin 3 has a fixed pull-up (I2C SCL): it cannot be pulled down"
-        ),
+        Problem("gpio.console.lock", "pin 2 " + pulled.format("I2C SDA")),
+        Problem("gpio.console.confirm", "pin 3 " + pulled.format("I2C SCL")),
     ]
-    config = parse_gpio(gpio(button_active="high", button_pull="off"))
-    assert config.inputs["lock"].pull is None and config.inputs["lock"].active_high
+    assert len(problems(gpio(button_pull="off"))) == 2
+    config = parse_gpio(gpio(button_active="high", console={"lock": 7, "confirm": 8, "key": 15}))
+    assert config.inputs["lock"].pull == "down" and config.inputs["lock"].active_high
 
 
 def test_timing_options_are_converted_to_seconds():
