@@ -29,7 +29,6 @@ from drivers.sign.config import REFERENCE_SIGN, SignConfig, parse_sign
 from drivers.tableio import TableIO, validate_table_io
 
 SYSTEM_CONFIG = Path("/etc/croupier/table.toml")
-RIG_WAIT = 5.0
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +48,13 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
         help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, rpigpio)",
     )
     parser.add_argument("--rig-socket", metavar="PATH", help="the rig's socket (rig factory)")
+    parser.add_argument(
+        "--rig-wait",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="how long to wait for the rig link (rig factory, 5)",
+    )
 
 
 @contextlib.contextmanager
@@ -96,12 +102,12 @@ def load_sign(path: Path | None) -> tuple[SignConfig, str]:
 
 def open_factory(args: argparse.Namespace, io: TableIO) -> Factory:
     """The pin factory the options and configuration ask for; with the rig, waits up to
-    5 s for the rig link so that the first levels read are the rig's."""
+    ``--rig-wait`` seconds for the rig link so that the first levels read are the rig's."""
     name = args.pin_factory or io.gpio.pin_factory
     with one_line_errors():
         factory = make_pin_factory(name, rig_socket=args.rig_socket or io.gpio.rig_socket)
     wait = getattr(factory, "wait_for_rig", None)
-    if wait is not None and not wait(RIG_WAIT):
+    if wait is not None and not wait(args.rig_wait):
         error = getattr(factory, "last_error", None) or "no answer"
         factory.close()
         raise CroupierError(f"rig pin factory: {error} (is the rig running?)")

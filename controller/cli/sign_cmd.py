@@ -49,6 +49,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--at", type=float, metavar="SECONDS", help="the moment of the scene to print/write"
     )
+    p.add_argument(
+        "--duration",
+        type=float,
+        metavar="SECONDS",
+        help="how long to drive the sign (default: the whole pattern, or the roll-up)",
+    )
     add_json_flag(p)
 
 
@@ -99,8 +105,10 @@ def _play(
     at: float,
     **extra: str,
 ) -> int:
-    """Drive the device through the scene for ``length`` seconds; print (and write) the frame
-    at ``--at`` (default ``at``) of the same scene."""
+    """Drive the device through the scene for ``length`` seconds (``--duration``); print (and
+    write) the frame at ``--at`` (default ``at``) of the same scene."""
+    if args.duration is not None:
+        length = args.duration
     with one_line_errors():
         device = open_sign_device(config, persist=persist)
         try:
