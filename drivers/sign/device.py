@@ -102,6 +102,11 @@ class SignDevice:
         self.frames_sent += 1
         return True
 
+    def invalidate(self) -> None:
+        """Forget what the sign shows: the next frame is sent even if unchanged (after the
+        sign was power-cycled, or to measure the device path)."""
+        self._last = None
+
     def set_brightness(self, level: int) -> None:
         """MAX7219 intensity 0..15 (luma's contrast 0..255 keeps the top four bits)."""
         if level != self._level:
