@@ -87,10 +87,3 @@ def text_columns(text: str) -> list[int]:
             columns.append(0)
         columns.extend(GLYPHS[ch])
     return columns
-
-
-def text_width(text: str) -> int:
-    """Width in columns of ``text`` as :func:`text_columns` lays it out."""
-    if not text:
-        return 0
-    return sum(len(GLYPHS[ch]) for ch in text) + len(text) - 1

@@ -25,11 +25,6 @@ class Odometer:
         self._target = amount
         self._start = self._end = -math.inf
 
-    @property
-    def target(self) -> int:
-        """The true meter, the last value given to :meth:`set`."""
-        return self._target
-
     def set(self, amount: int, now: float) -> None:
         """The meter is now ``amount``."""
         if amount == self._target:
@@ -49,9 +44,6 @@ class Odometer:
         span = self._target - self._start_value
         progress = max(now - self._start, 0.0) / self.roll_seconds
         return min(self._target, self._start_value + math.floor(span * progress))
-
-    def is_rolling(self, now: float) -> bool:
-        return now < self._end
 
     def next_tick(self, now: float, interval: float) -> float | None:
         """The next animation tick after ``now`` (ticks every ``interval`` from the roll's start,

@@ -24,10 +24,6 @@ class Debouncer:
         self._raw = level
         self._settles_at = math.inf
 
-    @property
-    def raw(self) -> bool:
-        return self._raw
-
     def edge(self, level: bool, now: float) -> None:
         """The raw input is now ``level`` (repeated levels are ignored)."""
         if level == self._raw:

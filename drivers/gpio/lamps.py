@@ -71,9 +71,6 @@ class LampBank:
         if self._lamps[name][0] != pattern:
             self._lamps[name] = (pattern, now)
 
-    def pattern(self, name: str) -> Pattern:
-        return self._lamps[name][0]
-
     def levels(self, now: float) -> dict[str, bool]:
         return {name: p.lit(now - since) for name, (p, since) in self._lamps.items()}
 

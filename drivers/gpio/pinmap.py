@@ -74,12 +74,6 @@ class GpioConfig:
     chatter_window: float = 1.0
     stuck_rounds: int = 1
 
-    def pins(self) -> dict[int, str]:
-        """Every pin in use -> its line name (``seat3`` sensor and lamp are told apart)."""
-        used = {line.pin: f"{name} input" for name, line in self.inputs.items()}
-        used |= {line.pin: f"{name} lamp" for name, line in self.lamps.items()}
-        return used
-
 
 REFERENCE_GPIO: dict[str, Any] = {
     "sensor_active": "low",

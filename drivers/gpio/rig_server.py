@@ -48,7 +48,6 @@ class RigServer:
     def __init__(self, socket_path: str | None = None) -> None:
         self.socket_path = socket_path or proto.default_socket_path()
         self.errors: list[str] = []  # protocol errors of daemons (each dropped its connection)
-        self.connections = 0  # daemons served so far
         self._cond = threading.Condition()
         self._pins: dict[int, DaemonPin] = {}
         self._driven: dict[int, int] = {}
@@ -190,7 +189,6 @@ class RigServer:
                     self._record(int(pin), _daemon_pin(fields))
                 self._link = link
                 self._daemon_pid = message["pid"]
-                self.connections += 1
                 link.send(
                     proto.encode("levels", levels={str(p): v for p, v in self._driven.items()})
                 )

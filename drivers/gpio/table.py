@@ -112,13 +112,6 @@ class GpioTable:
     async def next_event(self) -> TableEvent:
         return await self._events.get()
 
-    def pending_events(self) -> list[TableEvent]:
-        """The events already waiting (does not block)."""
-        events = []
-        while not self._events.empty():
-            events.append(self._events.get_nowait())
-        return events
-
     # -- commands (see TableCore) -----------------------------------------------------------
 
     def lock(self) -> tuple[int, ...]:

@@ -32,7 +32,7 @@ def problems(gpio_table, sign_table=None):
 def test_reference_wiring_is_valid_with_the_sign_on_spi():
     io = validate_table_io(REFERENCE_GPIO, REFERENCE_SIGN)
     assert io.gpio.seats == (1, 2, 3, 4, 5, 6, 7)
-    assert len(io.gpio.pins()) == 20
+    assert len(io.gpio.inputs) + len(io.gpio.lamps) == 20
     assert io.gpio.inputs["seat3"].pin == 27
     assert not io.gpio.inputs["seat3"].active_high
     assert io.gpio.inputs["seat3"].pull == "up"

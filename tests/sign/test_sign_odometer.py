@@ -12,9 +12,9 @@ def test_rolls_up_linearly_and_lands_on_the_meter():
     assert odo.value(100.0) == 10_000
     assert odo.value(100.5) == 10_050
     assert odo.value(101.0) == 10_100
-    assert odo.is_rolling(101.9)
+    assert odo.next_tick(101.9, 0.5) == 102.0
     assert odo.value(102.0) == 10_200
-    assert not odo.is_rolling(102.0)
+    assert odo.next_tick(102.0, 0.5) is None
 
 
 def test_new_contribution_mid_roll_continues_from_what_is_shown():
@@ -30,7 +30,7 @@ def test_award_or_reset_drops_at_once():
     odo = Odometer(5_000_000, roll_seconds=2.0)
     odo.set(100_000, now=7.0)  # PRG-5: reset to seed after a 100% award
     assert odo.value(7.0) == 100_000
-    assert not odo.is_rolling(7.0)
+    assert odo.next_tick(7.0, 0.1) is None
 
 
 def test_zero_roll_time_jumps():
