@@ -46,24 +46,13 @@ class TableReader:
     def int(
         self, name: str, default: Any = MISSING, lo: int | None = None, hi: int | None = None
     ) -> Any:
-        value = self.raw(name, default)
-        if value is None or value is default:
-            return value
-        if not isinstance(value, int) or isinstance(value, bool):
-            self.problem(name, f"must be a whole number, not {value!r}")
-            return None
-        return self._in_range(name, value, lo, hi)
+        return self._numeric(name, default, lo, hi, int, "a whole number")
 
     def number(
         self, name: str, default: Any = MISSING, lo: float | None = None, hi: float | None = None
     ) -> Any:
-        value = self.raw(name, default)
-        if value is None or value is default:
-            return value
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            self.problem(name, f"must be a number, not {value!r}")
-            return None
-        return self._in_range(name, float(value), lo, hi)
+        value = self._numeric(name, default, lo, hi, int | float, "a number")
+        return None if value is None else float(value)
 
     def choice(self, name: str, choices: Collection[Any], default: Any = MISSING) -> Any:
         value = self.raw(name, default)
@@ -101,7 +90,13 @@ class TableReader:
                 name, f"unknown key (did you mean {close[0]!r}?)" if close else "unknown key"
             )
 
-    def _in_range(self, name: str, value: Any, lo: Any, hi: Any) -> Any:
+    def _numeric(self, name: str, default: Any, lo: Any, hi: Any, kind: Any, what: str) -> Any:
+        value = self.raw(name, default)
+        if value is None or value is default:
+            return value
+        if not isinstance(value, kind) or isinstance(value, bool):
+            self.problem(name, f"must be {what}, not {value!r}")
+            return None
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             self.problem(name, f"{value} is outside {lo}..{hi}")
             return None

@@ -19,16 +19,19 @@ class SeatState(Enum):
 
 @dataclass(frozen=True)
 class TableEvent:
-    kind: ClassVar[str] = "event"
+    kind: ClassVar[str] = "event"  # the name in JSON (``sensors watch --json``, the journal)
+    text: ClassVar[str] = ""  # one line for a technician, formatted with the event's fields
     at: float
 
     def as_dict(self) -> dict[str, Any]:
-        fields = dataclasses.asdict(self)
-        return {"event": self.kind, **fields}
+        return {"event": self.kind, **dataclasses.asdict(self)}
 
     def describe(self) -> str:
-        """One line for a technician."""
-        raise NotImplementedError
+        fields = dataclasses.asdict(self)
+        fields |= {
+            k: ("ON" if v else "off") if isinstance(v, bool) else v for k, v in fields.items()
+        }
+        return self.text.format(**fields)
 
 
 @dataclass(frozen=True)
@@ -47,10 +50,8 @@ class StakePlaced(TableEvent):
 @dataclass(frozen=True)
 class StakeRemoved(TableEvent):
     kind: ClassVar[str] = "stake_removed"
+    text: ClassVar[str] = "seat {seat}: stake removed"
     seat: int
-
-    def describe(self) -> str:
-        return f"seat {self.seat}: stake removed"
 
 
 @dataclass(frozen=True)
@@ -58,13 +59,11 @@ class SensorStuck(TableEvent):
     """A stake stayed on the sensor across ``rounds`` round boundaries: the seat is excluded."""
 
     kind: ClassVar[str] = "sensor_stuck"
+    text: ClassVar[str] = (
+        "seat {seat}: STUCK sensor (stake held across {rounds} round(s)) -> excluded"
+    )
     seat: int
     rounds: int
-
-    def describe(self) -> str:
-        return (
-            f"seat {self.seat}: STUCK sensor (stake held across {self.rounds} round(s)) -> excluded"
-        )
 
 
 @dataclass(frozen=True)
@@ -72,48 +71,38 @@ class SensorChatter(TableEvent):
     """More than the allowed raw edges within the window: the seat is excluded."""
 
     kind: ClassVar[str] = "sensor_chatter"
+    text: ClassVar[str] = "seat {seat}: CHATTER ({edges} edges in {window:g} s) -> excluded"
     seat: int
     edges: int
     window: float
-
-    def describe(self) -> str:
-        return f"seat {self.seat}: CHATTER ({self.edges} edges in {self.window:g} s) -> excluded"
 
 
 @dataclass(frozen=True)
 class SeatCleared(TableEvent):
     kind: ClassVar[str] = "seat_cleared"
+    text: ClassVar[str] = "seat {seat}: exclusion cleared"
     seat: int
-
-    def describe(self) -> str:
-        return f"seat {self.seat}: exclusion cleared"
 
 
 @dataclass(frozen=True)
 class ButtonPressed(TableEvent):
     kind: ClassVar[str] = "button_pressed"
+    text: ClassVar[str] = "{button} pressed"
     button: str  # "lock" or "confirm"
-
-    def describe(self) -> str:
-        return f"{self.button.upper()} pressed"
 
 
 @dataclass(frozen=True)
 class ButtonReleased(TableEvent):
     kind: ClassVar[str] = "button_released"
+    text: ClassVar[str] = "{button} released"
     button: str
-
-    def describe(self) -> str:
-        return f"{self.button.upper()} released"
 
 
 @dataclass(frozen=True)
 class KeySwitched(TableEvent):
     kind: ClassVar[str] = "key_switched"
+    text: ClassVar[str] = "technician key {on}"
     on: bool
-
-    def describe(self) -> str:
-        return f"technician key {'ON' if self.on else 'off'}"
 
 
 @dataclass(frozen=True)
@@ -121,8 +110,6 @@ class RawEdge(TableEvent):
     """An undebounced edge (diagnostics: ``croupier sensors watch --edges``)."""
 
     kind: ClassVar[str] = "edge"
+    text: ClassVar[str] = "  edge {line} {active}"
     line: str
     active: bool
-
-    def describe(self) -> str:
-        return f"  edge {self.line} {'active' if self.active else 'inactive'}"

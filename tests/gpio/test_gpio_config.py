@@ -147,7 +147,7 @@ def test_pin_factory_names():
         ({"rotate": 1}, "sign.rotate", "1 is not one of 0, 2"),
         ({"block_orientation": 45}, "sign.block_orientation", "45 is not one of 0, 90, -90, 180"),
         ({"spi_device": 2}, "sign.spi_device", "SPI0 has chip selects 0..1"),
-        ({"frame_rate": 0}, "sign.frame_rate", "0.0 is outside 1..60"),
+        ({"frame_rate": 0}, "sign.frame_rate", "0 is outside 1..60"),
         ({"cascaded": 33}, "sign.cascaded", "33 is outside 1..32"),
         ({"reverse_blocks": "yes"}, "sign.reverse_blocks", "must be true or false, not 'yes'"),
         ({"currency": "eur"}, "sign.currency", "'eur' is not an ISO 4217 code like \"EUR\""),

@@ -313,3 +313,17 @@ def test_resetting_the_same_pattern_keeps_its_phase():
     c.set_status_lamp("beacon", "slow", 0.0)
     c.set_status_lamp("beacon", "slow", 0.7)
     assert c.lamp_levels(0.7)["beacon"] is False
+
+
+def test_events_read_as_one_line_and_as_json():
+    assert (
+        SensorChatter(1.5, 4, 13, 1.0).describe() == "seat 4: CHATTER (13 edges in 1 s) -> excluded"
+    )
+    assert StakePlaced(2.0, 6, False).describe() == "seat 6: stake placed (not accepted)"
+    assert KeySwitched(3.0, True).describe() == "technician key ON"
+    assert SensorStuck(4.0, 2, 1).as_dict() == {
+        "event": "sensor_stuck",
+        "at": 4.0,
+        "seat": 2,
+        "rounds": 1,
+    }
