@@ -18,6 +18,8 @@ import asyncio
 import json
 import time
 
+from gpiozero.pins import Factory
+
 from controller.cli.hardware import (
     add_pin_options,
     load_table_io,
@@ -27,6 +29,7 @@ from controller.cli.hardware import (
 )
 from controller.cli.output import add_json_flag
 from drivers.gpio.events import ButtonPressed, KeySwitched, SeatState, TableEvent
+from drivers.gpio.pinmap import GpioConfig
 from drivers.gpio.table import GpioTable
 
 SEAT_MARK = {
@@ -63,7 +66,7 @@ def run_watch(args: argparse.Namespace) -> int:
     return 0
 
 
-async def watch(args: argparse.Namespace, gpio, factory, source: str) -> None:
+async def watch(args: argparse.Namespace, gpio: GpioConfig, factory: Factory, source: str) -> None:
     start = time.monotonic()
     async with GpioTable(gpio, factory, report_edges=args.edges) as table:
         if not args.json:
