@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench manifest clean
+.PHONY: demo test lint venv bench manifest clean sign-docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,3 +35,8 @@ manifest: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+
+# Pictures of every sign scene: docs/sign/ (docs/sign.md) and the golden images of the tests.
+sign-docs: $(STAMP)
+	$(BIN)/python -m display.gallery docs/sign
+	$(BIN)/python -m display.gallery tests/sign/golden --scale-matrix 3 --scale-digits 2

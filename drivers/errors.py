@@ -1,7 +1,14 @@
-"""Exceptions of the hardware drivers. One base class, :class:`DriverError`; each subclass
-also inherits the builtin it resembles. Messages say which device and what to check."""
+"""Exceptions of the hardware drivers.
+
+One base class, :class:`DriverError`; each subclass also inherits the builtin it resembles. The
+controller (and the CLI) catch them at the boundary and show the message as one line: messages
+name the device, configuration key, pin or socket and say what to check.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 class DriverError(Exception):
@@ -22,3 +29,36 @@ class DeviceNotFound(TransportError, FileNotFoundError):
 
 class BadPortSpec(DriverError, ValueError):
     """A ``--port`` / config value that names no transport."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a configuration: the dotted key (``gpio.seats.3.sensor``) and why."""
+
+    key: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.reason}"
+
+
+class ConfigError(DriverError, ValueError):
+    """The ``[gpio]`` or ``[sign]`` table is invalid. ``problems`` lists every problem found
+    (the validator does not stop at the first one)."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))
+
+
+class PinFactoryError(DriverError, RuntimeError):
+    """The configured pin factory cannot be used here (RPi.GPIO off a Pi, lgpio without a
+    gpiochip, an unknown name...)."""
+
+
+class SignDeviceError(DriverError, RuntimeError):
+    """The sign device cannot be opened or written (no SPI device, no emulator...)."""
+
+
+class RigError(DriverError, RuntimeError):
+    """The hardware-in-the-loop rig link failed: bad message, no daemon connected, timeout."""

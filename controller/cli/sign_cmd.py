@@ -1,0 +1,159 @@
+"""``croupier sign test [PATTERN]`` and ``croupier sign show AMOUNT``.
+
+Both drive the configured sign (``[sign]``; ``--backend dummy`` or ``capture`` off the Pi) for
+the length of the scene, print the frame as text art, and with ``--png FILE`` write it as the
+players see it (``display.preview``). ``sign show`` leaves the amount on the sign; ``--from``
+makes it roll up from a lower amount, as after contributions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+from pathlib import Path
+
+from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
+from controller.cli.output import add_json_flag, print_json
+from controller.sign import Sign, geometry_for, renderer_for
+from display.geometry import MATRIX, Frame
+from display.money import currency, format_plain, parse_amount
+from display.preview import art, preview
+from display.scenes import BRIGHTNESS_LEVELS, TEST_PATTERNS, Mode, Pool, SignState, Timing
+from drivers.sign.config import BACKENDS, SignConfig
+from drivers.sign.device import open_sign_device
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sign", help="the LED progressive sign")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    t = actions.add_parser("test", help="technician test pattern")
+    t.add_argument("pattern", nargs="?", default="all", choices=TEST_PATTERNS, help="pattern (all)")
+    t.add_argument("--cycles", type=int, default=1, help="times through the pattern (1)")
+    _common(t)
+    t.set_defaults(func=run_test)
+    s = actions.add_parser("show", help="show an amount (rolls up with --from)")
+    s.add_argument("amount", metavar="AMOUNT", help="like 1234.56 (major units)")
+    s.add_argument("--from", dest="start", metavar="AMOUNT", help="roll up from this amount")
+    s.add_argument("--currency", help="ISO code (default: sign.currency)")
+    s.add_argument("--name", default="MEGA", help="pool name (MEGA)")
+    _common(s)
+    s.set_defaults(func=run_show)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    add_config_option(p)
+    p.add_argument("--backend", choices=BACKENDS, help="override sign.backend (dummy: no device)")
+    p.add_argument("--capture", metavar="PATH", help="capture backend: .gif file or PNG directory")
+    p.add_argument("--png", type=Path, metavar="FILE", help="write the frame as the players see it")
+    p.add_argument(
+        "--at", type=float, metavar="SECONDS", help="the moment of the scene to print/write"
+    )
+    p.add_argument(
+        "--duration",
+        type=float,
+        metavar="SECONDS",
+        help="how long to drive the sign (default: the whole pattern, or the roll-up)",
+    )
+    add_json_flag(p)
+
+
+def run_test(args: argparse.Namespace) -> int:
+    config = _sign_config(args)
+    sign_state = SignState(mode=Mode.TEST, pattern=args.pattern, currency=config.currency)
+    steps = {
+        "all": 4,
+        "digits": geometry_for(config).test_positions,
+        "brightness": BRIGHTNESS_LEVELS,
+    }
+    length = steps[args.pattern] * Timing().pattern_step * max(args.cycles, 1)
+    return _play(args, config, [(0.0, sign_state)], length, persist=False, at=0.0)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    config = _sign_config(args)
+    code = args.currency or config.currency
+    with one_line_errors():
+        cur = currency(code)
+        amount = parse_amount(args.amount, cur)
+        start = amount if args.start is None else parse_amount(args.start, cur)
+        states = [
+            (0.0, SignState(pools=(Pool(args.name, start),), currency=code)),
+            (0.0, SignState(pools=(Pool(args.name, amount),), currency=code)),
+        ]
+    length = config.roll_seconds if start < amount else 0.0
+    return _play(
+        args, config, states, length, persist=True, at=length, amount=format_plain(amount, cur)
+    )
+
+
+def _sign_config(args: argparse.Namespace) -> SignConfig:
+    config, _ = load_sign(args.config)
+    changes = {
+        k: v for k, v in (("backend", args.backend), ("capture", args.capture)) if v is not None
+    }
+    return dataclasses.replace(config, **changes)
+
+
+def _play(
+    args: argparse.Namespace,
+    config: SignConfig,
+    states: list[tuple[float, SignState]],
+    length: float,
+    *,
+    persist: bool,
+    at: float,
+    **extra: str,
+) -> int:
+    """Drive the device through the scene for ``length`` seconds (``--duration``); print (and
+    write) the frame at ``--at`` (default ``at``) of the same scene."""
+    if args.duration is not None:
+        length = args.duration
+    with one_line_errors():
+        device = open_sign_device(config, persist=persist)
+        try:
+            sign = Sign(config, device)
+            for _, state in states:
+                sign.update(state)
+            asyncio.run(sign.run(until=sign.clock() + length))
+        finally:
+            device.close()
+        frame, overflow = _frame_at(config, states, at if args.at is None else args.at)
+    if args.png:
+        preview(frame, 8 if frame.kind == MATRIX else 3, config.brightness).save(args.png)
+    if args.json:
+        print_json(
+            {
+                "kind": config.kind,
+                "backend": config.backend,
+                "text": frame.text,
+                "rows": art(frame),
+                "overflow": overflow,
+                "level": frame.level,
+                "frames_sent": device.frames_sent,
+                **extra,
+            }
+        )
+    else:
+        unit = "columns" if frame.kind == MATRIX else "digits"
+        say(
+            f"sign ({config.kind}, {config.width} {unit}, backend {config.backend}):"
+            f" {device.frames_sent} frame(s) sent"
+        )
+        for row in art(frame):
+            say("  " + row)
+        if overflow:
+            say("  the amount does not fit the sign: dashes shown (docs/sign.md)")
+        if args.png:
+            say(f"  wrote {args.png}")
+    return 0
+
+
+def _frame_at(
+    config: SignConfig, states: list[tuple[float, SignState]], at: float
+) -> tuple[Frame, bool]:
+    renderer = renderer_for(config)
+    for when, state in states:
+        renderer.update(state, when)
+    rendered = renderer.render(at)
+    return rendered.frame, rendered.overflow

@@ -1,0 +1,9 @@
+"""GPIO: seat bet sensors, seat lamps, dealer console, status lamps (see docs/tableio.md).
+
+- :mod:`~drivers.gpio.pinmap`: the ``[gpio]`` configuration, validated.
+- :mod:`~drivers.gpio.core`: the pure state machine (debounce, chatter, stuck, seat states,
+  lamps) on an injected clock.
+- :mod:`~drivers.gpio.table`: the asyncio adapter over gpiozero devices.
+- :mod:`~drivers.gpio.factories`: the pin factory chosen by name (rpigpio, lgpio, mock, rig).
+- :mod:`~drivers.gpio.rig`: the hardware-in-the-loop rig link (factory and rig side).
+"""

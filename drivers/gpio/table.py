@@ -1,0 +1,186 @@
+"""The table's GPIO on an asyncio event loop: gpiozero devices around :class:`TableCore`.
+
+:class:`GpioTable` opens an ``InputDevice`` per sensor / button / key switch and an ``LED`` per
+lamp over the configured pin factory, feeds raw edges to the pure
+:class:`~drivers.gpio.core.TableCore`, and applies its lamp levels. Everything above it sees
+:class:`~drivers.gpio.events.TableEvent` objects ("stake placed on seat 3"), never pin levels.
+
+Threads: gpiozero calls edge callbacks from its backend's thread on a Pi (RPi.GPIO, lgpio, the
+rig link) and synchronously on the caller's thread for mock pins. The callback only stamps the
+time and hands the edge to the loop with ``call_soon_threadsafe``; the core is only ever touched
+on the loop thread. The loop task sleeps until the core's next deadline (a debounce settling,
+a lamp blinking) or the next edge: an idle table costs no wake-ups.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gpiozero import LED, InputDevice
+from gpiozero.pins import Factory
+
+from drivers.asynctools import wait_for_event
+from drivers.gpio.core import TableCore
+from drivers.gpio.events import SeatState, TableEvent
+from drivers.gpio.pinmap import GpioConfig, InputLine, OutputLine
+
+
+def open_input(line: InputLine, factory: Factory) -> InputDevice:
+    """An input with the configured pull; its level is read raw (the core debounces)."""
+    if line.pull is None:
+        device = InputDevice(
+            line.pin, pull_up=None, active_state=line.active_high, pin_factory=factory
+        )
+    else:
+        device = InputDevice(line.pin, pull_up=line.pull == "up", pin_factory=factory)
+    device.pin.edges = "both"
+    return device
+
+
+def open_lamps(lamps: dict[str, OutputLine], factory: Factory) -> dict[str, LED]:
+    return {
+        name: LED(line.pin, active_high=line.active_high, initial_value=False, pin_factory=factory)
+        for name, line in lamps.items()
+    }
+
+
+class GpioTable:
+    """Use ``async with GpioTable(config, factory) as table:`` inside the event loop."""
+
+    def __init__(
+        self,
+        config: GpioConfig,
+        factory: Factory,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        report_edges: bool = False,
+    ) -> None:
+        self.config = config
+        self.factory = factory
+        self._clock = clock
+        self._report_edges = report_edges
+        self._inputs: dict[str, InputDevice] = {}
+        self._lamps: dict[str, LED] = {}
+        self._lit: dict[str, bool] = {}
+        self._callbacks: list[Callable[[Any, Any], None]] = []  # gpiozero keeps weak references
+        self._events: asyncio.Queue[TableEvent] = asyncio.Queue()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.core: TableCore | None = None
+
+    async def __aenter__(self) -> GpioTable:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            for name, line in self.config.inputs.items():
+                self._inputs[name] = open_input(line, self.factory)
+            self._lamps = open_lamps(self.config.lamps, self.factory)
+        except BaseException:
+            self._close_devices()
+            raise
+        # Watch first, then read: an edge between the two is queued for the loop (and ignored
+        # if the read already saw it); read first, and it could be lost.
+        for name, line in self.config.inputs.items():
+            self._watch(loop, line, self._inputs[name])
+        initial = {
+            name: line.is_active(self._inputs[name].pin.state)
+            for name, line in self.config.inputs.items()
+        }
+        self.core = TableCore(self.config, self._clock(), initial, self._report_edges)
+        self._task = loop.create_task(self._pump(), name="croupier-gpio")
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        self._close_devices()
+
+    # -- events -----------------------------------------------------------------------------
+
+    async def next_event(self) -> TableEvent:
+        return await self._events.get()
+
+    # -- commands (see TableCore) -----------------------------------------------------------
+
+    def lock(self) -> tuple[int, ...]:
+        return self._command(lambda core, now: core.lock(now))
+
+    def round_boundary(self, *, void: bool = False) -> None:
+        self._command(lambda core, now: core.round_boundary(now, void=void))
+
+    def set_winner(self, seat: int) -> None:
+        self._command(lambda core, now: core.set_winner(seat, now))
+
+    def clear(self, seat: int) -> bool:
+        return self._command(lambda core, now: core.clear(seat, now))
+
+    def set_status_lamp(self, name: str, pattern: str) -> None:
+        self._command(lambda core, now: core.set_status_lamp(name, pattern, now))
+
+    def seat_states(self) -> dict[int, SeatState]:
+        return self._core().seat_states()
+
+    def lamp_levels(self) -> dict[str, bool]:
+        """Lamp levels as last written to the pins."""
+        return dict(self._lit)
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _core(self) -> TableCore:
+        if self.core is None:
+            raise RuntimeError("GpioTable.start() has not run")
+        return self.core
+
+    def _command(self, action: Callable[[TableCore, float], Any]) -> Any:
+        result = action(self._core(), self._clock())
+        self._wake.set()
+        return result
+
+    def _watch(self, loop: asyncio.AbstractEventLoop, line: InputLine, device: InputDevice) -> None:
+        def changed(ticks: Any, state: Any) -> None:  # on the backend's thread
+            at = self._clock()
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(self._edge, line.name, line.is_active(state), at)
+
+        self._callbacks.append(changed)
+        device.pin.when_changed = changed
+
+    def _edge(self, name: str, active: bool, at: float) -> None:
+        self._core().edge(name, active, at)
+        self._wake.set()
+
+    async def _pump(self) -> None:
+        core = self._core()
+        while True:
+            self._wake.clear()
+            now = self._clock()
+            for event in core.poll(now):
+                self._events.put_nowait(event)
+            self._apply_lamps(now)
+            deadline = core.next_deadline(now)
+            timeout = None if deadline is None else max(0.0, deadline - self._clock())
+            await wait_for_event(self._wake, timeout)
+
+    def _apply_lamps(self, now: float) -> None:
+        for name, lit in self._core().lamp_levels(now).items():
+            if self._lit.get(name) != lit:
+                self._lamps[name].value = lit
+                self._lit[name] = lit
+
+    def _close_devices(self) -> None:
+        for device in [*self._inputs.values(), *self._lamps.values()]:
+            device.close()
+        self._inputs.clear()
+        self._lamps.clear()

@@ -1,0 +1,1 @@
+"""The LED progressive sign device: MAX7219 chains through luma (see docs/sign.md)."""
