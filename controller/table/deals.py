@@ -2,7 +2,8 @@
 
 Both classes answer the round state machine the same way: each shuffler event gives a
 :class:`~controller.deal.validator.Verdict` plus the requests to send, :meth:`next_deadline`
-says when to poll, and once the cards are all in, :meth:`settle` returns the settlement.
+says when to poll, and once the cards are all in, :meth:`record` gives the round in the
+``croupier settle`` format: the engine settles it, and a reviewer can settle it again.
 
 - :class:`HandFormingDeal` (UTH, Casino Hold'em, UTH-11): the controller asks the shuffler for
   each packet of the plan and checks it with the :class:`DealValidator`; VERIFIED at the last
@@ -30,11 +31,8 @@ from controller.deal.validator import (
     seat_destination,
 )
 from controller.errors import RoundError
-from controller.games import settle
 from controller.games.blackjack.engine import BlackjackRound, Phase, SeatBet
 from controller.games.blackjack.rules import BlackjackRules
-from controller.games.blackjack.settlement import round_result
-from controller.games.results import RoundResult
 from controller.profiles import Profile
 from controller.table.events import Effect, RequestPacket, ShuffleDeck
 
@@ -82,15 +80,15 @@ class HandFormingDeal:
     def unrecognised(self) -> bool:
         return any(c is None for p in self.validator.delivered for c in p.cards)
 
-    def settle(
+    def record(
         self,
         progressive: dict[int, int],
         pool_name: str | None,
         pools: dict[str, tuple[int, int]],
         wagers: Wagers,
-    ) -> RoundResult:
-        """Settle with the engine from the recognised cards (PRG-3 for the sensed stakes,
-        every wager for the seats whose stakes and decisions were entered)."""
+    ) -> dict[str, Any]:
+        """The round as ``croupier settle`` reads it (docs/settle.md): the recognised cards,
+        the sensed progressive stakes, the entered stakes and decisions, the pool."""
         cards = {p.destination: [card_name(c) for c in p.cards if c is not None]
                  for p in self.validator.delivered}  # fmt: skip
         seats = []
@@ -107,12 +105,16 @@ class HandFormingDeal:
             if decision is not None:
                 entry["decision"] = decision
             seats.append(entry)
-        data: dict[str, Any] = {"dealer": cards["dealer"], "community": cards["community"],
-                                "seats": seats}  # fmt: skip
+        data: dict[str, Any] = {"profile": self.profile.name, "dealer": cards["dealer"],
+                                "community": cards["community"], "seats": seats}  # fmt: skip
         if pool_name and pool_name in pools:
             amount, seed = pools[pool_name]
             data["pools"] = {pool_name: {"amount": amount, "seed": seed}}
-        return settle(self.profile, data)
+        return data
+
+    def delivered_order(self) -> list[int | None]:
+        """The cards in the order the shuffler delivered them (for the shuffle audit)."""
+        return [c for p in self.validator.delivered for c in p.cards]
 
 
 class ShoeDeal:
@@ -128,6 +130,8 @@ class ShoeDeal:
         if not bets:
             raise RoundError("no seat has a main bet", "BJ-1")
         self.game = BlackjackRound(BlackjackRules.from_profile(profile, None), bets)
+        self.actions: dict[int, dict[str, list[str]]] = {}  # seat -> hand -> actions
+        self.insurance: dict[int, int] = {}
         self.timeout = timeout
         self._last = now
         self.verdict = Verdict(OK)
@@ -170,8 +174,12 @@ class ShoeDeal:
             raise RoundError(f"seat {seat} cannot act now: waiting for {whose}")
         if action == "insurance":
             self.game.insure(amount)
+            if amount:
+                self.insurance[seat] = amount
         else:
+            hand = turn.hand or "main"
             self.game.act(action)
+            self.actions.setdefault(seat, {}).setdefault(hand, []).append(action)
 
     def fault(self, description: str, now: float) -> Verdict:
         if self.verdict.status == MISDEAL or self.is_complete:
@@ -198,11 +206,32 @@ class ShoeDeal:
     def unrecognised(self) -> bool:
         return False
 
-    def settle(
+    def record(
         self,
         progressive: dict[int, int],
         pool_name: str | None,
         pools: dict[str, tuple[int, int]],
         wagers: Wagers,
-    ) -> RoundResult:
-        return round_result(self.game, self.profile.name)
+    ) -> dict[str, Any]:
+        """The round as ``croupier settle`` reads it (docs/blackjack-round.md)."""
+        seats = []
+        for play in self.game.seats:
+            stakes = {"main": play.bet.main}
+            if play.bet.trilux:
+                stakes["trilux"] = play.bet.trilux
+            if play.seat in self.insurance:
+                stakes["insurance"] = self.insurance[play.seat]
+            entry: dict[str, Any] = {"seat": play.seat, "stakes": stakes}
+            if play.seat in self.actions:
+                entry["actions"] = self.actions[play.seat]
+            seats.append(entry)
+        return {
+            "game": "blackjack",
+            "profile": self.profile.name,
+            "decks": self.game.rules.decks,
+            "shoe": " ".join(card_name(c) for c in self.game.cards),
+            "seats": seats,
+        }
+
+    def delivered_order(self) -> list[int | None]:
+        return list(self.game.cards)

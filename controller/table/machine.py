@@ -42,6 +42,7 @@ from typing import Any
 
 from controller.deal.validator import MISDEAL, VERIFIED, Verdict
 from controller.errors import CroupierError, RoundError
+from controller.games import settle
 from controller.games.results import RoundResult
 from controller.profiles import Profile
 from controller.table.deals import HandFormingDeal, ShoeDeal
@@ -96,6 +97,7 @@ class Round:
     wagers: dict[int, tuple[dict[str, int], Any]]
     deal: HandFormingDeal | ShoeDeal
     verdict: Verdict | None = None
+    record: dict[str, Any] | None = None  # the round as `croupier settle` reads it
     result: RoundResult | None = None
     settled_at: float | None = None
 
@@ -225,7 +227,12 @@ class TableMachine:
         if self.state in (TableState.SETTLED, TableState.VOID, TableState.JACKPOT):
             return [Journal("wagers-refused", {"seat": event.seat, "reason": "round is over"})]
         target = self.round.wagers if self.round else self.entered
-        target[event.seat] = (dict(event.stakes), event.decision)
+        stakes, decision = dict(event.stakes), event.decision
+        if not stakes and event.seat in target:  # a decision alone keeps the stakes entered
+            stakes = target[event.seat][0]
+        if decision is None and event.seat in target:
+            decision = target[event.seat][1]
+        target[event.seat] = (stakes, decision)
         return [Journal("wagers", {"seat": event.seat, "stakes": dict(event.stakes),
                                    "decision": event.decision})]  # fmt: skip
 
@@ -420,7 +427,8 @@ class TableMachine:
         if not r.deal.is_complete:
             return [Journal("confirm-ignored", {"reason": "the round is still being played"})]
         try:
-            r.result = r.deal.settle(r.progressive, self.pool_name, self.pools, r.wagers)
+            r.record = r.deal.record(r.progressive, self.pool_name, self.pools, r.wagers)
+            r.result = settle(self.profile, r.record)
         except RoundError as exc:  # e.g. entered wagers the engine refuses
             return [Journal("settlement-refused", {"reason": str(exc), "rule": exc.rule})]
         cause = "dealer CONFIRM" if r.deal.needs_confirm else "every hand played out"

@@ -2,6 +2,7 @@
 
 import pytest
 
+from controller import games
 from controller.cards import parse_cards
 from controller.deal.validator import Packet
 from controller.profiles import load_profile
@@ -120,6 +121,8 @@ def test_full_round_with_royal_jackpot_and_envy():
     assert isinstance(settle, SettleRound)
     seats = {s.seat: s for s in settle.result.seats}
     assert seats[1].wagers["progressive"].paid == 1_000_000  # PRG-3 100% of the pool
+    # the recorded round settles again to the same result (surveillance, docs/settle.md)
+    assert games.settle(GR, t.m.round.record) == settle.result
     assert seats[3].wagers["envy"].paid == 10_000  # PRG-4
     t.send(LedgerResult("T1-000001", "settle", True))
     assert t.m.state == TableState.JACKPOT  # locked until a technician acknowledges
@@ -337,6 +340,7 @@ def test_blackjack_round_from_the_shoe():
     out = t.send(shoe("Kd"))  # dealer 7 + K = 17 stands (BJ-4): every hand is played out
     assert t.m.state == TableState.SHOWDOWN
     result = out[-1].result
+    assert games.settle(BJ, t.m.round.record) == result  # replayable record
     seats = {s.seat: s for s in result.seats}
     assert seats[1].wagers["main"].result == "win" and seats[1].wagers["main"].paid == 2000
     assert seats[2].wagers["main"].result == "lose"

@@ -1,0 +1,239 @@
+"""The daemon's control-socket commands (docs/daemon.md lists them).
+
+Everyone in the socket's group may read the table's status and meters and enter what the
+dealer's tablet enters (stakes, decisions, LOCK/CONFIRM). Privileged commands (``jackpot.ack``,
+``meters.reset``) and the surveillance commands that show card identities (``round.show``,
+``round.settle``) need the technician credential; each use is journaled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller import games
+from controller.control.protocol import ControlError, Request
+from controller.control.server import ControlServer
+from controller.credentials import verify
+from controller.errors import CroupierError
+from controller.ledger.journal import verify_chain
+from controller.surveillance import SurveillanceError
+from controller.table.events import (
+    ButtonPressed,
+    DeclareSeats,
+    EnterWagers,
+    JackpotAck,
+    PoolAmount,
+    SeatDecision,
+)
+from controller.table.runner import TableRunner
+
+BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
+
+
+def _int(args: dict[str, Any], name: str) -> int:
+    value = args.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ControlError(f"'{name}' must be a whole number", "bad-request")
+    return value
+
+
+def _text(args: dict[str, Any], name: str) -> str:
+    value = args.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise ControlError(f"'{name}' is required", "bad-request")
+    return value.strip()
+
+
+class Commands:
+    def __init__(self, runner: TableRunner) -> None:
+        self.runner = runner
+
+    def register(self, server: ControlServer) -> None:
+        for name in ("status", "ledger.path", "meters", "events.tail", "events.verify",
+                     "jackpot.ack", "meters.reset", "round.show", "round.settle", "round.stake",
+                     "round.seats", "round.decide", "round.lock", "round.confirm",
+                     "shuffler.audit", "sign.state"):  # fmt: skip
+            server.register(name, getattr(self, name.replace(".", "_")))
+
+    # --- helpers -----------------------------------------------------------------------
+
+    def _technician(self, request: Request, action: str) -> str:
+        stored = self.runner.config.credential
+        if stored is None:
+            raise ControlError(f"{action}: no technician credential is configured"
+                               " ([technician] credential)", "unauthorised")  # fmt: skip
+        if not request.credential or not verify(request.credential, stored):
+            self.runner.post_journal("access-refused", {"action": action})
+            raise ControlError(f"{action}: wrong or missing technician credential",
+                               "unauthorised")  # fmt: skip
+        who = request.args.get("technician")
+        return who if isinstance(who, str) and who.strip() else "technician"
+
+    @property
+    def _machine(self) -> Any:
+        machine = self.runner.machine
+        if machine is None:
+            raise ControlError("the table is starting", "refused")
+        return machine
+
+    # --- reading -----------------------------------------------------------------------
+
+    def status(self, request: Request) -> dict[str, Any]:
+        r = self.runner
+        view = self._machine.view()
+        link = r.shuffler
+        identity = link.identity if link is not None else None
+        view["table"] = r.config.table_id
+        view["profile"] = r.config.profile.name
+        view["shuffler"] = {
+            "link": "up" if link is not None and "link" not in view["conditions"] else "down",
+            "model": identity.model if identity else None,
+            "firmware": identity.fw_version if identity else None,
+            "firmware_sha256": identity.fw_sha256.hex() if identity else None,
+            "deck": link.last_deck if link is not None else None,
+        }
+        if r.gpio is not None:
+            view["sensors"] = {s: st.value for s, st in r.gpio.seat_states().items()}
+            view["lamps"] = r.gpio.lamp_levels()
+        view["recovered_rounds"] = r.recovered
+        return view
+
+    def ledger_path(self, request: Request) -> str:
+        return str(self.runner.config.resolve_state(self.runner.state_dir))
+
+    async def meters(self, request: Request) -> list[dict[str, Any]]:
+        ledger = self.runner.ledger
+        return await self.runner.in_ledger(ledger.meters)
+
+    async def events_tail(self, request: Request) -> list[dict[str, Any]]:
+        count = request.args.get("n", 20)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10_000:
+            raise ControlError("'n' must be 1..10000", "bad-request")
+        ledger = self.runner.ledger
+        entries = await self.runner.in_ledger(lambda: ledger.journal.tail(count))
+        return [e.to_json() for e in entries]
+
+    async def events_verify(self, request: Request) -> dict[str, Any]:
+        ledger = self.runner.ledger
+        report = await self.runner.in_ledger(lambda: verify_chain(ledger.journal))
+        return {"ok": report.ok, "entries": report.entries, "first_bad": report.first_bad,
+                "problems": report.problems}  # fmt: skip
+
+    def shuffler_audit(self, request: Request) -> dict[str, Any]:
+        audit = self.runner.audit
+        if audit is None:
+            raise ControlError("no shuffle audit yet", "refused")
+        report = audit.report()
+        return {
+            "shuffles": report.shuffles,
+            "positions": report.positions,
+            "alarm": report.alarm,
+            "tests": [{"name": t.name, "statistic": t.statistic, "df": t.df,
+                       "p_value": t.p_value, "ready": t.ready} for t in report.tests],
+        }  # fmt: skip
+
+    def sign_state(self, request: Request) -> dict[str, Any]:
+        sign = self.runner.sign
+        if sign is None:
+            raise ControlError("this table has no sign", "refused")
+        last = sign._last
+        return {"kind": sign.config.kind, "text": getattr(last, "text", None),
+                "overflow": sign.overflow}  # fmt: skip
+
+    # --- surveillance (credential) -----------------------------------------------------
+
+    def _recorded(self, request: Request, action: str) -> dict[str, Any]:
+        self._technician(request, action)
+        round_id = request.args.get("round", "last")
+        if not isinstance(round_id, str):
+            raise ControlError("'round' must be a round ID or 'last'", "bad-request")
+        try:
+            found = self.runner.surveillance.round(round_id)
+        except SurveillanceError as exc:
+            raise ControlError(str(exc), "refused") from None
+        self.runner.post_journal("surveillance-access", {"action": action, "round": found["round"]})
+        return found
+
+    def round_show(self, request: Request) -> dict[str, Any]:
+        return self._recorded(request, "round.show")
+
+    def round_settle(self, request: Request) -> dict[str, Any]:
+        """Settle a recorded round again with the engine (a dispute) and compare."""
+        found = self._recorded(request, "round.settle")
+        try:
+            profile = self.runner.config.profile
+            again = games.settle(profile, found["record"]).to_json()
+        except CroupierError as exc:
+            raise ControlError(f"the recorded round does not settle: {exc}", "refused") from None
+        return {"round": found["round"], "result": again, "matches": again == found["result"]}
+
+    # --- the dealer's entries ----------------------------------------------------------
+
+    def round_stake(self, request: Request) -> str:
+        seat = _int(request.args, "seat")
+        stakes = request.args.get("stakes", {})
+        if not isinstance(stakes, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in stakes.items()
+        ):
+            raise ControlError("'stakes' must map wager names to minor units", "bad-request")
+        self.runner.post(EnterWagers(seat, stakes, request.args.get("decision")))
+        return "entered"
+
+    def round_seats(self, request: Request) -> str:
+        seats = request.args.get("seats")
+        if not isinstance(seats, list) or not all(isinstance(s, int) for s in seats):
+            raise ControlError("'seats' must be a list of seat numbers", "bad-request")
+        self.runner.post(DeclareSeats(tuple(seats)))
+        return "declared"
+
+    def round_decide(self, request: Request) -> str:
+        seat = _int(request.args, "seat")
+        action = _text(request.args, "action")
+        if self.runner.config.profile.game == "blackjack":
+            if action not in BJ_ACTIONS:
+                raise ControlError(f"action must be one of {', '.join(BJ_ACTIONS)}", "bad-request")
+            amount = request.args.get("amount", 0)
+            if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+                raise ControlError("'amount' must be minor units", "bad-request")
+            self.runner.post(SeatDecision(seat, action, amount))
+        else:
+            self.runner.post(EnterWagers(seat, {}, action))
+        return "entered"
+
+    def round_lock(self, request: Request) -> str:
+        self.runner.post(ButtonPressed("lock"))
+        return "pressed"
+
+    def round_confirm(self, request: Request) -> str:
+        self.runner.post(ButtonPressed("confirm"))
+        return "pressed"
+
+    # --- privileged --------------------------------------------------------------------
+
+    def jackpot_ack(self, request: Request) -> str:
+        who = self._technician(request, "jackpot.ack")
+        if self._machine.state.value != "jackpot":
+            raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
+        self.runner.post(JackpotAck(who))
+        return "acknowledged"
+
+    async def meters_reset(self, request: Request) -> dict[str, Any]:
+        """Set a pool's displayed amount back to its seed (journaled correction)."""
+        who = self._technician(request, "meters.reset")
+        reason = _text(request.args, "reason")
+        if self._machine.round is not None:
+            raise ControlError("a round is in play: reset the meters between rounds")
+        runner = self.runner
+        name = request.args.get("pool") or next(iter(runner.config.pools), None)
+        pool = runner.config.pools.get(name) if isinstance(name, str) else None
+        if pool is None:
+            raise ControlError(f"no pool {name!r} at this table", "bad-request")
+        now = runner.now()
+        try:
+            state = await runner.in_ledger(lambda: runner.ledger.correct_meter(
+                pool.name, "current", pool.seed, now, technician=who, reason=reason))  # fmt: skip
+        except CroupierError as exc:
+            raise ControlError(str(exc)) from None
+        runner.post(PoolAmount(pool.bet, state.current, pool.seed))
+        return {"pool": pool.name, "current": state.current}

@@ -1,0 +1,62 @@
+"""What the status lamps and the sign show, as functions of the table's state (pure).
+
+Status lamps (DESIGN.md, drivers/gpio): ``green`` is lit from the verified deal (UTH-11: the
+dealer may go on) to the end of the round; ``red`` blinks fast on a misdeal (VOID) and burns
+while the table is closed by a fault; the ``beacon`` flashes in JACKPOT until a technician
+acknowledges it. The seat lamps are the GPIO layer's (stake placed / locked / excluded /
+winner).
+
+The sign shows the pools (PRG-1: always visible), ``PROGRESSIVE CLOSED`` while the table is
+closed, ``OFFLINE`` while a linked pool is unreachable, and the JACKPOT scene with the award.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from display.scenes import Mode, Pool, SignState
+
+if TYPE_CHECKING:
+    from controller.table.machine import TableMachine
+    from controller.tableconfig import TableConfig
+
+GREEN_STATES = ("verified", "showdown", "settled", "jackpot")
+QUIET_CONDITIONS = {"startup"}  # closing reasons that are not faults
+
+
+def lamp_patterns(machine: TableMachine) -> dict[str, str]:
+    state = machine.state.value
+    faults = set(machine.conditions) - QUIET_CONDITIONS
+    if state == "void":
+        red = "fast"
+    elif state == "closed" and faults:
+        red = "on"
+    else:
+        red = "off"
+    return {
+        "green": "on" if state in GREEN_STATES else "off",
+        "red": red,
+        "beacon": "fast" if state == "jackpot" else "off",
+    }
+
+
+def sign_label(pool_name: str) -> str:
+    """A pool's name as the sign can draw it (capitals, digits, '-')."""
+    return pool_name.upper().replace("_", "-")
+
+
+def sign_state(machine: TableMachine, config: TableConfig) -> SignState:
+    currency = config.profile.money.currency
+    pools = tuple(
+        Pool(sign_label(name), machine.pools[pool.bet][0])
+        for name, pool in config.pools.items()
+        if pool.bet in machine.pools
+    )
+    if "progressive-link" in machine.conditions:
+        return SignState(pools, currency, Mode.OFFLINE)
+    if machine.state.value == "jackpot" and machine.last_result is not None:
+        won = sum(p.get("jackpot_paid", 0) for p in machine.last_result.pools.values())
+        return SignState(pools, currency, Mode.JACKPOT, jackpot=won)
+    if machine.state.value == "closed":
+        return SignState(pools, currency, Mode.CLOSED)
+    return SignState(pools, currency, Mode.OPEN)

@@ -1,0 +1,365 @@
+"""The table at run time: the round state machine wired to the ledger, the shuffler, the
+GPIO table, the sign and the control socket, on one asyncio event loop.
+
+Theory of operation. Every source of activity posts :mod:`events <controller.table.events>`
+into one queue; a single consumer feeds them to the :class:`TableMachine` (with the loop's
+clock as ``now``, and a :class:`Tick` at the machine's next deadline) and carries out the
+effects in order:
+
+- journal entries and money events (open / void / settle) go to the ledger in ONE transaction
+  per event handled, on the ledger's own thread; the outcome comes back as ``LedgerResult``
+  (and ``PoolAmount``), so a failed commit (disk full) leaves nothing half-written and the
+  machine closes the table;
+- shuffler effects go to :class:`ShufflerLink`, which runs them one at a time;
+- after every event the outputs follow the machine: seat and status lamps, the sign, the
+  systemd status line; a settled round goes to the surveillance store and the shuffle audit.
+
+The ledger is touched only from its executor thread (SQLite connections belong to a thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from controller.audit.shuffle_audit import ShuffleStats
+from controller.ledger.errors import LedgerError
+from controller.ledger.rounds import settle_arguments
+from controller.ledger.selfcheck import default_manifest_path, power_up
+from controller.ledger.store import Ledger
+from controller.surveillance import SurveillanceStore
+from controller.table.events import (
+    ButtonPressed,
+    CheckDeck,
+    ConditionChanged,
+    Effect,
+    Event,
+    Journal,
+    LedgerResult,
+    OpenRound,
+    PoolAmount,
+    RequestPacket,
+    SeatHealth,
+    SettleRound,
+    ShuffleDeck,
+    StakeSensed,
+    Tick,
+    VoidRound,
+)
+from controller.table.machine import MachineSettings, TableMachine, TableState
+from controller.table.outputs import lamp_patterns, sign_state
+from controller.tableconfig import TableConfig
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+LEDGER_EFFECTS = (Journal, OpenRound, VoidRound, SettleRound)
+SHUFFLER_EFFECTS = (RequestPacket, ShuffleDeck, CheckDeck)
+AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
+
+
+class TableRunner:
+    def __init__(
+        self,
+        config: TableConfig,
+        *,
+        state_dir: Path,
+        clock: Callable[[], float] | None = None,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self.state_dir = state_dir
+        self.wall_clock = wall_clock
+        self._clock = clock
+        self.queue: asyncio.Queue[Event] = asyncio.Queue()
+        self.ledger_thread = ThreadPoolExecutor(1, thread_name_prefix="croupier-ledger")
+        self.ledger: Ledger | None = None
+        self.machine: TableMachine | None = None
+        self.shuffler: Any = None  # ShufflerLink, attached by the daemon
+        self.gpio: Any = None  # drivers.gpio.table.GpioTable, attached by the daemon
+        self.sign: Any = None  # controller.sign.Sign, attached by the daemon
+        self.notifier: Any = None  # controller.sdnotify.Notifier
+        self.surveillance: SurveillanceStore | None = None
+        self.audit: ShuffleStats | None = None
+        self.recovered: list[str] = []
+        self.last_settled: dict[str, Any] | None = None
+        self._journal_failed = False
+        self._last_lamps: dict[str, str] = {}
+        self._sign_shown: Any = None
+
+    # --- time and the ledger thread ----------------------------------------------------
+
+    def now(self) -> float:
+        return self._clock() if self._clock else asyncio.get_running_loop().time()
+
+    async def in_ledger(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.ledger_thread, fn)
+
+    def post(self, event: Event) -> None:
+        """Any component (thread-safe through the loop) hands the machine an event."""
+        self.queue.put_nowait(event)
+
+    # --- start-up ----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Open the ledger (recovering interrupted rounds, MD-S2), run the power-up
+        self-check, configure the pools, and build the machine."""
+        cfg = self.config
+        path = cfg.resolve_state(self.state_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        now = self.now()
+
+        def start() -> tuple[list[str], bool, list[str], dict[str, tuple[int, int]], int]:
+            self.ledger = Ledger.open(path, now=now, wall_clock=self.wall_clock)
+            recovered = [v.round_id for v in self.ledger.recover(now)]
+            manifest = default_manifest_path()
+            status = power_up(self.ledger, now, manifest if manifest.exists() else None)
+            pools = {}
+            if status.table_may_open:
+                for pool in cfg.pools.values():
+                    self.ledger.configure_pool(pool, now)
+            for name, (pool_cfg, state) in self.ledger.pools().items():
+                if name in cfg.pools:
+                    pools[pool_cfg.bet] = (state.current, pool_cfg.seed)
+            return recovered, status.table_may_open, status.failures, pools, self._last_round()
+
+        recovered, may_open, failures, pools, last = await self.in_ledger(start)
+        self.recovered = recovered
+        self.surveillance = SurveillanceStore(self.state_dir / "surveillance.sqlite3")
+        self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
+        settings = MachineSettings(
+            cfg.table_id,
+            packet_timeout=cfg.shuffler.packet_timeout,
+            settled_display=cfg.settled_display,
+        )
+        self.machine = TableMachine(cfg.profile, settings, next_round=last + 1)
+        for bet, (amount, seed) in pools.items():
+            self.post(PoolAmount(bet, amount, seed))
+        if not may_open:
+            reason = "; ".join(failures[:2]) or "self-check failed"
+            self.post(ConditionChanged("selfcheck", True, reason))
+
+    def _last_round(self) -> int:
+        prefix = f"{self.config.table_id}-"
+        assert self.ledger is not None
+        row = self.ledger.db.execute(
+            "SELECT max(CAST(substr(round_id, ?) AS INTEGER)) FROM rounds WHERE round_id LIKE ?",
+            (len(prefix) + 1, prefix + "%"),
+        ).fetchone()
+        return int(row[0] or 0)
+
+    async def close(self) -> None:
+        if self.ledger is not None:
+            await self.in_ledger(self.ledger.close)
+            self.ledger = None
+        self.ledger_thread.shutdown(wait=True)
+        if self.surveillance is not None:
+            self.surveillance.close()
+
+    # --- the event loop ----------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event) -> None:
+        assert self.machine is not None
+        self.post(ConditionChanged("startup", False))
+        while not stop.is_set():
+            deadline = self.machine.next_deadline()
+            event: Event
+            try:
+                if deadline is None:
+                    event = await self._next(stop)
+                else:
+                    async with asyncio.timeout(max(0.0, deadline - self.now())):
+                        event = await self._next(stop)
+            except TimeoutError:
+                event = Tick()
+            if stop.is_set():
+                break
+            await self.handle(event)
+
+    async def _next(self, stop: asyncio.Event) -> Event:
+        getter = asyncio.ensure_future(self.queue.get())
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopper.cancel()
+            if not getter.done():
+                getter.cancel()
+        return getter.result() if getter.done() and not getter.cancelled() else Tick()
+
+    async def handle(self, event: Event) -> None:
+        """One event through the machine, its effects carried out, outputs updated."""
+        assert self.machine is not None
+        before = self.machine.state
+        effects = self.machine.handle(event, self.now())
+        await self._carry_out(effects)
+        self._follow(before)
+
+    async def _carry_out(self, effects: list[Effect]) -> None:
+        ledger_effects = [e for e in effects if isinstance(e, LEDGER_EFFECTS)]
+        if ledger_effects:
+            await self._commit(ledger_effects)
+        for effect in effects:
+            if isinstance(effect, SHUFFLER_EFFECTS):
+                if self.shuffler is None:
+                    log.error("no shuffler link for %s", effect)
+                else:
+                    self.shuffler.submit(effect)
+
+    async def _commit(self, effects: list[Effect]) -> None:
+        """One ledger transaction for everything one event asked for."""
+        assert self.ledger is not None
+        ledger = self.ledger
+        now = self.now()
+        pools = {p.bet: name for name, p in self.config.pools.items()}
+
+        def write() -> list[Event]:
+            results: list[Event] = []
+            with ledger.transaction():
+                for e in effects:
+                    if isinstance(e, Journal):
+                        ledger.journal.append(e.kind, e.data, now)
+                    elif isinstance(e, OpenRound):
+                        stakes = {s: {e.pool: v} for s, v in e.stakes.items()} if e.pool else {}
+                        done = ledger.open_round(e.round_id, stakes, now)
+                        results += [
+                            LedgerResult(e.round_id, "open", True),
+                            *self._amounts(done.pools),
+                        ]
+                    elif isinstance(e, VoidRound):
+                        done = ledger.void_round(e.round_id, now, rule=e.rule, cause=e.reason)
+                        results += [
+                            LedgerResult(e.round_id, "void", True),
+                            *self._amounts(done.pools),
+                        ]
+                    elif isinstance(e, SettleRound):
+                        args = settle_arguments(e.result, pools)
+                        done = ledger.settle_round(e.round_id, now, **args)
+                        results += [
+                            LedgerResult(e.round_id, "settle", True),
+                            *self._amounts(done.pools),
+                        ]
+            return results
+
+        try:
+            results = await self.in_ledger(write)
+        except LedgerError as exc:
+            log.error("ledger: %s", exc)
+            money = [e for e in effects if not isinstance(e, Journal)]
+            if not money:
+                self._journal_broken(str(exc))
+            for e in money:
+                action = {OpenRound: "open", VoidRound: "void", SettleRound: "settle"}[type(e)]
+                self.post(LedgerResult(e.round_id, action, False, str(exc)))
+            return
+        if self._journal_failed:
+            self._journal_failed = False
+            self.post(ConditionChanged("ledger", False))
+        for event in results:
+            self.post(event)
+        for e in effects:
+            if isinstance(e, SettleRound):
+                self._archive(e)
+
+    def _journal_broken(self, error: str) -> None:
+        """A transition could not be journaled: close the table until the ledger works."""
+        if not self._journal_failed:
+            self._journal_failed = True
+            self.post(ConditionChanged("ledger", True, f"journal not writable: {error}"))
+
+    def _amounts(self, amounts: dict[str, int]) -> list[Event]:
+        events: list[Event] = []
+        for name, amount in amounts.items():
+            pool = self.config.pools.get(name)
+            if pool is not None:
+                events.append(PoolAmount(pool.bet, amount, pool.seed))
+        return events
+
+    def _archive(self, effect: SettleRound) -> None:
+        """Keep the round for surveillance and feed the shuffle audit."""
+        machine = self.machine
+        assert machine is not None and self.surveillance is not None
+        r = machine.round
+        if r is None or r.round_id != effect.round_id or r.record is None:
+            return
+        result = effect.result.to_json()
+        self.surveillance.add_round(r.round_id, self.config.profile.name, r.record, result,
+                                    self.wall_clock())  # fmt: skip
+        self.last_settled = {"round": r.round_id, "result": result}
+        hand_formed = r.deal.needs_confirm  # a shoe's order is not one shuffle's
+        if (
+            self.audit is not None
+            and hand_formed
+            and self.audit.add_shuffle(r.deal.delivered_order())
+        ):
+            self.surveillance.save_audit(self.audit)
+            report = self.audit.report()
+            if report.alarm:
+                self.post_journal("shuffle-audit-alarm", {
+                        "shuffles": report.shuffles, "worst_p": report.worst_p,
+                    })  # fmt: skip
+
+    def post_journal(self, kind: str, data: dict[str, Any]) -> None:
+        """Journal something that is not a machine transition (an alarm, an audit)."""
+        asyncio.get_running_loop().create_task(self._commit([Journal(kind, data)]))
+
+    # --- inputs from the GPIO table ----------------------------------------------------
+
+    def gpio_event(self, event: Any) -> None:
+        """drivers.gpio.events -> table events (the machine decides what counts)."""
+        from drivers.gpio import events as g
+
+        if isinstance(event, g.StakePlaced):
+            if event.accepted:
+                self.post(StakeSensed(event.seat, True))
+        elif isinstance(event, g.StakeRemoved):
+            self.post(StakeSensed(event.seat, False))
+        elif isinstance(event, g.SensorStuck | g.SensorChatter):
+            self.post(SeatHealth(event.seat, True, event.describe()))
+        elif isinstance(event, g.SeatCleared):
+            self.post(SeatHealth(event.seat, False, event.describe()))
+        elif isinstance(event, g.ButtonPressed):
+            self.post(ButtonPressed(event.button))
+
+    # --- outputs -----------------------------------------------------------------------
+
+    def _follow(self, before: TableState) -> None:
+        machine = self.machine
+        assert machine is not None
+        state = machine.state
+        if self.gpio is not None:
+            with contextlib.suppress(Exception):
+                self._follow_gpio(before, state)
+        if self.sign is not None:
+            try:
+                wanted = sign_state(machine, self.config)
+                if wanted != self._sign_shown:
+                    self._sign_shown = wanted
+                    self.sign.update(wanted)
+            except Exception as exc:  # a sign problem must never stop the table
+                log.error("sign: %s", exc)
+        if state != before and self.notifier is not None:
+            self.notifier.status(f"{state.value} {machine.round.round_id if machine.round else ''}")
+
+    def _follow_gpio(self, before: TableState, state: TableState) -> None:
+        machine = self.machine
+        assert machine is not None
+        if state == TableState.LOCKED and before == TableState.OPEN:
+            self.gpio.lock()
+        if state in (TableState.OPEN, TableState.CLOSED) and before not in (
+            TableState.OPEN, TableState.CLOSED,
+        ):  # fmt: skip
+            self.gpio.round_boundary(void=before == TableState.VOID)
+        if state == TableState.JACKPOT and before != TableState.JACKPOT and machine.last_result:
+            for pool in machine.last_result.pools.values():
+                for seat in pool.get("jackpot_seats", []):
+                    self.gpio.set_winner(seat)
+        for lamp, pattern in lamp_patterns(machine).items():
+            if self._last_lamps.get(lamp) != pattern:
+                self._last_lamps[lamp] = pattern
+                self.gpio.set_status_lamp(lamp, pattern)

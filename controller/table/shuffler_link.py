@@ -1,0 +1,218 @@
+"""The daemon's side of the shuffler: keeps the link up and turns it into table events.
+
+:class:`ShufflerLink` owns a :class:`~drivers.shuffler_client.ShufflerClient`. It
+
+- connects, retrying with backoff while the device is absent (the table stays CLOSED with the
+  ``link`` condition meanwhile), and lets the client reconnect by itself after that;
+- checks trust on every identify: the firmware SHA-256 must be on the allow-list, or the
+  ``firmware`` condition keeps the table CLOSED; then counts the deck (``deck`` condition);
+- translates the client's events: link up/down -> ``ConditionChanged("link")``, a device fault
+  -> ``ShufflerFault``, a card leaving the shoe -> ``PacketDelivered`` (shoe mode);
+- carries out the machine's shuffler effects one at a time, in order (shuffle, deal a packet,
+  count the deck), feeding each outcome back as an event.
+
+Destinations travel as one-byte tags: community 0, seat N is N, the dealer 15.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from controller.deal.validator import COMMUNITY, DEALER, Packet
+from controller.table.events import (
+    CheckDeck,
+    ConditionChanged,
+    Event,
+    PacketDelivered,
+    RequestPacket,
+    ShuffleDeck,
+    ShufflerFault,
+)
+from drivers.errors import DriverError
+from drivers.reconnect import Backoff
+from drivers.shuffler_client import ShufflerClient
+from firmware_bridge.errors import LinkError
+from firmware_bridge.messages import (
+    CardEvent,
+    DeckCheckReply,
+    ErrorCode,
+    FaultEvent,
+    IdentifyReply,
+    ShuffleMode,
+)
+from firmware_bridge.session import DeviceEvent, DeviceRebooted, LinkDownEvent, LinkUp
+
+log = logging.getLogger(__name__)
+
+DEALER_TAG = 15
+SHOE = "shoe"
+
+
+def tag_of(destination: str) -> int:
+    if destination == COMMUNITY:
+        return 0
+    if destination == DEALER:
+        return DEALER_TAG
+    return int(destination.split(":", 1)[1])
+
+
+def destination_of(tag: int) -> str:
+    if tag == 0:
+        return COMMUNITY
+    if tag == DEALER_TAG:
+        return DEALER
+    return f"seat:{tag}"
+
+
+def describe_deck(reply: DeckCheckReply, name: Callable[[int], str]) -> tuple[bool, str]:
+    """(deck is good, one line for a technician), e.g. "51 cards, missing 7h"."""
+    parts = [f"{reply.counted} of {reply.expected} cards"]
+    if reply.missing:
+        parts.append("missing " + " ".join(name(c) for c, _n in reply.missing))
+    if reply.duplicate:
+        parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
+    if reply.foreign:
+        parts.append(f"{reply.foreign} foreign card(s)")
+    good = (reply.counted == reply.expected and not reply.missing and not reply.duplicate
+            and not reply.foreign)  # fmt: skip
+    return good, ", ".join(parts)
+
+
+class ShufflerLink:
+    def __init__(
+        self,
+        client: ShufflerClient,
+        post: Callable[[Event], None],
+        *,
+        firmware_allow: set[str],
+        shoe: bool,
+        card_name: Callable[[int], str],
+    ) -> None:
+        self.client = client
+        self.post = post
+        self.firmware_allow = firmware_allow
+        self.shoe = shoe
+        self.card_name = card_name
+        self.identity: IdentifyReply | None = None
+        self.last_deck: str = ""
+        self._commands: asyncio.Queue[object] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        self.post(
+            ConditionChanged("link", True, f"connecting to {self.client.transport.description}")
+        )
+        self._tasks = [
+            asyncio.create_task(self._supervise(), name="shuffler-supervisor"),
+            asyncio.create_task(self._work(), name="shuffler-commands"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.client.close()
+
+    def submit(self, effect: RequestPacket | ShuffleDeck | CheckDeck) -> None:
+        self._commands.put_nowait(effect)
+
+    # --- connection and events ---------------------------------------------------------
+
+    async def _supervise(self) -> None:
+        loop = asyncio.get_running_loop()
+        backoff = Backoff()
+        while True:
+            try:
+                await self.client.connect(identify=False)
+                break
+            except (DriverError, LinkError, OSError) as exc:
+                when = backoff.failed(loop.time())
+                self.post(ConditionChanged("link", True, f"shuffler not reachable: {exc}"))
+                await asyncio.sleep(max(0.0, when - loop.time()))
+        await self._identify()
+        async for event in self.client.events():
+            if isinstance(event, LinkUp):
+                await self._identify()
+            elif isinstance(event, LinkDownEvent):
+                self.post(ConditionChanged("link", True, event.reason))
+            elif isinstance(event, DeviceRebooted):
+                self.post(ShufflerFault("the shuffler restarted"))
+            elif isinstance(event, DeviceEvent):
+                self._device_event(event)
+
+    async def _identify(self) -> None:
+        try:
+            identity = await self.client.identify()
+        except (LinkError, DriverError) as exc:
+            self.post(ConditionChanged("link", True, f"shuffler does not identify: {exc}"))
+            return
+        self.identity = identity
+        digest = identity.fw_sha256.hex()
+        if digest not in self.firmware_allow:
+            self.post(ConditionChanged(
+                "firmware", True,
+                f"shuffler firmware {identity.fw_version} sha256 {digest} is not on the"
+                " allow-list ([shuffler] firmware_allow)",
+            ))  # fmt: skip
+        else:
+            self.post(ConditionChanged("firmware", False))
+        await self._check_deck()
+        if self.shoe:  # blackjack: the machine works as a shoe, reporting every card
+            try:
+                await self.client.shuffle(ShuffleMode.SHOE)
+            except (LinkError, DriverError) as exc:
+                self.post(ConditionChanged("link", True, f"shoe mode refused: {exc}"))
+                return
+        self.post(ConditionChanged("link", False))
+
+    def _device_event(self, event: DeviceEvent) -> None:
+        message = event.message
+        if isinstance(message, FaultEvent):
+            name = ErrorCode(message.code).name.lower().replace("_", " ")
+            if message.active:
+                detail = f": {message.detail}" if message.detail else ""
+                self.post(ShufflerFault(f"{name}{detail}"))
+        elif isinstance(message, CardEvent) and self.shoe:
+            self.post(PacketDelivered(Packet(SHOE, (message.card,), (message.face_up,))))
+
+    # --- commands ----------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        while True:
+            effect = await self._commands.get()
+            try:
+                if isinstance(effect, ShuffleDeck):
+                    await self.client.shuffle(ShuffleMode.HAND_FORMING)
+                elif isinstance(effect, RequestPacket):
+                    await self._deal(effect)
+                elif isinstance(effect, CheckDeck):
+                    await self._check_deck()
+            except (LinkError, DriverError) as exc:
+                self.post(ShufflerFault(f"{type(effect).__name__}: {exc}"))
+
+    async def _deal(self, request: RequestPacket) -> None:
+        reply = await self.client.deal(request.count, tag_of(request.destination))
+        packet = Packet(
+            destination_of(reply.tag),
+            tuple(c.card for c in reply.cards),
+            tuple(c.face_up for c in reply.cards),
+        )
+        self.post(PacketDelivered(packet))
+        if reply.status != ErrorCode.OK:
+            self.post(ShufflerFault(f"{ErrorCode(reply.status).name.lower()} during the packet"
+                                    f" to {request.destination}"))  # fmt: skip
+
+    async def _check_deck(self) -> None:
+        try:
+            reply = await self.client.deck_check()
+        except (LinkError, DriverError) as exc:
+            self.post(ConditionChanged("deck", True, f"deck check failed: {exc}"))
+            return
+        good, text = describe_deck(reply, self.card_name)
+        self.last_deck = text
+        self.post(ConditionChanged("deck", not good, "" if good else f"deck check: {text}"))
