@@ -12,6 +12,7 @@ import argparse
 import time
 from collections.abc import Callable
 
+from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag
 from controller.ledger.db import DEFAULT_PATH
 from controller.ledger.reader import LedgerReader
@@ -26,10 +27,17 @@ def add_db_flag(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help=f"the ledger database (default {DEFAULT_PATH})",
     )
+    add_socket_flag(parser)
 
 
 def db_path(args: argparse.Namespace) -> str:
-    return getattr(args, "db", str(DEFAULT_PATH))
+    """``--db``; else, with ``--socket``, the ledger of that running daemon; else the default.
+    Read-only commands open it without the writer's lock, beside the live daemon."""
+    if hasattr(args, "db"):
+        return args.db
+    if getattr(args, "socket", None):
+        return call(args, "ledger.path")
+    return str(DEFAULT_PATH)
 
 
 def add_action(

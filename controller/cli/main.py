@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "controller.cli.sensors_cmd",
     "controller.cli.lamps_cmd",
     "controller.cli.sign_cmd",
+    "controller.cli.table_cmd",
 ]
 
 

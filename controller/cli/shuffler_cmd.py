@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from controller.cards import card_name
+from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
 from drivers.errors import DriverError
@@ -57,6 +58,26 @@ def register(sub: argparse._SubParsersAction) -> None:
             a.add_argument("--shoe", action="store_true", help="shoe mode (one card at a time)")
         elif name == "reset":
             a.add_argument("--level", type=int, choices=(0, 1), default=0)
+    audit = actions.add_parser("audit", help="the live daemon's shuffle audit (chi-square)")
+    add_socket_flag(audit)
+    add_json_flag(audit)
+    audit.set_defaults(func=show_audit)
+
+
+def show_audit(args: argparse.Namespace) -> int:
+    """Position statistics of every shuffle the table dealt, with p-values; exit 1 on alarm."""
+    report = call(args, "shuffler.audit")
+    if args.json:
+        print_json(report)
+    else:
+        print(f"shuffle audit: {report['shuffles']} shuffles, first {report['positions']}"
+              " positions of each deal")  # fmt: skip
+        for t in report["tests"]:
+            note = "" if t["ready"] else "  (too few shuffles yet)"
+            print(f"  {t['name']:<14} chi2 {t['statistic']:10.1f}  df {t['df']:4d}"
+                  f"  p {t['p_value']:.4g}{note}")  # fmt: skip
+        print("ALARM: the shuffle is not uniform" if report["alarm"] else "no alarm")
+    return 1 if report["alarm"] else 0
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,43 @@
+"""Talking to the running daemon from the CLI: the socket option and the credential."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from typing import Any
+
+from controller.control.protocol import ControlError
+from controller.control.server import ControlClient
+
+DEFAULT_SOCKET = "/run/croupier/control.sock"
+
+
+def add_socket_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--socket",
+        default=argparse.SUPPRESS,
+        metavar="PATH",
+        help=f"the daemon's control socket (default $CROUPIER_SOCKET or {DEFAULT_SOCKET})",
+    )
+
+
+def socket_path(args: argparse.Namespace) -> str:
+    return getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET") or DEFAULT_SOCKET
+
+
+def credential() -> str:
+    """The technician credential: $CROUPIER_CREDENTIAL, else asked on the terminal."""
+    secret = os.environ.get("CROUPIER_CREDENTIAL")
+    if secret:
+        return secret
+    if not sys.stdin.isatty():
+        raise ControlError("a technician credential is needed: set CROUPIER_CREDENTIAL",
+                           "unauthorised")  # fmt: skip
+    return getpass.getpass("technician credential: ")
+
+
+def call(args: argparse.Namespace, cmd: str, *, privileged: bool = False, **kwargs: Any) -> Any:
+    with ControlClient(socket_path(args)) as client:
+        return client.call(cmd, credential() if privileged else None, **kwargs)

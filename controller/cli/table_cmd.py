@@ -1,0 +1,206 @@
+"""``croupier status | jackpot | round | config``: the live table, through the daemon's socket.
+
+- ``croupier status``: table state, round, conditions keeping it closed, link, sensors, pools;
+- ``croupier jackpot ack``: acknowledge a 100% award (technician credential, journaled);
+- ``croupier round stake|seats|decide|lock|confirm``: what a dealer tablet (or the rig) enters;
+- ``croupier round show|settle [ID|last]``: a recorded round for a dispute (credential);
+- ``croupier config check FILE`` / ``config hash-credential``: work without a daemon.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from typing import Any
+
+from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.output import add_json_flag, print_json
+from controller.cli.settle_cmd import print_human
+from controller.credentials import hash_credential
+from controller.errors import CroupierError
+from controller.games.results import RoundResult, SeatResult, Wager
+from controller.tableconfig import load_table_config
+
+
+def _sub(actions: argparse._SubParsersAction, name: str, help: str, func: Any) -> Any:
+    p = actions.add_parser(name, help=help)
+    add_socket_flag(p)
+    add_json_flag(p)
+    p.set_defaults(func=func)
+    return p
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("status", help="the live table: state, round, link, sensors, pools")
+    add_socket_flag(p)
+    add_json_flag(p)
+    p.set_defaults(func=status)
+
+    j = sub.add_parser("jackpot", help="acknowledge a jackpot (technician)")
+    ja = j.add_subparsers(dest="action", metavar="ACTION", required=True)
+    ack = _sub(ja, "ack", "acknowledge the 100% award; the table reopens", jackpot_ack)
+    ack.add_argument("--technician", required=True, help="who acknowledges (journaled)")
+
+    r = sub.add_parser("round", help="the round in play, and recorded rounds")
+    ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
+    s = _sub(ra, "stake", "enter a seat's stakes (minor units) and decision", round_stake)
+    s.add_argument("seat", type=int)
+    s.add_argument("stakes", nargs="+", metavar="WAGER=AMOUNT", help="e.g. ante=1000 blind=1000")
+    s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold; CH play fold")
+    se = _sub(ra, "seats", "declare the seats in play besides the sensed ones", round_seats)
+    se.add_argument("seats", type=int, nargs="+")
+    d = _sub(ra, "decide", "a seat's decision (UTH/CH decision, blackjack action)", round_decide)
+    d.add_argument("seat", type=int)
+    d.add_argument("decision", help="4x 3x 2x 1x fold | play fold | hit stand double split"
+                   " insurance")  # fmt: skip
+    d.add_argument("--amount", type=int, default=0, help="insurance stake (minor units)")
+    _sub(ra, "lock", "press LOCK (bets closed)", round_button)
+    _sub(ra, "confirm", "press CONFIRM", round_button)
+    for name, help_text in (("show", "a recorded round (surveillance)"),
+                            ("settle", "settle a recorded round again (dispute)")):  # fmt: skip
+        x = _sub(ra, name, help_text, round_recorded)
+        x.add_argument("round", nargs="?", default="last", help="round ID or 'last'")
+
+    c = sub.add_parser("config", help="check a table configuration, make a credential hash")
+    ca = c.add_subparsers(dest="action", metavar="ACTION", required=True)
+    ck = ca.add_parser("check", help="report every problem of a table.toml")
+    ck.add_argument("file")
+    add_json_flag(ck)
+    ck.set_defaults(func=config_check)
+    hc = ca.add_parser("hash-credential", help="salted hash of a technician credential")
+    hc.set_defaults(func=hash_cmd)
+
+
+def status(args: argparse.Namespace) -> int:
+    data = call(args, "status")
+    if args.json:
+        print_json(data)
+        return 0
+    print(f"table {data['table']} ({data['profile']}): {data['state'].upper()}"
+          + (f"  round {data['round']}" if data["round"] else ""))  # fmt: skip
+    for name, detail in data["conditions"].items():
+        print(f"  closed by {name}: {detail}")
+    v = data.get("verdict")
+    if v:
+        print(
+            f"  last verdict: {v['status']}" + (f" {v['rule']}: {v['reason']}" if v["rule"] else "")
+        )
+    sh = data["shuffler"]
+    print(f"shuffler: link {sh['link']}, {sh['model'] or '?'} firmware {sh['firmware'] or '?'},"
+          f" deck {sh['deck'] or '?'}")  # fmt: skip
+    for pool, amount in data["pools"].items():
+        print(f"pool {pool}: {amount // 100:,}.{amount % 100:02d}")
+    sensors = data.get("sensors", {})
+    for seat, info in data["seats"].items():
+        flags = [k for k in ("stake", "locked", "in_play") if info[k]]
+        if info["excluded"]:
+            flags.append(f"EXCLUDED ({info['excluded']})")
+        print(f"  seat {seat}: {sensors.get(seat, '-')}  {' '.join(flags)}")
+    if data.get("recovered_rounds"):
+        print(f"voided at start-up (MD-S2): {', '.join(data['recovered_rounds'])}")
+    return 0
+
+
+def jackpot_ack(args: argparse.Namespace) -> int:
+    result = call(args, "jackpot.ack", privileged=True, technician=args.technician)
+    print_json(result) if args.json else print(f"jackpot {result}")
+    return 0
+
+
+def _parse_stakes(items: list[str]) -> dict[str, int]:
+    stakes = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not value.isdigit():
+            raise CroupierError(
+                f"stake {item!r}: write WAGER=AMOUNT in minor units, e.g. ante=1000"
+            )
+        stakes[name] = int(value)
+    return stakes
+
+
+def round_stake(args: argparse.Namespace) -> int:
+    result = call(args, "round.stake", seat=args.seat, stakes=_parse_stakes(args.stakes),
+                  decision=args.decision)  # fmt: skip
+    print_json(result) if args.json else print(f"seat {args.seat}: {result}")
+    return 0
+
+
+def round_seats(args: argparse.Namespace) -> int:
+    result = call(args, "round.seats", seats=args.seats)
+    print_json(result) if args.json else print(result)
+    return 0
+
+
+def round_decide(args: argparse.Namespace) -> int:
+    result = call(args, "round.decide", seat=args.seat, action=args.decision, amount=args.amount)
+    print_json(result) if args.json else print(f"seat {args.seat}: {result}")
+    return 0
+
+
+def round_button(args: argparse.Namespace) -> int:
+    result = call(args, f"round.{args.action}")
+    print_json(result) if args.json else print(f"{args.action.upper()} {result}")
+    return 0
+
+
+def _result_from_json(data: dict[str, Any]) -> RoundResult:
+    seats = [
+        SeatResult(s["seat"], s.get("hand"),
+                   {n: Wager(w["stake"], w["result"], w["paid"], w["rule"], w.get("line"))
+                    for n, w in s["wagers"].items()},
+                   s.get("cards", []))
+        for s in data["seats"]
+    ]  # fmt: skip
+    return RoundResult("", data["profile"], data["dealer"], seats, data.get("pools", {}))
+
+
+def round_recorded(args: argparse.Namespace) -> int:
+    result = call(args, f"round.{args.action}", privileged=True, round=args.round)
+    if args.json:
+        print_json(result)
+        return 0
+    if args.action == "show":
+        print(f"round {result['round']} (profile {result['profile']})")
+        print(json.dumps(result["record"]))
+    else:
+        verdict = "matches" if result["matches"] else "DIFFERS from"
+        print(f"round {result['round']}: the engine's settlement {verdict} the table's")
+    print_human(_result_from_json(result["result"]))
+    return 0
+
+
+def config_check(args: argparse.Namespace) -> int:
+    try:
+        config = load_table_config(args.file)
+    except CroupierError as exc:
+        problems = getattr(exc, "problems", [("", str(exc))])
+        if args.json:
+            print_json({"ok": False, "problems": [{"key": k, "reason": r} for k, r in problems]})
+        else:
+            print(f"{args.file}: {len(problems)} problem(s)")
+            for key, reason in problems:
+                print(f"  {key}: {reason}")
+        return 1
+    summary = {"ok": True, "table": config.table_id, "profile": config.profile.name,
+               "seats": list(config.seats), "pools": list(config.pools),
+               "shuffler": config.shuffler.port or "emulator"}  # fmt: skip
+    if args.json:
+        print_json(summary)
+    else:
+        print(
+            f"{args.file}: OK (table {config.table_id}, profile {config.profile.name},"
+            f" seats {', '.join(map(str, config.seats))}, shuffler {summary['shuffler']})"
+        )
+    return 0
+
+
+def hash_cmd(args: argparse.Namespace) -> int:
+    first = getpass.getpass("new technician credential: ") if sys.stdin.isatty() else \
+        sys.stdin.readline().rstrip("\n")  # fmt: skip
+    if sys.stdin.isatty() and getpass.getpass("again: ") != first:
+        raise CroupierError("the two entries differ")
+    print(hash_credential(first))
+    return 0
