@@ -202,10 +202,11 @@ class ShufflerLink:
             tuple(c.card for c in reply.cards),
             tuple(c.face_up for c in reply.cards),
         )
-        self.post(PacketDelivered(packet))
         if reply.status != ErrorCode.OK:
+            # a malfunction explains a short packet: the fault (MD-S2) comes first
             self.post(ShufflerFault(f"{ErrorCode(reply.status).name.lower()} during the packet"
                                     f" to {request.destination}"))  # fmt: skip
+        self.post(PacketDelivered(packet))
 
     async def _check_deck(self) -> None:
         try:
