@@ -60,6 +60,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 LEDGER_EFFECTS = (Journal, OpenRound, VoidRound, SettleRound)
 SHUFFLER_EFFECTS = (RequestPacket, ShuffleDeck, CheckDeck)
+LEDGER_PROBE_SECONDS = 5.0
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
 
 
@@ -166,6 +167,38 @@ class TableRunner:
     async def run(self, stop: asyncio.Event) -> None:
         assert self.machine is not None
         self.post(ConditionChanged("startup", False))
+        probe = asyncio.create_task(self._probe_ledger(), name="ledger-probe")
+        try:
+            await self._loop(stop)
+        finally:
+            probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await probe
+
+    async def _probe_ledger(self) -> None:
+        """While a failed commit keeps the table closed, try a journal entry now and then;
+        once the disk takes writes again, the ledger condition clears."""
+        while True:
+            await asyncio.sleep(LEDGER_PROBE_SECONDS)
+            machine = self.machine
+            if machine is None or "ledger" not in machine.conditions:
+                continue
+            ledger = self.ledger
+            now = self.now()
+
+            def probe() -> None:
+                with ledger.transaction():
+                    ledger.journal.append("ledger-writable", {}, now)
+
+            try:
+                await self.in_ledger(probe)
+            except LedgerError:
+                continue
+            self._journal_failed = False
+            self.post(ConditionChanged("ledger", False))
+
+    async def _loop(self, stop: asyncio.Event) -> None:
+        assert self.machine is not None
         while not stop.is_set():
             deadline = self.machine.next_deadline()
             event: Event
