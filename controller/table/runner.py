@@ -183,19 +183,18 @@ class TableRunner:
             machine = self.machine
             if machine is None or "ledger" not in machine.conditions:
                 continue
-            ledger = self.ledger
             now = self.now()
-
-            def probe() -> None:
-                with ledger.transaction():
-                    ledger.journal.append("ledger-writable", {}, now)
-
             try:
-                await self.in_ledger(probe)
+                await self.in_ledger(lambda now=now: self._write_probe(now))
             except LedgerError:
                 continue
             self._journal_failed = False
             self.post(ConditionChanged("ledger", False))
+
+    def _write_probe(self, now: float) -> None:
+        assert self.ledger is not None
+        with self.ledger.transaction():
+            self.ledger.journal.append("ledger-writable", {}, now)
 
     async def _loop(self, stop: asyncio.Event) -> None:
         assert self.machine is not None
