@@ -124,6 +124,12 @@ def _tables() -> tuple[tuple[dict[int, int], ...], tuple[int, ...], tuple[int, .
     return tuple(rank_tables), flush_table, tuple(flush_suit)
 
 
+def warm_up() -> None:
+    """Build the lookup tables now (about half a second) rather than at the first showdown:
+    the daemon calls this at start-up so no round pays for it."""
+    _tables()
+
+
 def strength(cards: Iterable[int]) -> int:
     """Strength of the best five of 5..7 distinct cards (int codes or :class:`Card`).
 

@@ -52,7 +52,7 @@ class Commands:
         for name in ("status", "ledger.path", "meters", "events.tail", "events.verify",
                      "jackpot.ack", "meters.reset", "round.show", "round.settle", "round.stake",
                      "round.seats", "round.decide", "round.lock", "round.confirm",
-                     "shuffler.audit", "sign.state"):  # fmt: skip
+                     "shuffler.audit", "sign.state", "metrics"):  # fmt: skip
             server.register(name, getattr(self, name.replace(".", "_")))
 
     # --- helpers -----------------------------------------------------------------------
@@ -131,6 +131,10 @@ class Commands:
             "tests": [{"name": t.name, "statistic": t.statistic, "df": t.df,
                        "p_value": t.p_value, "ready": t.ready} for t in report.tests],
         }  # fmt: skip
+
+    def metrics(self, request: Request) -> dict[str, Any]:
+        """Round pipeline timings (controller.table.runner.PipelineMetrics)."""
+        return self.runner.metrics.to_json()
 
     def sign_state(self, request: Request) -> dict[str, Any]:
         sign = self.runner.sign

@@ -61,6 +61,7 @@ class ButtonPressed:
 @dataclass(frozen=True)
 class PacketDelivered:
     packet: Packet
+    at: float | None = None  # when its last byte arrived (loop clock), for the metrics
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,6 +34,7 @@ from controller.ledger.errors import LedgerError
 from controller.ledger.rounds import settle_arguments
 from controller.ledger.selfcheck import default_manifest_path, power_up
 from controller.ledger.store import Ledger
+from controller.poker.evaluator import warm_up
 from controller.surveillance import SurveillanceStore
 from controller.table.events import (
     ButtonPressed,
@@ -43,6 +45,7 @@ from controller.table.events import (
     Journal,
     LedgerResult,
     OpenRound,
+    PacketDelivered,
     PoolAmount,
     RequestPacket,
     SeatHealth,
@@ -62,6 +65,34 @@ LEDGER_EFFECTS = (Journal, OpenRound, VoidRound, SettleRound)
 SHUFFLER_EFFECTS = (RequestPacket, ShuffleDeck, CheckDeck)
 LEDGER_PROBE_SECONDS = 5.0
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
+
+
+class PipelineMetrics:
+    """Round pipeline timings (loop clock, seconds; no card data), for bench/round.py:
+
+    - ``verdict``: from the last byte of the deal's last packet to the verdict handled;
+    - ``settlement``: from the dealer's CONFIRM to the settlement committed in the ledger and
+      the lamps and sign updated (the ledger's answer is an event of its own)."""
+
+    def __init__(self, keep: int = 10_000) -> None:
+        self.verdict: deque[float] = deque(maxlen=keep)
+        self.settlement: deque[float] = deque(maxlen=keep)
+        self._confirmed_at: float | None = None
+
+    def observe(self, event: Event, before: TableState, after: TableState,
+                started: float, done: float) -> None:  # fmt: skip
+        if isinstance(event, PacketDelivered) and event.at is not None:
+            if after in (TableState.VERIFIED, TableState.VOID) and before == TableState.DEALING:
+                self.verdict.append(done - event.at)
+        elif after == TableState.SHOWDOWN and before == TableState.VERIFIED:
+            self._confirmed_at = started
+        elif before == TableState.SHOWDOWN and after in (TableState.SETTLED, TableState.JACKPOT):
+            if self._confirmed_at is not None:
+                self.settlement.append(done - self._confirmed_at)
+            self._confirmed_at = None
+
+    def to_json(self) -> dict[str, list[float]]:
+        return {"verdict": list(self.verdict), "settlement": list(self.settlement)}
 
 
 class TableRunner:
@@ -92,6 +123,7 @@ class TableRunner:
         self._journal_failed = False
         self._last_lamps: dict[str, str] = {}
         self._sign_shown: Any = None
+        self.metrics = PipelineMetrics()
 
     # --- time and the ledger thread ----------------------------------------------------
 
@@ -130,6 +162,8 @@ class TableRunner:
             return recovered, status.table_may_open, status.failures, pools, self._last_round()
 
         recovered, may_open, failures, pools, last = await self.in_ledger(start)
+        if cfg.profile.game != "blackjack":
+            warm_up()  # the evaluator's tables, before the first showdown needs them
         self.recovered = recovered
         self.surveillance = SurveillanceStore(self.state_dir / "surveillance.sqlite3")
         self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
@@ -228,9 +262,11 @@ class TableRunner:
         """One event through the machine, its effects carried out, outputs updated."""
         assert self.machine is not None
         before = self.machine.state
-        effects = self.machine.handle(event, self.now())
+        started = self.now()
+        effects = self.machine.handle(event, started)
         await self._carry_out(effects)
         self._follow(before)
+        self.metrics.observe(event, before, self.machine.state, started, self.now())
 
     async def _carry_out(self, effects: list[Effect]) -> None:
         ledger_effects = [e for e in effects if isinstance(e, LEDGER_EFFECTS)]

@@ -197,6 +197,7 @@ class ShufflerLink:
 
     async def _deal(self, request: RequestPacket) -> None:
         reply = await self.client.deal(request.count, tag_of(request.destination))
+        arrived = asyncio.get_running_loop().time()
         packet = Packet(
             destination_of(reply.tag),
             tuple(c.card for c in reply.cards),
@@ -206,7 +207,7 @@ class ShufflerLink:
             # a malfunction explains a short packet: the fault (MD-S2) comes first
             self.post(ShufflerFault(f"{ErrorCode(reply.status).name.lower()} during the packet"
                                     f" to {request.destination}"))  # fmt: skip
-        self.post(PacketDelivered(packet))
+        self.post(PacketDelivered(packet, arrived))
 
     async def _check_deck(self) -> None:
         try:
