@@ -56,6 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("decision", help="4x 3x 2x 1x fold | play fold | hit stand double split"
                    " insurance")  # fmt: skip
     d.add_argument("--amount", type=int, default=0, help="insurance stake (minor units)")
+    cards = _sub(ra, "cards", "enter the cards of a manually dealt round", round_cards)
+    cards.add_argument("destination", help="community, dealer or seat:N")
+    cards.add_argument("cards", nargs="+", metavar="CARD", help="e.g. As Kd")
+    m = _sub(ra, "misdeal", "declare a misdeal with its rule (MD-S*, MD-M*)", round_misdeal)
+    m.add_argument("rule", help="e.g. MD-M2")
+    m.add_argument("reason", help="what happened (journaled)")
     _sub(ra, "lock", "press LOCK (bets closed)", round_button)
     _sub(ra, "confirm", "press CONFIRM", round_button)
     for name, help_text in (("show", "a recorded round (surveillance)"),
@@ -137,6 +143,18 @@ def round_seats(args: argparse.Namespace) -> int:
 def round_decide(args: argparse.Namespace) -> int:
     result = call(args, "round.decide", seat=args.seat, action=args.decision, amount=args.amount)
     print_json(result) if args.json else print(f"seat {args.seat}: {result}")
+    return 0
+
+
+def round_cards(args: argparse.Namespace) -> int:
+    result = call(args, "round.cards", destination=args.destination, cards=args.cards)
+    print_json(result) if args.json else print(f"{args.destination}: {result}")
+    return 0
+
+
+def round_misdeal(args: argparse.Namespace) -> int:
+    result = call(args, "round.misdeal", rule=args.rule, reason=args.reason)
+    print_json(result) if args.json else print(f"misdeal {args.rule} {result}")
     return 0
 
 

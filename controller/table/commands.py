@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller import games
+from controller.cards import parse_cards
 from controller.control.protocol import ControlError, Request
 from controller.control.server import ControlServer
 from controller.credentials import verify
@@ -19,7 +20,9 @@ from controller.ledger.journal import verify_chain
 from controller.surveillance import SurveillanceError
 from controller.table.events import (
     ButtonPressed,
+    DeclareMisdeal,
     DeclareSeats,
+    EnterCards,
     EnterWagers,
     JackpotAck,
     PoolAmount,
@@ -51,7 +54,8 @@ class Commands:
     def register(self, server: ControlServer) -> None:
         for name in ("status", "ledger.path", "meters", "events.tail", "events.verify",
                      "jackpot.ack", "meters.reset", "round.show", "round.settle", "round.stake",
-                     "round.seats", "round.decide", "round.lock", "round.confirm",
+                     "round.seats", "round.decide", "round.lock", "round.confirm", "round.cards",
+                     "round.misdeal",
                      "shuffler.audit", "sign.state", "metrics"):  # fmt: skip
             server.register(name, getattr(self, name.replace(".", "_")))
 
@@ -204,6 +208,21 @@ class Commands:
         else:
             self.runner.post(EnterWagers(seat, {}, action))
         return "entered"
+
+    def round_cards(self, request: Request) -> str:
+        """Cards of a manually dealt round: ``destination`` (community, dealer, seat:N) and
+        ``cards`` like ["As", "Kd"]."""
+        destination = _text(request.args, "destination")
+        try:
+            cards = tuple(parse_cards(request.args.get("cards", []), what=destination))
+        except CroupierError as exc:
+            raise ControlError(str(exc), "bad-request") from None
+        self.runner.post(EnterCards(destination, cards))
+        return "entered"
+
+    def round_misdeal(self, request: Request) -> str:
+        self.runner.post(DeclareMisdeal(_text(request.args, "rule"), _text(request.args, "reason")))
+        return "declared"
 
     def round_lock(self, request: Request) -> str:
         self.runner.post(ButtonPressed("lock"))

@@ -21,6 +21,8 @@ from typing import Any
 
 from controller.cards import card_name
 from controller.deal.validator import (
+    COMMUNITY,
+    DEALER,
     MISDEAL,
     OK,
     VERIFIED,
@@ -37,6 +39,37 @@ from controller.profiles import Profile
 from controller.table.events import Effect, RequestPacket, ShuffleDeck
 
 Wagers = dict[int, tuple[dict[str, int], Any]]  # seat -> (stakes, decision)
+
+
+def holdem_record(
+    profile: Profile,
+    cards: dict[str, tuple[int, ...]],
+    seats: tuple[int, ...],
+    progressive: dict[int, int],
+    pool_name: str | None,
+    pools: dict[str, tuple[int, int]],
+    wagers: Wagers,
+) -> dict[str, Any]:
+    """A hold'em round as ``croupier settle`` reads it (docs/settle.md): the cards, the sensed
+    progressive stakes, the entered stakes and decisions, the pool."""
+    names = {dest: [card_name(c) for c in hand] for dest, hand in cards.items()}
+    entries = []
+    for seat in seats:
+        stakes, decision = wagers.get(seat, ({}, None))
+        stakes = dict(stakes)
+        if seat in progressive and pool_name:
+            stakes[pool_name] = progressive[seat]
+        entry: dict[str, Any] = {"seat": seat, "cards": names[seat_destination(seat)],
+                                 "stakes": stakes}  # fmt: skip
+        if decision is not None:
+            entry["decision"] = decision
+        entries.append(entry)
+    data: dict[str, Any] = {"profile": profile.name, "dealer": names[DEALER],
+                            "community": names[COMMUNITY], "seats": entries}  # fmt: skip
+    if pool_name and pool_name in pools:
+        amount, seed = pools[pool_name]
+        data["pools"] = {pool_name: {"amount": amount, "seed": seed}}
+    return data
 
 
 class HandFormingDeal:
@@ -89,32 +122,94 @@ class HandFormingDeal:
     ) -> dict[str, Any]:
         """The round as ``croupier settle`` reads it (docs/settle.md): the recognised cards,
         the sensed progressive stakes, the entered stakes and decisions, the pool."""
-        cards = {p.destination: [card_name(c) for c in p.cards if c is not None]
+        cards = {p.destination: tuple(c for c in p.cards if c is not None)
                  for p in self.validator.delivered}  # fmt: skip
-        seats = []
-        for planned in self.validator.plan.packets:
-            if not planned.destination.startswith("seat:"):
-                continue
-            seat = int(planned.destination.split(":")[1])
-            stakes, decision = wagers.get(seat, ({}, None))
-            stakes = dict(stakes)
-            if seat in progressive and pool_name:
-                stakes[pool_name] = progressive[seat]
-            entry: dict[str, Any] = {"seat": seat, "cards": cards[seat_destination(seat)],
-                                     "stakes": stakes}  # fmt: skip
-            if decision is not None:
-                entry["decision"] = decision
-            seats.append(entry)
-        data: dict[str, Any] = {"profile": self.profile.name, "dealer": cards["dealer"],
-                                "community": cards["community"], "seats": seats}  # fmt: skip
-        if pool_name and pool_name in pools:
-            amount, seed = pools[pool_name]
-            data["pools"] = {pool_name: {"amount": amount, "seed": seed}}
-        return data
+        seats = tuple(int(p.destination.split(":")[1]) for p in self.validator.plan.packets
+                      if p.destination.startswith("seat:"))  # fmt: skip
+        return holdem_record(self.profile, cards, seats, progressive, pool_name, pools, wagers)
 
     def delivered_order(self) -> list[int | None]:
         """The cards in the order the shuffler delivered them (for the shuffle audit)."""
         return [c for p in self.validator.delivered for c in p.cards]
+
+
+class ManualDeal:
+    """A dealer dealing by hand (profile ``deal = "manual"``, e.g. uth-sk with its burns,
+    UTH-11): nothing to count automatically. The dealer's CONFIRM says the initial deal is
+    out (VERIFIED); the cards are entered (``croupier round cards``) before the showdown; a
+    misdeal is declared by the dealer with its MD-M rule (``croupier round misdeal``)."""
+
+    needs_confirm = True
+    manual = True
+
+    def __init__(self, profile: Profile, seats: tuple[int, ...], now: float):
+        self.profile = profile
+        self.seats = seats
+        self.cards: dict[str, tuple[int, ...]] = {}
+        self.dealt = False
+        self.verdict = Verdict(OK)
+
+    def plan_text(self) -> list[str]:
+        return ["manual deal by the dealer (UTH-11): confirmed by the dealer, cards entered"]
+
+    def start(self, now: float) -> list[Effect]:
+        return []
+
+    def expected_cards(self) -> dict[str, int]:
+        wanted = {COMMUNITY: 5, DEALER: 2}
+        wanted.update({seat_destination(s): 2 for s in self.seats})
+        return wanted
+
+    def confirm_dealt(self) -> Verdict:
+        self.dealt = True
+        self.verdict = Verdict(VERIFIED, None, "the dealer confirmed the manual deal")
+        return self.verdict
+
+    def enter_cards(self, destination: str, cards: tuple[int, ...]) -> None:
+        wanted = self.expected_cards()
+        if destination not in wanted:
+            raise RoundError(f"no {destination} in this round (seats {list(self.seats)})")
+        if len(cards) != wanted[destination]:
+            raise RoundError(f"{destination} holds {wanted[destination]} cards, got {len(cards)}",
+                             "MD-M3")  # fmt: skip
+        others = {c for d, cs in self.cards.items() if d != destination for c in cs}
+        twice = [card_name(c) for c in cards if c in others]
+        if twice or len(set(cards)) != len(cards):
+            raise RoundError(f"{destination}: {', '.join(twice) or 'a card'} entered twice",
+                             "POK-1")  # fmt: skip
+        self.cards[destination] = cards
+
+    def packet(self, packet: Packet, now: float) -> tuple[Verdict, list[Effect]]:
+        return self.verdict, []  # a dealing machine's packet means nothing to a manual table
+
+    def fault(self, description: str, now: float) -> Verdict:
+        return self.verdict
+
+    def poll(self, now: float) -> Verdict:
+        return self.verdict
+
+    def next_deadline(self) -> float | None:
+        return None
+
+    @property
+    def is_complete(self) -> bool:
+        return self.dealt
+
+    def unrecognised(self) -> bool:
+        return set(self.cards) != set(self.expected_cards())
+
+    def record(
+        self,
+        progressive: dict[int, int],
+        pool_name: str | None,
+        pools: dict[str, tuple[int, int]],
+        wagers: Wagers,
+    ) -> dict[str, Any]:
+        return holdem_record(self.profile, self.cards, self.seats, progressive, pool_name,
+                             pools, wagers)  # fmt: skip
+
+    def delivered_order(self) -> list[int | None]:
+        return []
 
 
 class ShoeDeal:

@@ -115,6 +115,24 @@ class SeatDecision:
 
 
 @dataclass(frozen=True)
+class EnterCards:
+    """Control socket: cards of a manually dealt round (``community``, ``dealer``,
+    ``seat:N``), for the showdown."""
+
+    destination: str
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DeclareMisdeal:
+    """Control socket: the dealer or a supervisor declares a misdeal with its rule (MD-S*,
+    MD-M*), e.g. a card exposed during a manual deal (MD-M2)."""
+
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class JackpotAck:
     """A technician acknowledged the jackpot (credential already checked, journaled)."""
 
@@ -124,7 +142,7 @@ class JackpotAck:
 Event = (
     Tick | ConditionChanged | StakeSensed | SeatHealth | ButtonPressed | PacketDelivered
     | ShufflerFault | LedgerResult | PoolAmount | DeclareSeats | EnterWagers | SeatDecision
-    | JackpotAck
+    | EnterCards | DeclareMisdeal | JackpotAck
 )  # fmt: skip
 
 # --- effects ---------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ the daemon must send the next :class:`Tick`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -45,13 +46,15 @@ from controller.errors import CroupierError, RoundError
 from controller.games import settle
 from controller.games.results import RoundResult
 from controller.profiles import Profile
-from controller.table.deals import HandFormingDeal, ShoeDeal
+from controller.table.deals import HandFormingDeal, ManualDeal, ShoeDeal
 from controller.table.events import (
     ButtonPressed,
     CheckDeck,
     ConditionChanged,
+    DeclareMisdeal,
     DeclareSeats,
     Effect,
+    EnterCards,
     EnterWagers,
     Event,
     JackpotAck,
@@ -68,6 +71,9 @@ from controller.table.events import (
     Tick,
     VoidRound,
 )
+
+Deal = HandFormingDeal | ShoeDeal | ManualDeal
+MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])$")
 
 
 class TableState(StrEnum):
@@ -95,7 +101,7 @@ class Round:
     seats: tuple[int, ...]  # seats dealt, ascending
     progressive: dict[int, int]  # seat -> progressive stake (frozen at LOCK)
     wagers: dict[int, tuple[dict[str, int], Any]]
-    deal: HandFormingDeal | ShoeDeal
+    deal: Deal
     verdict: Verdict | None = None
     record: dict[str, Any] | None = None  # the round as `croupier settle` reads it
     result: RoundResult | None = None
@@ -273,9 +279,9 @@ class TableMachine:
         wagers = dict(self.entered)
         try:
             if self.profile.game == "blackjack":
-                deal: HandFormingDeal | ShoeDeal = ShoeDeal(
-                    self.profile, wagers, now, self.settings.packet_timeout
-                )
+                deal: Deal = ShoeDeal(self.profile, wagers, now, self.settings.packet_timeout)
+            elif self.profile.deal == "manual":
+                deal = ManualDeal(self.profile, seats, now)
             else:
                 deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
         except RoundError as exc:
@@ -362,6 +368,45 @@ class TableMachine:
                                                       "amount": event.amount})]  # fmt: skip
         return effects + self._maybe_complete(now)
 
+    def _on_EnterCards(self, event: EnterCards, now: float) -> list[Effect]:
+        r = self.round
+        if r is None or not isinstance(r.deal, ManualDeal) or self.state not in (
+            TableState.DEALING, TableState.VERIFIED,
+        ):  # fmt: skip
+            return [
+                Journal(
+                    "cards-refused",
+                    {"destination": event.destination, "reason": "no manually dealt round in play"},
+                )
+            ]
+        try:
+            r.deal.enter_cards(event.destination, event.cards)
+        except RoundError as exc:
+            return [
+                Journal(
+                    "cards-refused",
+                    {"destination": event.destination, "reason": str(exc), "rule": exc.rule},
+                )
+            ]
+        return [Journal("cards-entered", {"destination": event.destination,
+                                          "count": len(event.cards)})]  # fmt: skip
+
+    def _on_DeclareMisdeal(self, event: DeclareMisdeal, now: float) -> list[Effect]:
+        r = self.round
+        if r is None or self.state not in (TableState.DEALING, TableState.VERIFIED):
+            return [
+                Journal("misdeal-refused", {"rule": event.rule, "reason": "no deal in progress"})
+            ]
+        if not MISDEAL_RULES.match(event.rule):
+            return [
+                Journal(
+                    "misdeal-refused",
+                    {"rule": event.rule, "reason": "not a misdeal rule (MD-S1..3, MD-M1..7)"},
+                )
+            ]
+        verdict = Verdict(MISDEAL, event.rule, f"declared by the dealer: {event.reason}")
+        return self._after_verdict(verdict, [], now)
+
     def _on_ShufflerFault(self, event: ShufflerFault, now: float) -> list[Effect]:
         effects: list[Effect] = [Journal("shuffler-fault", {"description": event.description})]
         if self._dealing():
@@ -407,6 +452,10 @@ class TableMachine:
     # --- CONFIRM: showdown, and closing the round --------------------------------------
 
     def _confirm(self, now: float) -> list[Effect]:
+        r = self.round
+        if self.state == TableState.DEALING and r and isinstance(r.deal, ManualDeal):
+            r.verdict = r.deal.confirm_dealt()
+            return [self._move(TableState.VERIFIED, "the dealer confirmed the manual deal")]
         if self.state == TableState.VERIFIED:
             return self._showdown(now)
         if self.state in (TableState.SETTLED, TableState.VOID):

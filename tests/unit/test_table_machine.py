@@ -10,7 +10,9 @@ from controller.table.events import (
     ButtonPressed,
     CheckDeck,
     ConditionChanged,
+    DeclareMisdeal,
     DeclareSeats,
+    EnterCards,
     EnterWagers,
     JackpotAck,
     Journal,
@@ -374,3 +376,40 @@ def test_blackjack_lock_needs_a_main_bet():
     t.send(ButtonPressed("lock"))
     assert t.m.state == TableState.OPEN
     assert t.journal("lock-ignored")[0]["rule"] == "BJ-1"
+
+
+# --- manual deal (uth-sk) and declared misdeals -----------------------------------------------
+
+SK = load_profile("uth-sk")
+
+
+def test_manual_deal_confirmed_by_the_dealer_then_cards_entered():
+    t = Table(SK)
+    t.send(ConditionChanged("startup", False))
+    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000}, "4x"))
+    t.lock_and_open_ledger()
+    assert t.m.state == TableState.DEALING and not t.of(RequestPacket)
+    t.send(ButtonPressed("confirm"))  # the initial deal is out
+    assert t.m.state == TableState.VERIFIED
+    t.send(ButtonPressed("confirm"))
+    assert t.journal("showdown-waiting")  # the cards are not entered yet
+    for dest, cards in [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"),
+                        ("dealer", "Jd 3c")]:  # fmt: skip
+        t.send(EnterCards(dest, tuple(parse_cards(cards))))
+    t.send(EnterCards("seat:1", tuple(parse_cards("Kd Jd"))))  # Jd is the dealer's
+    assert t.journal("cards-refused")[-1]["rule"] == "POK-1"
+    out = t.send(ButtonPressed("confirm"))
+    seat = out[-1].result.seats[0]
+    assert seat.wagers["play"].paid == 8000  # straight beats jacks (UTH-6)
+
+
+def test_declared_misdeal_voids_with_its_rule():
+    t = Table(SK)
+    t.send(ConditionChanged("startup", False))
+    t.send(DeclareSeats((1, 2)))
+    t.lock_and_open_ledger()
+    t.send(DeclareMisdeal("MD-X1", "not a misdeal rule"))
+    assert t.m.state == TableState.DEALING
+    t.send(DeclareMisdeal("MD-M2", "a card exposed face up during the deal"))
+    assert t.m.state == TableState.VOID
+    assert t.of(VoidRound)[0].rule == "MD-M2"
