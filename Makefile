@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench manifest clean sign-docs
+.PHONY: demo test lint venv bench manifest clean sign-docs install
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,3 +40,8 @@ clean:
 sign-docs: $(STAMP)
 	$(BIN)/python -m display.gallery docs/sign
 	$(BIN)/python -m display.gallery tests/sign/golden --scale-matrix 3 --scale-digits 2
+
+# On a Raspberry Pi, as root: user, venv under /opt/croupier, config, systemd unit, udev rule
+# (systemd/install.sh; PROFILE=ch-bg picks the example configuration, DESTDIR=... stages).
+install:
+	systemd/install.sh

@@ -108,10 +108,21 @@ def main() -> int:
         cfg.write_text(tomli_w.dumps(config(args.baud)))
         run = tmpdir / "run"
         daemon = subprocess.Popen(
-            [sys.executable, "-m", "controller.daemon", "--config", str(cfg), "--state-dir",
-             str(tmpdir / "state"), "--runtime-dir", str(run)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "controller.daemon",
+                "--config",
+                str(cfg),
+                "--state-dir",
+                str(tmpdir / "state"),
+                "--runtime-dir",
+                str(run),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         try:
             deadline = time.monotonic() + 30
             while not (run / "control.sock").exists() and time.monotonic() < deadline:

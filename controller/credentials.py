@@ -50,7 +50,11 @@ def verify(secret: str, stored: str) -> bool:
         raise CredentialError(f"stored credential: {reason}")
     _, n, r, p, salt, expected = stored.split("$")
     digest = hashlib.scrypt(
-        secret.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
+        secret.encode(),
+        salt=bytes.fromhex(salt),
+        n=int(n),
+        r=int(r),
+        p=int(p),
         dklen=len(bytes.fromhex(expected)),
-    )  # fmt: skip
+    )
     return hmac.compare_digest(digest.hex(), expected)

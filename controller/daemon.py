@@ -47,9 +47,20 @@ async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subpro
     assert emu is not None
     link = runtime_dir / "shuffler.pty"
     control = runtime_dir / "emulator.sock"
-    command = [sys.executable, "-m", "controller.cli.main", "emulator", "--link", str(link),
-               "--control", str(control), "--decks", str(emu.decks),
-               "--baud", str(emu.baud or 0)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "controller.cli.main",
+        "emulator",
+        "--link",
+        str(link),
+        "--control",
+        str(control),
+        "--decks",
+        str(emu.decks),
+        "--baud",
+        str(emu.baud or 0),
+    ]
     if emu.seed is not None:
         command += ["--seed", str(emu.seed)]
     with contextlib.suppress(FileNotFoundError):
@@ -62,8 +73,9 @@ async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subpro
             raise CroupierError(f"the shuffler emulator exited with status {proc.returncode}")
         if loop.time() > deadline:
             proc.terminate()
-            raise CroupierError("the shuffler emulator did not start within"
-                                f" {EMULATOR_START_TIMEOUT:g} s")  # fmt: skip
+            raise CroupierError(
+                f"the shuffler emulator did not start within {EMULATOR_START_TIMEOUT:g} s"
+            )
         await asyncio.sleep(0.05)
     return proc, str(link)
 
@@ -140,8 +152,9 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
             loop.add_signal_handler(sig, stop.set)
         tasks.append(asyncio.create_task(watchdog(notifier), name="watchdog"))
         notifier.ready(f"table {config.table_id} up")
-        log.info("croupierd %s: table %s (%s) up", __version__, config.table_id,
-                 config.profile.name)  # fmt: skip
+        log.info(
+            "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name
+        )
         await runner.run(stop)
         notifier.stopping()
         return 0
@@ -186,9 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s" if os.environ.get("INVOCATION_ID")
+        format="%(levelname)s %(name)s: %(message)s"
+        if os.environ.get("INVOCATION_ID")
         else "%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )  # fmt: skip
+    )
     try:
         config = load_table_config(args.config)
     except CroupierError as exc:

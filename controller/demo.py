@@ -40,12 +40,14 @@ def deal_round(profile_name: str, pool: int) -> dict:
     seats = []
     for n in range(1, SEATS + 1):
         hole, rest = rest[:2], rest[2:]
-        seats.append({
-            "seat": n,
-            "cards": [str(c) for c in hole],
-            "stakes": {"ante": ANTE, "blind": ANTE, "trips": 500, "progressive": 100},
-            "decision": simple_decision(hole, community),
-        })  # fmt: skip
+        seats.append(
+            {
+                "seat": n,
+                "cards": [str(c) for c in hole],
+                "stakes": {"ante": ANTE, "blind": ANTE, "trips": 500, "progressive": 100},
+                "decision": simple_decision(hole, community),
+            }
+        )
     return {
         "profile": profile_name,
         "dealer": [str(c) for c in rest[:2]],

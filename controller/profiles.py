@@ -329,9 +329,20 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
     _check_odds_only(paytables, problems)
     problems.raise_if_any()
     return Profile(
-        name, version, game, source_doc, description, money, seats, deal, burns, options,
-        paytables, progressive, path=source,
-    )  # fmt: skip
+        name,
+        version,
+        game,
+        source_doc,
+        description,
+        money,
+        seats,
+        deal,
+        burns,
+        options,
+        paytables,
+        progressive,
+        path=source,
+    )
 
 
 def _check_odds_only(paytables: dict[str, PayTable], problems: Problems) -> None:

@@ -59,8 +59,14 @@ class SurveillanceStore:
     def close(self) -> None:
         self.db.close()
 
-    def add_round(self, round_id: str, profile: str, record: dict[str, Any],
-                  result: dict[str, Any], wall: float) -> None:  # fmt: skip
+    def add_round(
+        self,
+        round_id: str,
+        profile: str,
+        record: dict[str, Any],
+        result: dict[str, Any],
+        wall: float,
+    ) -> None:
         with self.db:
             seq = self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM rounds").fetchone()[0]
             self.db.execute(
@@ -83,8 +89,13 @@ class SurveillanceStore:
         if row is None:
             raise SurveillanceError(f"no recorded round {round_id!r} in {self.path}")
         rid, profile, record, result, wall = row
-        return {"round": rid, "profile": profile, "record": json.loads(record),
-                "result": json.loads(result), "wall": wall}  # fmt: skip
+        return {
+            "round": rid,
+            "profile": profile,
+            "record": json.loads(record),
+            "result": json.loads(result),
+            "wall": wall,
+        }
 
     def load_audit(self, positions: int) -> ShuffleStats:
         row = self.db.execute("SELECT positions, shuffles, counts FROM audit").fetchone()

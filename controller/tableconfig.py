@@ -101,15 +101,19 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
     if emulate and port:
         sec.problems.add(sec.key("port"), "give either a port or emulate = true, not both")
     if not emulate and not port:
-        sec.problems.add(sec.key("port"), "required: a device path, a pyserial URL or usb:VID:PID"
-                         " (or emulate = true for a simulated table)")  # fmt: skip
+        sec.problems.add(
+            sec.key("port"),
+            "required: a device path, a pyserial URL or usb:VID:PID"
+            " (or emulate = true for a simulated table)",
+        )
     baud = sec.get("baud", int, default=115200, check=positive_int)
     allow_raw = sec.get("firmware_allow", list, default=[])
     allow = []
     for i, item in enumerate(allow_raw or []):
         if not isinstance(item, str) or not SHA256.match(item.lower()):
-            sec.problems.add(f"{sec.key('firmware_allow')}[{i}]",
-                             "a firmware SHA-256 is 64 hex digits")  # fmt: skip
+            sec.problems.add(
+                f"{sec.key('firmware_allow')}[{i}]", "a firmware SHA-256 is 64 hex digits"
+            )
         else:
             allow.append(item.lower())
     if not allow and not emulate:
@@ -124,8 +128,9 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
     if emu is not None:
         if not emulate:
             sec.problems.add(emu.path, "only with emulate = true")
-        decks = emu.get("decks", int, default=1,
-                        check=lambda v: None if 1 <= v <= 8 else "must be 1..8")  # fmt: skip
+        decks = emu.get(
+            "decks", int, default=1, check=lambda v: None if 1 <= v <= 8 else "must be 1..8"
+        )
         seed = emu.get("seed", int, default=None)
         emu_baud = emu.get("baud", int, default=None, check=positive_int)
         trusted = emu.get("trusted", bool, default=True)
@@ -134,8 +139,9 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
     elif emulate:
         emulator = EmulatorSettings()
     sec.finish()
-    return ShufflerSettings(None if emulate else port, baud or 115200, tuple(allow),
-                            float(timeout or 10.0), emulator)  # fmt: skip
+    return ShufflerSettings(
+        None if emulate else port, baud or 115200, tuple(allow), float(timeout or 10.0), emulator
+    )
 
 
 def _read_pools(
@@ -147,8 +153,11 @@ def _read_pools(
     prog = profile.progressive
     if sec is None:
         if prog is not None:
-            problems.add("pools", f"profile {profile.name} has a progressive ({prog.bet}):"
-                         " configure its pool, e.g. [pools.main] seed = 500000")  # fmt: skip
+            problems.add(
+                "pools",
+                f"profile {profile.name} has a progressive ({prog.bet}):"
+                " configure its pool, e.g. [pools.main] seed = 500000",
+            )
         return pools
     entries = list(sec.items())
     if prog is None and entries:
@@ -186,8 +195,11 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     table = top.section("table")
     table_id, profile, seats = None, None, ()
     if table:
-        table_id = table.get("id", str, check=lambda v: None if TABLE_ID.match(v) else
-                             "1-32 letters, digits, '-' or '_'")  # fmt: skip
+        table_id = table.get(
+            "id",
+            str,
+            check=lambda v: None if TABLE_ID.match(v) else "1-32 letters, digits, '-' or '_'",
+        )
         profile_name = table.get("profile", str)
         if profile_name:
             try:
@@ -200,10 +212,15 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
             allowed = range(1, profile.seats + 1)
             if seats_raw is None:
                 seats = tuple(allowed)
-            elif (not seats_raw or any(isinstance(s, bool) or s not in allowed for s in seats_raw)
-                  or len(set(seats_raw)) != len(seats_raw)):  # fmt: skip
-                problems.add(table.key("seats"), f"distinct seat numbers 1..{profile.seats}"
-                             f" (profile {profile.name})")  # fmt: skip
+            elif (
+                not seats_raw
+                or any(isinstance(s, bool) or s not in allowed for s in seats_raw)
+                or len(set(seats_raw)) != len(seats_raw)
+            ):
+                problems.add(
+                    table.key("seats"),
+                    f"distinct seat numbers 1..{profile.seats} (profile {profile.name})",
+                )
             else:
                 seats = tuple(sorted(seats_raw))
         table.finish()
@@ -240,14 +257,29 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     timing = top.section("timing", required=False)
     settled_display = 15.0
     if timing:
-        settled_display = float(timing.get("settled_display", (int, float), default=15.0,
-                                           check=_positive_number) or 15.0)  # fmt: skip
+        settled_display = float(
+            timing.get("settled_display", (int, float), default=15.0, check=_positive_number)
+            or 15.0
+        )
         timing.finish()
     top.finish()
     problems.raise_if_any()
     assert table_id and profile and shuffler
-    return TableConfig(source, table_id, profile, seats, shuffler, io, pools, ledger_path,
-                       credential, socket_path, group, settled_display, data)  # fmt: skip
+    return TableConfig(
+        source,
+        table_id,
+        profile,
+        seats,
+        shuffler,
+        io,
+        pools,
+        ledger_path,
+        credential,
+        socket_path,
+        group,
+        settled_display,
+        data,
+    )
 
 
 def load_table_config(path: str | Path) -> TableConfig:

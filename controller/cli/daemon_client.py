@@ -33,8 +33,9 @@ def credential() -> str:
     if secret:
         return secret
     if not sys.stdin.isatty():
-        raise ControlError("a technician credential is needed: set CROUPIER_CREDENTIAL",
-                           "unauthorised")  # fmt: skip
+        raise ControlError(
+            "a technician credential is needed: set CROUPIER_CREDENTIAL", "unauthorised"
+        )
     return getpass.getpass("technician credential: ")
 
 

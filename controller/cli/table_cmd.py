@@ -53,8 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     se.add_argument("seats", type=int, nargs="+")
     d = _sub(ra, "decide", "a seat's decision (UTH/CH decision, blackjack action)", round_decide)
     d.add_argument("seat", type=int)
-    d.add_argument("decision", help="4x 3x 2x 1x fold | play fold | hit stand double split"
-                   " insurance")  # fmt: skip
+    d.add_argument(
+        "decision", help="4x 3x 2x 1x fold | play fold | hit stand double split insurance"
+    )
     d.add_argument("--amount", type=int, default=0, help="insurance stake (minor units)")
     cards = _sub(ra, "cards", "enter the cards of a manually dealt round", round_cards)
     cards.add_argument("destination", help="community, dealer or seat:N")
@@ -64,8 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("reason", help="what happened (journaled)")
     _sub(ra, "lock", "press LOCK (bets closed)", round_button)
     _sub(ra, "confirm", "press CONFIRM", round_button)
-    for name, help_text in (("show", "a recorded round (surveillance)"),
-                            ("settle", "settle a recorded round again (dispute)")):  # fmt: skip
+    for name, help_text in (
+        ("show", "a recorded round (surveillance)"),
+        ("settle", "settle a recorded round again (dispute)"),
+    ):
         x = _sub(ra, name, help_text, round_recorded)
         x.add_argument("round", nargs="?", default="last", help="round ID or 'last'")
 
@@ -84,8 +87,10 @@ def status(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
         return 0
-    print(f"table {data['table']} ({data['profile']}): {data['state'].upper()}"
-          + (f"  round {data['round']}" if data["round"] else ""))  # fmt: skip
+    print(
+        f"table {data['table']} ({data['profile']}): {data['state'].upper()}"
+        + (f"  round {data['round']}" if data["round"] else "")
+    )
     for name, detail in data["conditions"].items():
         print(f"  closed by {name}: {detail}")
     v = data.get("verdict")
@@ -94,8 +99,10 @@ def status(args: argparse.Namespace) -> int:
             f"  last verdict: {v['status']}" + (f" {v['rule']}: {v['reason']}" if v["rule"] else "")
         )
     sh = data["shuffler"]
-    print(f"shuffler: link {sh['link']}, {sh['model'] or '?'} firmware {sh['firmware'] or '?'},"
-          f" deck {sh['deck'] or '?'}")  # fmt: skip
+    print(
+        f"shuffler: link {sh['link']}, {sh['model'] or '?'} firmware {sh['firmware'] or '?'},"
+        f" deck {sh['deck'] or '?'}"
+    )
     for pool, amount in data["pools"].items():
         print(f"pool {pool}: {amount // 100:,}.{amount % 100:02d}")
     sensors = data.get("sensors", {})
@@ -128,8 +135,13 @@ def _parse_stakes(items: list[str]) -> dict[str, int]:
 
 
 def round_stake(args: argparse.Namespace) -> int:
-    result = call(args, "round.stake", seat=args.seat, stakes=_parse_stakes(args.stakes),
-                  decision=args.decision)  # fmt: skip
+    result = call(
+        args,
+        "round.stake",
+        seat=args.seat,
+        stakes=_parse_stakes(args.stakes),
+        decision=args.decision,
+    )
     print_json(result) if args.json else print(f"seat {args.seat}: {result}")
     return 0
 
@@ -166,12 +178,17 @@ def round_button(args: argparse.Namespace) -> int:
 
 def _result_from_json(data: dict[str, Any]) -> RoundResult:
     seats = [
-        SeatResult(s["seat"], s.get("hand"),
-                   {n: Wager(w["stake"], w["result"], w["paid"], w["rule"], w.get("line"))
-                    for n, w in s["wagers"].items()},
-                   s.get("cards", []))
+        SeatResult(
+            s["seat"],
+            s.get("hand"),
+            {
+                n: Wager(w["stake"], w["result"], w["paid"], w["rule"], w.get("line"))
+                for n, w in s["wagers"].items()
+            },
+            s.get("cards", []),
+        )
         for s in data["seats"]
-    ]  # fmt: skip
+    ]
     return RoundResult("", data["profile"], data["dealer"], seats, data.get("pools", {}))
 
 
@@ -202,9 +219,14 @@ def config_check(args: argparse.Namespace) -> int:
             for key, reason in problems:
                 print(f"  {key}: {reason}")
         return 1
-    summary = {"ok": True, "table": config.table_id, "profile": config.profile.name,
-               "seats": list(config.seats), "pools": list(config.pools),
-               "shuffler": config.shuffler.port or "emulator"}  # fmt: skip
+    summary = {
+        "ok": True,
+        "table": config.table_id,
+        "profile": config.profile.name,
+        "seats": list(config.seats),
+        "pools": list(config.pools),
+        "shuffler": config.shuffler.port or "emulator",
+    }
     if args.json:
         print_json(summary)
     else:
@@ -216,8 +238,11 @@ def config_check(args: argparse.Namespace) -> int:
 
 
 def hash_cmd(args: argparse.Namespace) -> int:
-    first = getpass.getpass("new technician credential: ") if sys.stdin.isatty() else \
-        sys.stdin.readline().rstrip("\n")  # fmt: skip
+    first = (
+        getpass.getpass("new technician credential: ")
+        if sys.stdin.isatty()
+        else sys.stdin.readline().rstrip("\n")
+    )
     if sys.stdin.isatty() and getpass.getpass("again: ") != first:
         raise CroupierError("the two entries differ")
     print(hash_credential(first))

@@ -97,8 +97,9 @@ class ControlServer:
             handler = self.handlers.get(request.cmd)
             if handler is None:
                 known = ", ".join(sorted(self.handlers))
-                raise ControlError(f"unknown command {request.cmd!r} (known: {known})",
-                                   "unknown-command")  # fmt: skip
+                raise ControlError(
+                    f"unknown command {request.cmd!r} (known: {known})", "unknown-command"
+                )
             result = handler(request)
             if inspect.isawaitable(result):
                 result = await result

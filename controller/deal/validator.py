@@ -139,27 +139,30 @@ class DealValidator:
         if self.is_done:
             if self.verdict.status == VERIFIED:  # a packet after the complete deal
                 return self._misdeal(
-                    "MD-S1", f"extra packet of {packet.count} card(s) to {packet.destination}"
-                    " after the deal was complete"
-                )  # fmt: skip
+                    "MD-S1",
+                    f"extra packet of {packet.count} card(s) to {packet.destination}"
+                    " after the deal was complete",
+                )
             return self.verdict
         self._last_activity = now
         expected = self.expected()
         assert expected is not None
         self.delivered.append(packet)
         if len(packet.face_up) != packet.count:
-            return self._misdeal("MD-S2", "the shuffler reported face-up flags that do not match"
-                                 " the card count")  # fmt: skip
+            return self._misdeal(
+                "MD-S2", "the shuffler reported face-up flags that do not match the card count"
+            )
         if packet.destination != expected.destination:
             return self._misdeal(
-                "MD-S1", f"{packet.count} card(s) went to {packet.destination} but the plan"
-                f" expected {expected.count} to {expected.destination}"
-            )  # fmt: skip
+                "MD-S1",
+                f"{packet.count} card(s) went to {packet.destination} but the plan"
+                f" expected {expected.count} to {expected.destination}",
+            )
         if packet.count != expected.count:
             return self._misdeal(
-                "MD-S1", f"{packet.destination} received {packet.count} card(s),"
-                f" expected {expected.count}"
-            )  # fmt: skip
+                "MD-S1",
+                f"{packet.destination} received {packet.count} card(s), expected {expected.count}",
+            )
         deck_error = self._check_identities(packet)
         if deck_error:
             public, detail = deck_error
@@ -170,11 +173,14 @@ class DealValidator:
             self._exposed += exposed
             if self._exposed >= 2:
                 return self._misdeal(
-                    "MD-S3", f"{self._exposed} cards exposed face up (latest: {exposed} in the"
-                    f" {packet.destination} packet)"
-                )  # fmt: skip
-            notes = (f"one card exposed face up in the {packet.destination} packet (MD-S3 needs"
-                     " two for a misdeal)",)  # fmt: skip
+                    "MD-S3",
+                    f"{self._exposed} cards exposed face up (latest: {exposed} in the"
+                    f" {packet.destination} packet)",
+                )
+            notes = (
+                f"one card exposed face up in the {packet.destination} packet (MD-S3 needs"
+                " two for a misdeal)",
+            )
         if self.expected() is None:
             self.verdict = Verdict(VERIFIED, None, "card count verified", notes)
             return self.verdict
@@ -212,9 +218,10 @@ class DealValidator:
             expected = self.expected()
             where = f"{expected.count} card(s) to {expected.destination}" if expected else "?"
             return self._misdeal(
-                "MD-S2", f"shuffler malfunction: no packet for {self.packet_timeout:g} s"
-                f" (waiting for {where})"
-            )  # fmt: skip
+                "MD-S2",
+                f"shuffler malfunction: no packet for {self.packet_timeout:g} s"
+                f" (waiting for {where})",
+            )
         return self.verdict
 
     def cards_by_destination(self) -> dict[str, tuple[int | None, ...]]:

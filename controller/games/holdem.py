@@ -120,8 +120,11 @@ def _settle_uth_seat(
             wagers["blind"] = _lose(blind, rule)
     if "trips" in stakes:  # UTH-9: on the player's own hand, whatever happened
         wagers["trips"] = payer.by_table(profile, "trips", stakes["trips"], satisfied, "UTH-9")
-    return {name: wagers[name] for name in ("play", "ante", "trips", "blind") if name in wagers
-            and wagers[name].stake > 0}  # fmt: skip
+    return {
+        name: wagers[name]
+        for name in ("play", "ante", "trips", "blind")
+        if name in wagers and wagers[name].stake > 0
+    }
 
 
 def _check_uth_stakes(profile: Profile, seat: SeatInput) -> None:

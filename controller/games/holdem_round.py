@@ -194,9 +194,11 @@ def _pools(raw: Any) -> dict[str, PoolInput]:
         raise RoundError("pools: expected an object of pool name -> amount")
     pools = {}
     for name, value in raw.items():
-        amount, seed = (value, None) if not isinstance(value, dict) else (
-            value.get("amount"), value.get("seed")
-        )  # fmt: skip
+        amount, seed = (
+            (value, None)
+            if not isinstance(value, dict)
+            else (value.get("amount"), value.get("seed"))
+        )
         for label, v in (("amount", amount), ("seed", seed)):
             if v is None and label == "seed":
                 continue

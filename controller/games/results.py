@@ -23,8 +23,11 @@ class Wager:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "stake": self.stake, "result": self.result, "paid": self.paid, "rule": self.rule
-        }  # fmt: skip
+            "stake": self.stake,
+            "result": self.result,
+            "paid": self.paid,
+            "rule": self.rule,
+        }
         if self.line:
             data["line"] = self.line
         return data

@@ -52,11 +52,27 @@ class Commands:
         self.runner = runner
 
     def register(self, server: ControlServer) -> None:
-        for name in ("status", "ledger.path", "meters", "events.tail", "events.verify",
-                     "jackpot.ack", "meters.reset", "round.show", "round.settle", "round.stake",
-                     "round.seats", "round.decide", "round.lock", "round.confirm", "round.cards",
-                     "round.misdeal",
-                     "shuffler.audit", "sign.state", "metrics"):  # fmt: skip
+        for name in (
+            "status",
+            "ledger.path",
+            "meters",
+            "events.tail",
+            "events.verify",
+            "jackpot.ack",
+            "meters.reset",
+            "round.show",
+            "round.settle",
+            "round.stake",
+            "round.seats",
+            "round.decide",
+            "round.lock",
+            "round.confirm",
+            "round.cards",
+            "round.misdeal",
+            "shuffler.audit",
+            "sign.state",
+            "metrics",
+        ):
             server.register(name, getattr(self, name.replace(".", "_")))
 
     # --- helpers -----------------------------------------------------------------------
@@ -64,12 +80,13 @@ class Commands:
     def _technician(self, request: Request, action: str) -> str:
         stored = self.runner.config.credential
         if stored is None:
-            raise ControlError(f"{action}: no technician credential is configured"
-                               " ([technician] credential)", "unauthorised")  # fmt: skip
+            raise ControlError(
+                f"{action}: no technician credential is configured ([technician] credential)",
+                "unauthorised",
+            )
         if not request.credential or not verify(request.credential, stored):
             self.runner.post_journal("access-refused", {"action": action})
-            raise ControlError(f"{action}: wrong or missing technician credential",
-                               "unauthorised")  # fmt: skip
+            raise ControlError(f"{action}: wrong or missing technician credential", "unauthorised")
         who = request.args.get("technician")
         return who if isinstance(who, str) and who.strip() else "technician"
 
@@ -120,8 +137,12 @@ class Commands:
     async def events_verify(self, request: Request) -> dict[str, Any]:
         ledger = self.runner.ledger
         report = await self.runner.in_ledger(lambda: verify_chain(ledger.journal))
-        return {"ok": report.ok, "entries": report.entries, "first_bad": report.first_bad,
-                "problems": report.problems}  # fmt: skip
+        return {
+            "ok": report.ok,
+            "entries": report.entries,
+            "first_bad": report.first_bad,
+            "problems": report.problems,
+        }
 
     def shuffler_audit(self, request: Request) -> dict[str, Any]:
         audit = self.runner.audit
@@ -132,9 +153,17 @@ class Commands:
             "shuffles": report.shuffles,
             "positions": report.positions,
             "alarm": report.alarm,
-            "tests": [{"name": t.name, "statistic": t.statistic, "df": t.df,
-                       "p_value": t.p_value, "ready": t.ready} for t in report.tests],
-        }  # fmt: skip
+            "tests": [
+                {
+                    "name": t.name,
+                    "statistic": t.statistic,
+                    "df": t.df,
+                    "p_value": t.p_value,
+                    "ready": t.ready,
+                }
+                for t in report.tests
+            ],
+        }
 
     def metrics(self, request: Request) -> dict[str, Any]:
         """Round pipeline timings (controller.table.runner.PipelineMetrics)."""
@@ -145,8 +174,11 @@ class Commands:
         if sign is None:
             raise ControlError("this table has no sign", "refused")
         last = sign._last
-        return {"kind": sign.config.kind, "text": getattr(last, "text", None),
-                "overflow": sign.overflow}  # fmt: skip
+        return {
+            "kind": sign.config.kind,
+            "text": getattr(last, "text", None),
+            "overflow": sign.overflow,
+        }
 
     # --- surveillance (credential) -----------------------------------------------------
 
@@ -254,8 +286,11 @@ class Commands:
             raise ControlError(f"no pool {name!r} at this table", "bad-request")
         now = runner.now()
         try:
-            state = await runner.in_ledger(lambda: runner.ledger.correct_meter(
-                pool.name, "current", pool.seed, now, technician=who, reason=reason))  # fmt: skip
+            state = await runner.in_ledger(
+                lambda: runner.ledger.correct_meter(
+                    pool.name, "current", pool.seed, now, technician=who, reason=reason
+                )
+            )
         except CroupierError as exc:
             raise ControlError(str(exc)) from None
         runner.post(PoolAmount(pool.bet, state.current, pool.seed))

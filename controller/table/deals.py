@@ -59,13 +59,20 @@ def holdem_record(
         stakes = dict(stakes)
         if seat in progressive and pool_name:
             stakes[pool_name] = progressive[seat]
-        entry: dict[str, Any] = {"seat": seat, "cards": names[seat_destination(seat)],
-                                 "stakes": stakes}  # fmt: skip
+        entry: dict[str, Any] = {
+            "seat": seat,
+            "cards": names[seat_destination(seat)],
+            "stakes": stakes,
+        }
         if decision is not None:
             entry["decision"] = decision
         entries.append(entry)
-    data: dict[str, Any] = {"profile": profile.name, "dealer": names[DEALER],
-                            "community": names[COMMUNITY], "seats": entries}  # fmt: skip
+    data: dict[str, Any] = {
+        "profile": profile.name,
+        "dealer": names[DEALER],
+        "community": names[COMMUNITY],
+        "seats": entries,
+    }
     if pool_name and pool_name in pools:
         amount, seed = pools[pool_name]
         data["pools"] = {pool_name: {"amount": amount, "seed": seed}}
@@ -122,10 +129,15 @@ class HandFormingDeal:
     ) -> dict[str, Any]:
         """The round as ``croupier settle`` reads it (docs/settle.md): the recognised cards,
         the sensed progressive stakes, the entered stakes and decisions, the pool."""
-        cards = {p.destination: tuple(c for c in p.cards if c is not None)
-                 for p in self.validator.delivered}  # fmt: skip
-        seats = tuple(int(p.destination.split(":")[1]) for p in self.validator.plan.packets
-                      if p.destination.startswith("seat:"))  # fmt: skip
+        cards = {
+            p.destination: tuple(c for c in p.cards if c is not None)
+            for p in self.validator.delivered
+        }
+        seats = tuple(
+            int(p.destination.split(":")[1])
+            for p in self.validator.plan.packets
+            if p.destination.startswith("seat:")
+        )
         return holdem_record(self.profile, cards, seats, progressive, pool_name, pools, wagers)
 
     def delivered_order(self) -> list[int | None]:
@@ -170,13 +182,15 @@ class ManualDeal:
         if destination not in wanted:
             raise RoundError(f"no {destination} in this round (seats {list(self.seats)})")
         if len(cards) != wanted[destination]:
-            raise RoundError(f"{destination} holds {wanted[destination]} cards, got {len(cards)}",
-                             "MD-M3")  # fmt: skip
+            raise RoundError(
+                f"{destination} holds {wanted[destination]} cards, got {len(cards)}", "MD-M3"
+            )
         others = {c for d, cs in self.cards.items() if d != destination for c in cs}
         twice = [card_name(c) for c in cards if c in others]
         if twice or len(set(cards)) != len(cards):
-            raise RoundError(f"{destination}: {', '.join(twice) or 'a card'} entered twice",
-                             "POK-1")  # fmt: skip
+            raise RoundError(
+                f"{destination}: {', '.join(twice) or 'a card'} entered twice", "POK-1"
+            )
         self.cards[destination] = cards
 
     def packet(self, packet: Packet, now: float) -> tuple[Verdict, list[Effect]]:
@@ -205,8 +219,9 @@ class ManualDeal:
         pools: dict[str, tuple[int, int]],
         wagers: Wagers,
     ) -> dict[str, Any]:
-        return holdem_record(self.profile, self.cards, self.seats, progressive, pool_name,
-                             pools, wagers)  # fmt: skip
+        return holdem_record(
+            self.profile, self.cards, self.seats, progressive, pool_name, pools, wagers
+        )
 
     def delivered_order(self) -> list[int | None]:
         return []
@@ -285,8 +300,9 @@ class ShoeDeal:
         deadline = self.next_deadline()
         if deadline is not None and now >= deadline:
             due = self.game.expected_cards()
-            return self._misdeal("MD-S2", f"shoe malfunction: {due} card(s) due, none for"
-                                 f" {self.timeout:g} s")  # fmt: skip
+            return self._misdeal(
+                "MD-S2", f"shoe malfunction: {due} card(s) due, none for {self.timeout:g} s"
+            )
         return self.verdict
 
     def next_deadline(self) -> float | None:

@@ -140,10 +140,22 @@ class JackpotAck:
 
 
 Event = (
-    Tick | ConditionChanged | StakeSensed | SeatHealth | ButtonPressed | PacketDelivered
-    | ShufflerFault | LedgerResult | PoolAmount | DeclareSeats | EnterWagers | SeatDecision
-    | EnterCards | DeclareMisdeal | JackpotAck
-)  # fmt: skip
+    Tick
+    | ConditionChanged
+    | StakeSensed
+    | SeatHealth
+    | ButtonPressed
+    | PacketDelivered
+    | ShufflerFault
+    | LedgerResult
+    | PoolAmount
+    | DeclareSeats
+    | EnterWagers
+    | SeatDecision
+    | EnterCards
+    | DeclareMisdeal
+    | JackpotAck
+)
 
 # --- effects ---------------------------------------------------------------------------------
 

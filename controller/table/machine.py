@@ -181,8 +181,9 @@ class TableMachine:
             if self.conditions.get(event.name) == event.detail:
                 return []
             self.conditions[event.name] = event.detail
-            effects.append(Journal("condition", {"name": event.name, "blocking": True,
-                                                 "detail": event.detail}))  # fmt: skip
+            effects.append(
+                Journal("condition", {"name": event.name, "blocking": True, "detail": event.detail})
+            )
             if self.state == TableState.OPEN:
                 effects.append(self._move(TableState.CLOSED, f"{event.name}: {event.detail}"))
             elif self._dealing() and event.name == "link":
@@ -218,8 +219,12 @@ class TableMachine:
             self.excluded[event.seat] = event.reason
         else:
             self.excluded.pop(event.seat, None)
-        return [Journal("seat-health", {"seat": event.seat, "excluded": event.excluded,
-                                        "reason": event.reason})]  # fmt: skip
+        return [
+            Journal(
+                "seat-health",
+                {"seat": event.seat, "excluded": event.excluded, "reason": event.reason},
+            )
+        ]
 
     def _on_DeclareSeats(self, event: DeclareSeats, now: float) -> list[Effect]:
         bad = [s for s in event.seats if not 1 <= s <= self.profile.seats]
@@ -239,8 +244,12 @@ class TableMachine:
         if decision is None and event.seat in target:
             decision = target[event.seat][1]
         target[event.seat] = (stakes, decision)
-        return [Journal("wagers", {"seat": event.seat, "stakes": dict(event.stakes),
-                                   "decision": event.decision})]  # fmt: skip
+        return [
+            Journal(
+                "wagers",
+                {"seat": event.seat, "stakes": dict(event.stakes), "decision": event.decision},
+            )
+        ]
 
     def _on_PoolAmount(self, event: PoolAmount, now: float) -> list[Effect]:
         self.pools[event.pool] = (event.amount, event.seed)
@@ -291,8 +300,13 @@ class TableMachine:
         self.round = Round(round_id, seats, progressive, wagers, deal)
         self.entered = {}
         excluded = {s: why for s, why in self.excluded.items() if s in self.sensed}
-        move = self._move(TableState.LOCKED, "dealer LOCK", seats=list(seats),
-                          progressive=progressive, excluded=excluded)  # fmt: skip
+        move = self._move(
+            TableState.LOCKED,
+            "dealer LOCK",
+            seats=list(seats),
+            progressive=progressive,
+            excluded=excluded,
+        )
         return [move, OpenRound(round_id, self.pool_name, progressive)]
 
     def _on_LedgerResult(self, event: LedgerResult, now: float) -> list[Effect]:
@@ -315,19 +329,22 @@ class TableMachine:
             if r.result and any(
                 p.get("jackpot_seats") for p in r.result.pools.values()
             ):  # a 100% award locks the table until a technician acknowledges
-                return [self._move(TableState.JACKPOT, "jackpot awarded",
-                                   seats=self._jackpot_seats(r.result))]  # fmt: skip
+                return [
+                    self._move(
+                        TableState.JACKPOT, "jackpot awarded", seats=self._jackpot_seats(r.result)
+                    )
+                ]
             return [self._move(TableState.SETTLED, "round settled in the ledger")]
-        return [Journal("ledger-result-ignored", {"round": event.round_id,
-                                                  "action": event.action})]  # fmt: skip
+        return [Journal("ledger-result-ignored", {"round": event.round_id, "action": event.action})]
 
     @staticmethod
     def _jackpot_seats(result: RoundResult) -> list[int]:
         return sorted({s for p in result.pools.values() for s in p.get("jackpot_seats", [])})
 
     def _ledger_failed(self, event: LedgerResult, now: float) -> list[Effect]:
-        effects: list[Effect] = [Journal("ledger-failed", {"action": event.action,
-                                                           "error": event.error})]  # fmt: skip
+        effects: list[Effect] = [
+            Journal("ledger-failed", {"action": event.action, "error": event.error})
+        ]
         self.conditions["ledger"] = event.error
         if event.action == "open":  # nothing was taken: the round never existed
             self.round = None
@@ -338,18 +355,33 @@ class TableMachine:
 
     def _on_PacketDelivered(self, event: PacketDelivered, now: float) -> list[Effect]:
         if not self._dealing():
-            return [Journal("packet-unexpected", {"state": self.state.value,
-                                                  "destination": event.packet.destination,
-                                                  "count": event.packet.count,
-                                                  "rule": "MD-S1"})]  # fmt: skip
+            return [
+                Journal(
+                    "packet-unexpected",
+                    {
+                        "state": self.state.value,
+                        "destination": event.packet.destination,
+                        "count": event.packet.count,
+                        "rule": "MD-S1",
+                    },
+                )
+            ]
         verdict, requests = self.round.deal.packet(event.packet, now)
         return self._after_verdict(verdict, requests, now)
 
     def _on_SeatDecision(self, event: SeatDecision, now: float) -> list[Effect]:
         r = self.round
         if not (self._dealing() and isinstance(r.deal, ShoeDeal)):
-            return [Journal("decision-refused", {"seat": event.seat, "action": event.action,
-                                                 "reason": "no decision is awaited"})]  # fmt: skip
+            return [
+                Journal(
+                    "decision-refused",
+                    {
+                        "seat": event.seat,
+                        "action": event.action,
+                        "reason": "no decision is awaited",
+                    },
+                )
+            ]
         try:
             r.deal.decide(event.seat, event.action, event.amount)
         except RoundError as exc:
@@ -364,15 +396,24 @@ class TableMachine:
                     },
                 )
             ]
-        effects: list[Effect] = [Journal("decision", {"seat": event.seat, "action": event.action,
-                                                      "amount": event.amount})]  # fmt: skip
+        effects: list[Effect] = [
+            Journal(
+                "decision", {"seat": event.seat, "action": event.action, "amount": event.amount}
+            )
+        ]
         return effects + self._maybe_complete(now)
 
     def _on_EnterCards(self, event: EnterCards, now: float) -> list[Effect]:
         r = self.round
-        if r is None or not isinstance(r.deal, ManualDeal) or self.state not in (
-            TableState.DEALING, TableState.VERIFIED,
-        ):  # fmt: skip
+        if (
+            r is None
+            or not isinstance(r.deal, ManualDeal)
+            or self.state
+            not in (
+                TableState.DEALING,
+                TableState.VERIFIED,
+            )
+        ):
             return [
                 Journal(
                     "cards-refused",
@@ -388,8 +429,9 @@ class TableMachine:
                     {"destination": event.destination, "reason": str(exc), "rule": exc.rule},
                 )
             ]
-        return [Journal("cards-entered", {"destination": event.destination,
-                                          "count": len(event.cards)})]  # fmt: skip
+        return [
+            Journal("cards-entered", {"destination": event.destination, "count": len(event.cards)})
+        ]
 
     def _on_DeclareMisdeal(self, event: DeclareMisdeal, now: float) -> list[Effect]:
         r = self.round

@@ -79,8 +79,9 @@ class PipelineMetrics:
         self.settlement: deque[float] = deque(maxlen=keep)
         self._confirmed_at: float | None = None
 
-    def observe(self, event: Event, before: TableState, after: TableState,
-                started: float, done: float) -> None:  # fmt: skip
+    def observe(
+        self, event: Event, before: TableState, after: TableState, started: float, done: float
+    ) -> None:
         if isinstance(event, PacketDelivered) and event.at is not None:
             if after in (TableState.VERIFIED, TableState.VOID) and before == TableState.DEALING:
                 self.verdict.append(done - event.at)
@@ -356,8 +357,9 @@ class TableRunner:
         if r is None or r.round_id != effect.round_id or r.record is None:
             return
         result = effect.result.to_json()
-        self.surveillance.add_round(r.round_id, self.config.profile.name, r.record, result,
-                                    self.wall_clock())  # fmt: skip
+        self.surveillance.add_round(
+            r.round_id, self.config.profile.name, r.record, result, self.wall_clock()
+        )
         self.last_settled = {"round": r.round_id, "result": result}
         hand_formed = r.deal.needs_confirm  # a shoe's order is not one shuffle's
         if (
@@ -368,9 +370,13 @@ class TableRunner:
             self.surveillance.save_audit(self.audit)
             report = self.audit.report()
             if report.alarm:
-                self.post_journal("shuffle-audit-alarm", {
-                        "shuffles": report.shuffles, "worst_p": report.worst_p,
-                    })  # fmt: skip
+                self.post_journal(
+                    "shuffle-audit-alarm",
+                    {
+                        "shuffles": report.shuffles,
+                        "worst_p": report.worst_p,
+                    },
+                )
 
     def post_journal(self, kind: str, data: dict[str, Any]) -> None:
         """Journal something that is not a machine transition (an alarm, an audit)."""
@@ -420,8 +426,9 @@ class TableRunner:
         if state == TableState.LOCKED and before == TableState.OPEN:
             self.gpio.lock()
         if state in (TableState.OPEN, TableState.CLOSED) and before not in (
-            TableState.OPEN, TableState.CLOSED,
-        ):  # fmt: skip
+            TableState.OPEN,
+            TableState.CLOSED,
+        ):
             self.gpio.round_boundary(void=before == TableState.VOID)
         if state == TableState.JACKPOT and before != TableState.JACKPOT and machine.last_result:
             for pool in machine.last_result.pools.values():

@@ -76,8 +76,12 @@ def describe_deck(reply: DeckCheckReply, name: Callable[[int], str]) -> tuple[bo
         parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
     if reply.foreign:
         parts.append(f"{reply.foreign} foreign card(s)")
-    good = (reply.counted == reply.expected and not reply.missing and not reply.duplicate
-            and not reply.foreign)  # fmt: skip
+    good = (
+        reply.counted == reply.expected
+        and not reply.missing
+        and not reply.duplicate
+        and not reply.foreign
+    )
     return good, ", ".join(parts)
 
 
@@ -154,11 +158,14 @@ class ShufflerLink:
         self.identity = identity
         digest = identity.fw_sha256.hex()
         if digest not in self.firmware_allow:
-            self.post(ConditionChanged(
-                "firmware", True,
-                f"shuffler firmware {identity.fw_version} sha256 {digest} is not on the"
-                " allow-list ([shuffler] firmware_allow)",
-            ))  # fmt: skip
+            self.post(
+                ConditionChanged(
+                    "firmware",
+                    True,
+                    f"shuffler firmware {identity.fw_version} sha256 {digest} is not on the"
+                    " allow-list ([shuffler] firmware_allow)",
+                )
+            )
         else:
             self.post(ConditionChanged("firmware", False))
         await self._check_deck()
@@ -205,8 +212,12 @@ class ShufflerLink:
         )
         if reply.status != ErrorCode.OK:
             # a malfunction explains a short packet: the fault (MD-S2) comes first
-            self.post(ShufflerFault(f"{ErrorCode(reply.status).name.lower()} during the packet"
-                                    f" to {request.destination}"))  # fmt: skip
+            self.post(
+                ShufflerFault(
+                    f"{ErrorCode(reply.status).name.lower()} during the packet"
+                    f" to {request.destination}"
+                )
+            )
         self.post(PacketDelivered(packet, arrived))
 
     async def _check_deck(self) -> None:

@@ -71,11 +71,22 @@ class SimTable:
 
     def start(self, *, wait_open: bool = True) -> SimTable:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.daemon", "--config", str(self.config_path),
-             "--state-dir", str(self.state_dir), "--runtime-dir", str(self.run_dir)],
-            stdout=self.log.open("ab"), stderr=subprocess.STDOUT, cwd=ROOT,
+            [
+                sys.executable,
+                "-m",
+                "controller.daemon",
+                "--config",
+                str(self.config_path),
+                "--state-dir",
+                str(self.state_dir),
+                "--runtime-dir",
+                str(self.run_dir),
+            ],
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
+        )
         self.wait(lambda: self.socket.exists(), "the control socket")
         if wait_open:
             self.wait_state("open")
@@ -103,8 +114,7 @@ class SimTable:
         with contextlib.suppress(FileNotFoundError):
             (self.run_dir / "control.sock").unlink()
         # the emulator it started goes on until it notices; stop it as systemd would
-        subprocess.run(["pkill", "-KILL", "-f", f"--link {self.run_dir}/shuffler.pty"],
-                       check=False)  # fmt: skip
+        subprocess.run(["pkill", "-KILL", "-f", f"--link {self.run_dir}/shuffler.pty"], check=False)
 
     def close(self) -> None:
         self.stop()
@@ -141,8 +151,10 @@ class SimTable:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc is not None and self.proc.poll() is not None:
-                raise AssertionError(f"croupierd exited ({self.proc.returncode}) waiting for"
-                                     f" {what}:\n{self.log.read_text()[-3000:]}")  # fmt: skip
+                raise AssertionError(
+                    f"croupierd exited ({self.proc.returncode}) waiting for"
+                    f" {what}:\n{self.log.read_text()[-3000:]}"
+                )
             with contextlib.suppress(Exception):
                 value = ok()
                 if value:
@@ -151,8 +163,9 @@ class SimTable:
         raise AssertionError(f"timed out waiting for {what}:\n{self.log.read_text()[-3000:]}")
 
     def wait_state(self, state: str, timeout: float = WAIT) -> dict[str, Any]:
-        return self.wait(lambda: (s := self.status())["state"] == state and s,
-                         f"state {state}", timeout)  # fmt: skip
+        return self.wait(
+            lambda: (s := self.status())["state"] == state and s, f"state {state}", timeout
+        )
 
     def journal(self, kind: str) -> list[dict[str, Any]]:
         return [e["data"] for e in self.call("events.tail", n=1000) if e["kind"] == kind]

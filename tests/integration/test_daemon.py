@@ -44,8 +44,9 @@ def pool_meter(t: SimTable, name: str = "current") -> int:
 
 
 def croupier(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args],
-                          capture_output=True, text=True)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True
+    )
 
 
 def test_round_with_sensed_stakes_contributes_and_settles(sim):
@@ -179,8 +180,9 @@ def test_firmware_not_on_the_allow_list_keeps_the_table_closed(sim):
 
 
 def test_shuffler_absent_keeps_the_table_closed_and_serving(sim):
-    config = sim_config(shuffler={"emulate": None, "port": "/dev/does-not-exist",
-                                  "firmware_allow": ["ab" * 32]})  # fmt: skip
+    config = sim_config(
+        shuffler={"emulate": None, "port": "/dev/does-not-exist", "firmware_allow": ["ab" * 32]}
+    )
     del config["shuffler"]["emulator"]
     t = sim(config, wait_open=False)
     status = t.wait(lambda: "link" in (s := t.status())["conditions"] and s, "link condition")
@@ -192,9 +194,21 @@ def test_shuffler_absent_keeps_the_table_closed_and_serving(sim):
 def test_malformed_config_exits_2_listing_every_problem(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[table]\nid = "T 1"\nprofile = "uth-xx"\n[shuffler]\nbaud = "fast"\n')
-    run = subprocess.run([sys.executable, "-m", "controller.daemon", "--config", str(bad),
-                          "--state-dir", str(tmp_path / "s"), "--runtime-dir", str(tmp_path / "r")],
-                         capture_output=True, text=True)  # fmt: skip
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "controller.daemon",
+            "--config",
+            str(bad),
+            "--state-dir",
+            str(tmp_path / "s"),
+            "--runtime-dir",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 2
     for fragment in ("table.id", "table.profile", "shuffler.baud", "shuffler.port"):
         assert fragment in run.stderr
@@ -206,9 +220,21 @@ def test_malformed_config_exits_2_listing_every_problem(tmp_path):
 
 def test_second_daemon_on_the_same_ledger_refuses(sim):
     t = sim()
-    run = subprocess.run([sys.executable, "-m", "controller.daemon", "--config",
-                          str(t.config_path), "--state-dir", str(t.state_dir),
-                          "--runtime-dir", str(t.tmp / "run2")],
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "controller.daemon",
+            "--config",
+            str(t.config_path),
+            "--state-dir",
+            str(t.state_dir),
+            "--runtime-dir",
+            str(t.tmp / "run2"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 1
     assert "ledger" in run.stderr.lower()

@@ -32,8 +32,12 @@ def test_settle_example_json(capsys):
         "cards": ["As", "Ks", "Qs", "Js", "4c"],
     }
     assert seats[1]["wagers"]["progressive"] == {
-        "stake": 100, "result": "win", "paid": 1234567, "rule": "PRG-3", "line": "royal-flush"
-    }  # fmt: skip
+        "stake": 100,
+        "result": "win",
+        "paid": 1234567,
+        "rule": "PRG-3",
+        "line": "royal-flush",
+    }
     assert seats[2]["wagers"]["envy"]["paid"] == 10000
     assert seats[3]["wagers"]["ante"] == {
         "stake": 500,

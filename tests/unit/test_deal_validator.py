@@ -37,8 +37,12 @@ def run(packets, seats=(1, 3)):
 def test_uth11_plan_order():
     plan = holdem_plan([3, 1, 5])
     assert [(p.destination, p.count) for p in plan.packets] == [
-        ("community", 5), ("seat:1", 2), ("seat:3", 2), ("seat:5", 2), ("dealer", 2)
-    ]  # fmt: skip
+        ("community", 5),
+        ("seat:1", 2),
+        ("seat:3", 2),
+        ("seat:5", 2),
+        ("dealer", 2),
+    ]
     assert plan.total_cards == 13
 
 

@@ -121,10 +121,13 @@ def test_jumbo7_royal_counts_as_five_card_straight_flush():
 def test_jumbo7_seven_card_straight_flush_shared_by_the_round_bettors():
     # seat 1: Ac 2c + 3c 4c 5c 6c 7c = A-7 clubs, 7-card straight flush (CH-8)
     r, s = play(
-        "Kd Kh", "3c 4c 5c 6c 7c",
-        seat(1, "Ac 2c", jumbo7=100), seat(2, "9d 9s", jumbo7=100), seat(3, "Td Ts"),
+        "Kd Kh",
+        "3c 4c 5c 6c 7c",
+        seat(1, "Ac 2c", jumbo7=100),
+        seat(2, "9d 9s", jumbo7=100),
+        seat(3, "Td Ts"),
         pools={"jumbo7": 1_000_001},
-    )  # fmt: skip
+    )
     assert w(s[1], "jumbo7") == ("win", 500_001, "CH-9")  # odd cent to the lower seat
     assert w(s[2], "jackpot-share") == ("win", 500_000, "CH-9")
     # seat 2's own hand is the board's 3-7 straight flush: 250 per unit stake (CH-8)

@@ -102,9 +102,11 @@ def test_dealer_not_qualified_italian_ante_wins_play_blind_push():
 def test_fold_loses_ante_and_blind_but_trips_and_progressive_stay_in_action():
     # player 9c 9d with board 9h 9s ... = four of a kind, folds anyway
     r, s = play(
-        GR, "Jd 3c", "2c 7d 9h 9s Qs",
+        GR,
+        "Jd 3c",
+        "2c 7d 9h 9s Qs",
         seat(1, "9c 9d", ["check", "check", "fold"], trips=100, progressive=100),
-    )  # fmt: skip
+    )
     assert "play" not in s[1].wagers
     assert w(s[1], "ante") == ("lose", 0, "UTH-4")
     assert w(s[1], "blind") == ("lose", 0, "UTH-4")
@@ -114,12 +116,14 @@ def test_fold_loses_ante_and_blind_but_trips_and_progressive_stay_in_action():
 
 def test_royal_with_a_hole_card_wins_the_pool_with_envy_to_the_others():
     r, s = play(
-        GR, "2d 3d", "As Ks Qs Js 4c",
+        GR,
+        "2d 3d",
+        "As Ks Qs Js 4c",
         seat(1, "Ts 5h", "4x", progressive=100),
         seat(2, "9c 9d", ["check", "2x"], progressive=100),
         seat(3, "8c 8h", "1x"),  # no progressive stake: no envy (PRG-4)
         pools={"progressive": {"amount": 1_234_567, "seed": 500_000}},
-    )  # fmt: skip
+    )
     assert s[1].hand == "royal-flush"
     assert w(s[1], "progressive") == ("win", 1_234_567, "PRG-3")  # 100% of the pool
     assert w(s[2], "envy") == ("win", 10_000, "PRG-4")
@@ -127,8 +131,11 @@ def test_royal_with_a_hole_card_wins_the_pool_with_envy_to_the_others():
     assert w(s[2], "progressive") == ("lose", 0, "PRG-3")
     assert "envy" not in s[1].wagers and "envy" not in s[3].wagers
     assert r.pools["progressive"] == {
-        "before": 1_234_567, "jackpot_paid": 1_234_567, "after": 500_000, "jackpot_seats": [1]
-    }  # fmt: skip
+        "before": 1_234_567,
+        "jackpot_paid": 1_234_567,
+        "after": 500_000,
+        "jackpot_seats": [1],
+    }
 
 
 def test_community_royal_pays_1000_to_1_not_the_pool():

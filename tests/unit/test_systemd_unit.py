@@ -50,3 +50,22 @@ def test_unit_is_notify_with_watchdog_and_restart():
     ):
         assert line in text
     assert re.search(r"SupplementaryGroups=.*gpio.*spi.*dialout", text)
+
+
+def test_install_script_stages_every_file(tmp_path):
+    script = UNIT.parent / "install.sh"
+    run = subprocess.run(
+        [str(script)],
+        env={"DESTDIR": str(tmp_path), "PROFILE": "ch-bg", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    for path in (
+        "etc/systemd/system/croupierd.service",
+        "etc/udev/rules.d/99-croupier-shuffler.rules",
+        "etc/tmpfiles.d/croupier.conf",
+        "etc/croupier/table.toml",
+    ):
+        assert (tmp_path / path).is_file(), path
+    assert 'profile = "ch-bg"' in (tmp_path / "etc/croupier/table.toml").read_text()

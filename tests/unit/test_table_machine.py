@@ -393,8 +393,7 @@ def test_manual_deal_confirmed_by_the_dealer_then_cards_entered():
     assert t.m.state == TableState.VERIFIED
     t.send(ButtonPressed("confirm"))
     assert t.journal("showdown-waiting")  # the cards are not entered yet
-    for dest, cards in [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"),
-                        ("dealer", "Jd 3c")]:  # fmt: skip
+    for dest, cards in [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")]:
         t.send(EnterCards(dest, tuple(parse_cards(cards))))
     t.send(EnterCards("seat:1", tuple(parse_cards("Kd Jd"))))  # Jd is the dealer's
     assert t.journal("cards-refused")[-1]["rule"] == "POK-1"

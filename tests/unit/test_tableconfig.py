@@ -15,8 +15,14 @@ SIM = tomllib.loads((CONFIG / "sim.toml").read_text())
 
 
 def test_one_example_per_profile_plus_sim():
-    assert SHIPPED == ["ch-bg.toml", "sim.toml", "trilux-gr.toml", "uth-gr.toml", "uth-it.toml",
-                       "uth-sk.toml"]  # fmt: skip
+    assert SHIPPED == [
+        "ch-bg.toml",
+        "sim.toml",
+        "trilux-gr.toml",
+        "uth-gr.toml",
+        "uth-it.toml",
+        "uth-sk.toml",
+    ]
 
 
 @pytest.mark.parametrize("name", SHIPPED)
