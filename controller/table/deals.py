@@ -17,6 +17,7 @@ says when to poll, and once the cards are all in, :meth:`record` gives the round
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import card_name
@@ -41,28 +42,34 @@ from controller.table.events import Effect, RequestPacket, ShuffleDeck
 Wagers = dict[int, tuple[dict[str, int], Any]]  # seat -> (stakes, decision)
 
 
+@dataclass(frozen=True)
+class RoundStakes:
+    """What the table knows of a round's money besides the cards: the progressive stakes
+    sensed at LOCK, the pool they feed and its amount, the stakes and decisions entered."""
+
+    progressive: dict[int, int]  # seat -> progressive stake
+    pool_name: str | None  # the progressive bet (``progressive``, ``jumbo7``)
+    pools: dict[str, tuple[int, int]]  # bet -> (amount, seed)
+    wagers: Wagers
+
+
 def holdem_record(
-    profile: Profile,
-    cards: dict[str, tuple[int, ...]],
-    seats: tuple[int, ...],
-    progressive: dict[int, int],
-    pool_name: str | None,
-    pools: dict[str, tuple[int, int]],
-    wagers: Wagers,
+    profile: Profile, cards: dict[str, tuple[int, ...]], seats: tuple[int, ...], stakes: RoundStakes
 ) -> dict[str, Any]:
     """A hold'em round as ``croupier settle`` reads it (docs/settle.md): the cards, the sensed
     progressive stakes, the entered stakes and decisions, the pool."""
     names = {dest: [card_name(c) for c in hand] for dest, hand in cards.items()}
     entries = []
+    pool_name = stakes.pool_name
     for seat in seats:
-        stakes, decision = wagers.get(seat, ({}, None))
-        stakes = dict(stakes)
-        if seat in progressive and pool_name:
-            stakes[pool_name] = progressive[seat]
+        entered, decision = stakes.wagers.get(seat, ({}, None))
+        seat_stakes = dict(entered)
+        if seat in stakes.progressive and pool_name:
+            seat_stakes[pool_name] = stakes.progressive[seat]
         entry: dict[str, Any] = {
             "seat": seat,
             "cards": names[seat_destination(seat)],
-            "stakes": stakes,
+            "stakes": seat_stakes,
         }
         if decision is not None:
             entry["decision"] = decision
@@ -73,8 +80,8 @@ def holdem_record(
         "community": names[COMMUNITY],
         "seats": entries,
     }
-    if pool_name and pool_name in pools:
-        amount, seed = pools[pool_name]
+    if pool_name and pool_name in stakes.pools:
+        amount, seed = stakes.pools[pool_name]
         data["pools"] = {pool_name: {"amount": amount, "seed": seed}}
     return data
 
@@ -120,13 +127,7 @@ class HandFormingDeal:
     def unrecognised(self) -> bool:
         return any(c is None for p in self.validator.delivered for c in p.cards)
 
-    def record(
-        self,
-        progressive: dict[int, int],
-        pool_name: str | None,
-        pools: dict[str, tuple[int, int]],
-        wagers: Wagers,
-    ) -> dict[str, Any]:
+    def record(self, stakes: RoundStakes) -> dict[str, Any]:
         """The round as ``croupier settle`` reads it (docs/settle.md): the recognised cards,
         the sensed progressive stakes, the entered stakes and decisions, the pool."""
         cards = {
@@ -138,7 +139,7 @@ class HandFormingDeal:
             for p in self.validator.plan.packets
             if p.destination.startswith("seat:")
         )
-        return holdem_record(self.profile, cards, seats, progressive, pool_name, pools, wagers)
+        return holdem_record(self.profile, cards, seats, stakes)
 
     def delivered_order(self) -> list[int | None]:
         """The cards in the order the shuffler delivered them (for the shuffle audit)."""
@@ -212,16 +213,8 @@ class ManualDeal:
     def unrecognised(self) -> bool:
         return set(self.cards) != set(self.expected_cards())
 
-    def record(
-        self,
-        progressive: dict[int, int],
-        pool_name: str | None,
-        pools: dict[str, tuple[int, int]],
-        wagers: Wagers,
-    ) -> dict[str, Any]:
-        return holdem_record(
-            self.profile, self.cards, self.seats, progressive, pool_name, pools, wagers
-        )
+    def record(self, stakes: RoundStakes) -> dict[str, Any]:
+        return holdem_record(self.profile, self.cards, self.seats, stakes)
 
     def delivered_order(self) -> list[int | None]:
         return []
@@ -317,13 +310,7 @@ class ShoeDeal:
     def unrecognised(self) -> bool:
         return False
 
-    def record(
-        self,
-        progressive: dict[int, int],
-        pool_name: str | None,
-        pools: dict[str, tuple[int, int]],
-        wagers: Wagers,
-    ) -> dict[str, Any]:
+    def record(self, stakes: RoundStakes) -> dict[str, Any]:
         """The round as ``croupier settle`` reads it (docs/blackjack-round.md)."""
         seats = []
         for play in self.game.seats:

@@ -46,7 +46,7 @@ from controller.errors import CroupierError, RoundError
 from controller.games import settle
 from controller.games.results import RoundResult
 from controller.profiles import Profile
-from controller.table.deals import HandFormingDeal, ManualDeal, ShoeDeal
+from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
 from controller.table.events import (
     ButtonPressed,
     CheckDeck,
@@ -518,7 +518,9 @@ class TableMachine:
         if not r.deal.is_complete:
             return [Journal("confirm-ignored", {"reason": "the round is still being played"})]
         try:
-            r.record = r.deal.record(r.progressive, self.pool_name, self.pools, r.wagers)
+            r.record = r.deal.record(
+                RoundStakes(r.progressive, self.pool_name, self.pools, r.wagers)
+            )
             r.result = settle(self.profile, r.record)
         except RoundError as exc:  # e.g. entered wagers the engine refuses
             return [Journal("settlement-refused", {"reason": str(exc), "rule": exc.rule})]
