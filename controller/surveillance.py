@@ -32,8 +32,7 @@ CREATE TABLE IF NOT EXISTS rounds (
 );
 CREATE TABLE IF NOT EXISTS audit (
     positions INTEGER NOT NULL,
-    shuffles INTEGER NOT NULL,
-    counts TEXT NOT NULL
+    stats TEXT NOT NULL
 );
 """
 
@@ -98,15 +97,14 @@ class SurveillanceStore:
         }
 
     def load_audit(self, positions: int) -> ShuffleStats:
-        row = self.db.execute("SELECT positions, shuffles, counts FROM audit").fetchone()
+        row = self.db.execute("SELECT positions, stats FROM audit").fetchone()
         if row is None or row[0] != positions:
             return ShuffleStats(positions)
-        return ShuffleStats(row[0], json.loads(row[2]), row[1])
+        return ShuffleStats.from_json(json.loads(row[1]))
 
     def save_audit(self, stats: ShuffleStats) -> None:
         with self.db:
             self.db.execute("DELETE FROM audit")
             self.db.execute(
-                "INSERT INTO audit VALUES (?, ?, ?)",
-                (stats.positions, stats.shuffles, json.dumps(stats.counts)),
+                "INSERT INTO audit VALUES (?, ?)", (stats.positions, json.dumps(stats.to_json()))
             )

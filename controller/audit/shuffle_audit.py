@@ -10,7 +10,12 @@ uniformity:
   (P x 51 degrees of freedom);
 - ``rank-position``: 13 ranks x P positions (P x 12 df): more counts per cell, so it catches a
   bias sooner;
-- ``suit-position``: 4 suits x P positions (P x 3 df).
+- ``suit-position``: 4 suits x P positions (P x 3 df);
+- ``carry-over``: the cards of the previous deal go back into the machine with the rest; after
+  a fair shuffle they are no likelier at one position than another (P df). This is the test
+  that catches a shuffler which keeps part of the collected order (e.g. a single pass of a
+  shelf shuffler), which the marginal position tests cannot see when the cards come back in
+  a different order each round.
 
 The worst p-value, Bonferroni-corrected for the three tests, is compared with ``alpha``; below
 it the audit raises an alarm (e.g. the emulator's single-pass shelf shuffle fails within a few
@@ -114,21 +119,67 @@ class ShuffleStats:
     positions: int
     counts: list[list[int]] = field(default_factory=list)  # [position][card]
     shuffles: int = 0
+    # carry-over: at each position, how often the card came from the previous deal, and how
+    # often a fair shuffle would put one there (the previous deal's share of the deck)
+    carried: list[int] = field(default_factory=list)
+    carried_expected: list[float] = field(default_factory=list)
+    carry_rounds: int = 0
+    previous: list[int] = field(default_factory=list)  # the cards of the last deal counted
 
     def __post_init__(self) -> None:
         if not self.counts:
             self.counts = [[0] * DECK for _ in range(self.positions)]
+        if not self.carried:
+            self.carried = [0] * self.positions
+            self.carried_expected = [0.0] * self.positions
 
     def add_shuffle(self, cards: Sequence[int | None]) -> bool:
         """Count one shuffle's delivered cards; ignored (False) when any of the first
         ``positions`` cards was not recognised or the sequence is too short."""
         head = cards[: self.positions]
         if len(head) < self.positions or any(c is None or not 0 <= c < DECK for c in head):
+            self.previous = []
             return False
         for position, card in enumerate(head):
             self.counts[position][card] += 1
+        before = set(self.previous)
+        if 0 < len(before) < DECK:  # a whole deck dealt tells nothing about carry-over
+            for position, card in enumerate(head):
+                self.carried[position] += card in before
+                self.carried_expected[position] += len(before) / DECK
+            self.carry_rounds += 1
+        self.previous = [c for c in cards if c is not None]
         self.shuffles += 1
         return True
+
+    def forget_previous(self) -> None:
+        """The deck was replaced or the round voided: the next deal starts a new chain."""
+        self.previous = []
+
+    def _carry_over(self, min_expected: float) -> TestResult | None:
+        """Cards collected from the last deal are shuffled back in: after a fair shuffle
+        they land anywhere, so at each position the share of carried-over cards matches the
+        last deal's share of the deck. A shuffler that keeps the collected order in part (a
+        single shelf pass: the newest cards end up on the outside of each shelf) shifts
+        them away from some positions and towards others."""
+        if not self.carry_rounds:
+            return None
+        statistic = 0.0
+        for observed, expected in zip(self.carried, self.carried_expected, strict=True):
+            other, other_expected = self.carry_rounds - observed, self.carry_rounds - expected
+            statistic += (observed - expected) ** 2 / expected
+            statistic += (other - other_expected) ** 2 / other_expected
+        smallest = min(
+            min(self.carried_expected), min(self.carry_rounds - e for e in self.carried_expected)
+        )
+        return TestResult(
+            "carry-over",
+            statistic,
+            self.positions,
+            chi2_sf(statistic, self.positions),
+            smallest,
+            smallest >= min_expected,
+        )
 
     def _grouped(self, group_of: Iterable[int], groups: int) -> list[list[int]]:
         mapping = list(group_of)
@@ -157,9 +208,27 @@ class ShuffleStats:
             return AuditReport(0, self.positions, (), alpha)
         ranks = self._grouped((c >> 2 for c in range(DECK)), 13)
         suits = self._grouped((c & 3 for c in range(DECK)), 4)
-        tests = (
+        tests = [
             self._chi_square("card-position", self.counts, [1 / DECK] * DECK, min_expected),
             self._chi_square("rank-position", ranks, [4 / DECK] * 13, min_expected),
             self._chi_square("suit-position", suits, [13 / DECK] * 4, min_expected),
-        )
-        return AuditReport(self.shuffles, self.positions, tests, alpha)
+        ]
+        carry = self._carry_over(min_expected)
+        if carry is not None:
+            tests.append(carry)
+        return AuditReport(self.shuffles, self.positions, tuple(tests), alpha)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "positions": self.positions,
+            "counts": self.counts,
+            "shuffles": self.shuffles,
+            "carried": self.carried,
+            "carried_expected": self.carried_expected,
+            "carry_rounds": self.carry_rounds,
+            "previous": self.previous,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> ShuffleStats:
+        return cls(**data)

@@ -334,6 +334,8 @@ class TableRunner:
         for e in effects:
             if isinstance(e, SettleRound):
                 self._archive(e)
+            elif isinstance(e, VoidRound) and self.audit is not None:
+                self.audit.forget_previous()  # the deck may be replaced: a new chain
 
     def _journal_broken(self, error: str) -> None:
         """A transition could not be journaled: close the table until the ledger works."""

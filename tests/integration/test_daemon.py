@@ -238,3 +238,22 @@ def test_second_daemon_on_the_same_ledger_refuses(sim):
     )
     assert run.returncode == 1
     assert "ledger" in run.stderr.lower()
+
+
+def test_biased_shuffler_raises_the_audit_alarm(sim):
+    t = sim(sim_config(timing={"settled_display": 0.05}))
+    with t.emulator() as emu:
+        emu.set_faults(machine={"biased_shuffle": True})  # one pass of a shelf shuffler
+    for _ in range(120):
+        t.call("round.seats", seats=[1])
+        t.call("round.lock")
+        t.wait_state("verified")
+        t.call("round.confirm")
+        t.wait_state("open")
+        if t.call("shuffler.audit")["alarm"]:
+            break
+    report = t.call("shuffler.audit")
+    assert report["alarm"], report
+    assert t.wait(lambda: t.journal("shuffle-audit-alarm"), "the alarm in the journal")
+    audit = croupier("shuffler", "audit", "--socket", str(t.socket))
+    assert audit.returncode == 1 and "ALARM" in audit.stdout

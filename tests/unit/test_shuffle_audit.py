@@ -68,3 +68,35 @@ def test_unrecognised_or_short_shuffles_are_ignored():
     assert stats.shuffles == 1
     assert not stats.report().ready  # far too few shuffles for the approximation
     assert not stats.report().alarm
+
+
+def play_rounds(shuffle, rounds, dealt=13, seed=5):
+    """Cards are collected in the order they left the machine, then the rest of the stack,
+    and shuffled again (the emulator's and a real table's card flow)."""
+    rng = random.Random(seed)
+    stats = ShuffleStats(positions=9)
+    stack = list(range(52))
+    for _ in range(rounds):
+        stack = shuffle(rng, stack)
+        stats.add_shuffle(stack[:dealt])
+        stack = stack[:dealt] + stack[dealt:]  # delivered first, then what stayed inside
+    return stats.report()
+
+
+def fair(rng, cards):
+    cards = list(cards)
+    rng.shuffle(cards)
+    return cards
+
+
+def test_carry_over_passes_a_fair_shuffler():
+    report = play_rounds(fair, 300)
+    carry = next(t for t in report.tests if t.name == "carry-over")
+    assert carry.ready and not report.alarm
+
+
+def test_carry_over_catches_a_single_shelf_pass_with_collected_order():
+    report = play_rounds(single_pass_shelf_shuffle, 300)
+    by_name = {t.name: t for t in report.tests}
+    assert report.alarm
+    assert by_name["carry-over"].p_value < 1e-6
