@@ -73,6 +73,8 @@ from controller.table.events import (
 )
 
 Deal = HandFormingDeal | ShoeDeal | ManualDeal
+# Conditions that close only the progressive (its stakes are not taken), not the table.
+PROGRESSIVE_ONLY = {"progressive-link"}
 MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])$")
 
 
@@ -142,7 +144,7 @@ class TableMachine:
         return Journal("transition", entry)
 
     def _can_open(self) -> bool:
-        return not self.conditions
+        return not (set(self.conditions) - PROGRESSIVE_ONLY)
 
     def _dealing(self) -> bool:
         """Cards are still coming: the deal, or (shoe) the whole round until it is complete."""
@@ -184,7 +186,7 @@ class TableMachine:
             effects.append(
                 Journal("condition", {"name": event.name, "blocking": True, "detail": event.detail})
             )
-            if self.state == TableState.OPEN:
+            if self.state == TableState.OPEN and event.name not in PROGRESSIVE_ONLY:
                 effects.append(self._move(TableState.CLOSED, f"{event.name}: {event.detail}"))
             elif self._dealing() and event.name == "link":
                 verdict = self.round.deal.fault(f"link lost: {event.detail}", now)
@@ -279,7 +281,11 @@ class TableMachine:
         if not seats:
             return [Journal("lock-ignored", {"reason": "no seat in play"})]
         progressive: dict[int, int] = {}
-        if self.profile.progressive:
+        notes: dict[str, str] = {}
+        if "progressive-link" in self.conditions:
+            # a linked pool is unreachable: its stakes are not taken, the other bets play
+            notes["progressive"] = "closed: " + self.conditions["progressive-link"]
+        elif self.profile.progressive:
             progressive = {
                 s: self.profile.progressive.stake
                 for s in sorted(self.sensed)
@@ -306,6 +312,7 @@ class TableMachine:
             seats=list(seats),
             progressive=progressive,
             excluded=excluded,
+            **notes,
         )
         return [move, OpenRound(round_id, self.pool_name, progressive)]
 

@@ -412,3 +412,16 @@ def test_declared_misdeal_voids_with_its_rule():
     t.send(DeclareMisdeal("MD-M2", "a card exposed face up during the deal"))
     assert t.m.state == TableState.VOID
     assert t.of(VoidRound)[0].rule == "MD-M2"
+
+
+def test_linked_pool_down_closes_the_progressive_not_the_table():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(ConditionChanged("progressive-link", True, "pool server unreachable"))
+    assert t.m.state == TableState.OPEN  # the other bets still play
+    out = t.send(ButtonPressed("lock"))
+    assert out[-1].stakes == {}  # nothing taken while the link is down
+    assert "closed" in out[0].data["progressive"]
+    t.send(ConditionChanged("progressive-link", False))
+    assert t.m.state == TableState.LOCKED
