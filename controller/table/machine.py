@@ -284,7 +284,7 @@ class TableMachine:
         notes: dict[str, str] = {}
         if "progressive-link" in self.conditions:
             # a linked pool is unreachable: its stakes are not taken, the other bets play
-            notes["progressive"] = "closed: " + self.conditions["progressive-link"]
+            notes["progressive_closed"] = self.conditions["progressive-link"]
         elif self.profile.progressive:
             progressive = {
                 s: self.profile.progressive.stake

@@ -422,6 +422,6 @@ def test_linked_pool_down_closes_the_progressive_not_the_table():
     assert t.m.state == TableState.OPEN  # the other bets still play
     out = t.send(ButtonPressed("lock"))
     assert out[-1].stakes == {}  # nothing taken while the link is down
-    assert "closed" in out[0].data["progressive"]
+    assert out[0].data["progressive_closed"] == "pool server unreachable"
     t.send(ConditionChanged("progressive-link", False))
     assert t.m.state == TableState.LOCKED
