@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "controller.cli.lamps_cmd",
     "controller.cli.sign_cmd",
     "controller.cli.table_cmd",
+    "controller.cli.pool_cmd",
 ]
 
 

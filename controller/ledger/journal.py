@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -123,6 +123,7 @@ class ChainReport:
     head: int  # the last sequence number checked
     problems: list[str]
     first_bad: int | None  # the first bad entry, when the chain itself is broken
+    walked: bool = True  # False: the walk stopped at the first bad entry
 
     @property
     def ok(self) -> bool:
@@ -202,12 +203,13 @@ def _kind_filter(kinds: set[str] | None, start: int = 1) -> tuple[str, tuple[Any
     return "WHERE " + " AND ".join(clauses), tuple(params)
 
 
-def verify_chain(journal: Journal) -> ChainReport:
-    """Check every entry of the journal; see the module docstring."""
-    db = journal.db
+def check_chain(rows: Iterable[tuple[Any, ...]], head: tuple[int, str]) -> ChainReport:
+    """Check journal rows ``(seq, kind, mono, wall, data, prev_hash, hash)`` in sequence order
+    against each other and against the recorded ``head`` (its sequence number and hash);
+    names the first bad entry (see the module docstring). Shared with the linked pools'
+    journals (``controller.linked.verify``)."""
     prev, expected, count = GENESIS, 1, 0
-    cursor = db.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq")
-    for seq, kind, mono, wall, data, prev_hash, digest in cursor:
+    for seq, kind, mono, wall, data, prev_hash, digest in rows:
         problem = None
         if seq != expected:
             problem = (
@@ -227,11 +229,10 @@ def verify_chain(journal: Journal) -> ChainReport:
             )
             bad = seq - 1
         if problem:
-            cursor.close()
-            return ChainReport(count, expected - 1, [problem], bad)
+            return ChainReport(count, expected - 1, [problem], bad, walked=False)
         prev, expected, count = digest, expected + 1, count + 1
     problems, first_bad = [], None
-    head_seq, head_hash = journal.head()
+    head_seq, head_hash = head
     last = expected - 1
     if head_seq > last:
         problems.append(
@@ -244,7 +245,21 @@ def verify_chain(journal: Journal) -> ChainReport:
             "with a different hash (the head or the last entries were altered)"
         )
         first_bad = last
-    if count == 0:
+    return ChainReport(count, last, problems, first_bad)
+
+
+def verify_chain(journal: Journal) -> ChainReport:
+    """Check every entry of the journal; see the module docstring."""
+    db = journal.db
+    cursor = db.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq")
+    try:
+        report = check_chain(cursor, journal.head())
+    finally:
+        cursor.close()
+    if not report.walked:
+        return report
+    problems = list(report.problems)
+    if report.entries == 0 and not problems:
         problems.append("the journal is empty: a ledger starts with a ledger.created entry")
     names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     problems.extend(
@@ -252,4 +267,4 @@ def verify_chain(journal: Journal) -> ChainReport:
         for g in GUARDS
         if g not in names
     )
-    return ChainReport(count, last, problems, first_bad)
+    return ChainReport(report.entries, report.head, problems, report.first_bad)

@@ -271,6 +271,30 @@ class Replay:
         self._shown(seq, name, after.current, True)
 
 
+def pool_differences(
+    stored: dict[str, tuple[PoolConfig, PoolState]],
+    replayed: dict[str, tuple[PoolConfig, PoolState]],
+) -> list[str]:
+    """Every difference between the stored pools and the pools the journal replays to."""
+    problems = []
+    for name in sorted(set(stored) | set(replayed)):
+        if name not in stored or name not in replayed:
+            where = "the journal" if name not in stored else "the pools table"
+            problems.append(f"pool {name} is missing from {where}")
+            continue
+        (config, state), (j_config, j_state) = stored[name], replayed[name]
+        if config != j_config:
+            problems.append(f"pool {name}: its configuration differs from the journal's")
+        table, journal = state.to_row(), j_state.to_row()
+        problems.extend(
+            f"pool {name}: {meter} is {table[meter]} in the pools table but {journal[meter]} "
+            "from the journal"
+            for meter in table
+            if table[meter] != journal[meter]
+        )
+    return problems
+
+
 def replay_journal(view: LedgerView) -> Replay:
     """Apply the journal's money entries in order (see the module docstring)."""
     replay = Replay()
@@ -283,22 +307,7 @@ def replay_problems(view: LedgerView) -> tuple[list[str], Replay]:
     """The replay's own problems, then every difference between it and the tables."""
     replay = replay_journal(view)
     problems = list(replay.problems)
-    stored = view.pools()
-    for name in sorted(set(stored) | set(replay.pools)):
-        if name not in stored or name not in replay.pools:
-            where = "the journal" if name not in stored else "the pools table"
-            problems.append(f"pool {name} is missing from {where}")
-            continue
-        (config, state), (j_config, j_state) = stored[name], replay.pools[name]
-        if config != j_config:
-            problems.append(f"pool {name}: its configuration differs from the journal's")
-        table, journal = state.to_row(), j_state.to_row()
-        problems.extend(
-            f"pool {name}: {meter} is {table[meter]} in the pools table but {journal[meter]} "
-            "from the journal"
-            for meter in table
-            if table[meter] != journal[meter]
-        )
+    problems += pool_differences(view.pools(), replay.pools)
     open_rows = set(view.open_round_ids())
     if open_rows != set(replay.open):
         problems.append(
