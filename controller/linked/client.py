@@ -193,7 +193,9 @@ class LinkedPool:
         """The link is down from now on: tell the subscribers, stop listening (the
         supervisor then drops the connections and reconnects after the backoff)."""
         self._up.clear()
-        if self._link.lost(asyncio.get_running_loop().time(), reason):
+        before = self._link.reason
+        was_up = self._link.lost(asyncio.get_running_loop().time(), reason)
+        if was_up or reason != before:
             self._broadcast(LinkChanged(self.name, False, reason))
         if self._listen_task is not None and not self._listen_task.done():
             self._listen_task.cancel()
