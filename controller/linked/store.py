@@ -11,6 +11,10 @@ serialisation failure or a deadlock rolls the transaction back and runs it again
 reads (:func:`serializable`), so a hit and the reset to seed always apply to the pool as it
 stands when they commit.
 
+The writers of a store are serialised by a table lock taken before the transaction's snapshot
+(:data:`SERIALISE_WRITERS`), so under contention they queue instead of failing; the retry
+remains for the rare failures serialisable isolation may still report.
+
 Events are idempotent by (pool, table, round ID), the ``rounds`` primary key: repeating an
 event with the same content returns the recorded result (``retried=True``), different content
 raises ``RoundConflictError``. Rounds of different tables never collide, whatever their IDs.
@@ -129,6 +133,14 @@ def table_deltas(kind: str, data: dict[str, Any], pool: str) -> dict[str, int]:
     return deltas
 
 
+# The first statement of every money transaction. LOCK takes no snapshot, so a transaction
+# that waited for another one's commit takes its SERIALIZABLE snapshot after that commit and
+# does not fail with a serialisation error (with the pool row's FOR UPDATE first, every waiter
+# failed and retried at each commit: a retry storm that starved tables under load). The mode
+# conflicts with itself, not with plain reads (status, verify, the amount re-read).
+SERIALISE_WRITERS = "LOCK TABLE croupier.pools IN SHARE ROW EXCLUSIVE MODE"
+
+
 def channel(pool: str) -> str:
     """The NOTIFY channel of a pool (a quoted identifier: pool names may hold '-')."""
     return f"croupier_pool:{pool}"
@@ -147,6 +159,7 @@ async def serializable(conn: AsyncConnection, work: Callable[[], Awaitable[T]]) 
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
             async with conn.transaction():
+                await conn.execute(SERIALISE_WRITERS)
                 return await work()
         except (errors.SerializationFailure, errors.DeadlockDetected):
             if attempt == MAX_ATTEMPTS:
