@@ -13,7 +13,8 @@ with its key and reason, and the daemon refuses to start on any):
                  ``trusted`` (default true: the emulator's own build is allowed)
 ``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md)
 ``[pools.NAME]`` per progressive pool: ``seed``, ``contribution_rate``, ``reserve_rate``,
-                 ``cap`` (controller.pools.config; the profile fixes the rules)
+                 ``cap`` (controller.pools.config; the profile fixes the rules); or, for a
+                 linked (wide-area) pool, ``dsn`` and ``pool`` (docs/linked-pools.md)
 ``[ledger]``     ``path`` (relative paths are under the state directory)
 ``[technician]`` ``credential``: a salted hash from ``croupier config hash-credential``
 ``[control]``    ``socket`` (relative: under the runtime directory), ``group``
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.credentials import check_stored
+from controller.linked.settings import LinkedSettings, is_linked, linked_settings, table_id_problem
 from controller.pools.config import PoolConfig, pool_config
 from controller.profiles import Profile, load_profile
 from controller.validation import (
@@ -69,7 +71,8 @@ class TableConfig:
     seats: tuple[int, ...]
     shuffler: ShufflerSettings
     io: TableIO | None  # None: no [gpio] (a table without sensors, e.g. blackjack)
-    pools: dict[str, PoolConfig]
+    pools: dict[str, PoolConfig]  # local pools, in the table's SQLite ledger
+    linked: dict[str, LinkedSettings]  # linked pools, in a PostgreSQL store
     ledger_path: str
     credential: str | None
     control_socket: str
@@ -146,10 +149,12 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
 
 def _read_pools(
     sec: Section | None, profile: Profile | None, problems: Problems
-) -> dict[str, PoolConfig]:
+) -> tuple[dict[str, PoolConfig], dict[str, LinkedSettings]]:
+    """Local pools (the SQLite ledger) and linked pools (a ``dsn``: docs/linked-pools.md)."""
     pools: dict[str, PoolConfig] = {}
+    linked: dict[str, LinkedSettings] = {}
     if profile is None:
-        return pools
+        return pools, linked
     prog = profile.progressive
     if sec is None:
         if prog is not None:
@@ -158,15 +163,20 @@ def _read_pools(
                 f"profile {profile.name} has a progressive ({prog.bet}):"
                 " configure its pool, e.g. [pools.main] seed = 500000",
             )
-        return pools
+        return pools, linked
     entries = list(sec.items())
     if prog is None and entries:
         problems.add("pools", f"profile {profile.name} has no progressive bet")
-        return pools
+        return pools, linked
     if prog is not None and len(entries) != 1:
         problems.add("pools", f"exactly one pool feeds the {prog.bet} bet; got {len(entries)}")
     for name, raw in entries:
         entry = Section(raw, f"pools.{name}", problems)
+        if is_linked(raw):
+            settings = linked_settings(name, entry)
+            if settings is not None:
+                linked[name] = settings
+            continue
         seed = entry.get("seed", int)
         rate = entry.get("contribution_rate", str, default=None)
         reserve = entry.get("reserve_rate", str, default="0")
@@ -186,7 +196,7 @@ def _read_pools(
             )
         except ConfigError as exc:
             problems.items.extend(exc.problems)
-    return pools
+    return pools, linked
 
 
 def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
@@ -237,7 +247,9 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         except DriverConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
-    pools = _read_pools(top.section("pools", required=False), profile, problems)
+    pools, linked = _read_pools(top.section("pools", required=False), profile, problems)
+    if linked and table_id and (reason := table_id_problem(table_id)):
+        problems.add("table.id", f"a linked pool names this table in its store: {reason}")
     ledger = top.section("ledger", required=False)
     ledger_path = "ledger.sqlite3"
     if ledger:
@@ -273,6 +285,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         shuffler,
         io,
         pools,
+        linked,
         ledger_path,
         credential,
         socket_path,

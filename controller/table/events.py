@@ -77,6 +77,7 @@ class LedgerResult:
     action: str  # "open", "void" or "settle"
     ok: bool
     error: str = ""
+    condition: str = "ledger"  # what a failure stands for: "ledger" or "progressive-link"
 
 
 @dataclass(frozen=True)

@@ -197,7 +197,7 @@ class TableMachine:
         effects.append(Journal("condition", {"name": event.name, "blocking": False}))
         if self.state == TableState.CLOSED and self._can_open():
             effects.append(self._move(TableState.OPEN, "all conditions clear"))
-        if event.name == "ledger" and self._pending_settle:
+        if event.name in ("ledger", "progressive-link") and self._pending_settle:
             effects += self._request_settlement()
         return effects
 
@@ -350,14 +350,20 @@ class TableMachine:
 
     def _ledger_failed(self, event: LedgerResult, now: float) -> list[Effect]:
         effects: list[Effect] = [
-            Journal("ledger-failed", {"action": event.action, "error": event.error})
+            Journal(
+                "ledger-failed",
+                {"action": event.action, "error": event.error, "condition": event.condition},
+            )
         ]
-        self.conditions["ledger"] = event.error
+        self.conditions[event.condition] = event.error
         if event.action == "open":  # nothing was taken: the round never existed
             self.round = None
-            effects.append(self._move(TableState.CLOSED, f"ledger failed: {event.error}"))
+            target = TableState.OPEN if self._can_open() else TableState.CLOSED
+            # a linked pool that went down at LOCK: bets stay open, LOCK again takes no
+            # linked stakes; the ledger failing closes the table
+            effects.append(self._move(target, f"{event.condition} failed: {event.error}"))
         elif event.action == "settle":
-            self._pending_settle = True  # retried when the ledger is back
+            self._pending_settle = True  # retried when the condition clears
         return effects
 
     def _on_PacketDelivered(self, event: PacketDelivered, now: float) -> list[Effect]:

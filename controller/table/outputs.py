@@ -31,6 +31,8 @@ def lamp_patterns(machine: TableMachine) -> dict[str, str]:
         red = "fast"
     elif state == "closed" and faults:
         red = "on"
+    elif "progressive-link" in faults:
+        red = "slow"  # a linked pool is offline: no progressive stakes taken, the table plays
     else:
         red = "off"
     return {

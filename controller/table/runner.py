@@ -34,6 +34,7 @@ from controller.ledger.errors import LedgerError
 from controller.ledger.rounds import settle_arguments
 from controller.ledger.selfcheck import default_manifest_path, power_up
 from controller.ledger.store import Ledger
+from controller.linked.errors import LinkDownError
 from controller.poker.evaluator import warm_up
 from controller.surveillance import SurveillanceStore
 from controller.table.events import (
@@ -62,6 +63,7 @@ from controller.tableconfig import TableConfig
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 LEDGER_EFFECTS = (Journal, OpenRound, VoidRound, SettleRound)
+MONEY_ACTIONS = {OpenRound: "open", VoidRound: "void", SettleRound: "settle"}
 SHUFFLER_EFFECTS = (RequestPacket, ShuffleDeck, CheckDeck)
 LEDGER_PROBE_SECONDS = 5.0
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
@@ -120,6 +122,8 @@ class TableRunner:
         self.surveillance: SurveillanceStore | None = None
         self.audit: ShuffleStats | None = None
         self.recovered: list[str] = []
+        self.linked: dict[str, Any] = {}  # name -> controller.linked.client.LinkedPool
+        self._linked_tasks: list[asyncio.Task[None]] = []
         self.last_settled: dict[str, Any] | None = None
         self._journal_failed = False
         self._last_lamps: dict[str, str] = {}
@@ -179,6 +183,33 @@ class TableRunner:
         if not may_open:
             reason = "; ".join(failures[:2]) or "self-check failed"
             self.post(ConditionChanged("selfcheck", True, reason))
+        for name, settings in cfg.linked.items():
+            await self._join_linked(name, settings)
+
+    async def _join_linked(self, name: str, settings: Any) -> None:
+        """Connect a linked pool in the background; its link and amounts become events."""
+        from controller.linked.client import LinkedPool
+        from controller.linked.link import AmountChanged, LinkChanged
+
+        pool = LinkedPool(settings, self.config.table_id, self.config.profile.progressive)
+        self.linked[name] = pool
+        bet = self.config.profile.progressive.bet
+        self.post(ConditionChanged("progressive-link", True, f"joining linked pool {name}"))
+
+        async def follow() -> None:
+            async for event in pool.events():
+                if isinstance(event, LinkChanged):
+                    self.post(ConditionChanged("progressive-link", not event.up, event.reason))
+                    if event.recovered:
+                        self.post_journal(
+                            "linked.recovered",
+                            {"pool": name, "rounds": [v.round_id for v in event.recovered]},
+                        )
+                elif isinstance(event, AmountChanged):
+                    self.post(PoolAmount(bet, event.amount, event.seed))
+
+        await pool.start()
+        self._linked_tasks.append(asyncio.create_task(follow(), name=f"linked-{name}"))
 
     def _last_round(self) -> int:
         prefix = f"{self.config.table_id}-"
@@ -190,6 +221,11 @@ class TableRunner:
         return int(row[0] or 0)
 
     async def close(self) -> None:
+        for task in self._linked_tasks:
+            task.cancel()
+        for pool in self.linked.values():
+            with contextlib.suppress(Exception):
+                await pool.close()
         if self.ledger is not None:
             await self.in_ledger(self.ledger.close)
             self.ledger = None
@@ -281,21 +317,45 @@ class TableRunner:
                     self.shuffler.submit(effect)
 
     async def _commit(self, effects: list[Effect]) -> None:
-        """One ledger transaction for everything one event asked for."""
+        """One ledger transaction for everything one event asked for; a linked pool's part
+        of a money event goes to its store first (docs/linked-pools.md)."""
         assert self.ledger is not None
         ledger = self.ledger
         now = self.now()
-        pools = {p.bet: name for name, p in self.config.pools.items()}
+        linked_notes: list[Journal] = []
+        for e in effects:
+            if isinstance(e, OpenRound | VoidRound | SettleRound) and self.linked:
+                try:
+                    linked_notes += await self._linked_step(e, now)
+                except LinkDownError as exc:
+                    if isinstance(e, VoidRound) and exc.queued:  # applied at reconnection
+                        linked_notes.append(Journal("linked.void-queued", {"round": e.round_id}))
+                        continue
+                    self.post(
+                        LedgerResult(
+                            e.round_id,
+                            MONEY_ACTIONS[type(e)],
+                            False,
+                            str(exc),
+                            condition="progressive-link",
+                        )
+                    )
+                    return
+                except LedgerError as exc:
+                    log.error("linked pool: %s", exc)
+                    self.post(LedgerResult(e.round_id, MONEY_ACTIONS[type(e)], False, str(exc)))
+                    return
+        local = {p.bet: name for name, p in self.config.pools.items()}
 
         def write() -> list[Event]:
             results: list[Event] = []
             with ledger.transaction():
-                for e in effects:
+                for e in [*effects, *linked_notes]:
                     if isinstance(e, Journal):
                         ledger.journal.append(e.kind, e.data, now)
                     elif isinstance(e, OpenRound):
-                        stakes = {s: {e.pool: v} for s, v in e.stakes.items()} if e.pool else {}
-                        done = ledger.open_round(e.round_id, stakes, now)
+                        stakes = {s: {e.pool: v} for s, v in e.stakes.items()}
+                        done = ledger.open_round(e.round_id, stakes if e.pool in local else {}, now)
                         results += [
                             LedgerResult(e.round_id, "open", True),
                             *self._amounts(done.pools),
@@ -307,7 +367,7 @@ class TableRunner:
                             *self._amounts(done.pools),
                         ]
                     elif isinstance(e, SettleRound):
-                        args = settle_arguments(e.result, pools)
+                        args = self._local_settlement(e.result, local)
                         done = ledger.settle_round(e.round_id, now, **args)
                         results += [
                             LedgerResult(e.round_id, "settle", True),
@@ -323,8 +383,7 @@ class TableRunner:
             if not money:
                 self._journal_broken(str(exc))
             for e in money:
-                action = {OpenRound: "open", VoidRound: "void", SettleRound: "settle"}[type(e)]
-                self.post(LedgerResult(e.round_id, action, False, str(exc)))
+                self.post(LedgerResult(e.round_id, MONEY_ACTIONS[type(e)], False, str(exc)))
             return
         if self._journal_failed:
             self._journal_failed = False
@@ -336,6 +395,62 @@ class TableRunner:
                 self._archive(e)
             elif isinstance(e, VoidRound) and self.audit is not None:
                 self.audit.forget_previous()  # the deck may be replaced: a new chain
+
+    def _local_settlement(self, result: Any, local: dict[str, str]) -> dict[str, Any]:
+        """The local ledger's settle arguments: a linked pool's wagers are its store's."""
+        args = settle_arguments(result, local)
+        linked_bets = {self.config.profile.progressive.bet} if self.linked else set()
+        for per_seat in (args["stakes"], args["payouts"]):
+            for wagers in per_seat.values():
+                for bet in linked_bets:
+                    wagers.pop(bet, None)
+        return args
+
+    async def _linked_step(self, effect: Effect, now: float) -> list[Journal]:
+        """A money event's part for the linked pool; the store's answer, journaled locally
+        so the table's own journal says what the store counted."""
+        name, pool = next(iter(self.linked.items()))
+        bet = self.config.profile.progressive.bet
+        if isinstance(effect, OpenRound):
+            if effect.pool != bet:
+                return []
+            # even without a linked stake: the client then knows the round needs no link
+            done = await pool.open_round(
+                effect.round_id, {s: {bet: v} for s, v in effect.stakes.items()}, now
+            )
+            return [
+                Journal(
+                    "linked.opened",
+                    {
+                        "pool": name,
+                        "round": effect.round_id,
+                        "seq": done.seq,
+                        "amounts": done.pools,
+                    },
+                )
+            ]
+        if isinstance(effect, VoidRound):
+            done = await pool.void_round(
+                effect.round_id, now, rule=effect.rule, cause=effect.reason
+            )
+            return [
+                Journal("linked.voided", {"pool": name, "round": effect.round_id, "seq": done.seq})
+            ]
+        args = settle_arguments(effect.result, {bet: name})
+        done = await pool.settle_round(effect.round_id, now, hits=args["hits"], hands=args["hands"])
+        paid = {str(seat): wagers for seat, wagers in done.paid.items()}
+        return [
+            Journal(
+                "linked.settled",
+                {
+                    "pool": name,
+                    "round": effect.round_id,
+                    "seq": done.seq,
+                    "paid": paid,
+                    "jackpot": done.jackpot,
+                },
+            )
+        ]
 
     def _journal_broken(self, error: str) -> None:
         """A transition could not be journaled: close the table until the ledger works."""

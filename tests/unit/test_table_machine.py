@@ -425,3 +425,27 @@ def test_linked_pool_down_closes_the_progressive_not_the_table():
     assert out[0].data["progressive_closed"] == "pool server unreachable"
     t.send(ConditionChanged("progressive-link", False))
     assert t.m.state == TableState.LOCKED
+
+
+def test_linked_pool_failing_at_lock_reopens_bets_without_closing():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(ButtonPressed("lock"))
+    t.send(LedgerResult("T1-000001", "open", False, "link lost", condition="progressive-link"))
+    assert t.m.state == TableState.OPEN and t.m.round is None
+    out = t.send(ButtonPressed("lock"))  # LOCK again: the linked stakes are not taken
+    assert out[-1].stakes == {} and out[-1].round_id == "T1-000002"
+
+
+def test_linked_settlement_waits_for_the_link():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")])
+    t.send(ButtonPressed("confirm"))
+    t.send(LedgerResult("T1-000001", "settle", False, "link lost", condition="progressive-link"))
+    assert t.m.state == TableState.SHOWDOWN
+    out = t.send(ConditionChanged("progressive-link", False))
+    assert any(isinstance(e, SettleRound) for e in out)
