@@ -437,6 +437,8 @@ class TableRunner:
                 Journal("linked.voided", {"pool": name, "round": effect.round_id, "seq": done.seq})
             ]
         args = settle_arguments(effect.result, {bet: name})
+        # card identities never leave the controller: the store learns the hand, not the cards
+        args["hands"] = {seat: hand.split()[0] for seat, hand in args["hands"].items()}
         done = await pool.settle_round(effect.round_id, now, hits=args["hits"], hands=args["hands"])
         paid = {str(seat): wagers for seat, wagers in done.paid.items()}
         return [
