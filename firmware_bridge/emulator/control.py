@@ -15,6 +15,8 @@ Commands (``"cmd"`` key):
 - ``door``: ``{"open": true}``;
 - ``draw``: ``{"count": 1}`` the dealer draws cards from the shoe (CARD events);
 - ``deck``: ``{"remove": [codes], "duplicate": [codes], "foreign": n}`` tamper with the deck;
+- ``arrange``: ``{"cards": [codes, top first], "now": false}`` these cards come out first
+  from the next shuffle (``now``: from the shoe in play); tests and the rig only;
 - ``disconnect``: ``{"seconds": 1.0}`` pull the cable;
 - ``state``: the machine's hidden truth (stack top first, delivered cards, counters).
 """
@@ -127,6 +129,10 @@ def _dispatch(host: EmulatorHost, req: dict[str, Any]) -> dict[str, Any]:
         foreign = int(req.get("foreign", 0))
         host.call(lambda fw, now: fw.machine.tamper_deck(remove, duplicate, foreign))
         return {}
+    if cmd == "arrange":
+        cards, now = list(_codes(req, "cards")), bool(req.get("now", False))
+        host.call(lambda fw, t: fw.machine.arrange(cards, now=now))
+        return {}
     if cmd == "disconnect":
         host.disconnect(float(req.get("seconds", 1.0)))
         return {}
@@ -197,6 +203,11 @@ class EmulatorControl:
 
     def state(self) -> dict[str, Any]:
         return self.call("state")
+
+    def arrange(self, cards: list[int], *, now: bool = False) -> None:
+        """These cards (top first) come out first: from the next shuffle, or ``now`` from the
+        shoe in play."""
+        self.call("arrange", cards=cards, now=now)
 
     def close(self) -> None:
         self._file.close()

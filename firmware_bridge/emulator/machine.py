@@ -12,6 +12,12 @@ pass of a 10-shelf shuffler (each card goes to the top or bottom of a random she
 are stacked), which keeps most of the collected order and is what a statistical audit must
 catch. Cards are collected for the next shuffle in the order they left the machine.
 
+Arranged order (tests and the hardware-in-the-loop rig only, like the seed): :meth:`arrange`
+puts chosen cards on top of the next shuffle (a hand-forming host shuffles before every deal)
+or, for a shoe already in play, on top of the stack at once; the other cards stay in their
+random order below. A real machine has no such command: it is reachable only through the
+emulator's control socket, never over the wire protocol.
+
 Card flow: ``cards`` is every physical card (codes 0..51, ``None`` = a foreign card);
 ``stack`` is the shuffled stack (top = end of the list); ``out`` is what was delivered since
 the shuffle, in delivery order. A shuffle collects ``out`` + ``stack`` back.
@@ -105,6 +111,7 @@ class ShufflerMachine:
         self.fault = ErrorCode.OK
         self.door_open = False
         self.busy = False
+        self.arranged: list[int] = []  # top first: laid on top of the next shuffle
 
     # --- state ------------------------------------------------------------------------------
 
@@ -165,6 +172,9 @@ class ShufflerMachine:
             collected = shelf_pass(collected, self.rng)
         else:
             fisher_yates(collected, self.rng)
+        if self.arranged:
+            collected = _on_top(collected, self.arranged)
+            self.arranged = []
         self.stack = collected
         self.out = []
         self.mode = ShuffleMode(mode)
@@ -242,6 +252,21 @@ class ShufflerMachine:
     def cards_home(self) -> None:
         self.stack, self.out, self.shuffled, self.packets = [], [], False, 0
 
+    def arrange(self, top: list[int], *, now: bool = False) -> None:
+        """Lay ``top`` (card codes, top first) on top of the next shuffle, or with ``now`` on
+        top of the shuffled stack in play. Raises MachineError for a card the machine does
+        not hold (or, with ``now``, that is not in the stack any more); changes nothing then."""
+        pool = self.stack if now else self.cards
+        if now and not self.shuffled:
+            raise MachineError(
+                ErrorCode.NOT_SHUFFLED, "no shuffled cards to arrange: SHUFFLE first"
+            )
+        _on_top(list(pool), top)  # validates before anything changes
+        if now:
+            self.stack = _on_top(self.stack, top)
+        else:
+            self.arranged = list(top)
+
     # --- deck tampering (fault injection) ---------------------------------------------------
 
     def tamper_deck(
@@ -262,3 +287,16 @@ class ShufflerMachine:
             self.cards.append(card)
         self.cards += [None] * foreign
         self.cards_home()
+
+
+def _on_top(stack: list[int | None], top: list[int]) -> list[int | None]:
+    """``stack`` (top = end) with the cards of ``top`` (top first) taken out and laid on it."""
+    rest = list(stack)
+    for card in top:
+        if card not in rest:
+            raise MachineError(
+                ErrorCode.BAD_ARGUMENT,
+                f"card code {card} is not available to arrange (each card only as often as loaded)",
+            )
+        rest.remove(card)
+    return rest + list(reversed(top))

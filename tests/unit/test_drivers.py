@@ -66,6 +66,8 @@ def test_control_commands_in_process():
     assert handle_command(host, {"cmd": "disconnect", "seconds": 2})["ok"]
     assert host.pulled == [2.0]
     assert handle_command(host, {"cmd": "state"})["cards"] == 52
+    assert handle_command(host, {"cmd": "arrange", "cards": [51, 50]})["ok"]
+    assert host.firmware.machine.arranged == [51, 50]
 
 
 @pytest.mark.parametrize(
@@ -75,6 +77,7 @@ def test_control_commands_in_process():
         ({"cmd": "fault", "code": "FIRE"}, "fault code 'FIRE'"),
         ({"cmd": "deck", "remove": ["7h"]}, "card codes"),
         ({"cmd": "draw"}, "NOT_SHUFFLED"),
+        ({"cmd": "arrange", "cards": [7, 7]}, "not available"),
         ({"cmd": "launch"}, "unknown command"),
     ],
 )

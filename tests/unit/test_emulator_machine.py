@@ -117,3 +117,35 @@ def test_fault_settings_validate_keys_and_types():
         MachineFaults().updated({"jam_at_packet": -1})
     with pytest.raises(LocalProtocolError, match="must be a bool"):
         MachineFaults().updated({"biased_shuffle": 1})
+
+
+def test_arranged_cards_top_the_next_shuffle_once():
+    m = ShufflerMachine(rng=random.Random(2))
+    m.arrange([51, 47, 0])
+    assert fresh_order(m)[:3] == [51, 47, 0]
+    assert sorted(m.stack) == list(range(52))
+    assert fresh_order(m)[:3] != [51, 47, 0]  # one shuffle only
+
+
+def test_arrange_now_reorders_the_shoe_in_play():
+    m = ShufflerMachine(2, rng=random.Random(4))
+    m.shuffle(ShuffleMode.SHOE)
+    m.arrange([12, 12, 25], now=True)  # two decks: the ace of clubs twice
+    assert [m.draw().card for _ in range(3)] == [12, 12, 25]
+    assert len(m.stack) + len(m.out) == 104
+
+
+def test_arrange_refuses_cards_the_machine_lacks_and_changes_nothing():
+    m = ShufflerMachine(rng=random.Random(6))
+    with pytest.raises(MachineError, match="NOT_SHUFFLED"):
+        m.arrange([1], now=True)
+    with pytest.raises(MachineError, match="card code 3 is not available"):
+        m.arrange([3, 3])  # one deck holds code 3 (2s) once
+    assert m.arranged == []
+    m.shuffle(ShuffleMode.HAND_FORMING)
+    m.deal(5, 0)
+    gone = m.out[0]
+    before = list(m.stack)
+    with pytest.raises(MachineError):
+        m.arrange([gone], now=True)
+    assert m.stack == before
