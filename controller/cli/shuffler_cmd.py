@@ -58,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             a.add_argument("--shoe", action="store_true", help="shoe mode (one card at a time)")
         elif name == "reset":
             a.add_argument("--level", type=int, choices=(0, 1), default=0)
+            add_socket_flag(a)  # with --socket: through the running daemon (technician)
+            a.add_argument("--technician", default="technician", help="who resets (journaled)")
     audit = actions.add_parser("audit", help="the live daemon's shuffle audit (chi-square)")
     add_socket_flag(audit)
     add_json_flag(audit)
@@ -81,6 +83,11 @@ def show_audit(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "reset" and hasattr(args, "socket"):
+        # the daemon holds the port: it resets the machine (RESET 0) and counts the deck
+        result = call(args, "shuffler.reset", privileged=True, technician=args.technician)
+        print_json(result) if args.json else print(f"shuffler: {result}")
+        return 0
     logging.getLogger("firmware_bridge").setLevel(logging.CRITICAL)  # one line, not a log
     logging.getLogger("drivers").setLevel(logging.CRITICAL)
     try:

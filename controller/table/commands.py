@@ -2,8 +2,8 @@
 
 Everyone in the socket's group may read the table's status and meters and enter what the
 dealer's tablet enters (stakes, decisions, LOCK/CONFIRM). Privileged commands (``jackpot.ack``,
-``meters.reset``) and the surveillance commands that show card identities (``round.show``,
-``round.settle``) need the technician credential; each use is journaled.
+``meters.reset``, ``shuffler.reset``) and the surveillance commands that show card identities
+(``round.show``, ``round.settle``) need the technician credential; each use is journaled.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from controller.table.events import (
     SeatDecision,
 )
 from controller.table.runner import TableRunner
+from controller.table.shuffler_link import ResetShuffler
 
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
 
@@ -72,6 +73,7 @@ class Commands:
             "shuffler.audit",
             "sign.state",
             "metrics",
+            "shuffler.reset",
         ):
             server.register(name, getattr(self, name.replace(".", "_")))
 
@@ -272,6 +274,16 @@ class Commands:
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
         self.runner.post(JackpotAck(who))
         return "acknowledged"
+
+    def shuffler_reset(self, request: Request) -> str:
+        """RESET the shuffler after a technician cleared its fault (a jam, a misfeed); the
+        table opens again once the machine reports no fault and the deck counts right."""
+        who = self._technician(request, "shuffler.reset")
+        if self.runner.shuffler is None:
+            raise ControlError("this table has no shuffler link", "refused")
+        self.runner.post_journal("shuffler-reset", {"technician": who})
+        self.runner.shuffler.submit(ResetShuffler(who))
+        return "reset requested"
 
     async def meters_reset(self, request: Request) -> dict[str, Any]:
         """Set a pool's displayed amount back to its seed (journaled correction)."""

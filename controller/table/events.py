@@ -27,7 +27,8 @@ class ConditionChanged:
     Names in use: ``link`` (shuffler link down or not identified), ``firmware`` (shuffler
     firmware not on the allow-list), ``selfcheck`` (power-up self-check failed), ``ledger``
     (the ledger cannot commit), ``deck`` (deck out of play until the dealer confirms a
-    replacement), ``progressive-link`` (a linked pool is unreachable)."""
+    replacement), ``progressive-link`` (a linked pool is unreachable), ``shuffler`` (the
+    machine reports a fault or an open door until it is cleared and reset)."""
 
     name: str
     blocking: bool

@@ -8,8 +8,13 @@
   ``firmware`` condition keeps the table CLOSED; then counts the deck (``deck`` condition);
 - translates the client's events: link up/down -> ``ConditionChanged("link")``, a device fault
   -> ``ShufflerFault``, a card leaving the shoe -> ``PacketDelivered`` (shoe mode);
+- keeps the table closed while the machine reports a fault or an open door (the ``shuffler``
+  condition, from a STATUS asked at identify and after every fault event): a jam stays until
+  a technician clears it and resets the machine (:class:`ResetShuffler`, ``croupier shuffler
+  reset``);
 - carries out the machine's shuffler effects one at a time, in order (shuffle, deal a packet,
-  count the deck), feeding each outcome back as an event.
+  count the deck), feeding each outcome back as an event. A packet cut short by a jam is
+  reported as the fault first (MD-S2, a malfunction), then as the packet.
 
 Destinations travel as one-byte tags: community 0, seat N is N, the dealer 15.
 """
@@ -20,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from controller.deal.validator import COMMUNITY, DEALER, Packet
 from controller.table.events import (
@@ -49,6 +55,18 @@ log = logging.getLogger(__name__)
 
 DEALER_TAG = 15
 SHOE = "shoe"
+
+
+@dataclass(frozen=True)
+class ResetShuffler:
+    """RESET 0 (a technician cleared the fault), then STATUS and a deck count."""
+
+    technician: str
+
+
+@dataclass(frozen=True)
+class _CheckStatus:
+    """STATUS: open or close the ``shuffler`` condition from the machine's fault and door."""
 
 
 def tag_of(destination: str) -> int:
@@ -122,7 +140,7 @@ class ShufflerLink:
                 await task
         await self.client.close()
 
-    def submit(self, effect: RequestPacket | ShuffleDeck | CheckDeck) -> None:
+    def submit(self, effect: RequestPacket | ShuffleDeck | CheckDeck | ResetShuffler) -> None:
         self._commands.put_nowait(effect)
 
     # --- connection and events ---------------------------------------------------------
@@ -168,6 +186,7 @@ class ShufflerLink:
             )
         else:
             self.post(ConditionChanged("firmware", False))
+        await self._check_status()
         await self._check_deck()
         if self.shoe:  # blackjack: the machine works as a shoe, reporting every card
             try:
@@ -184,6 +203,7 @@ class ShufflerLink:
             if message.active:
                 detail = f": {message.detail}" if message.detail else ""
                 self.post(ShufflerFault(f"{name}{detail}"))
+            self._commands.put_nowait(_CheckStatus())
         elif isinstance(message, CardEvent) and self.shoe:
             self.post(PacketDelivered(Packet(SHOE, (message.card,), (message.face_up,))))
 
@@ -198,6 +218,12 @@ class ShufflerLink:
                 elif isinstance(effect, RequestPacket):
                     await self._deal(effect)
                 elif isinstance(effect, CheckDeck):
+                    await self._check_deck()
+                elif isinstance(effect, _CheckStatus):
+                    await self._check_status()
+                elif isinstance(effect, ResetShuffler):
+                    await self.client.reset(0)
+                    await self._check_status()
                     await self._check_deck()
             except (LinkError, DriverError) as exc:
                 self.post(ShufflerFault(f"{type(effect).__name__}: {exc}"))
@@ -219,6 +245,20 @@ class ShufflerLink:
                 )
             )
         self.post(PacketDelivered(packet, arrived))
+
+    async def _check_status(self) -> None:
+        try:
+            status = await self.client.status()
+        except (LinkError, DriverError) as exc:
+            log.warning("shuffler status: %s", exc)
+            return
+        problems = []
+        if status.fault != ErrorCode.OK:
+            problems.append(f"{ErrorCode(status.fault).name} active: clear it, then reset the"
+                            " shuffler (croupier shuffler reset)")  # fmt: skip
+        if status.door_open:
+            problems.append("the shuffler's door is open")
+        self.post(ConditionChanged("shuffler", bool(problems), "; ".join(problems)))
 
     async def _check_deck(self) -> None:
         try:

@@ -1,0 +1,118 @@
+"""The daemon's shuffler link against the emulator on a pty: a jam is a malfunction (MD-S2)
+reported before the short packet, the ``shuffler`` condition keeps the table closed until a
+technician resets the machine, and an open door closes it too."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from controller.cards import card_name
+from controller.table.events import (
+    ConditionChanged,
+    PacketDelivered,
+    RequestPacket,
+    ShuffleDeck,
+    ShufflerFault,
+)
+from controller.table.shuffler_link import ResetShuffler, ShufflerLink
+from drivers.shuffler_client import ShufflerClient, open_transport
+from firmware_bridge.emulator.firmware import DeviceFirmware, firmware_digest
+from firmware_bridge.emulator.machine import ShufflerMachine
+from firmware_bridge.emulator.pty_runner import PtyEmulator
+
+TIMEOUT = 5.0
+
+
+@pytest.fixture
+def emulator(tmp_path):
+    fw = DeviceFirmware(ShufflerMachine(1, rng=random.Random(8)), rng=random.Random(9))
+    emu = PtyEmulator(fw, str(tmp_path / "shuffler")).start()
+    yield emu
+    emu.stop()
+
+
+class Posted:
+    """The link's events, awaited one kind at a time."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.seen: list = []
+
+    def post(self, event) -> None:
+        self.queue.put_nowait(event)
+
+    async def until(self, predicate):
+        async with asyncio.timeout(TIMEOUT):
+            while True:
+                event = await self.queue.get()
+                self.seen.append(event)
+                if predicate(event):
+                    return event
+
+
+def shuffler_condition(blocking: bool):
+    return lambda e: (
+        isinstance(e, ConditionChanged) and e.name == "shuffler" and (e.blocking == blocking)
+    )
+
+
+def run_link(emulator, scenario):
+    async def main():
+        posted = Posted()
+        link = ShufflerLink(
+            ShufflerClient(open_transport(emulator.link)),
+            posted.post,
+            firmware_allow={firmware_digest().hex()},
+            shoe=False,
+            card_name=card_name,
+        )
+        await link.start()
+        try:
+            await posted.until(lambda e: isinstance(e, ConditionChanged) and e.name == "link"
+                               and not e.blocking)  # fmt: skip
+            return await scenario(link, posted)
+        finally:
+            await link.close()
+
+    return asyncio.run(main())
+
+
+def test_a_jam_is_reported_before_its_short_packet_and_closes_until_reset(emulator):
+    def jam_second_packet(fw, now):
+        fw.machine.faults = fw.machine.faults.updated({"jam_at_packet": 2})
+
+    emulator.call(jam_second_packet)
+
+    async def scenario(link, posted):
+        link.submit(ShuffleDeck())
+        link.submit(RequestPacket("community", 5))
+        link.submit(RequestPacket("seat:1", 2))
+        first = await posted.until(lambda e: isinstance(e, PacketDelivered))
+        fault = await posted.until(lambda e: isinstance(e, ShufflerFault | PacketDelivered))
+        short = await posted.until(lambda e: isinstance(e, PacketDelivered))
+        closed = await posted.until(shuffler_condition(True))
+        link.submit(ResetShuffler("tech"))
+        opened = await posted.until(shuffler_condition(False))
+        return first, fault, short, closed, opened
+
+    first, fault, short, closed, opened = run_link(emulator, scenario)
+    assert first.packet.count == 5
+    assert isinstance(fault, ShufflerFault) and "jam" in fault.description
+    assert short.packet.count == 1  # half the packet before the jam
+    assert "JAM active" in closed.detail and "croupier shuffler reset" in closed.detail
+    assert opened.detail == ""
+
+
+def test_an_open_door_closes_the_table_until_it_is_shut(emulator):
+    async def scenario(link, posted):
+        emulator.call(lambda fw, now: fw.set_door(True, now))
+        closed = await posted.until(shuffler_condition(True))
+        emulator.call(lambda fw, now: fw.set_door(False, now))
+        await posted.until(shuffler_condition(False))
+        return closed
+
+    closed = run_link(emulator, scenario)
+    assert "door is open" in closed.detail
