@@ -114,6 +114,14 @@ class LedgerView:
             load_stakes(paid), paid_total, pools,
         )  # fmt: skip
 
+    def last_closed_round(self) -> RoundRecord | None:
+        """The round settled or voided last (``None``: no round has closed yet)."""
+        row = self.db.execute(
+            "SELECT round_id FROM rounds WHERE close_seq IS NOT NULL ORDER BY close_seq DESC"
+            " LIMIT 1"
+        ).fetchone()
+        return None if row is None else self.round(row[0])
+
     def open_round_ids(self) -> list[str]:
         rows = self.db.execute(
             "SELECT round_id FROM rounds WHERE state = 'open' ORDER BY open_seq"

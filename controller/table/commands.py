@@ -48,6 +48,15 @@ def _text(args: dict[str, Any], name: str) -> str:
     return value.strip()
 
 
+def _without_cards(value: Any) -> Any:
+    """A settlement result with every ``cards`` list taken out, however deep."""
+    if isinstance(value, dict):
+        return {k: _without_cards(v) for k, v in value.items() if k != "cards"}
+    if isinstance(value, list):
+        return [_without_cards(v) for v in value]
+    return value
+
+
 class Commands:
     def __init__(self, runner: TableRunner) -> None:
         self.runner = runner
@@ -73,6 +82,7 @@ class Commands:
             "shuffler.audit",
             "sign.state",
             "metrics",
+            "round.last",
             "shuffler.reset",
         ):
             server.register(name, getattr(self, name.replace(".", "_")))
@@ -176,11 +186,27 @@ class Commands:
         if sign is None:
             raise ControlError("this table has no sign", "refused")
         last = sign._last
-        return {
-            "kind": sign.config.kind,
-            "text": getattr(last, "text", None),
-            "overflow": sign.overflow,
-        }
+        return {"kind": sign.config.kind, "text": getattr(last, "text", None),
+                "overflow": sign.overflow, "mode": sign.renderer.state.mode.value,
+                "cells": last.cells.hex() if last is not None else None,
+                "level": getattr(last, "level", None)}  # fmt: skip
+
+    async def round_last(self, request: Request) -> dict[str, Any] | None:
+        """The round closed last, for the dealer's display and the rig: settled or voided
+        (with the MD rule), each seat's stakes and what each wager paid (the ledger's record),
+        and for a round settled since the daemon started the engine's result per wager (rule,
+        pay line, hand category). No card identities (``round show`` has them)."""
+        ledger = self.runner.ledger
+        record = await self.runner.in_ledger(ledger.last_closed_round)
+        if record is None:
+            return None
+        data = record.to_json()
+        del data["pools"]
+        settled = self.runner.last_settled
+        if settled is not None and settled["round"] == record.round_id:
+            result = _without_cards(settled["result"])
+            data["dealer"], data["seats"] = result["dealer"], result["seats"]
+        return data
 
     # --- surveillance (credential) -----------------------------------------------------
 

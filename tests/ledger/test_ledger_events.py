@@ -48,6 +48,20 @@ def test_misdeal_returns_every_stake_and_reverses_contributions(ledger):
     assert (record.state, record.rule, record.paid_total) == ("voided", "MD-S1", 1100)
 
 
+def test_last_closed_round_is_the_last_settled_or_voided(ledger):
+    assert ledger.last_closed_round() is None
+    ledger.open_round("r1", SIX, 1.0)
+    ledger.open_round("r2", SIX, 2.0)
+    assert ledger.last_closed_round() is None  # open rounds are not closed
+    ledger.void_round("r2", 3.0, rule="MD-S2", cause="jam")
+    ledger.settle_round("r1", 4.0, hits={"uth": {}})
+    assert ledger.last_closed_round().round_id == "r1"
+    ledger.open_round("r3", SIX, 5.0)
+    ledger.void_round("r3", 6.0, rule="MD-S3", cause="two cards face up")
+    last = ledger.last_closed_round()
+    assert (last.round_id, last.state, last.rule) == ("r3", "voided", "MD-S3")
+
+
 def test_showdown_pays_the_pool_resets_to_seed_and_pays_envy(ledger):
     ledger.open_round("r1", SIX, 1.0)
     settled = ledger.settle_round(
