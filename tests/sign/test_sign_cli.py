@@ -1,15 +1,15 @@
 """`croupier sign test` and `croupier sign show` in-process on the dummy device: the frame
-they print and write is read back independently (signreader)."""
+they print and write is read back independently (display.reader)."""
 
 import importlib.util
 import json
 
 from PIL import Image, ImageChops
-from signreader import read
 
 from controller.cli.main import main
 from display.geometry import Matrix, SevenSegment
 from display.preview import preview
+from display.reader import read
 
 
 def run(capsys, *argv):

@@ -1,6 +1,6 @@
 """Amount formatting on the sign: the rule of display/money.py, edge cases and properties.
 
-Every assertion about what the sign shows goes through signreader, which decodes the frame's
+Every assertion about what the sign shows goes through display.reader, which decodes the frame's
 segments or LED columns back to text without using the code that drew them.
 """
 
@@ -9,11 +9,11 @@ from decimal import Decimal
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from signreader import read
 
 from display.errors import AmountError, SignStateError
 from display.geometry import Matrix, SevenSegment
 from display.money import Shown, currency, fit_amount, format_plain, parse_amount, spellings
+from display.reader import read
 from display.scenes import Pool, SignRenderer, SignState
 
 EUR = currency("EUR")

@@ -5,10 +5,10 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from signreader import read
 
 from display.errors import SignStateError
 from display.geometry import Matrix, SevenSegment
+from display.reader import read
 from display.scenes import Mode, Pool, SignRenderer, SignState, Timing
 
 DIGITS = SevenSegment(8)

@@ -1,5 +1,5 @@
 """Reads a sign frame back into text, independently of how it was drawn: the test oracle for
-"never a wrong number on the sign".
+"never a wrong number on the sign", and the hardware-in-the-loop rig's eye on the sign.
 
 A matrix frame is read left to right: at each column the reader tries every glyph of the font
 (its exact columns, followed by a dark column or the edge) and otherwise skips a dark column;
