@@ -1,0 +1,324 @@
+"""A robot dealer and robot players at a simulated hold'em table with a hand-forming shuffler:
+one round at a time through the rig, the way people play it (used by the soak and by the
+autoplay of ``make demo``).
+
+One round (:meth:`Dealer.play`): bring the table to OPEN (a CONFIRM, a jackpot
+acknowledgement, a shuffler reset after a jam, as a dealer or technician would), set the
+shuffler's faults for the round, put the progressive stakes on the sensors and wait until the
+table senses them, optionally enter the players' main stakes through the control socket (a
+dealer tablet), press LOCK, lift the stakes (they stay in the round, PRG-2), wait for the
+verdict (VERIFIED or VOID), read what the shuffler really delivered from the emulator,
+optionally enter each player's decision (a simple strategy), press CONFIRM for the showdown
+and again to close the round.
+
+A :class:`RoundPlan` may ask for a ``kill -9`` of the daemon at a point of the round; the
+dealer then restarts it and learns from the ledger (read-only) what became of the round:
+never opened, voided at start-up (MD-S2) or settled just before the kill. Everything else the
+dealer learns from the table itself: the state, the verdict, the lamps.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.cards import Card
+from controller.poker import Category, evaluate
+from controller.rig.errors import RigFailure
+from controller.rig.table import SimTable
+
+DONE = ("open", "closed")
+KILL_POINTS = ("lock", "dealing", "verified", "confirm", "settled")
+RELEASE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
+
+
+@dataclass(frozen=True)
+class Hands:
+    """The cards of a hold'em round as the shuffler delivered them (UTH-11 order)."""
+
+    community: tuple[int, ...]
+    seats: dict[int, tuple[int, ...]]
+    dealer: tuple[int, ...]
+
+    @classmethod
+    def from_delivery(cls, delivered: list[int | None], seats: tuple[int, ...]) -> Hands | None:
+        """Community 5, 2 per seat in ascending order, the dealer's 2; ``None`` when the
+        delivery is not a whole recognised deal of that plan."""
+        if len(delivered) != 7 + 2 * len(seats) or None in delivered:
+            return None
+        cards = [int(c) for c in delivered if c is not None]
+        holes = {s: tuple(cards[5 + 2 * i : 7 + 2 * i]) for i, s in enumerate(sorted(seats))}
+        return cls(tuple(cards[:5]), holes, tuple(cards[-2:]))
+
+
+def royal_order(seats: tuple[int, ...], rng: random.Random, *, community: bool) -> list[int]:
+    """A deck order (top first) dealing a royal flush: to the first seat with two hole cards
+    (the pool, PRG-3), or to the board (a community royal)."""
+    suit = rng.randrange(4)
+    royal = [rank * 4 + suit for rank in (12, 11, 10, 9, 8)]  # A K Q J 10
+    rest = [c for c in range(52) if c not in royal]
+    rng.shuffle(rest)
+    if community:
+        board, first = royal, rest[:2]
+        rest = rest[2:]
+    else:
+        board, first = royal[2:] + rest[:2], royal[:2]
+        rest = rest[2:]
+        rng.shuffle(board)
+    others = rest[: 2 * (len(seats) - 1) + 2]
+    return board + first + others
+
+
+def simple_decision(hole: tuple[int, ...], community: tuple[int, ...]) -> str:
+    """Raise 4x with a pocket pair or an ace, 2x with a pair on the flop, else 1x with a pair
+    at the river, else fold (UTH-4)."""
+    hand = [Card(c) for c in hole]
+    board = [Card(c) for c in community]
+    if hand[0].rank == hand[1].rank or max(c.rank for c in hand) == 12:
+        return "4x"
+    if evaluate(hand + board[:3]).category >= Category.PAIR:
+        return "2x"
+    return "1x" if evaluate(hand + board).category >= Category.PAIR else "fold"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A shuffler fault for one round: ``faults`` for the emulator before LOCK, or an
+    ``after_lock`` action (``disconnect``, ``misfeed``); ``expect`` is the verdict it must
+    give (an MD rule, ``"verified"``), ``None`` when the timing decides."""
+
+    kind: str
+    detail: str = ""
+    faults: dict[str, Any] = field(default_factory=dict)
+    after_lock: str | None = None
+    expect: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.detail})" if self.detail else self.kind
+
+
+def random_fault(rng: random.Random, seats: int) -> Fault:
+    """One of the emulator's faults, at a random packet of a deal of ``seats`` seats."""
+    k = rng.randint(1, seats + 2)
+    at = f"packet {k}"
+    choice = rng.randrange(8)
+    if choice == 0:
+        return Fault("jam", at, {"machine": {"jam_at_packet": k}}, expect="MD-S2")
+    if choice == 1:
+        return Fault("wrong count", at, {"machine": {"wrong_count_at_packet": k}}, expect="MD-S1")
+    if choice in (2, 3):
+        n = 4 - choice  # 2 cards face up: MD-S3; 1: journaled, not a misdeal
+        exposed = {"machine": {"exposed_at_packet": k, "exposed_cards": n}}
+        return Fault(f"{n} face up", at, exposed, expect="MD-S3" if n == 2 else "verified")
+    if choice == 4:
+        way, kind = rng.choice(("rx", "tx")), rng.choice(("drop", "corrupt", "duplicate"))
+        n = rng.randint(1, 3)
+        return Fault(f"{kind} frames", f"{n} {way}", {way: {kind: n}}, expect="verified")
+    if choice == 5:
+        return Fault("lossy line", "20% of replies lost", {"tx": {"drop_rate": 0.2}},
+                     expect="verified")  # fmt: skip
+    if choice == 6:
+        return Fault("cable pulled", "after LOCK", after_lock="disconnect")
+    return Fault("misfeed", "after LOCK", after_lock="misfeed")
+
+
+@dataclass
+class RoundPlan:
+    seats: tuple[int, ...]  # progressive stakes on these sensors
+    fault: Fault | None = None
+    arrange: list[int] | None = None  # deck order, top first (the emulator's arrange)
+    kill_at: str | None = None  # one of KILL_POINTS
+    kill_delay: float = 0.0  # seconds after that point
+    main_bets: dict[str, int] | None = None  # each seat's main stakes, entered on the tablet
+
+
+@dataclass
+class RoundSeen:
+    plan: RoundPlan
+    round_id: str | None = None
+    outcome: str = "not opened"  # not opened, voided, settled
+    rule: str | None = None  # the MD rule of a void
+    hands: Hands | None = None
+    killed: bool = False
+    jackpot: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+class Dealer:
+    def __init__(self, table: SimTable, *, timeout: float = 20.0) -> None:
+        self.table = table
+        self.timeout = timeout
+        self.placed: set[int] = set()  # seats whose sensor the rig holds active
+        self.kills = 0
+
+    # --- hands on the table --------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        return self.table.status()
+
+    def wait(self, check: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+        last: dict[str, Any] = {}
+
+        def reached() -> dict[str, Any] | None:
+            last.update(self.status())
+            return last if check(last) else None
+
+        try:
+            return self.table.wait_until(reached, self.timeout, what)
+        except RigFailure as exc:
+            seats = {s: i for s, i in last.get("seats", {}).items() if i["stake"] or i["excluded"]}
+            raise RigFailure(
+                f"{exc}\nthe table was {last.get('state')} {last.get('conditions')}"
+                f" {last.get('verdict')} seats {seats}"
+            ) from None
+
+    def press(self, button: str, reacted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Hold a console button until the table reacts, then let it go for long enough that
+        the release counts too (both edges are debounced: a finger cannot press twice
+        within the debounce time either)."""
+        io = self._io()
+        io.press(button)
+        try:
+            return self.wait(reacted, f"the table to react to {button.upper()}")
+        finally:
+            io.release(button)
+            time.sleep(2 * io.config.button_debounce + RELEASE_MARGIN)
+
+    def place(self, seats: tuple[int, ...] | set[int]) -> None:
+        io = self._io()
+        for seat in seats:
+            io.place_stake(seat)
+            self.placed.add(seat)
+        self.wait(lambda s: all(s["seats"][str(seat)]["stake"] for seat in seats),
+                  f"stakes sensed on seats {sorted(seats)}")  # fmt: skip
+
+    def lift(self) -> None:
+        io = self._io()
+        for seat in sorted(self.placed):
+            io.lift_stake(seat)
+        self.placed.clear()
+
+    def _io(self) -> Any:
+        if self.table.io is None:
+            raise RigFailure('this table has no rig pins ([gpio] pin_factory = "rig")')
+        return self.table.io
+
+    # --- between rounds ------------------------------------------------------------------
+
+    def ready(self) -> dict[str, Any]:
+        """Bring the table to OPEN, with every stake off its sensor."""
+        deadline = time.monotonic() + self.timeout
+        if self.placed:
+            self.lift()
+        while True:
+            status = self.status()
+            state, conditions = status["state"], status["conditions"]
+            sensed = [seat for seat, info in status["seats"].items() if info["stake"]]
+            if state == "open" and not sensed:
+                return status
+            if time.monotonic() > deadline:
+                raise RigFailure(f"the table did not open: {state} {conditions}")
+            if state == "jackpot":
+                self.table.call("jackpot.ack", privileged=True, technician="rig")
+                self.wait(lambda s: s["state"] != "jackpot", "the jackpot to be acknowledged")
+            elif state in ("settled", "void", "verified") and not sensed:
+                self.press("confirm", lambda s, was=state: s["state"] != was)
+            elif state == "closed" and ({"shuffler", "deck"} & set(conditions)):
+                self.table.call("shuffler.reset", privileged=True, technician="rig")
+                self.wait(lambda s: not ({"shuffler", "deck"} & set(s["conditions"])),
+                          "the shuffler to be reset")  # fmt: skip
+            else:
+                time.sleep(0.005)
+
+    # --- one round -----------------------------------------------------------------------
+
+    def play(self, plan: RoundPlan) -> RoundSeen:
+        seen = RoundSeen(plan)
+        self.ready()
+        table = self.table
+        fault = plan.fault
+        if fault is not None and fault.faults:
+            table.emulate("faults", **fault.faults)
+        if plan.arrange:
+            table.emulate("arrange", cards=plan.arrange)
+        self.place(plan.seats)
+        if plan.main_bets:
+            for seat in plan.seats:
+                table.call("round.stake", seat=seat, stakes=plan.main_bets)
+        status = self.press("lock", lambda s: s["state"] != "open")
+        seen.round_id = status["round"]
+        if status["state"] == "closed" or seen.round_id is None:
+            seen.problems.append(f"LOCK did not start a round: {status['state']}"
+                                 f" {status['conditions']}")  # fmt: skip
+            return self._finish(seen)
+        if fault is not None and fault.after_lock == "disconnect":
+            table.emulate("disconnect", seconds=0.2)
+        elif fault is not None and fault.after_lock == "misfeed":
+            table.emulate("fault", code="MISFEED", detail="card misfed")
+        if self._kill_point(plan, "lock", seen):
+            return seen
+        self.lift()
+        if self._kill_point(plan, "dealing", seen):
+            return seen
+        status = self.wait(lambda s: s["state"] in ("verified", "void", "closed", "open"),
+                           "the deal's verdict")  # fmt: skip
+        if status["state"] != "verified":
+            return self._voided(seen, status)
+        seen.hands = Hands.from_delivery(table.emulate("state")["delivered"], plan.seats)
+        if seen.hands is None:
+            seen.problems.append("the emulator's delivery is not the round's deal")
+        if plan.main_bets and seen.hands is not None:
+            for seat, hole in seen.hands.seats.items():
+                decision = simple_decision(hole, seen.hands.community)
+                table.call("round.decide", seat=seat, action=decision)
+        if self._kill_point(plan, "verified", seen):
+            return seen
+        self.wait(lambda s: not any(s["seats"][str(x)]["stake"] for x in plan.seats),
+                  "the stakes to be lifted")  # fmt: skip
+        self.press("confirm", lambda s: s["state"] != "verified")
+        if self._kill_point(plan, "confirm", seen):
+            return seen
+        status = self.wait(lambda s: s["state"] in ("settled", "jackpot"), "the settlement")
+        seen.outcome, seen.jackpot = "settled", status["state"] == "jackpot"
+        if self._kill_point(plan, "settled", seen):
+            return seen
+        return self._finish(seen)
+
+    def _voided(self, seen: RoundSeen, status: dict[str, Any]) -> RoundSeen:
+        verdict = status.get("verdict") or {}
+        if status["state"] == "void":
+            seen.outcome, seen.rule = "voided", verdict.get("rule")
+        else:  # closed before the deal: a ledger failure took no stakes
+            seen.problems.append(f"no verdict: the table went {status['state']}"
+                                 f" {status['conditions']}")  # fmt: skip
+        return self._finish(seen)
+
+    def _finish(self, seen: RoundSeen) -> RoundSeen:
+        self.ready()
+        if seen.plan.fault is not None:
+            self.table.emulate("clear")
+        return seen
+
+    def _kill_point(self, plan: RoundPlan, point: str, seen: RoundSeen) -> bool:
+        """At the plan's kill point: ``kill -9``, restart, and learn the round's fate."""
+        if plan.kill_at != point:
+            return False
+        time.sleep(plan.kill_delay)
+        self.table.kill()
+        self.kills += 1
+        self.table.start()
+        seen.killed = True
+        if seen.round_id is not None:
+            with self.table.ledger() as ledger:
+                record = ledger.round(seen.round_id)
+            if record is None:
+                seen.outcome = "not opened"
+            elif record.state == "open":
+                seen.problems.append(f"{seen.round_id} still open after the restart (MD-S2)")
+            else:
+                seen.outcome, seen.rule = record.state, record.rule
+        self.ready()
+        return True

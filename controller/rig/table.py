@@ -1,0 +1,322 @@
+"""One simulated table as the rig sees it: a real ``croupierd`` process, its pins, its
+shuffler and its control socket.
+
+Theory of operation. :class:`SimTable` does what the rig hardware does around a controller
+under test, and nothing more:
+
+- it writes the table configuration (a shipped ``table.toml``, e.g. ``config/sim.toml``, with
+  the rig's overrides merged in: no line pacing, a fixed seed...) into its own runtime
+  directory and starts ``croupierd --config ... --state-dir ... --runtime-dir ...`` as a child
+  process in a session of its own, its output in ``croupierd.log``;
+- it owns the seat sensors, the console buttons and the lamps: it listens on the rig socket
+  (:class:`~drivers.gpio.rig_server.RigServer`; the daemon's ``rig`` pin factory connects to
+  it) and speaks in table terms (:class:`~drivers.gpio.rig_server.RigTable`);
+- it reaches the shuffler's fault-injection channel (the emulator the sim daemon starts on a
+  pty, :class:`~firmware_bridge.emulator.control.EmulatorControl`) and the daemon's control
+  socket, as a dealer tablet or a technician would;
+- it reads the sign's frames from the control socket and reads them back into text with
+  :mod:`display.reader`, as a camera in front of the sign would.
+
+:meth:`SimTable.kill` is a ``kill -9`` of the daemon. The sim's shuffler is the daemon's child
+process, so the rig then powers it off too (the rest of the daemon's process group); the
+next :meth:`SimTable.start` brings up a fresh daemon and shuffler on the same state
+directory, and the ledger voids the round caught mid-flight (MD-S2). The rig's pins keep
+their levels across restarts, as the table's sensors do.
+
+Every wait has a timeout and raises :class:`~controller.rig.errors.RigFailure` naming what it
+waited for and the tail of the daemon's log; a daemon that exits unexpectedly fails the wait
+at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from controller.control.protocol import ControlError
+from controller.control.server import ControlClient
+from controller.ledger.reader import LedgerReader
+from controller.rig.errors import RigFailure
+from controller.tableconfig import TableConfig, load_table_config
+from display.geometry import Frame
+from display.reader import read
+from drivers.gpio.rig_server import RigServer, RigTable
+from firmware_bridge.emulator.control import EmulatorControl
+from firmware_bridge.errors import LinkError
+
+SIM_CREDENTIAL = "1234"  # the technician secret of the shipped sim configurations only
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+POLL_FIRST, POLL_MAX = 0.001, 0.005  # status polling: quick at first, then gentler
+
+
+def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with ``overrides`` merged in, table by table; ``None`` removes a key."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def log_tail(path: Path, lines: int = 12) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(text[-lines:])
+
+
+class SimTable:
+    """A simulated table; ``with SimTable(config) as table:`` starts it and cleans up.
+
+    ``state_dir``: where the ledger lives (kept); ``None`` for a temporary one, removed at
+    close. ``credential``: the technician secret for privileged commands.
+    """
+
+    def __init__(
+        self,
+        config: str | Path = "config/sim.toml",
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        state_dir: str | Path | None = None,
+        credential: str | None = None,
+    ) -> None:
+        self.source = Path(config)
+        self.overrides = dict(overrides or {})
+        self.credential = credential or os.environ.get("CROUPIER_CREDENTIAL") or SIM_CREDENTIAL
+        self._temporary_state = state_dir is None
+        self.runtime_dir = Path(tempfile.mkdtemp(prefix="croupier-rig-"))
+        self.state_dir = Path(state_dir) if state_dir else self.runtime_dir / "state"
+        self.config_path = self.runtime_dir / "table.toml"
+        self.log_path = self.runtime_dir / "croupierd.log"
+        self.config = self._write_config()
+        self.rig: RigServer | None = None
+        self.io: RigTable | None = None
+        gpio = self.config.io.gpio if self.config.io is not None else None
+        if gpio is not None and gpio.inputs and gpio.pin_factory == "rig":
+            self.rig = RigServer(str(self.runtime_dir / (gpio.rig_socket or "rig.sock")))
+            self.io = RigTable(self.rig, gpio)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self._control: ControlClient | None = None
+        self._emulator: EmulatorControl | None = None
+
+    # --- configuration -------------------------------------------------------------------
+
+    def _write_config(self) -> TableConfig:
+        try:
+            data = tomllib.loads(self.source.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise RigFailure(f"table configuration {self.source}: {exc}") from None
+        data = merged(data, self.overrides)
+        self.config_path.write_text(
+            f"# {self.source} with the rig's overrides\n" + tomli_w.dumps(data), encoding="utf-8"
+        )
+        config = load_table_config(self.config_path)  # every problem at once (ConfigError)
+        if config.shuffler.emulator is None:
+            raise RigFailure(f"{self.source}: the rig drives the emulated shuffler: set"
+                             " [shuffler] emulate = true")  # fmt: skip
+        return config
+
+    @property
+    def control_socket(self) -> Path:
+        return self.config.resolve_socket(self.runtime_dir)
+
+    @property
+    def ledger_path(self) -> Path:
+        return self.config.resolve_state(self.state_dir)
+
+    # --- the daemon's life ---------------------------------------------------------------
+
+    def __enter__(self) -> SimTable:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def is_running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start the daemon (again) and wait until it answers on its control socket."""
+        if self.is_running:
+            raise RigFailure("the daemon is already running")
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.control_socket.unlink()  # so that waiting for it means this daemon's
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "controller.daemon", "--config", str(self.config_path),
+                 "--state-dir", str(self.state_dir), "--runtime-dir", str(self.runtime_dir)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        finally:
+            log.close()
+        self.starts += 1
+        deadline = time.monotonic() + timeout
+        self._poll(lambda: self.control_socket.exists(), deadline, "the control socket")
+        self._poll(self._answers, deadline, "the daemon to answer")
+        if self.rig is not None:
+            self.rig.wait_for_daemon(max(0.1, deadline - time.monotonic()))
+
+    def _answers(self) -> bool:
+        try:
+            self.call("status")
+        except ControlError:
+            self._drop_clients()
+            return False
+        return True
+
+    def stop(self) -> int | None:
+        """SIGTERM, as systemd stops the daemon; returns its exit status."""
+        self._drop_clients()
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        status = self.proc.returncode
+        self.proc = None
+        return status
+
+    def kill(self) -> None:
+        """``kill -9`` the daemon, then power off the sim's shuffler (its process group)."""
+        self._drop_clients()
+        if self.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc = None
+
+    def restart(self, timeout: float = START_TIMEOUT) -> None:
+        self.stop()
+        self.start(timeout)
+
+    def close(self) -> None:
+        """Stop the daemon and the rig; remove the runtime directory (and a temporary state
+        directory)."""
+        try:
+            self.stop()
+        finally:
+            if self.rig is not None:
+                self.rig.close()
+                self.rig = None
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)
+
+    def _drop_clients(self) -> None:
+        for client in (self._control, self._emulator):
+            if client is not None:
+                with contextlib.suppress(OSError):
+                    client.close()
+        self._control = self._emulator = None
+
+    # --- talking to it -------------------------------------------------------------------
+
+    def call(self, cmd: str, *, privileged: bool = False, **args: Any) -> Any:
+        """A control-socket command (``privileged``: with the technician credential)."""
+        if self._control is None:
+            self._control = ControlClient(self.control_socket, timeout=10.0)
+        return self._control.call(cmd, self.credential if privileged else None, **args)
+
+    @property
+    def emulator(self) -> EmulatorControl:
+        """The shuffler emulator's fault-injection channel (this daemon's emulator)."""
+        if self._emulator is None:
+            path = self.runtime_dir / "emulator.sock"
+            try:
+                self._emulator = EmulatorControl(str(path))
+            except OSError as exc:
+                raise RigFailure(f"no shuffler emulator at {path}: {exc}") from None
+        return self._emulator
+
+    def emulate(self, cmd: str, **args: Any) -> dict[str, Any]:
+        try:
+            return self.emulator.call(cmd, **args)
+        except LinkError as exc:
+            raise RigFailure(str(exc)) from None
+
+    def status(self) -> dict[str, Any]:
+        return self.call("status")
+
+    def ledger(self) -> LedgerReader:
+        """The ledger, read-only (beside the running daemon, as a technician reads it)."""
+        return LedgerReader.open(self.ledger_path)
+
+    # --- the sign, as a camera sees it ---------------------------------------------------
+
+    def sign_frame(self) -> Frame | None:
+        state = self.call("sign.state")
+        if state.get("cells") is None:
+            return None
+        return Frame(state["kind"], bytes.fromhex(state["cells"]), state["text"], state["level"])
+
+    def sign_text(self) -> str | None:
+        """What the sign shows now, read back from its LEDs (``None``: nothing readable, e.g.
+        halfway through a scrolling message)."""
+        frame = self.sign_frame()
+        if frame is None:
+            return None
+        try:
+            return read(frame)
+        except (ValueError, KeyError):
+            return None
+
+    # --- waiting -------------------------------------------------------------------------
+
+    def wait_until(self, check: Callable[[], Any], timeout: float, what: str) -> Any:
+        """Poll ``check()`` until it returns something true; returns it."""
+        return self._poll(check, time.monotonic() + timeout, what)
+
+    def wait_for_state(self, *states: str, timeout: float = 10.0) -> dict[str, Any]:
+        """Wait for the table to reach one of ``states``; returns the status."""
+
+        def reached() -> dict[str, Any] | None:
+            status = self.status()
+            return status if status["state"] in states else None
+
+        return self.wait_until(reached, timeout, f"the table to be {' or '.join(states)}")
+
+    def _poll(self, check: Callable[[], Any], deadline: float, what: str) -> Any:
+        pause = POLL_FIRST
+        while True:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise RigFailure(f"croupierd exited with status {self.proc.returncode} while the"
+                                 f" rig waited for {what}\n{log_tail(self.log_path)}")  # fmt: skip
+            result = check()
+            if result:
+                return result
+            if time.monotonic() >= deadline:
+                raise RigFailure(f"timed out waiting for {what}\n{log_tail(self.log_path)}")
+            time.sleep(pause)
+            pause = min(pause * 2, POLL_MAX)
