@@ -10,6 +10,9 @@ such choice is a hidden constant:
 
 - ``rules.dealer_not_qualified`` (UTH-7): ``ante-pushes`` (Greek, Slovak) or ``ante-wins``
   (Italian: Ante paid 1:1, Play and Blind push);
+- ``rules.dealer_exposure`` (UTH with a shuffler): ``none`` (the document has no procedure:
+  the floor decides) or ``reinsert`` (MD-X3, Italian: exposed dealer cards go back into the
+  machine, which deals replacements);
 - ``progressive.contribution_rate`` within ``progressive.contribution_band`` (PRG-1);
 - ``progressive.award``: ``winner`` or ``share-round`` (CH-9);
 - ``progressive.multiple_hits``: ``split-equally`` or ``seat-order`` (PRG-3 with several
@@ -44,6 +47,7 @@ from controller.validation import (
 DEAL_MODES = ("shuffler", "manual")
 ROUNDING = ("down", "nearest")
 DEALER_NOT_QUALIFIED = ("ante-pushes", "ante-wins")
+DEALER_EXPOSURE = ("none", "reinsert")  # MD-X3
 AWARD_POLICIES = ("winner", "share-round")
 MULTIPLE_HITS = ("split-equally", "seat-order")
 ENHC_LOSES = ("all", "original-only")
@@ -196,7 +200,8 @@ def _read_uth_options(sec: Section) -> dict[str, Any]:
     return {
         "dealer_not_qualified": sec.choice(
             "dealer_not_qualified", DEALER_NOT_QUALIFIED, "ante-pushes"
-        )
+        ),
+        "dealer_exposure": sec.choice("dealer_exposure", DEALER_EXPOSURE, "none"),
     }
 
 

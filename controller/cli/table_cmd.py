@@ -2,7 +2,8 @@
 
 - ``croupier status``: table state, round, conditions keeping it closed, link, sensors, pools;
 - ``croupier jackpot ack``: acknowledge a 100% award (technician credential, journaled);
-- ``croupier round stake|seats|decide|lock|confirm``: what a dealer tablet (or the rig) enters;
+- ``croupier round stake|seats|decide|expose|lock|confirm``: what a dealer tablet (or the rig)
+  enters;
 - ``croupier round show|settle [ID|last]``: a recorded round for a dispute (credential);
 - ``croupier config check FILE`` / ``config hash-credential``: work without a daemon.
 """
@@ -63,6 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     m = _sub(ra, "misdeal", "declare a misdeal with its rule (MD-S*, MD-M*)", round_misdeal)
     m.add_argument("rule", help="e.g. MD-M2")
     m.add_argument("reason", help="what happened (journaled)")
+    x = _sub(ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose)
+    x.add_argument("--card", type=int, action="append", dest="positions", metavar="N",
+                   help="which of the dealer's cards (1 or 2; default both)")  # fmt: skip
     _sub(ra, "lock", "press LOCK (bets closed)", round_button)
     _sub(ra, "confirm", "press CONFIRM", round_button)
     for name, help_text in (
@@ -149,6 +153,12 @@ def round_stake(args: argparse.Namespace) -> int:
 def round_seats(args: argparse.Namespace) -> int:
     result = call(args, "round.seats", seats=args.seats)
     print_json(result) if args.json else print(result)
+    return 0
+
+
+def round_expose(args: argparse.Namespace) -> int:
+    result = call(args, "round.expose", positions=args.positions or [1, 2])
+    print_json(result) if args.json else print(f"dealer cards: {result}")
     return 0
 
 

@@ -23,6 +23,10 @@ the right counts: the green light of UTH-11 Italian), or ``MISDEAL`` with its ru
 
 A single exposed card is not a misdeal (MD-S3 needs two); it is reported in ``notes`` so the
 daemon journals it. After a MISDEAL the validator stays in that verdict: the round is void.
+
+MD-X3 (Italian, with a shuffler): once the deal is VERIFIED, :meth:`DealValidator.replace`
+takes cards back into the machine and plans one more packet of as many replacements; the
+verdict is OK again until it arrives (the cards taken back may come out again).
 """
 
 from __future__ import annotations
@@ -203,6 +207,20 @@ class DealValidator:
                     f"{card_name(card)} delivered {len(places)} times ({', '.join(places)})",
                 )
         return None
+
+    def replace(self, destination: str, cards: Sequence[int | None], now: float) -> None:
+        """MD-X3: ``cards`` of ``destination`` went back into the shuffler; one more packet of
+        as many replacements to ``destination`` is due. Only after a verified deal."""
+        if self.verdict.status != VERIFIED:
+            raise ValueError("cards are replaced only after the deal was verified (MD-X3)")
+        for card in cards:
+            places = self._seen.get(card) if card is not None else None
+            if places and destination in places:
+                places.remove(destination)
+        extra = PlannedPacket(destination, len(cards))
+        self.plan = DealPlan((*self.plan.packets, extra), self.plan.decks)
+        self.verdict = Verdict(OK)
+        self._last_activity = now
 
     def fault(self, description: str, now: float) -> Verdict:
         """A shuffler fault during the deal voids the round (MD-S2)."""

@@ -20,6 +20,7 @@ from controller.ledger.journal import verify_chain
 from controller.surveillance import SurveillanceError
 from controller.table.events import (
     ButtonPressed,
+    DealerCardsExposed,
     DeclareMisdeal,
     DeclareSeats,
     EnterCards,
@@ -82,6 +83,7 @@ class Commands:
             "shuffler.audit",
             "sign.state",
             "metrics",
+            "round.expose",
             "round.last",
             "shuffler.reset",
         ):
@@ -283,6 +285,22 @@ class Commands:
     def round_misdeal(self, request: Request) -> str:
         self.runner.post(DeclareMisdeal(_text(request.args, "rule"), _text(request.args, "reason")))
         return "declared"
+
+    def round_expose(self, request: Request) -> str:
+        """The dealer exposed his cards with only the flop shown (MD-X3, where the profile
+        has the procedure): ``positions`` of his hand, 1-based, default both."""
+        if self.runner.config.profile.options.get("dealer_exposure") != "reinsert":
+            raise ControlError(f"profile {self.runner.config.profile.name} has no re-insertion"
+                               " procedure for exposed dealer cards (MD-X3 is Italian): call"
+                               " the floor")  # fmt: skip
+        positions = request.args.get("positions", [1, 2])
+        if not isinstance(positions, list) or not all(
+            isinstance(p, int) and not isinstance(p, bool) for p in positions
+        ):
+            raise ControlError("'positions' must list the dealer's cards, e.g. [1, 2]",
+                               "bad-request")  # fmt: skip
+        self.runner.post(DealerCardsExposed(tuple(positions)))
+        return "entered"
 
     def round_lock(self, request: Request) -> str:
         self.runner.post(ButtonPressed("lock"))

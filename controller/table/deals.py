@@ -7,7 +7,8 @@ says when to poll, and once the cards are all in, :meth:`record` gives the round
 
 - :class:`HandFormingDeal` (UTH, Casino Hold'em, UTH-11): the controller asks the shuffler for
   each packet of the plan and checks it with the :class:`DealValidator`; VERIFIED at the last
-  packet; the dealer's CONFIRM starts the showdown.
+  packet; the dealer's CONFIRM starts the showdown. Dealer cards exposed after the deal go
+  back into the shuffler and are replaced (:meth:`HandFormingDeal.reinsert_dealer`, MD-X3).
 - :class:`ShoeDeal` (Trilux blackjack): the shoe reports every card as it leaves; the blackjack
   engine knows how many cards are due and where each goes, and the players' decisions come in
   between. A card when none is due is a wrong count (MD-S1); a card due but not coming within
@@ -37,7 +38,7 @@ from controller.errors import RoundError
 from controller.games.blackjack.engine import BlackjackRound, Phase, SeatBet
 from controller.games.blackjack.rules import BlackjackRules
 from controller.profiles import Profile
-from controller.table.events import Effect, RequestPacket, ShuffleDeck
+from controller.table.events import Effect, ReinsertCards, RequestPacket, ShuffleDeck
 
 Wagers = dict[int, tuple[dict[str, int], Any]]  # seat -> (stakes, decision)
 
@@ -94,6 +95,7 @@ class HandFormingDeal:
         self.validator = DealValidator(
             holdem_plan(seats, game=profile.game), started=now, packet_timeout=timeout
         )
+        self.reinserted: list[int | None] = []  # dealer cards sent back (MD-X3)
 
     def plan_text(self) -> list[str]:
         return [f"{p.count}->{p.destination}" for p in self.validator.plan.packets]
@@ -114,6 +116,33 @@ class HandFormingDeal:
     def fault(self, description: str, now: float) -> Verdict:
         return self.validator.fault(description, now)
 
+    def reinsert_dealer(self, positions: tuple[int, ...], now: float) -> list[Effect]:
+        """MD-X3: the dealer's cards at ``positions`` (1-based) were exposed: they go back
+        into the shuffler, which shuffles the rest and deals as many replacements. Raises
+        RoundError for positions the dealer does not hold."""
+        hand = self._cards()[DEALER]
+        if (
+            not positions
+            or len(set(positions)) != len(positions)
+            or not all(1 <= p <= len(hand) for p in positions)
+        ):
+            raise RoundError(f"the dealer holds cards 1..{len(hand)}: positions {list(positions)}"
+                             " cannot be exposed", "MD-X3")  # fmt: skip
+        back = tuple(hand[p - 1] for p in positions)
+        self.validator.replace(DEALER, back, now)
+        self.reinserted += back
+        return [ReinsertCards(back), RequestPacket(DEALER, len(back))]
+
+    def _cards(self) -> dict[str, list[int | None]]:
+        """The cards each destination holds: every packet it got, less the cards it sent
+        back into the shuffler (MD-X3)."""
+        cards: dict[str, list[int | None]] = {}
+        for p in self.validator.delivered:
+            cards.setdefault(p.destination, []).extend(p.cards)
+        for card in self.reinserted:
+            cards[DEALER].remove(card)
+        return cards
+
     def poll(self, now: float) -> Verdict:
         return self.validator.poll(now)
 
@@ -131,8 +160,7 @@ class HandFormingDeal:
         """The round as ``croupier settle`` reads it (docs/settle.md): the recognised cards,
         the sensed progressive stakes, the entered stakes and decisions, the pool."""
         cards = {
-            p.destination: tuple(c for c in p.cards if c is not None)
-            for p in self.validator.delivered
+            dest: tuple(c for c in held if c is not None) for dest, held in self._cards().items()
         }
         seats = tuple(
             int(p.destination.split(":")[1])

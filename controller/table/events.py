@@ -135,6 +135,15 @@ class DeclareMisdeal:
 
 
 @dataclass(frozen=True)
+class DealerCardsExposed:
+    """Control socket: the dealer exposed his own cards (``positions``, 1-based, of his hand)
+    with only the flop shown: with a profile that allows it they go back into the shuffler
+    and replacements are dealt (MD-X3)."""
+
+    positions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class JackpotAck:
     """A technician acknowledged the jackpot (credential already checked, journaled)."""
 
@@ -156,6 +165,7 @@ Event = (
     | SeatDecision
     | EnterCards
     | DeclareMisdeal
+    | DealerCardsExposed
     | JackpotAck
 )
 
@@ -210,9 +220,20 @@ class ShuffleDeck:
 
 
 @dataclass(frozen=True)
+class ReinsertCards:
+    """Shuffler: take these delivered cards back into the remaining stack and shuffle it
+    (MD-X3); the replacement packet follows as a :class:`RequestPacket`."""
+
+    cards: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
 class CheckDeck:
     """Shuffler: count the deck (after a replacement); the daemon reports the outcome as
     ``ConditionChanged("deck", blocking=...)``."""
 
 
-Effect = Journal | OpenRound | VoidRound | SettleRound | RequestPacket | ShuffleDeck | CheckDeck
+Effect = (
+    Journal | OpenRound | VoidRound | SettleRound | RequestPacket | ShuffleDeck | ReinsertCards
+    | CheckDeck
+)  # fmt: skip

@@ -11,6 +11,10 @@ States (``TableState``)::
                                  \\-> JACKPOT (a 100% award) --technician ack--> OPEN
     DEALING --misdeal (MD-S1/S2/S3)--> VOID --ledger void ok, CONFIRM--> OPEN
 
+MD-X3 (a profile with ``dealer_exposure = "reinsert"``, Italian): dealer cards exposed after
+the deal (VERIFIED, before the showdown) go back into the shuffler, VERIFIED -> DEALING until
+the replacement packet is in and counted, then VERIFIED again.
+
 Blackjack: VERIFIED once the initial deal (BJ-2) is in; the players' decisions and the cards
 they call for keep coming in VERIFIED (a card when none is due is MD-S1, a shoe fault MD-S2),
 and the round goes to SHOWDOWN by itself when the engine has played every hand out.
@@ -51,6 +55,7 @@ from controller.table.events import (
     ButtonPressed,
     CheckDeck,
     ConditionChanged,
+    DealerCardsExposed,
     DeclareMisdeal,
     DeclareSeats,
     Effect,
@@ -461,6 +466,26 @@ class TableMachine:
             ]
         verdict = Verdict(MISDEAL, event.rule, f"declared by the dealer: {event.reason}")
         return self._after_verdict(verdict, [], now)
+
+    def _on_DealerCardsExposed(self, event: DealerCardsExposed, now: float) -> list[Effect]:
+        r = self.round
+        refused = None
+        if self.profile.options.get("dealer_exposure") != "reinsert":
+            refused = (f"profile {self.profile.name} has no re-insertion procedure (MD-X3 is"
+                       " Italian): call the floor")  # fmt: skip
+        elif self.state != TableState.VERIFIED or not isinstance(r.deal, HandFormingDeal):
+            refused = f"only after a verified hand-forming deal, before the showdown ({self.state})"
+        if refused is None:
+            try:
+                effects = r.deal.reinsert_dealer(event.positions, now)
+            except RoundError as exc:
+                refused = str(exc)
+        if refused is not None:
+            return [Journal("exposure-refused", {"positions": list(event.positions),
+                                                 "reason": refused, "rule": "MD-X3"})]  # fmt: skip
+        cause = "dealer cards exposed: back into the shuffler, replacements dealt"
+        move = self._move(TableState.DEALING, cause, rule="MD-X3", positions=list(event.positions))
+        return [move, *effects]
 
     def _on_ShufflerFault(self, event: ShufflerFault, now: float) -> list[Effect]:
         effects: list[Effect] = [Journal("shuffler-fault", {"description": event.description})]

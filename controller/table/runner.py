@@ -48,6 +48,7 @@ from controller.table.events import (
     OpenRound,
     PacketDelivered,
     PoolAmount,
+    ReinsertCards,
     RequestPacket,
     SeatHealth,
     SettleRound,
@@ -64,7 +65,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 LEDGER_EFFECTS = (Journal, OpenRound, VoidRound, SettleRound)
 MONEY_ACTIONS = {OpenRound: "open", VoidRound: "void", SettleRound: "settle"}
-SHUFFLER_EFFECTS = (RequestPacket, ShuffleDeck, CheckDeck)
+SHUFFLER_EFFECTS = (RequestPacket, ShuffleDeck, ReinsertCards, CheckDeck)
 LEDGER_PROBE_SECONDS = 5.0
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
 

@@ -13,8 +13,9 @@
   a technician clears it and resets the machine (:class:`ResetShuffler`, ``croupier shuffler
   reset``);
 - carries out the machine's shuffler effects one at a time, in order (shuffle, deal a packet,
-  count the deck), feeding each outcome back as an event. A packet cut short by a jam is
-  reported as the fault first (MD-S2, a malfunction), then as the packet.
+  take cards back for MD-X3, count the deck), feeding each outcome back as an event. A packet
+  cut short by a jam is reported as the fault first (MD-S2, a malfunction), then as the
+  packet.
 
 Destinations travel as one-byte tags: community 0, seat N is N, the dealer 15.
 """
@@ -33,6 +34,7 @@ from controller.table.events import (
     ConditionChanged,
     Event,
     PacketDelivered,
+    ReinsertCards,
     RequestPacket,
     ShuffleDeck,
     ShufflerFault,
@@ -140,7 +142,9 @@ class ShufflerLink:
                 await task
         await self.client.close()
 
-    def submit(self, effect: RequestPacket | ShuffleDeck | CheckDeck | ResetShuffler) -> None:
+    def submit(
+        self, effect: RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck | ResetShuffler
+    ) -> None:
         self._commands.put_nowait(effect)
 
     # --- connection and events ---------------------------------------------------------
@@ -217,6 +221,8 @@ class ShufflerLink:
                     await self.client.shuffle(ShuffleMode.HAND_FORMING)
                 elif isinstance(effect, RequestPacket):
                     await self._deal(effect)
+                elif isinstance(effect, ReinsertCards):
+                    await self.client.reinsert(effect.cards)
                 elif isinstance(effect, CheckDeck):
                     await self._check_deck()
                 elif isinstance(effect, _CheckStatus):

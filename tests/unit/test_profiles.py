@@ -36,6 +36,11 @@ def test_italian_dealer_not_qualified_option():
     assert load_profile("uth-it").options["dealer_not_qualified"] == "ante-wins"
 
 
+def test_only_the_italian_profile_reinserts_exposed_dealer_cards():
+    assert load_profile("uth-it").options["dealer_exposure"] == "reinsert"  # MD-X3
+    assert load_profile("uth-gr").options["dealer_exposure"] == "none"
+
+
 def test_jumbo7_profile():
     prog = load_profile("ch-bg").progressive
     assert prog.award == "share-round"  # CH-9

@@ -10,6 +10,7 @@ from controller.table.events import (
     ButtonPressed,
     CheckDeck,
     ConditionChanged,
+    DealerCardsExposed,
     DeclareMisdeal,
     DeclareSeats,
     EnterCards,
@@ -20,6 +21,7 @@ from controller.table.events import (
     OpenRound,
     PacketDelivered,
     PoolAmount,
+    ReinsertCards,
     RequestPacket,
     SeatDecision,
     SeatHealth,
@@ -449,3 +451,73 @@ def test_linked_settlement_waits_for_the_link():
     assert t.m.state == TableState.SHOWDOWN
     out = t.send(ConditionChanged("progressive-link", False))
     assert any(isinstance(e, SettleRound) for e in out)
+
+
+# --- MD-X3: exposed dealer cards go back into the shuffler (Italian profile) ---------------
+
+IT = load_profile("uth-it")
+IT_DEAL = [("community", "As Ks Qs 7c 4c"), ("seat:2", "Ts 5h"), ("dealer", "2d 3d")]
+
+
+def verified_italian_round():
+    t = Table(IT)
+    t.send(ConditionChanged("startup", False))
+    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
+    t.lock_and_open_ledger()
+    deal(t, IT_DEAL)
+    assert t.m.state == TableState.VERIFIED
+    return t
+
+
+def test_exposed_dealer_cards_are_reinserted_and_replaced_md_x3():
+    t = verified_italian_round()
+    out = t.send(DealerCardsExposed((1, 2)))
+    assert t.m.state == TableState.DEALING  # green lamp off until the replacements are counted
+    assert out[-2:] == [ReinsertCards(tuple(parse_cards("2d 3d"))), RequestPacket("dealer", 2)]
+    assert t.journal("transition")[-1]["rule"] == "MD-X3"
+    t.send(packet("dealer", "Kh Kd"))
+    assert t.m.state == TableState.VERIFIED
+    settle = t.send(ButtonPressed("confirm"))[-1]
+    assert isinstance(settle, SettleRound)
+    assert t.m.round.record["dealer"] == ["Kh", "Kd"]
+    assert settle.result.dealer["hand"] == "three-of-a-kind"  # Kh Kd with the board Ks
+
+
+def test_one_exposed_card_may_come_back_as_its_own_replacement():
+    t = verified_italian_round()
+    out = t.send(DealerCardsExposed((2,)))
+    assert out[-2:] == [ReinsertCards(tuple(parse_cards("3d"))), RequestPacket("dealer", 1)]
+    t.send(packet("dealer", "3d"))  # reshuffled into the rest, it may be dealt again
+    assert t.m.state == TableState.VERIFIED
+    t.send(ButtonPressed("confirm"))
+    assert t.m.round.record["dealer"] == ["2d", "3d"]
+
+
+def test_a_wrong_replacement_count_is_still_md_s1():
+    t = verified_italian_round()
+    t.send(DealerCardsExposed((1, 2)))
+    t.send(packet("dealer", "Kh"))
+    assert t.m.state == TableState.VOID and t.m.round.verdict.rule == "MD-S1"
+
+
+@pytest.mark.parametrize(
+    ("profile", "when", "positions", "why"),
+    [
+        (GR, "verified", (1, 2), "no re-insertion procedure"),
+        (IT, "dealing", (1, 2), "only after a verified"),
+        (IT, "verified", (3,), "positions [3] cannot be exposed"),
+        (IT, "verified", (1, 1), "cannot be exposed"),
+    ],
+)
+def test_exposure_refused_without_the_procedure_or_out_of_turn(profile, when, positions, why):
+    t = Table(profile)
+    t.send(PoolAmount("progressive", 1_000_000, 500_000))
+    t.send(ConditionChanged("startup", False))
+    t.send(DeclareSeats((2,)))
+    t.lock_and_open_ledger()
+    deal(t, IT_DEAL if when == "verified" else IT_DEAL[:1])
+    before = t.m.state
+    out = t.send(DealerCardsExposed(positions))
+    assert t.m.state == before
+    assert not any(isinstance(e, ReinsertCards | RequestPacket) for e in out)
+    assert why in t.journal("exposure-refused")[-1]["reason"]
