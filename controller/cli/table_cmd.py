@@ -2,6 +2,8 @@
 
 - ``croupier status``: table state, round, conditions keeping it closed, link, sensors, pools;
 - ``croupier jackpot ack``: acknowledge a 100% award (technician credential, journaled);
+- ``croupier seat clear N``: a seat excluded for a stuck or chattering sensor takes stakes
+  again (technician);
 - ``croupier round stake|seats|decide|expose|lock|confirm``: what a dealer tablet (or the rig)
   enters;
 - ``croupier round show|settle [ID|last]``: a recorded round for a dispute (credential);
@@ -43,6 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     ja = j.add_subparsers(dest="action", metavar="ACTION", required=True)
     ack = _sub(ja, "ack", "acknowledge the 100% award; the table reopens", jackpot_ack)
     ack.add_argument("--technician", required=True, help="who acknowledges (journaled)")
+
+    st = sub.add_parser("seat", help="clear a seat excluded for a sensor fault (technician)")
+    sta = st.add_subparsers(dest="action", metavar="ACTION", required=True)
+    cl = _sub(sta, "clear", "the sensor was checked: the seat takes stakes again", seat_clear)
+    cl.add_argument("seat", type=int)
+    cl.add_argument("--technician", required=True, help="who clears it (journaled)")
 
     r = sub.add_parser("round", help="the round in play, and recorded rounds")
     ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -123,6 +131,12 @@ def status(args: argparse.Namespace) -> int:
 def jackpot_ack(args: argparse.Namespace) -> int:
     result = call(args, "jackpot.ack", privileged=True, technician=args.technician)
     print_json(result) if args.json else print(f"jackpot {result}")
+    return 0
+
+
+def seat_clear(args: argparse.Namespace) -> int:
+    result = call(args, "seat.clear", privileged=True, seat=args.seat, technician=args.technician)
+    print_json(result) if args.json else print(f"seat {args.seat}: {result}")
     return 0
 
 

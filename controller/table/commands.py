@@ -2,7 +2,8 @@
 
 Everyone in the socket's group may read the table's status and meters and enter what the
 dealer's tablet enters (stakes, decisions, LOCK/CONFIRM). Privileged commands (``jackpot.ack``,
-``meters.reset``, ``shuffler.reset``) and the surveillance commands that show card identities
+``meters.reset``, ``shuffler.reset``, ``seat.clear``) and the surveillance commands that show
+card identities
 (``round.show``, ``round.settle``) need the technician credential; each use is journaled.
 """
 
@@ -31,6 +32,7 @@ from controller.table.events import (
 )
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
+from drivers.errors import DriverError
 
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
 
@@ -83,6 +85,7 @@ class Commands:
             "shuffler.audit",
             "sign.state",
             "metrics",
+            "seat.clear",
             "round.expose",
             "round.last",
             "shuffler.reset",
@@ -328,6 +331,23 @@ class Commands:
         self.runner.post_journal("shuffler-reset", {"technician": who})
         self.runner.shuffler.submit(ResetShuffler(who))
         return "reset requested"
+
+    def seat_clear(self, request: Request) -> str:
+        """Clear a seat excluded for a stuck or chattering sensor (the technician checked it);
+        a stake still on the sensor must be lifted before a new one counts."""
+        who = self._technician(request, "seat.clear")
+        seat = _int(request.args, "seat")
+        gpio = self.runner.gpio
+        if gpio is None:
+            raise ControlError("this table has no seat sensors", "refused")
+        try:
+            cleared = gpio.clear(seat)
+        except DriverError as exc:
+            raise ControlError(str(exc), "bad-request") from None
+        if not cleared:
+            raise ControlError(f"seat {seat} is not excluded")
+        self.runner.post_journal("seat-cleared", {"seat": seat, "technician": who})
+        return "cleared"
 
     async def meters_reset(self, request: Request) -> dict[str, Any]:
         """Set a pool's displayed amount back to its seed (journaled correction)."""
