@@ -114,6 +114,7 @@ class SimTable:
             self.rig = RigServer(str(self.runtime_dir / (gpio.rig_socket or "rig.sock")))
             self.io = RigTable(self.rig, gpio)
         self.proc: subprocess.Popen[bytes] | None = None
+        self.final_log = ""  # the daemon's last lines, kept when the table is closed
         self.starts = 0
         self._control: ControlClient | None = None
         self._emulator: EmulatorControl | None = None
@@ -232,6 +233,7 @@ class SimTable:
             if self.rig is not None:
                 self.rig.close()
                 self.rig = None
+            self.final_log = log_tail(self.log_path, 40)
             shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
     def _drop_clients(self) -> None:

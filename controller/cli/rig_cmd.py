@@ -1,0 +1,113 @@
+"""``croupier rig``: the hardware-in-the-loop rig against a real daemon.
+
+- ``croupier rig run SCENARIO.toml ... [--junit FILE] [-v]``: play scenarios (tests/hil/);
+  exit status 1 when one fails;
+- ``croupier rig soak --rounds N --faults RATE --kill-rate RATE [--tables K]``: random
+  rounds, random shuffler faults, random ``kill -9``; the ledger, its journal and the rig's
+  own tally must agree to the cent (exit status 1 otherwise); prints rounds per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.cli.output import add_json_flag, print_json
+from controller.errors import CroupierError
+from controller.rig.play import run_scenario
+from controller.rig.report import human, junit
+from controller.rig.scenario import load_scenario
+from controller.rig.soak import ROYALS, SoakReport, run_soak
+from drivers.errors import DriverError
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a rate is 0..1, got {text}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rig", help="hardware-in-the-loop rig: scenarios and soak")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    r = actions.add_parser("run", help="play scenario files against a real daemon")
+    r.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml")
+    r.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (CI)")
+    r.add_argument("-v", "--verbose", action="store_true", help="every step, not only failures")
+    add_json_flag(r)
+    r.set_defaults(func=run)
+    s = actions.add_parser("soak", help="random rounds, faults and kill -9; books must agree")
+    s.add_argument("--rounds", type=int, default=1000, help="rounds in all (default 1000)")
+    s.add_argument("--faults", type=_rate, default=0.2, help="share of rounds with a fault")
+    s.add_argument("--kill-rate", type=_rate, default=0.01,
+                   help="share of rounds during which the daemon is killed (SIGKILL)")  # fmt: skip
+    s.add_argument("--royals", type=_rate, default=ROYALS, help="share dealt a royal on purpose")
+    s.add_argument("--tables", type=int, default=1, help="tables soaked at once (default 1)")
+    s.add_argument("--seed", type=int, help="the rig's random choices (default: random)")
+    s.add_argument("--config", default="config/sim.toml", help="a uth-gr sim table")
+    add_json_flag(s)
+    s.set_defaults(func=soak)
+
+
+def run(args: argparse.Namespace) -> int:
+    scenarios = [load_scenario(path) for path in args.scenarios]  # every file parses first
+    results = []
+    for scenario in scenarios:
+        result = run_scenario(scenario)
+        results.append(result)
+        if not args.json:
+            print("\n".join(human(result, verbose=args.verbose)), flush=True)
+    if args.junit:
+        Path(args.junit).write_text(junit(results), encoding="utf-8")
+    passed = sum(r.ok for r in results)
+    if args.json:
+        print_json([
+            {"scenario": str(r.scenario.source), "name": r.scenario.name, "ok": r.ok,
+             "seconds": round(r.seconds, 2), "failure": r.failure}
+            for r in results
+        ])  # fmt: skip
+    else:
+        print(f"{passed} of {len(results)} scenario(s) passed")
+    return 0 if passed == len(results) else 1
+
+
+def soak(args: argparse.Namespace) -> int:
+    if args.rounds < 1 or args.tables < 1:
+        raise CroupierError("--rounds and --tables must be at least 1")
+    step = max(1, args.rounds // 20)
+
+    def progress(done: int) -> None:
+        if not args.json and done % step == 0:
+            print(f"  {done} rounds", file=sys.stderr, flush=True)
+
+    try:
+        report = run_soak(args.rounds, faults=args.faults, kill_rate=args.kill_rate,
+                          seed=args.seed, royals=args.royals, tables=args.tables,
+                          config=args.config, progress=progress)  # fmt: skip
+    except DriverError as exc:
+        raise CroupierError(f"rig: {exc}") from exc
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print_soak(report)
+    return 0 if report.ok else 1
+
+
+def print_soak(report: SoakReport) -> None:
+    print(f"soak: {report.rounds} rounds in {report.seconds:.1f} s = {report.rate:.1f} rounds/s"
+          f" ({len(report.tables) or 1} table(s), seed {report.seed})")  # fmt: skip
+    outcomes = ", ".join(f"{n} {k}" for k, n in sorted(report.outcomes.items()))
+    print(f"  outcomes: {outcomes}")
+    faults = ", ".join(f"{n} {k}" for k, n in sorted(report.faults.items())) or "none"
+    print(f"  faults: {faults}; kill -9: {report.kills}; jackpots: {report.jackpots}")
+    for n, meters in enumerate(report.tables or [report.meters], 1):
+        shown = ", ".join(f"{k} {v}" for k, v in meters.items())
+        print(f"  table {n} books (rig = ledger = journal): {shown}")
+    if report.ok:
+        print("OK: the ledger, its journal and the rig's tally agree to the cent")
+    else:
+        print(f"FAILED: {len(report.problems)} problem(s)")
+        for problem in report.problems[:30]:
+            print(f"  {problem}")
