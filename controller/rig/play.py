@@ -17,7 +17,7 @@ from controller.cards import card_name, parse_cards
 from controller.control.protocol import ControlError
 from controller.errors import CroupierError
 from controller.rig.errors import ExpectationFailed, RigFailure
-from controller.rig.expect import Expectations
+from controller.rig.expect import Expectations, subset_mismatch
 from controller.rig.scenario import Scenario, Step
 from controller.rig.table import SimTable, log_tail
 from drivers.errors import DriverError
@@ -111,6 +111,10 @@ class StepRunner:
         if refused is not None:
             raise ExpectationFailed(f"{cmd} was accepted ({result!r}); expected a refusal"
                                     f" saying {refused!r}")  # fmt: skip
+        if "result" in step.options:
+            why = subset_mismatch(step.options["result"], result)
+            if why is not None:
+                raise ExpectationFailed(f"{cmd} answered {result!r}: {why}")
         return str(result)[:100]
 
     def _emulator(self, step: Step, cmd: str) -> None:
@@ -121,7 +125,16 @@ class StepRunner:
         self.table.emulate("arrange", cards=codes, now=bool(step.options.get("now", False)))
 
     def _draw(self, step: Step, count: int) -> str:
+        """The dealer draws from the shoe; like a dealer, the rig goes on once the table has
+        seen the cards (the daemon's count of cards dealt in the round)."""
+        before = self.table.status().get("dealt", 0)
         cards = self.table.emulate("draw", count=count)["cards"]
+
+        def seen() -> bool:
+            status = self.table.status()
+            return status.get("dealt", 0) >= before + count or status["round"] is None
+
+        self.table.wait_until(seen, self.time_left(step), f"the table to see {count} card(s)")
         return " ".join(card_name(c) if c is not None else "?" for c in cards)
 
     def _wait(self, step: Step, states: str | list[str]) -> str:

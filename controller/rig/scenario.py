@@ -51,7 +51,7 @@ ACTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "lift": ("seats", ()),  # take them off
     "press": ("button", ()),  # press and release LOCK or CONFIRM
     "key": ("bool", ()),  # the technician key switch
-    "command": ("text", ("args", "privileged", "refused")),  # a control-socket command
+    "command": ("text", ("args", "privileged", "refused", "result")),  # a control command
     "emulator": ("text", ("args",)),  # a command of the shuffler emulator's control channel
     "deck": ("cards", ("now",)),  # these cards come out first (arrange)
     "draw": ("count", ()),  # the dealer draws cards from the shoe

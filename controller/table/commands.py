@@ -134,6 +134,9 @@ class Commands:
             view["sensors"] = {s: st.value for s, st in r.gpio.seat_states().items()}
             view["lamps"] = r.gpio.lamp_levels()
         view["recovered_rounds"] = r.recovered
+        machine = self._machine
+        if machine.round is not None:  # how many cards the round has had (no identities)
+            view["dealt"] = len(machine.round.deal.delivered_order())
         return view
 
     def ledger_path(self, request: Request) -> str:
