@@ -1,0 +1,87 @@
+"""Scenario files: every shipped one parses; a bad one gets every problem at once, each with
+its step and reason, and runs nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.cli.main import main
+from controller.rig.errors import ScenarioError
+from controller.rig.expect import dealt_in_order, round_view, subset_mismatch
+from controller.rig.scenario import STEP_TIMEOUT, load_scenario, parse_scenario
+
+HIL = Path(__file__).resolve().parents[1] / "hil"
+
+
+@pytest.mark.parametrize("path", sorted(HIL.glob("*.toml")), ids=lambda p: p.stem)
+def test_shipped_scenarios_parse_and_cite_rules(path):
+    scenario = load_scenario(path)
+    assert scenario.steps and scenario.rules and scenario.description
+    assert scenario.config.exists()
+
+
+def test_every_problem_is_reported_with_its_step(tmp_path):
+    data = {
+        "name": "bad",
+        "colour": "red",
+        "step": [
+            {"press": "panic"},
+            {"stake": [1], "lift": [2]},
+            {"deck": ["As", "Zz"]},
+            {"expect": {"verdict": "MD-S1", "smell": "burnt", "lamps": {"red": "purple"}}},
+            {"wait": "open", "timeout": -1},
+            {"command": "status", "privilged": True},
+        ],
+    }
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(data, tmp_path / "bad.toml")
+    text = str(caught.value)
+    for expected in [
+        "colour: unknown key",
+        "step 1 press: must be one of lock, confirm",
+        "step 2: a step does exactly one of",
+        "step 3 deck:",
+        "step 4 expect: unknown expectation 'smell'",
+        "step 4 expect: lamps: each lamp is one of on, off, blink",
+        "step 5 timeout: must be seconds above zero",
+        "step 6: command: unknown key(s) ['privilged']",
+    ]:
+        assert expected in text
+
+
+def test_pacing_is_off_unless_asked_and_defaults_apply(tmp_path):
+    scenario = parse_scenario({"name": "x", "step": [{"wait": "open"}]}, tmp_path / "x.toml")
+    assert scenario.table_overrides == {"shuffler": {"emulator": {"baud": None}}}
+    assert scenario.steps[0].timeout == STEP_TIMEOUT
+    assert scenario.config.name == "sim.toml"
+    paced = parse_scenario({"name": "x", "paced": True, "step": [{"wait": "open"}]},
+                           tmp_path / "x.toml")  # fmt: skip
+    assert paced.table_overrides == {}
+
+
+def test_subset_matching_names_the_first_difference():
+    actual = {"state": "settled", "paid": {"2": {"progressive": 100, "envy": 0}}}
+    assert subset_mismatch({"paid": {2: {"progressive": 100}}}, actual) is None
+    assert subset_mismatch({"paid": {2: {"progressive": 90}}}, actual) == (
+        "paid.2.progressive: expected 90, saw 100"
+    )
+    assert "paid.3: missing" in subset_mismatch({"paid": {3: {}}}, actual)
+
+
+def test_views_of_rounds_and_dealt_cards():
+    last = {"state": "settled", "seats": [{"seat": 2, "hand": "pair"}]}
+    assert round_view(last)["seat"]["2"]["hand"] == "pair"
+    assert round_view(None) == {"state": "none"}
+    record = {"community": ["As"], "seats": [{"cards": ["2c", "3c"]}], "dealer": ["Kd"]}
+    assert dealt_in_order(record) == ["As", "2c", "3c", "Kd"]
+    assert dealt_in_order({"shoe": "8h As 7c"}) == ["8h", "As", "7c"]
+
+
+def test_cli_reports_a_bad_scenario_on_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[[step]]\nwait = 3\n')
+    assert main(["rig", "run", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "step 1 wait: must be a state" in err
