@@ -28,11 +28,10 @@ from typing import Any
 from controller.cards import Card
 from controller.poker import Category, evaluate
 from controller.rig.errors import RigFailure
-from controller.rig.table import SimTable
+from controller.rig.table import EDGE_MARGIN, SimTable
 
 DONE = ("open", "closed")
 KILL_POINTS = ("lock", "dealing", "verified", "confirm", "settled")
-RELEASE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
 
 
 @dataclass(frozen=True)
@@ -148,9 +147,19 @@ class RoundSeen:
 
 
 class Dealer:
-    def __init__(self, table: SimTable, *, timeout: float = 20.0) -> None:
+    """``pause(moment)`` is called at ``staked``, ``verified`` and ``settled`` (a demo lets
+    people watch; the soak does not wait)."""
+
+    def __init__(
+        self,
+        table: SimTable,
+        *,
+        timeout: float = 20.0,
+        pause: Callable[[str], None] | None = None,
+    ) -> None:
         self.table = table
         self.timeout = timeout
+        self.pause = pause or (lambda moment: None)
         self.placed: set[int] = set()  # seats whose sensor the rig holds active
         self.kills = 0
 
@@ -185,7 +194,7 @@ class Dealer:
             return self.wait(reacted, f"the table to react to {button.upper()}")
         finally:
             io.release(button)
-            time.sleep(2 * io.config.button_debounce + RELEASE_MARGIN)
+            time.sleep(2 * io.config.button_debounce + EDGE_MARGIN)
 
     def place(self, seats: tuple[int, ...] | set[int]) -> None:
         io = self._io()
@@ -248,6 +257,7 @@ class Dealer:
         if plan.main_bets:
             for seat in plan.seats:
                 table.call("round.stake", seat=seat, stakes=plan.main_bets)
+        self.pause("staked")
         status = self.press("lock", lambda s: s["state"] != "open")
         seen.round_id = status["round"]
         if status["state"] == "closed" or seen.round_id is None:
@@ -274,6 +284,7 @@ class Dealer:
             for seat, hole in seen.hands.seats.items():
                 decision = simple_decision(hole, seen.hands.community)
                 table.call("round.decide", seat=seat, action=decision)
+        self.pause("verified")
         if self._kill_point(plan, "verified", seen):
             return seen
         self.wait(lambda s: not any(s["seats"][str(x)]["stake"] for x in plan.seats),
@@ -283,6 +294,7 @@ class Dealer:
             return seen
         status = self.wait(lambda s: s["state"] in ("settled", "jackpot"), "the settlement")
         seen.outcome, seen.jackpot = "settled", status["state"] == "jackpot"
+        self.pause("settled")
         if self._kill_point(plan, "settled", seen):
             return seen
         return self._finish(seen)
@@ -291,6 +303,7 @@ class Dealer:
         verdict = status.get("verdict") or {}
         if status["state"] == "void":
             seen.outcome, seen.rule = "voided", verdict.get("rule")
+            self.pause("settled")
         else:  # closed before the deal: a ledger failure took no stakes
             seen.problems.append(f"no verdict: the table went {status['state']}"
                                  f" {status['conditions']}")  # fmt: skip

@@ -6,7 +6,8 @@ Each expectation of an ``expect`` step (see :mod:`controller.rig.scenario`) read
   ``reason`` text, ``conditions`` keeping the table closed, ``seats``: each seat's sensor
   state, ``recovered``: rounds voided at start-up);
 - the lamps on the rig's pins: ``on`` or ``off`` (steady for :data:`LAMP_WINDOW`) or
-  ``blink`` (two changes or more within it), from the pin history the rig keeps;
+  ``blink`` (two changes or more within it, the last within half of it), from the pin
+  history the rig keeps;
 - the sign read back from its LEDs (``sign``: the text it shows; ``sign_mode``);
 - ``meters`` (the table's pool), ``round`` (``round.last``: the last round closed, settled or
   voided, with each seat's stakes, what each wager paid, its rule and pay line under
@@ -57,11 +58,13 @@ def round_view(last: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def lamp_pattern(table: SimTable, lamp: str, now: float) -> str:
+    """``blink`` (two changes or more within the window, the last one recent), ``on`` or
+    ``off`` (no change within the window), else ``changing`` (it just went on or off)."""
     io = table.io
     if io is None:
         return "no rig pins"
     changes = [t for t, _lit in io.lamp_history(lamp) if t > now - LAMP_WINDOW]
-    if len(changes) >= 2:
+    if len(changes) >= 2 and changes[-1] > now - LAMP_WINDOW / 2:
         return "blink"
     if changes:
         return "changing"

@@ -24,7 +24,6 @@ from drivers.errors import DriverError
 from firmware_bridge.errors import LinkError
 
 POLL = 0.01
-RELEASE_MARGIN = 0.01  # after a button edge, so the next one is not within its debounce
 
 
 @dataclass
@@ -89,12 +88,7 @@ class StepRunner:
             self._io().lift_stake(seat)
 
     def _press(self, step: Step, button: str) -> None:
-        io = self._io()
-        hold = 2 * io.config.button_debounce + RELEASE_MARGIN
-        io.press(button)
-        time.sleep(hold)
-        io.release(button)
-        time.sleep(hold)
+        self.table.tap(button)
 
     def _key(self, step: Step, on: bool) -> None:
         self._io().turn_key(on)

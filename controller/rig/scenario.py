@@ -40,10 +40,10 @@ from typing import Any
 from controller.cards import parse_cards
 from controller.errors import CardError
 from controller.rig.errors import ScenarioError
+from controller.rig.table import REPO
 
 STEP_TIMEOUT = 10.0
 SCENARIO_TIMEOUT = 120.0
-REPO = Path(__file__).resolve().parents[2]
 
 # action -> (what its value must be, the optional keys it takes besides note/timeout)
 ACTIONS: dict[str, tuple[str, tuple[str, ...]]] = {

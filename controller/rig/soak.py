@@ -46,9 +46,8 @@ from controller.rig.dealer import (
     royal_order,
 )
 from controller.rig.errors import RigFailure
-from controller.rig.table import SimTable
+from controller.rig.table import REPO_CONFIG, SimTable
 from controller.rig.tally import PoolTally, uth_progressive_line
-from display.money import currency, fit_amount
 
 SOAK_OVERRIDES: dict[str, Any] = {
     "shuffler": {"emulator": {"baud": None}},  # memory speed: no wire pacing
@@ -229,19 +228,16 @@ class Soak:
 
     def _check_sign(self) -> None:
         """The sign shows the pool's amount (after its roll-up)."""
-        amount = self.tally.meters["current"]
-        sign = self.table.config.io.sign if self.table.config.io else None
-        if sign is None:
+        table = self.table
+        expected = table.shown_amount(self.tally.meters["current"])
+        if expected is None:
             return
-        from controller.sign import geometry_for
-
-        expected = fit_amount(amount, currency(sign.currency), geometry_for(sign).fits).text
         try:
-            self.table.wait_until(lambda: self.table.sign_text() == expected, 10.0,
-                                  f"the sign to show {expected}")  # fmt: skip
+            table.wait_until(lambda: table.sign_text() == expected, 10.0,
+                             f"the sign to show {expected}")  # fmt: skip
         except RigFailure:
-            self.report.problems.append(f"the sign shows {self.table.sign_text()!r}, the pool"
-                                        f" is {expected}")  # fmt: skip
+            self.report.problems.append(f"the sign shows {table.sign_text()!r}, the pool is"
+                                        f" {expected}")  # fmt: skip
 
 
 def run_soak(
@@ -252,7 +248,7 @@ def run_soak(
     seed: int | None = None,
     royals: float = ROYALS,
     tables: int = 1,
-    config: str | Path = "config/sim.toml",
+    config: str | Path = REPO_CONFIG,
     progress: Callable[[int], None] | None = None,
 ) -> SoakReport:
     """A whole soak with the soak's speed levers, on ``tables`` fresh simulated tables at

@@ -37,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from collections.abc import Callable, Mapping
@@ -51,15 +52,19 @@ from controller.ledger.reader import LedgerReader
 from controller.rig.errors import RigFailure
 from controller.tableconfig import TableConfig, load_table_config
 from display.geometry import Frame
+from display.money import currency, fit_amount
 from display.reader import read
 from drivers.gpio.rig_server import RigServer, RigTable
 from firmware_bridge.emulator.control import EmulatorControl
 from firmware_bridge.errors import LinkError
 
 SIM_CREDENTIAL = "1234"  # the technician secret of the shipped sim configurations only
+REPO = Path(__file__).resolve().parents[2]
+REPO_CONFIG = REPO / "config" / "sim.toml"  # the simulated table of ``make demo``
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 POLL_FIRST, POLL_MAX = 0.001, 0.005  # status polling: quick at first, then gentler
+EDGE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
 
 
 def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,11 +97,12 @@ class SimTable:
 
     def __init__(
         self,
-        config: str | Path = "config/sim.toml",
+        config: str | Path = REPO_CONFIG,
         *,
         overrides: Mapping[str, Any] | None = None,
         state_dir: str | Path | None = None,
         credential: str | None = None,
+        log_path: str | Path | None = None,
     ) -> None:
         self.source = Path(config)
         self.overrides = dict(overrides or {})
@@ -105,7 +111,7 @@ class SimTable:
         self.runtime_dir = Path(tempfile.mkdtemp(prefix="croupier-rig-"))
         self.state_dir = Path(state_dir) if state_dir else self.runtime_dir / "state"
         self.config_path = self.runtime_dir / "table.toml"
-        self.log_path = self.runtime_dir / "croupierd.log"
+        self.log_path = Path(log_path) if log_path else self.runtime_dir / "croupierd.log"
         self.config = self._write_config()
         self.rig: RigServer | None = None
         self.io: RigTable | None = None
@@ -118,6 +124,7 @@ class SimTable:
         self.starts = 0
         self._control: ControlClient | None = None
         self._emulator: EmulatorControl | None = None
+        self._lock = threading.RLock()  # one request at a time on each connection
 
     # --- configuration -------------------------------------------------------------------
 
@@ -237,19 +244,21 @@ class SimTable:
             shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
     def _drop_clients(self) -> None:
-        for client in (self._control, self._emulator):
-            if client is not None:
-                with contextlib.suppress(OSError):
-                    client.close()
-        self._control = self._emulator = None
+        with self._lock:
+            for client in (self._control, self._emulator):
+                if client is not None:
+                    with contextlib.suppress(OSError):
+                        client.close()
+            self._control = self._emulator = None
 
     # --- talking to it -------------------------------------------------------------------
 
     def call(self, cmd: str, *, privileged: bool = False, **args: Any) -> Any:
         """A control-socket command (``privileged``: with the technician credential)."""
-        if self._control is None:
-            self._control = ControlClient(self.control_socket, timeout=10.0)
-        return self._control.call(cmd, self.credential if privileged else None, **args)
+        with self._lock:
+            if self._control is None:
+                self._control = ControlClient(self.control_socket, timeout=10.0)
+            return self._control.call(cmd, self.credential if privileged else None, **args)
 
     @property
     def emulator(self) -> EmulatorControl:
@@ -263,10 +272,22 @@ class SimTable:
         return self._emulator
 
     def emulate(self, cmd: str, **args: Any) -> dict[str, Any]:
-        try:
-            return self.emulator.call(cmd, **args)
-        except LinkError as exc:
-            raise RigFailure(str(exc)) from None
+        with self._lock:
+            try:
+                return self.emulator.call(cmd, **args)
+            except LinkError as exc:
+                raise RigFailure(str(exc)) from None
+
+    def tap(self, button: str) -> None:
+        """Press a console button and let it go, each for long enough that the debounced
+        input counts it (so a second tap right after counts too)."""
+        if self.io is None:
+            raise RigFailure('this table has no rig pins ([gpio] pin_factory = "rig")')
+        hold = 2 * self.io.config.button_debounce + EDGE_MARGIN
+        self.io.press(button)
+        time.sleep(hold)
+        self.io.release(button)
+        time.sleep(hold)
 
     def status(self) -> dict[str, Any]:
         return self.call("status")
@@ -282,6 +303,16 @@ class SimTable:
         if state.get("cells") is None:
             return None
         return Frame(state["kind"], bytes.fromhex(state["cells"]), state["text"], state["level"])
+
+    def shown_amount(self, amount: int) -> str | None:
+        """How the sign writes ``amount`` (display.money's rule), to compare with what it
+        reads; ``None`` for a table without a sign."""
+        sign = self.config.io.sign if self.config.io is not None else None
+        if sign is None:
+            return None
+        from controller.sign import geometry_for
+
+        return fit_amount(amount, currency(sign.currency), geometry_for(sign).fits).text
 
     def sign_text(self) -> str | None:
         """What the sign shows now, read back from its LEDs (``None``: nothing readable, e.g.

@@ -1,0 +1,264 @@
+"""The simulated table of ``make demo``: a :class:`~controller.rig.table.SimTable` with the
+rig's hands on it (keys) or a robot dealer playing it (autoplay), seen as
+:mod:`controller.rig.view` draws it.
+
+:class:`LiveTable` keeps what the rig does between snapshots: the stakes it holds on the
+sensors, the fault or royal armed for the next round, the last few actions. Autoplay runs the
+:class:`~controller.rig.dealer.Dealer` on a thread of its own, a round after another, with
+pauses so that people can follow (none when nobody watches); the keys of a person and the
+autoplay do not mix: while autoplay is on, only the keys that change the next round act.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from controller.control.protocol import ControlError
+from controller.errors import CroupierError
+from controller.rig.dealer import Dealer, Fault, RoundPlan, RoundSeen, royal_order
+from controller.rig.expect import lamp_pattern
+from controller.rig.table import SimTable
+from controller.rig.view import Snapshot
+from drivers.errors import DriverError
+
+# Faults a person can arm with the f key, in turn (the emulator's machine faults)
+DEMO_FAULTS = (
+    Fault("wrong count", "a seat gets 3 cards (MD-S1)", {"machine": {"wrong_count_at_packet": 2}}),
+    Fault("jam", "the shuffler jams (MD-S2)", {"machine": {"jam_at_packet": 2}}),
+    Fault(
+        "2 face up",
+        "two cards face up (MD-S3)",
+        {"machine": {"exposed_at_packet": 1, "exposed_cards": 2}},
+    ),
+)
+MAIN_BETS = {"ante": 1000, "blind": 1000, "trips": 500}  # EUR 10 + 10 + 5, entered by the tablet
+PAUSES = {"staked": 1.0, "verified": 1.5, "settled": 3.0}  # seconds, when someone watches
+LAMPS = ("green", "red", "beacon")
+ERRORS = (CroupierError, DriverError, OSError)
+
+
+class LiveTable:
+    def __init__(
+        self,
+        table: SimTable,
+        *,
+        watched: bool = True,
+        seed: int | None = None,
+        on_message: Callable[[str], None] | None = None,
+    ) -> None:
+        self.table = table
+        self.watched = watched
+        self.on_message = on_message
+        self.errors = 0
+        self.rng = random.Random(seed)
+        self.messages: deque[str] = deque(maxlen=4)
+        self.stakes: set[int] = set()
+        self.armed: Fault | None = None
+        self.royal = False
+        self.rounds = 0
+        self.limit: int | None = None
+        self.currency = table.config.profile.money.currency
+        self._fault_index = 0
+        self._stop = threading.Event()
+        self._autoplay: threading.Thread | None = None
+
+    # --- what the rig sees ---------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        table = self.table
+        try:
+            status = table.status()
+            sign = table.call("sign.state") if table.config.io and table.config.io.sign else None
+            last = table.call("round.last")
+        except (ControlError, OSError):
+            return Snapshot({"state": "starting", "table": table.config.table_id,
+                             "profile": table.config.profile.name, "pools": {}},
+                            messages=list(self.messages))  # fmt: skip
+        now = time.monotonic()
+        names = [f"seat{s}" for s in status["seats"]] + list(LAMPS)
+        lamps = {name: self._lamp(name, now) for name in names}
+        frame = table.sign_frame() if sign else None
+        return Snapshot(
+            status, frame, table.sign_text() if frame else None, lamps, last, self.currency,
+            self._armed_text(), self._autoplay_text(), list(self.messages),
+        )  # fmt: skip
+
+    def _lamp(self, name: str, now: float) -> str:
+        pattern = lamp_pattern(self.table, name, now)
+        if pattern == "changing":  # it just went on or off: say which
+            pattern = "on" if self.table.io and self.table.io.lamp_lit(name) else "off"
+        return pattern
+
+    def _armed_text(self) -> str:
+        parts = [str(self.armed)] if self.armed else []
+        return " + ".join(parts + (["a royal flush"] if self.royal else []))
+
+    def _autoplay_text(self) -> str:
+        if not self.autoplaying:
+            return ""
+        limit = f" of {self.limit}" if self.limit else ""
+        return f"on, round {self.rounds + 1}{limit}"
+
+    def say(self, text: str) -> None:
+        self.messages.append(text)
+        if self.on_message is not None:
+            self.on_message(text)
+
+    # --- the keys ------------------------------------------------------------------------
+
+    def key(self, ch: str) -> bool:
+        """Carry out one key; False to quit."""
+        actions: dict[str, Callable[[], Any]] = {
+            "l": lambda: self._tap("lock"), "c": lambda: self._tap("confirm"),
+            "f": self.arm_fault, "r": self.arm_royal, "a": self.toggle_autoplay,
+            "j": lambda: self._technician("jackpot.ack", "jackpot acknowledged"),
+            "t": lambda: self._technician("shuffler.reset", "shuffler reset"),
+            "x": self.clear_seats, "k": self.kill,
+        }  # fmt: skip
+        if ch in ("q", "\x03"):
+            return False
+        try:
+            if ch.isdigit():
+                self.toggle_stake(int(ch))
+            elif ch in actions:
+                actions[ch]()
+        except ERRORS as exc:
+            self.say(f"{ch}: {exc}".splitlines()[0])
+        return True
+
+    @property
+    def autoplaying(self) -> bool:
+        return self._autoplay is not None and self._autoplay.is_alive()
+
+    def _manual(self) -> bool:
+        if self.autoplaying:
+            self.say("autoplay is on: press a to play yourself")
+        return not self.autoplaying
+
+    def toggle_stake(self, seat: int) -> None:
+        if not self._manual() or self.table.io is None:
+            return
+        if f"seat{seat}" not in self.table.io.config.inputs:
+            self.say(f"this table has no seat {seat}")
+        elif seat in self.stakes:
+            self.table.io.lift_stake(seat)
+            self.stakes.discard(seat)
+            self.say(f"stake lifted from seat {seat}")
+        else:
+            self.table.io.place_stake(seat)
+            self.stakes.add(seat)
+            self.say(f"stake placed on seat {seat}")
+
+    def _tap(self, button: str) -> None:
+        if self._manual():
+            if button == "lock":
+                self._arm_next_round(sorted(self.stakes))
+            self.table.tap(button)
+            self.say(f"{button.upper()} pressed")
+
+    def arm_fault(self) -> None:
+        self.armed = DEMO_FAULTS[self._fault_index % len(DEMO_FAULTS)]
+        self._fault_index += 1
+        self.say(f"armed for the next deal: {self.armed}")
+
+    def arm_royal(self) -> None:
+        self.royal = True
+        self.say("the next deal gives the first staked seat a royal flush")
+
+    def _arm_next_round(self, seats: list[int]) -> None:
+        """Hand the armed fault and royal to the shuffler before a LOCK by hand."""
+        self.table.emulate("clear")
+        if self.armed is not None:
+            self.table.emulate("faults", **self.armed.faults)
+            self.armed = None
+        if self.royal and seats:
+            self.table.emulate("arrange", cards=royal_order(tuple(seats), self.rng,
+                                                            community=False))  # fmt: skip
+            self.royal = False
+
+    def _technician(self, cmd: str, done: str) -> None:
+        self.table.call(cmd, privileged=True, technician="demo")
+        self.say(done)
+
+    def clear_seats(self) -> None:
+        status = self.table.status()
+        for seat, info in status["seats"].items():
+            if info["excluded"]:
+                self.table.call("seat.clear", privileged=True, seat=int(seat), technician="demo")
+                self.say(f"seat {seat} cleared")
+
+    def kill(self) -> None:
+        self.say("kill -9 croupierd ... restarting")
+        self.table.kill()
+        self.table.start()
+        recovered = self.table.status()["recovered_rounds"]
+        self.say(f"restarted; voided at start-up (MD-S2): {', '.join(recovered) or 'nothing'}")
+
+    # --- autoplay ------------------------------------------------------------------------
+
+    def toggle_autoplay(self) -> None:
+        if self.autoplaying:
+            self._stop.set()
+            self.say("autoplay stops after this round")
+            return
+        for seat in sorted(self.stakes):
+            self.table.io.lift_stake(seat)
+        self.stakes.clear()
+        self.start_autoplay()
+
+    def start_autoplay(self, limit: int | None = None) -> None:
+        self.limit = limit
+        self._stop.clear()
+        self._autoplay = threading.Thread(target=self.autoplay, name="croupier-autoplay",
+                                          daemon=True)  # fmt: skip
+        self._autoplay.start()
+        self.say("autoplay on")
+
+    def stop_autoplay(self, timeout: float | None = None) -> None:
+        self._stop.set()
+        if self._autoplay is not None:
+            self._autoplay.join(timeout)
+
+    def wait_autoplay(self) -> None:
+        if self._autoplay is not None:
+            self._autoplay.join()
+
+    def _pause(self, moment: str) -> None:
+        if self.watched:
+            self._stop.wait(PAUSES[moment])
+
+    def plan(self) -> RoundPlan:
+        rng = self.rng
+        seats = tuple(sorted(rng.sample(range(1, 7), rng.randint(1, 4))))
+        plan = RoundPlan(seats, main_bets=MAIN_BETS)
+        if self.armed is not None or rng.random() < 0.15:
+            plan.fault, self.armed = self.armed or rng.choice(DEMO_FAULTS), None
+        elif self.royal or rng.random() < 0.03:
+            plan.arrange, self.royal = royal_order(seats, rng, community=rng.random() < 0.3), False
+        return plan
+
+    def autoplay(self) -> None:
+        dealer = Dealer(self.table, pause=self._pause)
+        while not self._stop.is_set() and (self.limit is None or self.rounds < self.limit):
+            plan = self.plan()
+            try:
+                seen = dealer.play(plan)
+            except ERRORS as exc:
+                self.errors += 1
+                self.say(f"autoplay stopped: {exc}".splitlines()[0])
+                return
+            self.rounds += 1
+            self.say(describe(seen))
+
+
+def describe(seen: RoundSeen) -> str:
+    what = {"settled": "settled", "voided": f"voided ({seen.rule})"}.get(seen.outcome,
+                                                                         seen.outcome)  # fmt: skip
+    fault = f", fault: {seen.plan.fault}" if seen.plan.fault else ""
+    jackpot = ", JACKPOT" if seen.jackpot else ""
+    return f"{seen.round_id}: seats {list(seen.plan.seats)} {what}{jackpot}{fault}"

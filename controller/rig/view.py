@@ -1,0 +1,145 @@
+"""The simulated table as text: what ``make demo`` shows in the terminal (pure).
+
+:class:`Snapshot` is everything the rig saw of the table at one moment (the daemon's status,
+the sign's frame read from the control socket, the lamps on the rig's pins, the last round
+closed); :func:`render` lays it out in at most 80 columns:
+
+- the sign as it would look (each LED of the 64x8 matrix, or the seven-segment digits), and
+  what it reads;
+- each seat: the stake on its sensor, the sensor's state, its lamp;
+- the round's state, the conditions keeping the table closed, the status lamps;
+- the last round closed: settled or voided with its rule, and each seat's payments;
+- the rig's last actions, and the keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from display.geometry import Frame
+from display.money import currency, format_plain
+from display.preview import art
+
+WIDTH = 80
+KEYS = ("keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a autoplay,",
+        "      j jackpot ack, t reset the shuffler, x clear seats, k kill -9, q quit")  # fmt: skip
+
+
+@dataclass
+class Snapshot:
+    status: dict[str, Any]
+    frame: Frame | None = None
+    sign_text: str | None = None
+    lamps: dict[str, str] = field(default_factory=dict)  # lamp -> on / off / blink
+    last: dict[str, Any] | None = None  # round.last
+    currency: str = "EUR"
+    armed: str = ""  # the fault or deck the rig will use in the next round
+    autoplay: str = ""  # e.g. "on, round 12 of 20"
+    messages: list[str] = field(default_factory=list)  # the rig's last actions
+
+
+def money(amount: int, code: str) -> str:
+    return format_plain(amount, currency(code))
+
+
+def sign_lines(frame: Frame | None, lit: str = "#") -> list[str]:
+    if frame is None:
+        return ["(no sign frame yet)"]
+    rows = art(frame)
+    if frame.kind == "matrix":
+        rows = [row.replace("#", lit).replace(".", " ") for row in rows]
+    width = max(len(r) for r in rows)
+    return ["+" + "-" * width + "+", *(f"|{r:<{width}}|" for r in rows), "+" + "-" * width + "+"]
+
+
+def _seats(snap: Snapshot) -> list[str]:
+    status = snap.status
+    seats = status.get("seats", {})
+    sensors = status.get("sensors", {})
+    numbers = sorted(seats, key=int)
+    head = "seat      " + "".join(f"{n:>10}" for n in numbers)
+    stake = "stake     " + "".join(f"{'ON' if seats[n]['stake'] else '-':>10}" for n in numbers)
+    sensor = "sensor    " + "".join(f"{sensors.get(n, '?')[:9]:>10}" for n in numbers)
+    lamp = "lamp      " + "".join(f"{snap.lamps.get(f'seat{n}', '?'):>10}" for n in numbers)
+    return [head, stake, sensor, lamp]
+
+
+def _wager(name: str, w: dict[str, Any], code: str) -> str:
+    if w["result"] == "lose":
+        return f"{name} lost"
+    if w["result"] == "push":
+        return f"{name} push"
+    why = w.get("line") or w["rule"]
+    return f"{name} {money(w['paid'], code).split()[0]} ({why})"
+
+
+def wrapped(head: str, items: list[str], indent: int = 4) -> list[str]:
+    """``head`` then the items separated by commas, over as many lines as it takes."""
+    lines, line = [], head
+    for n, item in enumerate(items):
+        piece = item + ("," if n < len(items) - 1 else "")
+        if len(line) + 1 + len(piece) > WIDTH and line.strip():
+            lines.append(line)
+            line = " " * indent + piece
+        else:
+            line = f"{line} {piece}" if line else piece
+    return [*lines, line]
+
+
+def _last_round(snap: Snapshot) -> list[str]:
+    last, code = snap.last, snap.currency
+    if last is None:
+        return ["last round: none yet"]
+    head = f"last round {last['round_id']}: {last['state']}"
+    by_seat = sorted(last["paid"].items(), key=lambda x: int(x[0]))
+    if last["state"] == "voided":
+        head += f" ({last['rule']}: {last['cause']})"
+        returned = [f"seat {s} {money(sum(w.values()), code)}" for s, w in by_seat]
+        return [head[:WIDTH], *wrapped("  stakes returned:", returned or ["none"])]
+    lines = [head + f", paid {money(last['paid_total'] or 0, code)}"]
+    dealer = last.get("dealer")
+    if dealer:
+        q = {True: ", qualifies", False: ", does not qualify"}.get(dealer.get("qualifies"), "")
+        lines.append(f"  dealer: {dealer.get('hand')}{q}")
+    for seat in last.get("seats", []):
+        wagers = [_wager(n, w, code) for n, w in seat["wagers"].items()]
+        lines += wrapped(f"  seat {seat['seat']} {seat.get('hand') or ''}:", wagers)
+    if "seats" not in last:  # settled before this daemon started: the ledger's amounts
+        for s, w in by_seat:
+            lines += wrapped(f"  seat {s}:", [f"{k} {money(v, code)}" for k, v in w.items()])
+    return lines
+
+
+def render(snap: Snapshot, *, lit: str = "#") -> list[str]:
+    status, code = snap.status, snap.currency
+    state = status["state"].upper()
+    title = f"Croupier simulated table {status['table']} ({status['profile']})"
+    rnd = f"round {status['round']}" if status.get("round") else "no round in play"
+    lines = [f"{title}  {state}  {rnd}"[:WIDTH], ""]
+    lines += sign_lines(snap.frame, lit)
+    pools = ", ".join(f"{name} {money(amount, code)}" for name, amount in status["pools"].items())
+    lines.append(f"the sign reads: {snap.sign_text or '...'}    pools: {pools or 'none'}"[:WIDTH])
+    lines.append("")
+    lines += _seats(snap)
+    status_lamps = "  ".join(f"{n} {snap.lamps.get(n, '?')}" for n in ("green", "red", "beacon"))
+    lines.append(f"status lamps: {status_lamps}")
+    shuffler = status.get("shuffler", {})
+    lines.append(f"shuffler: link {shuffler.get('link')}, deck {shuffler.get('deck') or '?'}"
+                 [:WIDTH])  # fmt: skip
+    for name, detail in status.get("conditions", {}).items():
+        lines.append(f"CLOSED by {name}: {detail}"[:WIDTH])
+    verdict = status.get("verdict")
+    if verdict:
+        rule = f" {verdict['rule']}" if verdict.get("rule") else ""
+        lines.append(f"verdict: {verdict['status']}{rule}: {verdict['reason']}"[:WIDTH])
+    lines.append("")
+    lines += _last_round(snap)
+    lines.append("")
+    if snap.armed or snap.autoplay:
+        lines.append(
+            f"next round: {snap.armed or 'no fault'}    autoplay: {snap.autoplay or 'off'}"
+        )
+    lines += [f"> {m}"[:WIDTH] for m in snap.messages[-4:]]
+    lines += list(KEYS)
+    return lines
