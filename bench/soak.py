@@ -6,7 +6,8 @@ emulator on a pty, unpaced; 5 ms sensor debounce), driven by the rig's robot dea
 the sensors, LOCK and CONFIRM on the console pins, every packet dealt over the shuffler
 protocol, verdict, settlement, one SQLite ``synchronous=FULL`` commit per money event, the
 sign and lamps following. No faults, no kills; the books are reconciled at the end as in the
-soak. Measured with one table, then with ``--tables`` tables at once (one daemon each).
+soak. Measured with one table (LOCK and CONFIRM on the console buttons, then from the dealer's
+tablet, i.e. the control socket), then with ``--tables`` tables at once (one daemon each).
 
 Ceiling: the very rounds the daemon dealt (the cards the emulator delivered, the same
 stakes), settled by ``controller.games.settle`` in this process, warm, best of 3.
@@ -77,8 +78,11 @@ def main() -> int:
         table.wait_for_state("open", timeout=30)
         soak = Recording(table, faults=0.0, kill_rate=0.0, seed=1)
         one = soak.run(args.rounds)
-    if not one.ok:
-        print(f"the books do not agree: {one.problems[:5]}")
+    with SimTable(overrides=SOAK_OVERRIDES) as table:
+        table.wait_for_state("open", timeout=30)
+        tablet = Soak(table, faults=0.0, kill_rate=0.0, seed=1, tablet=True).run(args.rounds)
+    if not (one.ok and tablet.ok):
+        print(f"the books do not agree: {(one.problems + tablet.problems)[:5]}")
         return 1
     records = [record(s, soak.stake) for s in soak.seen if s.outcome == "settled"]
     many = run_soak(args.rounds, faults=0.0, kill_rate=0.0, seed=2, tables=args.tables)
@@ -87,6 +91,8 @@ def main() -> int:
     print(f"bench/soak.py: {args.rounds} UTH rounds of 1-4 progressive seats, no faults")
     print(f"  full daemon, 1 table:           {one.rate:8.1f} rounds/s"
           f"  ({1000 / one.rate:6.1f} ms a round)")  # fmt: skip
+    print(f"  same, LOCK/CONFIRM from tablet: {tablet.rate:8.1f} rounds/s"
+          f"  ({1000 / tablet.rate:6.1f} ms a round: no debounced button presses)")  # fmt: skip
     print(f"  full daemon, {args.tables} tables at once:  {many.rate:8.1f} rounds/s"
           f"  ({'ok' if many.ok else 'BOOKS DISAGREE'})")  # fmt: skip
     print(f"  engine alone, in-process:       {ceiling:8.1f} rounds/s"

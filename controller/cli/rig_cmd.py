@@ -46,6 +46,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--royals", type=_rate, default=ROYALS, help="share dealt a royal on purpose")
     s.add_argument("--tables", type=int, default=1, help="tables soaked at once (default 1)")
     s.add_argument("--seed", type=int, help="the rig's random choices (default: random)")
+    s.add_argument(
+        "--tablet",
+        action="store_true",
+        help="LOCK and CONFIRM from the tablet (control socket), not the pins",
+    )
     s.add_argument("--config", default="config/sim.toml", help="a uth-gr sim table")
     add_json_flag(s)
     s.set_defaults(func=soak)
@@ -85,7 +90,7 @@ def soak(args: argparse.Namespace) -> int:
     try:
         report = run_soak(args.rounds, faults=args.faults, kill_rate=args.kill_rate,
                           seed=args.seed, royals=args.royals, tables=args.tables,
-                          config=args.config, progress=progress)  # fmt: skip
+                          tablet=args.tablet, config=args.config, progress=progress)  # fmt: skip
     except DriverError as exc:
         raise CroupierError(f"rig: {exc}") from exc
     if args.json:

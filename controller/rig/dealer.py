@@ -148,7 +148,8 @@ class RoundSeen:
 
 class Dealer:
     """``pause(moment)`` is called at ``staked``, ``verified`` and ``settled`` (a demo lets
-    people watch; the soak does not wait)."""
+    people watch; the soak does not wait). ``tablet``: LOCK and CONFIRM come from the dealer's
+    tablet (the control socket) instead of the console buttons."""
 
     def __init__(
         self,
@@ -156,10 +157,12 @@ class Dealer:
         *,
         timeout: float = 20.0,
         pause: Callable[[str], None] | None = None,
+        tablet: bool = False,
     ) -> None:
         self.table = table
         self.timeout = timeout
         self.pause = pause or (lambda moment: None)
+        self.tablet = tablet
         self.placed: set[int] = set()  # seats whose sensor the rig holds active
         self.kills = 0
 
@@ -188,10 +191,14 @@ class Dealer:
         """Hold a console button until the table reacts, then let it go for long enough that
         the release counts too (both edges are debounced: a finger cannot press twice
         within the debounce time either)."""
+        what = f"the table to react to {button.upper()}"
+        if self.tablet:
+            self.table.call(f"round.{button}")
+            return self.wait(reacted, what)
         io = self._io()
         io.press(button)
         try:
-            return self.wait(reacted, f"the table to react to {button.upper()}")
+            return self.wait(reacted, what)
         finally:
             io.release(button)
             time.sleep(2 * io.config.button_debounce + EDGE_MARGIN)

@@ -112,6 +112,7 @@ class Soak:
         kill_rate: float,
         seed: int | None = None,
         royals: float = ROYALS,
+        tablet: bool = False,
     ) -> None:
         if table.config.profile.name != "uth-gr" or len(table.config.pools) != 1:
             raise RigFailure("the soak's tally knows the Greek UTH progressive: run it on a"
@@ -121,7 +122,7 @@ class Soak:
         self.kill_rate = kill_rate
         self.royals = royals
         self.rng = random.Random(seed)
-        self.dealer = Dealer(table)
+        self.dealer = Dealer(table, tablet=tablet)
         self.pool_name, pool = next(iter(table.config.pools.items()))
         self.tally = PoolTally(pool)
         self.stake = pool.rules.stake
@@ -248,12 +249,14 @@ def run_soak(
     seed: int | None = None,
     royals: float = ROYALS,
     tables: int = 1,
+    tablet: bool = False,
     config: str | Path = REPO_CONFIG,
     progress: Callable[[int], None] | None = None,
 ) -> SoakReport:
     """A whole soak with the soak's speed levers, on ``tables`` fresh simulated tables at
     once (each its own daemon, shuffler, ledger and temporary state; one rig thread each,
-    ``rounds`` shared among them). ``progress(rounds done)`` is called after every round."""
+    ``rounds`` shared among them). ``tablet``: LOCK and CONFIRM through the control socket
+    instead of the console's pins. ``progress(rounds done)`` is called after every round."""
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     shares = [rounds // tables + (i < rounds % tables) for i in range(tables)]
     lock = threading.Lock()
@@ -268,8 +271,8 @@ def run_soak(
     with contextlib.ExitStack() as stack:
         sims = [stack.enter_context(SimTable(config, overrides=SOAK_OVERRIDES))
                 for _ in range(tables)]  # fmt: skip
-        soaks = [Soak(sim, faults=faults, kill_rate=kill_rate, seed=seed + i, royals=royals)
-                 for i, sim in enumerate(sims)]  # fmt: skip
+        soaks = [Soak(sim, faults=faults, kill_rate=kill_rate, seed=seed + i, royals=royals,
+                      tablet=tablet) for i, sim in enumerate(sims)]  # fmt: skip
         for sim in sims:
             sim.wait_for_state("open", timeout=30.0)
         started = time.monotonic()
