@@ -27,7 +27,7 @@ A scenario::
 Each step does one thing (:data:`ACTIONS`); ``note`` describes it in the report, ``timeout``
 bounds a wait or an expectation (default :data:`STEP_TIMEOUT`). Expectations
 (:data:`EXPECTATIONS`) are polled until they all hold or the step times out. Every problem of
-a file is reported at once, each with its step and reason.
+a file is reported at once, each with its step and reason (:class:`ConfigError`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from typing import Any
 
 from controller.cards import parse_cards
 from controller.errors import CardError
-from controller.rig.errors import ScenarioError
 from controller.rig.table import REPO
+from controller.validation import ConfigError, Problems
 
 STEP_TIMEOUT = 10.0
 SCENARIO_TIMEOUT = 120.0
@@ -112,23 +112,6 @@ class Scenario:
         return overrides
 
 
-class _Problems:
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.items: list[tuple[str, str]] = []
-
-    def add(self, where: str, reason: str) -> None:
-        self.items.append((where, reason))
-
-    def raise_if_any(self) -> None:
-        if self.items:
-            where, reason = self.items[0]
-            error = ScenarioError(self.source, where, reason)
-            if len(self.items) > 1:
-                error.args = ("\n".join(f"{self.source}: {w}: {r}" for w, r in self.items),)
-            raise error
-
-
 def _check_value(kind: str, value: Any) -> str | None:
     """Why ``value`` is not a ``kind`` (None: it is)."""
 
@@ -176,7 +159,7 @@ def _expectation_problems(expect: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _parse_step(number: int, raw: Any, problems: _Problems) -> Step | None:
+def _parse_step(number: int, raw: Any, problems: Problems) -> Step | None:
     where = f"step {number}"
     if not isinstance(raw, dict):
         problems.add(where, "a step is a table ([[step]])")
@@ -222,7 +205,7 @@ def resolve_config(value: str, source: Path) -> Path | None:
 
 
 def parse_scenario(data: dict[str, Any], source: Path) -> Scenario:
-    problems = _Problems(str(source))
+    problems = Problems(str(source))
     known = {"name", "description", "rules", "config", "paced", "timeout", "overrides", "step"}
     for key in sorted(set(data) - known):
         problems.add(key, f"unknown key (known: {', '.join(sorted(known))})")
@@ -264,9 +247,9 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ScenarioError(str(path), "(file)", "no such file") from None
+        raise ConfigError(str(path), [("(file)", "no such file")]) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(str(path), "(syntax)", str(exc)) from None
+        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(str(path), "(file)", str(exc)) from None
+        raise ConfigError(str(path), [("(file)", str(exc))]) from None
     return parse_scenario(data, path)

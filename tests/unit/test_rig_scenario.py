@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli.main import main
-from controller.rig.errors import ScenarioError
 from controller.rig.expect import dealt_in_order, round_view, subset_mismatch
 from controller.rig.scenario import STEP_TIMEOUT, load_scenario, parse_scenario
+from controller.validation import ConfigError
 
 HIL = Path(__file__).resolve().parents[1] / "hil"
 
@@ -35,7 +35,7 @@ def test_every_problem_is_reported_with_its_step(tmp_path):
             {"command": "status", "privilged": True},
         ],
     }
-    with pytest.raises(ScenarioError) as caught:
+    with pytest.raises(ConfigError) as caught:
         parse_scenario(data, tmp_path / "bad.toml")
     text = str(caught.value)
     for expected in [
