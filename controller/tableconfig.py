@@ -24,7 +24,6 @@ with its key and reason, and the daemon refuses to start on any):
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from controller.validation import (
     Problems,
     Section,
     positive_int,
+    read_toml,
 )
 from drivers.errors import ConfigError as DriverConfigError
 from drivers.tableio import TableIO, validate_table_io
@@ -296,13 +296,4 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
 
 
 def load_table_config(path: str | Path) -> TableConfig:
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(str(path), [("(file)", "no such file")]) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [("(file)", str(exc))]) from None
-    return parse_table_config(data, str(path))
+    return parse_table_config(read_toml(path), str(path))

@@ -8,9 +8,11 @@ paths (``paytables.blind.flush``) so each problem points at one line of the file
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.errors import CroupierError
@@ -28,6 +30,19 @@ class ConfigError(CroupierError, ValueError):
         self.problems = problems
         lines = [f"{source}: {key}: {reason}" for key, reason in problems]
         super().__init__("\n".join(lines) if lines else f"{source}: invalid")
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file as a table; ConfigError for a missing, unreadable or malformed file."""
+    path = Path(path)
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(str(path), [("(file)", "no such file")]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), [("(file)", str(exc))]) from None
 
 
 @dataclass

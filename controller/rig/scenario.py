@@ -32,7 +32,6 @@ a file is reported at once, each with its step and reason (:class:`ConfigError`)
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from typing import Any
 from controller.cards import parse_cards
 from controller.errors import CardError
 from controller.rig.table import REPO
-from controller.validation import ConfigError, Problems
+from controller.validation import Problems, read_toml
 
 STEP_TIMEOUT = 10.0
 SCENARIO_TIMEOUT = 120.0
@@ -243,13 +242,4 @@ def parse_scenario(data: dict[str, Any], source: Path) -> Scenario:
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(str(path), [("(file)", "no such file")]) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [("(file)", str(exc))]) from None
-    return parse_scenario(data, path)
+    return parse_scenario(read_toml(path), Path(path))

@@ -39,7 +39,6 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -51,6 +50,7 @@ from controller.control.server import ControlClient
 from controller.ledger.reader import LedgerReader
 from controller.rig.errors import RigFailure
 from controller.tableconfig import TableConfig, load_table_config
+from controller.validation import read_toml
 from display.geometry import Frame
 from display.money import currency, fit_amount
 from display.reader import read
@@ -129,11 +129,7 @@ class SimTable:
     # --- configuration -------------------------------------------------------------------
 
     def _write_config(self) -> TableConfig:
-        try:
-            data = tomllib.loads(self.source.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise RigFailure(f"table configuration {self.source}: {exc}") from None
-        data = merged(data, self.overrides)
+        data = merged(read_toml(self.source), self.overrides)
         self.config_path.write_text(
             f"# {self.source} with the rig's overrides\n" + tomli_w.dumps(data), encoding="utf-8"
         )
