@@ -1,4 +1,5 @@
-# Two commands on a fresh machine: `make demo` (the main job) and `make test`.
+# Two commands on a fresh machine: `make demo` (the main job; ARGS="--autoplay" etc.,
+# docs/rig.md) and `make test`.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -15,7 +16,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m controller.demo
+	$(BIN)/python -m controller.demo $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

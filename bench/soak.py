@@ -2,12 +2,13 @@
 by the game engine alone in-process (the ceiling), in the same run.
 
 Full daemon: a real ``croupierd`` on ``config/sim.toml`` with the soak's speed levers (the
-emulator on a pty, unpaced; 5 ms sensor debounce), driven by the rig's robot dealer: stakes on
-the sensors, LOCK and CONFIRM on the console pins, every packet dealt over the shuffler
-protocol, verdict, settlement, one SQLite ``synchronous=FULL`` commit per money event, the
-sign and lamps following. No faults, no kills; the books are reconciled at the end as in the
-soak. Measured with one table (LOCK and CONFIRM on the console buttons, then from the dealer's
-tablet, i.e. the control socket), then with ``--tables`` tables at once (one daemon each).
+emulator on a pty, unpaced; 2 ms sensor and 1 ms button debounce), driven by the rig's robot
+dealer: stakes on the sensors, LOCK and CONFIRM on the console pins, every packet dealt over
+the shuffler protocol, verdict, settlement, one SQLite ``synchronous=FULL`` commit per money
+event, the sign and lamps following. No faults, no kills; the books are reconciled at the
+end as in the soak. Measured with one table (LOCK and CONFIRM on the console buttons, then
+from the dealer's tablet, i.e. the control socket), then with ``--tables`` tables at once
+(one daemon each).
 
 Ceiling: the very rounds the daemon dealt (the cards the emulator delivered, the same
 stakes), settled by ``controller.games.settle`` in this process, warm, best of 3.

@@ -18,9 +18,9 @@ the rig's tally, the ledger's pool row, and the pools replayed from the hash-cha
 ledger with the same outcome and the same payments per seat.
 
 The soak table is ``sim.toml`` with the rig's speed levers (:data:`SOAK_OVERRIDES`): no
-emulated line pacing, 5 ms debounce, and a chatter window scaled to the soak's pace (a dealer
-plays a round a minute, the soak about twenty a second, so a stake placed and lifted every
-round would otherwise look like a chattering sensor).
+emulated line pacing, 2 ms sensor and 1 ms button debounce, and a chatter window scaled to the
+soak's pace (a dealer plays a round a minute, the soak about twenty a second, so a stake placed
+and lifted every round would otherwise look like a chattering sensor).
 """
 
 from __future__ import annotations
