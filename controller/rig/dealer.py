@@ -28,7 +28,7 @@ from typing import Any
 from controller.cards import Card
 from controller.poker import Category, evaluate
 from controller.rig.errors import RigFailure
-from controller.rig.table import EDGE_MARGIN, SimTable
+from controller.rig.target import EDGE_MARGIN, TableUnderTest
 
 DONE = ("open", "closed")
 KILL_POINTS = ("lock", "dealing", "verified", "confirm", "settled")
@@ -153,7 +153,7 @@ class Dealer:
 
     def __init__(
         self,
-        table: SimTable,
+        table: TableUnderTest,
         *,
         timeout: float = 20.0,
         pause: Callable[[str], None] | None = None,

@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 from controller.cards import card_name
-from controller.rig.table import SimTable
+from controller.rig.target import TableUnderTest
 
 LAMP_WINDOW = 1.2  # seconds: a slow blink (1 Hz) changes twice within it
 
@@ -57,7 +57,7 @@ def round_view(last: dict[str, Any] | None) -> dict[str, Any]:
     return view
 
 
-def lamp_pattern(table: SimTable, lamp: str, now: float) -> str:
+def lamp_pattern(table: TableUnderTest, lamp: str, now: float) -> str:
     """``blink`` (two changes or more within the window, the last one recent), ``on`` or
     ``off`` (no change within the window), else ``changing`` (it just went on or off)."""
     io = table.io
@@ -85,7 +85,7 @@ def dealt_in_order(record: dict[str, Any]) -> list[str]:
 class Expectations:
     """Checks one ``expect`` table; :meth:`mismatches` reads the table afresh each call."""
 
-    def __init__(self, table: SimTable, expect: dict[str, Any]) -> None:
+    def __init__(self, table: TableUnderTest, expect: dict[str, Any]) -> None:
         self.table = table
         self.expect = expect
 

@@ -19,7 +19,8 @@ from controller.errors import CroupierError
 from controller.rig.errors import ExpectationFailed, RigFailure
 from controller.rig.expect import Expectations, subset_mismatch
 from controller.rig.scenario import Scenario, Step
-from controller.rig.table import SimTable, log_tail
+from controller.rig.table import SimTable
+from controller.rig.target import TableUnderTest, log_tail
 from drivers.errors import DriverError
 from firmware_bridge.errors import LinkError
 
@@ -61,7 +62,7 @@ class ScenarioResult:
 
 
 class StepRunner:
-    def __init__(self, table: SimTable, deadline: float) -> None:
+    def __init__(self, table: TableUnderTest, deadline: float) -> None:
         self.table = table
         self.deadline = deadline
 

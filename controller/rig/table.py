@@ -23,9 +23,8 @@ next :meth:`SimTable.start` brings up a fresh daemon and shuffler on the same st
 directory, and the ledger voids the round caught mid-flight (MD-S2). The rig's pins keep
 their levels across restarts, as the table's sensors do.
 
-Every wait has a timeout and raises :class:`~controller.rig.errors.RigFailure` naming what it
-waited for and the tail of the daemon's log; a daemon that exits unexpectedly fails the wait
-at once.
+What the rig does with a running table (the socket, the emulator, the sign, the waits) is
+shared with the rig for real controllers: :class:`~controller.rig.target.TableUnderTest`.
 """
 
 from __future__ import annotations
@@ -37,34 +36,24 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from controller.control.protocol import ControlError
-from controller.control.server import ControlClient
 from controller.ledger.reader import LedgerReader
 from controller.rig.errors import RigFailure
+from controller.rig.target import START_TIMEOUT, TableUnderTest, log_tail
 from controller.tableconfig import TableConfig, load_table_config
 from controller.validation import read_toml
-from display.geometry import Frame
-from display.money import currency, fit_amount
-from display.reader import read
 from drivers.gpio.rig_server import RigServer, RigTable
-from firmware_bridge.emulator.control import EmulatorControl
-from firmware_bridge.errors import LinkError
 
 SIM_CREDENTIAL = "1234"  # the technician secret of the shipped sim configurations only
 REPO = Path(__file__).resolve().parents[2]
 REPO_CONFIG = REPO / "config" / "sim.toml"  # the simulated table of ``make demo``
-START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
-POLL_FIRST, POLL_MAX = 0.001, 0.005  # status polling: quick at first, then gentler
-EDGE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
 
 
 def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -80,15 +69,7 @@ def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, A
     return out
 
 
-def log_tail(path: Path, lines: int = 12) -> str:
-    try:
-        text = path.read_text(errors="replace").splitlines()
-    except OSError:
-        return ""
-    return "\n".join(text[-lines:])
-
-
-class SimTable:
+class SimTable(TableUnderTest):
     """A simulated table; ``with SimTable(config) as table:`` starts it and cleans up.
 
     ``state_dir``: where the ledger lives (kept); ``None`` for a temporary one, removed at
@@ -104,6 +85,7 @@ class SimTable:
         credential: str | None = None,
         log_path: str | Path | None = None,
     ) -> None:
+        super().__init__()
         self.source = Path(config)
         self.overrides = dict(overrides or {})
         self.credential = credential or os.environ.get("CROUPIER_CREDENTIAL") or SIM_CREDENTIAL
@@ -120,11 +102,7 @@ class SimTable:
             self.rig = RigServer(str(self.runtime_dir / (gpio.rig_socket or "rig.sock")))
             self.io = RigTable(self.rig, gpio)
         self.proc: subprocess.Popen[bytes] | None = None
-        self.final_log = ""  # the daemon's last lines, kept when the table is closed
         self.starts = 0
-        self._control: ControlClient | None = None
-        self._emulator: EmulatorControl | None = None
-        self._lock = threading.RLock()  # one request at a time on each connection
 
     # --- configuration -------------------------------------------------------------------
 
@@ -144,21 +122,23 @@ class SimTable:
         return self.config.resolve_socket(self.runtime_dir)
 
     @property
+    def emulator_socket(self) -> Path:
+        return self.runtime_dir / "emulator.sock"
+
+    @property
     def ledger_path(self) -> Path:
         return self.config.resolve_state(self.state_dir)
 
+    def ledger(self) -> LedgerReader:
+        """The ledger, read-only (beside the running daemon, as a technician reads it)."""
+        return LedgerReader.open(self.ledger_path)
+
     # --- the daemon's life ---------------------------------------------------------------
 
-    def __enter__(self) -> SimTable:
-        try:
-            self.start()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _dead(self) -> str | None:
+        if self.proc is not None and self.proc.poll() is not None:
+            return f"croupierd exited with status {self.proc.returncode}"
+        return None
 
     @property
     def is_running(self) -> bool:
@@ -183,18 +163,9 @@ class SimTable:
             log.close()
         self.starts += 1
         deadline = time.monotonic() + timeout
-        self._poll(lambda: self.control_socket.exists(), deadline, "the control socket")
-        self._poll(self._answers, deadline, "the daemon to answer")
+        self.wait_until_answering(deadline)
         if self.rig is not None:
             self.rig.wait_for_daemon(max(0.1, deadline - time.monotonic()))
-
-    def _answers(self) -> bool:
-        try:
-            self.call("status")
-        except ControlError:
-            self._drop_clients()
-            return False
-        return True
 
     def stop(self) -> int | None:
         """SIGTERM, as systemd stops the daemon; returns its exit status."""
@@ -223,10 +194,6 @@ class SimTable:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc = None
 
-    def restart(self, timeout: float = START_TIMEOUT) -> None:
-        self.stop()
-        self.start(timeout)
-
     def close(self) -> None:
         """Stop the daemon and the rig; remove the runtime directory (and a temporary state
         directory)."""
@@ -238,114 +205,3 @@ class SimTable:
                 self.rig = None
             self.final_log = log_tail(self.log_path, 40)
             shutil.rmtree(self.runtime_dir, ignore_errors=True)
-
-    def _drop_clients(self) -> None:
-        with self._lock:
-            for client in (self._control, self._emulator):
-                if client is not None:
-                    with contextlib.suppress(OSError):
-                        client.close()
-            self._control = self._emulator = None
-
-    # --- talking to it -------------------------------------------------------------------
-
-    def call(self, cmd: str, *, privileged: bool = False, **args: Any) -> Any:
-        """A control-socket command (``privileged``: with the technician credential)."""
-        with self._lock:
-            if self._control is None:
-                self._control = ControlClient(self.control_socket, timeout=10.0)
-            return self._control.call(cmd, self.credential if privileged else None, **args)
-
-    @property
-    def emulator(self) -> EmulatorControl:
-        """The shuffler emulator's fault-injection channel (this daemon's emulator)."""
-        if self._emulator is None:
-            path = self.runtime_dir / "emulator.sock"
-            try:
-                self._emulator = EmulatorControl(str(path))
-            except OSError as exc:
-                raise RigFailure(f"no shuffler emulator at {path}: {exc}") from None
-        return self._emulator
-
-    def emulate(self, cmd: str, **args: Any) -> dict[str, Any]:
-        with self._lock:
-            try:
-                return self.emulator.call(cmd, **args)
-            except LinkError as exc:
-                raise RigFailure(str(exc)) from None
-
-    def tap(self, button: str) -> None:
-        """Press a console button and let it go, each for long enough that the debounced
-        input counts it (so a second tap right after counts too)."""
-        if self.io is None:
-            raise RigFailure('this table has no rig pins ([gpio] pin_factory = "rig")')
-        hold = 2 * self.io.config.button_debounce + EDGE_MARGIN
-        self.io.press(button)
-        time.sleep(hold)
-        self.io.release(button)
-        time.sleep(hold)
-
-    def status(self) -> dict[str, Any]:
-        return self.call("status")
-
-    def ledger(self) -> LedgerReader:
-        """The ledger, read-only (beside the running daemon, as a technician reads it)."""
-        return LedgerReader.open(self.ledger_path)
-
-    # --- the sign, as a camera sees it ---------------------------------------------------
-
-    def sign_frame(self) -> Frame | None:
-        state = self.call("sign.state")
-        if state.get("cells") is None:
-            return None
-        return Frame(state["kind"], bytes.fromhex(state["cells"]), state["text"], state["level"])
-
-    def shown_amount(self, amount: int) -> str | None:
-        """How the sign writes ``amount`` (display.money's rule), to compare with what it
-        reads; ``None`` for a table without a sign."""
-        sign = self.config.io.sign if self.config.io is not None else None
-        if sign is None:
-            return None
-        from controller.sign import geometry_for
-
-        return fit_amount(amount, currency(sign.currency), geometry_for(sign).fits).text
-
-    def sign_text(self) -> str | None:
-        """What the sign shows now, read back from its LEDs (``None``: nothing readable, e.g.
-        halfway through a scrolling message)."""
-        frame = self.sign_frame()
-        if frame is None:
-            return None
-        try:
-            return read(frame)
-        except (ValueError, KeyError):
-            return None
-
-    # --- waiting -------------------------------------------------------------------------
-
-    def wait_until(self, check: Callable[[], Any], timeout: float, what: str) -> Any:
-        """Poll ``check()`` until it returns something true; returns it."""
-        return self._poll(check, time.monotonic() + timeout, what)
-
-    def wait_for_state(self, *states: str, timeout: float = 10.0) -> dict[str, Any]:
-        """Wait for the table to reach one of ``states``; returns the status."""
-
-        def reached() -> dict[str, Any] | None:
-            status = self.status()
-            return status if status["state"] in states else None
-
-        return self.wait_until(reached, timeout, f"the table to be {' or '.join(states)}")
-
-    def _poll(self, check: Callable[[], Any], deadline: float, what: str) -> Any:
-        pause = POLL_FIRST
-        while True:
-            if self.proc is not None and self.proc.poll() is not None:
-                raise RigFailure(f"croupierd exited with status {self.proc.returncode} while the"
-                                 f" rig waited for {what}\n{log_tail(self.log_path)}")  # fmt: skip
-            result = check()
-            if result:
-                return result
-            if time.monotonic() >= deadline:
-                raise RigFailure(f"timed out waiting for {what}\n{log_tail(self.log_path)}")
-            time.sleep(pause)
-            pause = min(pause * 2, POLL_MAX)

@@ -1,0 +1,225 @@
+"""What the rig holds of a table under test, whichever way it is wired.
+
+:class:`TableUnderTest` is the part every rig shares: the daemon's control socket (as a dealer
+tablet or a technician uses it), the shuffler emulator's fault-injection channel, the console
+buttons and seat sensors (:attr:`io`: rig pins or the rig's own GPIO lines), the sign read back
+from its LEDs, and waits that fail with what they waited for. Subclasses say where the daemon
+is and how it is started, stopped and killed: :class:`~controller.rig.table.SimTable` runs one
+on this machine; :class:`~controller.rig.wired.WiredTable` is cabled to a real controller.
+
+Requests are serialised per connection (a lock), so an autoplay thread and a view can share
+one table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Self
+
+from controller.control.protocol import ControlError
+from controller.control.server import ControlClient
+from controller.rig.errors import RigFailure
+from controller.tableconfig import TableConfig
+from display.geometry import Frame
+from display.money import currency, fit_amount
+from display.reader import read
+from firmware_bridge.emulator.control import EmulatorControl
+from firmware_bridge.errors import LinkError
+
+START_TIMEOUT = 30.0
+POLL_FIRST, POLL_MAX = 0.001, 0.005  # status polling: quick at first, then gentler
+EDGE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
+
+
+def log_tail(path: Path | None, lines: int = 12) -> str:
+    if path is None:
+        return ""
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(text[-lines:])
+
+
+class TableUnderTest:
+    """Subclasses set :attr:`config` (the table's configuration), :attr:`io` (its pins),
+    :attr:`credential`, :attr:`log_path` (the daemon's log, if the rig has it), and implement
+    :meth:`start`, :meth:`stop`, :meth:`kill`, :meth:`close`, :attr:`control_socket`,
+    :attr:`emulator_socket` and :meth:`_dead`."""
+
+    config: TableConfig
+    io: Any = None  # drivers.gpio.rig_server.RigTable or drivers.gpio.rig_gpio.GpioRig
+    credential: str
+    log_path: Path | None = None
+    final_log = ""  # the daemon's last lines, kept when the table is closed
+
+    def __init__(self) -> None:
+        self._control: ControlClient | None = None
+        self._emulator: EmulatorControl | None = None
+        self._lock = threading.RLock()  # one request at a time on each connection
+
+    # --- what a subclass provides ----------------------------------------------------------
+
+    @property
+    def control_socket(self) -> Path:
+        raise NotImplementedError
+
+    @property
+    def emulator_socket(self) -> Path:
+        raise NotImplementedError
+
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> int | None:
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _dead(self) -> str | None:
+        """Why the daemon cannot answer any more (it exited), or None."""
+        return None
+
+    # --- life ------------------------------------------------------------------------------
+
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def restart(self, timeout: float = START_TIMEOUT) -> None:
+        self.stop()
+        self.start(timeout)
+
+    def wait_until_answering(self, deadline: float) -> None:
+        self._poll(lambda: self.control_socket.exists(), deadline, "the control socket")
+        self._poll(self._answers, deadline, "the daemon to answer")
+
+    def _answers(self) -> bool:
+        try:
+            self.call("status")
+        except ControlError:
+            self._drop_clients()
+            return False
+        return True
+
+    def _drop_clients(self) -> None:
+        with self._lock:
+            for client in (self._control, self._emulator):
+                if client is not None:
+                    with contextlib.suppress(OSError):
+                        client.close()
+            self._control = self._emulator = None
+
+    # --- talking to it -------------------------------------------------------------------
+
+    def call(self, cmd: str, *, privileged: bool = False, **args: Any) -> Any:
+        """A control-socket command (``privileged``: with the technician credential)."""
+        with self._lock:
+            if self._control is None:
+                self._control = ControlClient(self.control_socket, timeout=10.0)
+            return self._control.call(cmd, self.credential if privileged else None, **args)
+
+    @property
+    def emulator(self) -> EmulatorControl:
+        """The shuffler emulator's fault-injection channel (this daemon's emulator)."""
+        if self._emulator is None:
+            path = self.emulator_socket
+            try:
+                self._emulator = EmulatorControl(str(path))
+            except OSError as exc:
+                raise RigFailure(f"no shuffler emulator at {path}: {exc}") from None
+        return self._emulator
+
+    def emulate(self, cmd: str, **args: Any) -> dict[str, Any]:
+        with self._lock:
+            try:
+                return self.emulator.call(cmd, **args)
+            except LinkError as exc:
+                raise RigFailure(str(exc)) from None
+
+    def tap(self, button: str) -> None:
+        """Press a console button and let it go, each for long enough that the debounced
+        input counts it (so a second tap right after counts too)."""
+        if self.io is None:
+            raise RigFailure('this table has no rig pins ([gpio] pin_factory = "rig")')
+        hold = 2 * self.io.config.button_debounce + EDGE_MARGIN
+        self.io.press(button)
+        time.sleep(hold)
+        self.io.release(button)
+        time.sleep(hold)
+
+    def status(self) -> dict[str, Any]:
+        return self.call("status")
+
+    # --- the sign, as a camera sees it ---------------------------------------------------
+
+    def sign_frame(self) -> Frame | None:
+        state = self.call("sign.state")
+        if state.get("cells") is None:
+            return None
+        return Frame(state["kind"], bytes.fromhex(state["cells"]), state["text"], state["level"])
+
+    def shown_amount(self, amount: int) -> str | None:
+        """How the sign writes ``amount`` (display.money's rule), to compare with what it
+        reads; ``None`` for a table without a sign."""
+        sign = self.config.io.sign if self.config.io is not None else None
+        if sign is None:
+            return None
+        from controller.sign import geometry_for
+
+        return fit_amount(amount, currency(sign.currency), geometry_for(sign).fits).text
+
+    def sign_text(self) -> str | None:
+        """What the sign shows now, read back from its LEDs (``None``: nothing readable, e.g.
+        halfway through a scrolling message)."""
+        frame = self.sign_frame()
+        if frame is None:
+            return None
+        try:
+            return read(frame)
+        except (ValueError, KeyError):
+            return None
+
+    # --- waiting -------------------------------------------------------------------------
+
+    def wait_until(self, check: Callable[[], Any], timeout: float, what: str) -> Any:
+        """Poll ``check()`` until it returns something true; returns it."""
+        return self._poll(check, time.monotonic() + timeout, what)
+
+    def wait_for_state(self, *states: str, timeout: float = 10.0) -> dict[str, Any]:
+        """Wait for the table to reach one of ``states``; returns the status."""
+
+        def reached() -> dict[str, Any] | None:
+            status = self.status()
+            return status if status["state"] in states else None
+
+        return self.wait_until(reached, timeout, f"the table to be {' or '.join(states)}")
+
+    def _poll(self, check: Callable[[], Any], deadline: float, what: str) -> Any:
+        pause = POLL_FIRST
+        while True:
+            if (dead := self._dead()) is not None:
+                raise RigFailure(f"{dead} while the rig waited for {what}\n"
+                                 f"{log_tail(self.log_path)}")  # fmt: skip
+            result = check()
+            if result:
+                return result
+            if time.monotonic() >= deadline:
+                raise RigFailure(f"timed out waiting for {what}\n{log_tail(self.log_path)}")
+            time.sleep(pause)
+            pause = min(pause * 2, POLL_MAX)
