@@ -2,7 +2,9 @@
 
 PATH becomes a symlink to the pty, so the daemon or ``croupier shuffler --port PATH`` opens
 it like ``/dev/ttyUSB0``. ``--baud`` paces the output at that rate (a pty has no baud rate of
-its own), ``--control SOCKET`` opens the fault-injection channel (JSON lines; see
+its own). ``--port DEVICE`` serves on a real serial port instead (a rig cabled to a
+controller's shuffler port; the line runs at ``--baud`` and paces itself). ``--control
+SOCKET`` opens the fault-injection channel (JSON lines; see
 firmware_bridge/emulator/control.py). Serves until SIGTERM or SIGINT, then removes PATH.
 """
 
@@ -19,11 +21,14 @@ from firmware_bridge.emulator.control import ControlServer
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
+from firmware_bridge.emulator.serial_runner import SerialPortEmulator
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("emulator", help="run the reference shuffler emulator on a pty")
-    p.add_argument("--link", required=True, metavar="PATH", help="symlink to create")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--link", metavar="PATH", help="symlink to the pty to create")
+    where.add_argument("--port", metavar="DEVICE", help="a real serial port instead (a rig)")
     p.add_argument("--decks", type=int, default=1, help="1..8 (default 1)")
     p.add_argument("--baud", type=int, default=115200, help="output pacing; 0 = none")
     p.add_argument("--seed", type=int, help="deterministic shuffles (tests only)")
@@ -49,12 +54,15 @@ def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        emulator = PtyEmulator(firmware, args.link, baud=args.baud or None).start()
-    except OSError as exc:
-        raise CroupierError(f"cannot create {args.link}: {exc}") from exc
+        if args.port:
+            emulator = SerialPortEmulator(firmware, args.port, baud=args.baud or 115200).start()
+        else:
+            emulator = PtyEmulator(firmware, args.link, baud=args.baud or None).start()
+    except (OSError, ValueError) as exc:
+        raise CroupierError(f"cannot serve on {args.port or args.link}: {exc}") from exc
     control = ControlServer(emulator, args.control).start() if args.control else None
     print(
-        f"emulator: {args.link} -> {emulator.slave_path} ({args.decks} deck(s), "
+        f"emulator: {args.port or args.link} -> {emulator.slave_path} ({args.decks} deck(s), "
         f"{args.baud or 'unpaced'} baud{', control ' + args.control if control else ''})",
         flush=True,
     )
