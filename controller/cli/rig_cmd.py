@@ -1,6 +1,7 @@
 """``croupier rig``: the hardware-in-the-loop rig against a real daemon.
 
-- ``croupier rig run SCENARIO.toml ... [--junit FILE] [-v]``: play scenarios (tests/hil/);
+- ``croupier rig run SCENARIO.toml ... [--junit FILE] [-v] [--wired RIG.toml]``: play
+  scenarios (tests/hil/) on the simulated table, or on a real controller the rig is cabled to;
   exit status 1 when one fails;
 - ``croupier rig soak --rounds N --faults RATE --kill-rate RATE [--tables K]``: random
   rounds, random shuffler faults, random ``kill -9``; the ledger, its journal and the rig's
@@ -19,6 +20,7 @@ from controller.rig.play import run_scenario
 from controller.rig.report import human, junit
 from controller.rig.scenario import load_scenario
 from controller.rig.soak import ROYALS, SoakReport, run_soak
+from controller.rig.wired import load_wiring
 from drivers.errors import DriverError
 
 
@@ -36,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml")
     r.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (CI)")
     r.add_argument("-v", "--verbose", action="store_true", help="every step, not only failures")
+    r.add_argument("--wired", metavar="RIG.toml", help="a real controller the rig is cabled to")
     add_json_flag(r)
     r.set_defaults(func=run)
     s = actions.add_parser("soak", help="random rounds, faults and kill -9; books must agree")
@@ -58,9 +61,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     scenarios = [load_scenario(path) for path in args.scenarios]  # every file parses first
+    wiring = load_wiring(args.wired) if args.wired else None
     results = []
     for scenario in scenarios:
-        result = run_scenario(scenario)
+        result = run_scenario(scenario, wiring)
         results.append(result)
         if not args.json:
             print("\n".join(human(result, verbose=args.verbose)), flush=True)

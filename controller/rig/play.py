@@ -1,7 +1,8 @@
 """``croupier rig run``: a scenario played against a real daemon, step by step.
 
 :func:`run_scenario` starts a :class:`~controller.rig.table.SimTable` with the scenario's
-table configuration (its own temporary state and runtime directories), carries out each
+table configuration (its own temporary state and runtime directories), or takes hold of a real
+controller the rig is cabled to (:class:`~controller.rig.wired.WiredTable`), carries out each
 step (:class:`StepRunner`) and stops at the first step that fails; the result keeps every
 step's outcome and time, and the tail of the daemon's log when something failed. The whole
 scenario is bounded by its ``timeout``: every wait is cut to the time left.
@@ -20,7 +21,9 @@ from controller.rig.errors import ExpectationFailed, RigFailure
 from controller.rig.expect import Expectations, subset_mismatch
 from controller.rig.scenario import Scenario, Step
 from controller.rig.table import SimTable
-from controller.rig.target import TableUnderTest, log_tail
+from controller.rig.target import TableUnderTest
+from controller.rig.wired import WiredTable, Wiring
+from controller.tableconfig import load_table_config
 from drivers.errors import DriverError
 from firmware_bridge.errors import LinkError
 
@@ -163,14 +166,33 @@ class StepRunner:
 FAILURES = (CroupierError, DriverError, LinkError, OSError)
 
 
-def run_scenario(scenario: Scenario) -> ScenarioResult:
-    """Play ``scenario`` on a fresh simulated table; never raises for a failure of the table
-    (the result says what failed)."""
+def wired_mismatch(scenario: Scenario, table: WiredTable) -> str | None:
+    """Why ``scenario`` cannot run on the wired controller (None: it can)."""
+    if scenario.overrides:
+        return (f"it changes the table's configuration ({', '.join(scenario.overrides)}): it"
+                " runs on the simulated table only")  # fmt: skip
+    wanted = load_table_config(scenario.config).profile.name
+    if wanted != table.config.profile.name:
+        return f"it needs a {wanted} table; the controller plays {table.config.profile.name}"
+    return None
+
+
+def run_scenario(scenario: Scenario, wiring: Wiring | None = None) -> ScenarioResult:
+    """Play ``scenario`` on a fresh simulated table, or with ``wiring`` on a real controller
+    the rig is cabled to; never raises for a failure of the table (the result says what
+    failed)."""
     result = ScenarioResult(scenario)
     started = time.monotonic()
-    table: SimTable | None = None
+    table: TableUnderTest | None = None
     try:
-        table = SimTable(scenario.config, overrides=scenario.table_overrides)
+        if wiring is None:
+            table = SimTable(scenario.config, overrides=scenario.table_overrides)
+        else:
+            table = WiredTable(wiring)
+            if (why := wired_mismatch(scenario, table)) is not None:
+                table.close()
+                result.error = f"not run on {wiring.source}: {why}"
+                return result
         with table:
             runner = StepRunner(table, started + scenario.timeout)
             for step in scenario.steps:
@@ -179,7 +201,7 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
                     detail = runner.do(step)
                 except FAILURES as exc:
                     result.steps.append(StepResult(step, False, time.monotonic() - t0, str(exc)))
-                    result.log = log_tail(table.log_path, 25)
+                    result.log = table.daemon_log(25)
                     break
                 result.steps.append(StepResult(step, True, time.monotonic() - t0, detail))
     except FAILURES as exc:

@@ -45,7 +45,7 @@ import tomli_w
 
 from controller.ledger.reader import LedgerReader
 from controller.rig.errors import RigFailure
-from controller.rig.target import START_TIMEOUT, TableUnderTest, log_tail
+from controller.rig.target import START_TIMEOUT, TableUnderTest
 from controller.tableconfig import TableConfig, load_table_config
 from controller.validation import read_toml
 from drivers.gpio.rig_server import RigServer, RigTable
@@ -203,5 +203,5 @@ class SimTable(TableUnderTest):
             if self.rig is not None:
                 self.rig.close()
                 self.rig = None
-            self.final_log = log_tail(self.log_path, 40)
+            self.final_log = self.daemon_log(40)
             shutil.rmtree(self.runtime_dir, ignore_errors=True)

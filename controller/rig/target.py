@@ -88,6 +88,10 @@ class TableUnderTest:
         """Why the daemon cannot answer any more (it exited), or None."""
         return None
 
+    def daemon_log(self, lines: int = 12) -> str:
+        """The daemon's last lines, when the rig can see them (for a failure report)."""
+        return log_tail(self.log_path, lines)
+
     # --- life ------------------------------------------------------------------------------
 
     def __enter__(self) -> Self:
@@ -215,11 +219,11 @@ class TableUnderTest:
         while True:
             if (dead := self._dead()) is not None:
                 raise RigFailure(f"{dead} while the rig waited for {what}\n"
-                                 f"{log_tail(self.log_path)}")  # fmt: skip
+                                 f"{self.daemon_log()}")  # fmt: skip
             result = check()
             if result:
                 return result
             if time.monotonic() >= deadline:
-                raise RigFailure(f"timed out waiting for {what}\n{log_tail(self.log_path)}")
+                raise RigFailure(f"timed out waiting for {what}\n{self.daemon_log()}")
             time.sleep(pause)
             pause = min(pause * 2, POLL_MAX)

@@ -1,0 +1,81 @@
+"""The rig cabled to a controller it does not start itself (``croupier rig run --wired``): a
+croupierd on this machine stands for the table controller, started, stopped and killed by
+the commands of the rig's wiring file; the rig plays its shuffler on a pty the controller
+opens as its serial port and holds its pins over the rig socket. The same scenario files
+run, kill -9 included; a scenario for another game or another configuration is refused."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from controller.rig.play import run_scenario
+from controller.rig.report import human
+from controller.rig.scenario import load_scenario
+from controller.rig.table import REPO_CONFIG
+from controller.rig.wired import load_wiring
+from controller.validation import ConfigError, read_toml
+from firmware_bridge.emulator.firmware import firmware_digest
+
+HIL = Path(__file__).parent
+
+
+def sh(script: str) -> str:
+    return f"sh -c {shlex.quote(script)}"
+
+
+@pytest.fixture
+def wiring(tmp_path):
+    run, state, pid, log = tmp_path / "run", tmp_path / "state", tmp_path / "pid", tmp_path / "log"
+    run.mkdir()
+    table = read_toml(REPO_CONFIG)
+    table["shuffler"] = {"port": str(run / "shuffler.pty"), "baud": 115200,
+                         "firmware_allow": [firmware_digest().hex()]}  # fmt: skip
+    config = tmp_path / "controller.toml"
+    config.write_text(tomli_w.dumps(table))
+    daemon = (f"{sys.executable} -m controller.daemon --config {config} --state-dir {state}"
+              f" --runtime-dir {run}")  # fmt: skip
+    alive = f"kill -0 $(cat {pid}) 2>/dev/null"
+    stop = f"kill $(cat {pid}) 2>/dev/null; while {alive}; do sleep 0.05; done"
+    rig = {
+        "controller": {
+            "config": str(config), "socket": str(run / "control.sock"),
+            "prepare": sh(f"[ -f {pid} ] && {{ {stop}; }}; rm -rf {state}"),
+            "start": sh(f"{daemon} >> {log} 2>&1 & echo $! > {pid}"),
+            "stop": sh(stop), "kill": sh(f"kill -9 $(cat {pid})"), "log": f"tail -n 40 {log}",
+        },
+        "shuffler": {"link": str(run / "shuffler.pty")},
+        "pins": {"backend": "rig", "socket": str(run / "rig.sock")},
+    }  # fmt: skip
+    path = tmp_path / "rig.toml"
+    path.write_text(tomli_w.dumps(rig))
+    yield load_wiring(path)
+    subprocess.run(shlex.split(rig["controller"]["stop"]), check=False)
+
+
+@pytest.mark.parametrize("name", ["md-s1-wrong-count", "restart-mid-round"])
+def test_a_scenario_runs_on_a_wired_controller(wiring, name):
+    result = run_scenario(load_scenario(HIL / f"{name}.toml"), wiring)
+    assert result.ok, "\n".join(human(result, verbose=True))
+
+
+def test_scenarios_for_another_table_are_refused(wiring):
+    other_game = run_scenario(load_scenario(HIL / "ch-jumbo7.toml"), wiring)
+    assert "needs a ch-bg table; the controller plays uth-gr" in other_game.error
+    assert not other_game.steps
+
+
+def test_a_wiring_file_reports_every_problem(tmp_path):
+    bad = tmp_path / "rig.toml"
+    bad.write_text('[controller]\nsocket = "/x"\n[shuffler]\nbaud = 0\n[pins]\nbackend = "gpio"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_wiring(bad)
+    text = str(caught.value)
+    for expected in ("controller.config: required key", "shuffler.port: give the rig's",
+                     "shuffler.baud", "pins.wiring: required table"):  # fmt: skip
+        assert expected in text
