@@ -20,6 +20,7 @@ from controller.rig.play import run_scenario
 from controller.rig.report import human, junit
 from controller.rig.scenario import load_scenario
 from controller.rig.soak import ROYALS, SoakReport, run_soak
+from controller.rig.table import REPO_CONFIG
 from controller.rig.wired import load_wiring
 from drivers.errors import DriverError
 
@@ -54,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="LOCK and CONFIRM from the tablet (control socket), not the pins",
     )
-    s.add_argument("--config", default="config/sim.toml", help="a uth-gr sim table")
+    s.add_argument("--config", default=str(REPO_CONFIG), metavar="FILE",
+                   help="a uth-gr sim table (default: config/sim.toml)")  # fmt: skip
     add_json_flag(s)
     s.set_defaults(func=soak)
 
