@@ -80,8 +80,9 @@ class LiveTable:
                              "profile": table.config.profile.name, "pools": {}},
                             messages=list(self.messages))  # fmt: skip
         now = time.monotonic()
+        wired = table.io.config.lamps if table.io is not None else {}
         names = [f"seat{s}" for s in status["seats"]] + list(LAMPS)
-        lamps = {name: self._lamp(name, now) for name in names}
+        lamps = {name: self._lamp(name, now) for name in names if name in wired}
         frame = table.sign_frame() if sign else None
         return Snapshot(
             status, frame, table.sign_text() if frame else None, lamps, last, self.currency,
@@ -212,6 +213,10 @@ class LiveTable:
         self.start_autoplay()
 
     def start_autoplay(self, limit: int | None = None) -> None:
+        if self.table.config.profile.game != "uth":
+            self.errors += 1
+            self.say("autoplay plays Ultimate Texas Hold'em tables (config/sim.toml) only")
+            return
         self.limit = limit
         self._stop.clear()
         self._autoplay = threading.Thread(target=self.autoplay, name="croupier-autoplay",
