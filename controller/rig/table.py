@@ -164,8 +164,6 @@ class SimTable(TableUnderTest):
         self.starts += 1
         deadline = time.monotonic() + timeout
         self.wait_until_answering(deadline)
-        if self.rig is not None:
-            self.rig.wait_for_daemon(max(0.1, deadline - time.monotonic()))
 
     def stop(self) -> int | None:
         """SIGTERM, as systemd stops the daemon; returns its exit status."""

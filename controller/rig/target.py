@@ -27,6 +27,7 @@ from controller.tableconfig import TableConfig
 from display.geometry import Frame
 from display.money import currency, fit_amount
 from display.reader import read
+from drivers.gpio.rig_server import RigServer
 from firmware_bridge.emulator.control import EmulatorControl
 from firmware_bridge.errors import LinkError
 
@@ -53,6 +54,7 @@ class TableUnderTest:
 
     config: TableConfig
     io: Any = None  # drivers.gpio.rig_server.RigTable or drivers.gpio.rig_gpio.GpioRig
+    rig: RigServer | None = None  # the rig socket the daemon's pins connect to, if any
     credential: str
     log_path: Path | None = None
     final_log = ""  # the daemon's last lines, kept when the table is closed
@@ -110,8 +112,11 @@ class TableUnderTest:
         self.start(timeout)
 
     def wait_until_answering(self, deadline: float) -> None:
+        """The daemon answers on its control socket (and has connected to the rig's pins)."""
         self._poll(lambda: self.control_socket.exists(), deadline, "the control socket")
         self._poll(self._answers, deadline, "the daemon to answer")
+        if self.rig is not None:
+            self.rig.wait_for_daemon(max(0.1, deadline - time.monotonic()))
 
     def _answers(self) -> bool:
         try:

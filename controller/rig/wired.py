@@ -204,8 +204,6 @@ class WiredTable(TableUnderTest):
             self._run("start")
         deadline = time.monotonic() + timeout
         self.wait_until_answering(deadline)
-        if self.rig is not None:
-            self.rig.wait_for_daemon(max(0.1, deadline - time.monotonic()))
 
     def stop(self) -> int | None:
         self._drop_clients()

@@ -25,9 +25,10 @@ from gpiozero.pins import Factory
 
 from drivers.errors import RigError
 from drivers.gpio.pinmap import GpioConfig, InputLine, OutputLine
+from drivers.gpio.rig_server import TableInputs
 
 
-class GpioRig:
+class GpioRig(TableInputs):
     def __init__(self, config: GpioConfig, wiring: Mapping[int, int], factory: Factory) -> None:
         self.config = config
         lines = [*config.inputs.values(), *config.lamps.values()]
@@ -61,21 +62,6 @@ class GpioRig:
         self._inputs.clear()
 
     # --- the controller's inputs -----------------------------------------------------------
-
-    def place_stake(self, seat: int) -> None:
-        self._set_input(f"seat{seat}", True)
-
-    def lift_stake(self, seat: int) -> None:
-        self._set_input(f"seat{seat}", False)
-
-    def press(self, button: str) -> None:
-        self._set_input(button, True)
-
-    def release(self, button: str) -> None:
-        self._set_input(button, False)
-
-    def turn_key(self, on: bool) -> None:
-        self._set_input("key", on)
 
     def _set_input(self, name: str, active: bool) -> None:
         try:

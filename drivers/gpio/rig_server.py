@@ -221,12 +221,8 @@ def _daemon_pin(fields: dict[str, Any]) -> DaemonPin:
         raise RigError(f"rig: malformed pin description {fields!r}") from exc
 
 
-class RigTable:
-    """The rig in table terms, for a table wired as ``config`` says."""
-
-    def __init__(self, rig: RigServer, config: GpioConfig) -> None:
-        self.rig = rig
-        self.config = config
+class TableInputs:
+    """The table's inputs in table terms; a subclass sets one input line active or not."""
 
     def place_stake(self, seat: int) -> None:
         self._set_input(f"seat{seat}", True)
@@ -243,6 +239,17 @@ class RigTable:
 
     def turn_key(self, on: bool) -> None:
         self._set_input("key", on)
+
+    def _set_input(self, name: str, active: bool) -> None:
+        raise NotImplementedError
+
+
+class RigTable(TableInputs):
+    """The rig in table terms, for a table wired as ``config`` says."""
+
+    def __init__(self, rig: RigServer, config: GpioConfig) -> None:
+        self.rig = rig
+        self.config = config
 
     def lamp_lit(self, lamp: str) -> bool | None:
         """Whether lamp ``seat3`` / ``green`` / ``red`` / ``beacon`` is lit (``None``: the
