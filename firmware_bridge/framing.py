@@ -29,7 +29,7 @@ CRC_LEN: Final = 2
 OVERHEAD: Final = HEADER_LEN + CRC_LEN
 MAX_FRAME: Final = OVERHEAD + MAX_PAYLOAD
 CRC_INIT: Final = 0xFFFF
-IDLE_GAP: Final = 0.005  # seconds of silence after which a partial frame is given up
+IDLE_GAP: Final = 0.05  # seconds of silence after which a partial frame is given up
 _SOF_BYTE: Final = bytes([SOF])
 
 

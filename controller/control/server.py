@@ -84,10 +84,15 @@ class ControlServer:
                 await writer.drain()
         except (ConnectionError, OSError):
             pass
+        except asyncio.CancelledError:
+            # the server is closing: end this connection quietly (asyncio 3.11's stream
+            # callback would otherwise log the cancellation as an error)
+            writer.close()
+            return
         finally:
             writer.close()
-            with contextlib.suppress(ConnectionError, OSError):
-                await writer.wait_closed()
+        with contextlib.suppress(ConnectionError, OSError):
+            await writer.wait_closed()
 
     async def dispatch(self, line: bytes) -> bytes:
         request_id = None

@@ -129,6 +129,7 @@ class TableRunner:
         self._journal_failed = False
         self._last_lamps: dict[str, str] = {}
         self._sign_shown: Any = None
+        self._key_on = False
         self.metrics = PipelineMetrics()
 
     # --- time and the ledger thread ----------------------------------------------------
@@ -517,8 +518,22 @@ class TableRunner:
             self.post(SeatHealth(event.seat, True, event.describe()))
         elif isinstance(event, g.SeatCleared):
             self.post(SeatHealth(event.seat, False, event.describe()))
+        elif isinstance(event, g.KeySwitched):
+            self._key_on = event.on
+            self.post_journal("technician-key", {"on": event.on})
         elif isinstance(event, g.ButtonPressed):
-            self.post(ButtonPressed(event.button))
+            excluded = (
+                [s for s, st in self.gpio.seat_states().items() if st is g.SeatState.EXCLUDED]
+                if self.gpio is not None
+                else []
+            )
+            if event.button == "confirm" and self._key_on and excluded:
+                # CONFIRM with the technician key on clears the excluded seats (docs/tableio.md)
+                for seat in excluded:
+                    self.gpio.clear(seat)
+                self.post_journal("seats-cleared", {"seats": excluded, "by": "technician key"})
+            else:
+                self.post(ButtonPressed(event.button))
 
     # --- outputs -----------------------------------------------------------------------
 

@@ -257,3 +257,16 @@ def test_biased_shuffler_raises_the_audit_alarm(sim):
     assert t.wait(lambda: t.journal("shuffle-audit-alarm"), "the alarm in the journal")
     audit = croupier("shuffler", "audit", "--socket", str(t.socket))
     assert audit.returncode == 1 and "ALARM" in audit.stdout
+
+
+def test_technician_key_and_confirm_clear_an_excluded_seat(sim):
+    t = sim()
+    for _ in range(10):
+        t.table.place_stake(4)
+        t.table.lift_stake(4)
+    t.wait(lambda: t.status()["seats"]["4"]["excluded"], "seat 4 excluded")
+    t.table.turn_key(True)
+    t.wait(lambda: t.journal("technician-key"), "key journaled")
+    t.press("confirm")
+    t.wait(lambda: not t.status()["seats"]["4"]["excluded"], "seat 4 cleared")
+    assert t.journal("seats-cleared")[0]["seats"] == [4]
