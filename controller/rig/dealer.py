@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.cards import Card
+from controller.ledger.verify import verify_ledger
 from controller.poker import Category, evaluate
 from controller.rig.errors import RigFailure
 from controller.rig.target import EDGE_MARGIN, TableUnderTest
@@ -331,9 +332,12 @@ class Dealer:
         self.kills += 1
         self.table.start()
         seen.killed = True
+        with self.table.ledger() as ledger:
+            # after every restart the books must already be whole (issue 7): every invariant
+            # of the ledger and the journal's chain, replayed
+            seen.problems += [f"after the restart: {p}" for p in verify_ledger(ledger).problems[:5]]
+            record = ledger.round(seen.round_id) if seen.round_id is not None else None
         if seen.round_id is not None:
-            with self.table.ledger() as ledger:
-                record = ledger.round(seen.round_id)
             if record is None:
                 seen.outcome = "not opened"
             elif record.state == "open":
