@@ -124,6 +124,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
             firmware_allow=allow,
             shoe=config.profile.game == "blackjack",
             card_name=card_name,
+            is_current=runner.is_current,
         )
         runner.shuffler = link
         if config.io is not None and config.io.gpio.inputs:

@@ -63,6 +63,7 @@ class ButtonPressed:
 class PacketDelivered:
     packet: Packet
     at: float | None = None  # when its last byte arrived (loop clock), for the metrics
+    round_id: str | None = None  # the round whose request it answers (None: shoe events)
 
 
 @dataclass(frozen=True)

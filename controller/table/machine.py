@@ -372,6 +372,15 @@ class TableMachine:
         return effects
 
     def _on_PacketDelivered(self, event: PacketDelivered, now: float) -> list[Effect]:
+        r = self.round
+        if event.round_id is not None and (r is None or event.round_id != r.round_id):
+            # the answer to a request of a round that is over (a slow link): not this deal
+            return [
+                Journal(
+                    "packet-stale",
+                    {"round": event.round_id, "destination": event.packet.destination},
+                )
+            ]
         if not self._dealing():
             return [
                 Journal(
@@ -471,8 +480,10 @@ class TableMachine:
         r = self.round
         refused = None
         if self.profile.options.get("dealer_exposure") != "reinsert":
-            refused = (f"profile {self.profile.name} has no re-insertion procedure (MD-X3 is"
-                       " Italian): call the floor")  # fmt: skip
+            refused = (
+                f"profile {self.profile.name} has no re-insertion procedure (MD-X3 is"
+                " Italian): call the floor"
+            )
         elif self.state != TableState.VERIFIED or not isinstance(r.deal, HandFormingDeal):
             refused = f"only after a verified hand-forming deal, before the showdown ({self.state})"
         if refused is None:
@@ -481,8 +492,12 @@ class TableMachine:
             except RoundError as exc:
                 refused = str(exc)
         if refused is not None:
-            return [Journal("exposure-refused", {"positions": list(event.positions),
-                                                 "reason": refused, "rule": "MD-X3"})]  # fmt: skip
+            return [
+                Journal(
+                    "exposure-refused",
+                    {"positions": list(event.positions), "reason": refused, "rule": "MD-X3"},
+                )
+            ]
         cause = "dealer cards exposed: back into the shuffler, replacements dealt"
         move = self._move(TableState.DEALING, cause, rule="MD-X3", positions=list(event.positions))
         return [move, *effects]

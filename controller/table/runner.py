@@ -270,32 +270,31 @@ class TableRunner:
             self.ledger.journal.append("ledger-writable", {}, now)
 
     async def _loop(self, stop: asyncio.Event) -> None:
+        """Events in order, a Tick at the machine's deadline. The queue's getter is never
+        cancelled while the loop runs (a cancelled get can lose the event it just took):
+        waiting with a timeout leaves it pending for the next turn."""
         assert self.machine is not None
-        while not stop.is_set():
-            deadline = self.machine.next_deadline()
-            event: Event
-            try:
-                if deadline is None:
-                    event = await self._next(stop)
-                else:
-                    async with asyncio.timeout(max(0.0, deadline - self.now())):
-                        event = await self._next(stop)
-            except TimeoutError:
-                event = Tick()
-            if stop.is_set():
-                break
-            await self.handle(event)
-
-    async def _next(self, stop: asyncio.Event) -> Event:
-        getter = asyncio.ensure_future(self.queue.get())
         stopper = asyncio.ensure_future(stop.wait())
+        getter: asyncio.Future[Event] | None = None
         try:
-            await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            while not stop.is_set():
+                if getter is None:
+                    getter = asyncio.ensure_future(self.queue.get())
+                deadline = self.machine.next_deadline()
+                timeout = None if deadline is None else max(0.0, deadline - self.now())
+                done, _ = await asyncio.wait(
+                    {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+                if stopper in done:
+                    break
+                event: Event = Tick()
+                if getter in done:
+                    event, getter = getter.result(), None
+                await self.handle(event)
         finally:
             stopper.cancel()
-            if not getter.done():
+            if getter is not None:
                 getter.cancel()
-        return getter.result() if getter.done() and not getter.cancelled() else Tick()
 
     async def handle(self, event: Event) -> None:
         """One event through the machine, its effects carried out, outputs updated."""
@@ -316,7 +315,8 @@ class TableRunner:
                 if self.shuffler is None:
                     log.error("no shuffler link for %s", effect)
                 else:
-                    self.shuffler.submit(effect)
+                    round_id = self.machine.round.round_id if self.machine.round else None
+                    self.shuffler.submit(effect, round_id)
 
     async def _commit(self, effects: list[Effect]) -> None:
         """One ledger transaction for everything one event asked for; a linked pool's part
@@ -504,6 +504,15 @@ class TableRunner:
         asyncio.get_running_loop().create_task(self._commit([Journal(kind, data)]))
 
     # --- inputs from the GPIO table ----------------------------------------------------
+
+    def is_current(self, round_id: str) -> bool:
+        """Is ``round_id`` the round in play (its shuffler commands still wanted)?"""
+        r = self.machine.round if self.machine else None
+        return (
+            r is not None
+            and r.round_id == round_id
+            and self.machine.state.value not in ("void", "settled", "jackpot")
+        )
 
     def gpio_event(self, event: Any) -> None:
         """drivers.gpio.events -> table events (the machine decides what counts)."""

@@ -27,6 +27,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from controller.deal.validator import COMMUNITY, DEALER, Packet
 from controller.table.events import (
@@ -114,15 +115,17 @@ class ShufflerLink:
         firmware_allow: set[str],
         shoe: bool,
         card_name: Callable[[int], str],
+        is_current: Callable[[str], bool] = lambda round_id: True,
     ) -> None:
         self.client = client
+        self.is_current = is_current
         self.post = post
         self.firmware_allow = firmware_allow
         self.shoe = shoe
         self.card_name = card_name
         self.identity: IdentifyReply | None = None
         self.last_deck: str = ""
-        self._commands: asyncio.Queue[object] = asyncio.Queue()
+        self._commands: asyncio.Queue[tuple[Any, str | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -143,9 +146,13 @@ class ShufflerLink:
         await self.client.close()
 
     def submit(
-        self, effect: RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck | ResetShuffler
+        self,
+        effect: RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck | ResetShuffler,
+        round_id: str | None = None,
     ) -> None:
-        self._commands.put_nowait(effect)
+        """Queue a command; with ``round_id`` it is dropped if that round is over by the time
+        its turn comes (a voided round's packets are never dealt)."""
+        self._commands.put_nowait((effect, round_id))
 
     # --- connection and events ---------------------------------------------------------
 
@@ -207,7 +214,7 @@ class ShufflerLink:
             if message.active:
                 detail = f": {message.detail}" if message.detail else ""
                 self.post(ShufflerFault(f"{name}{detail}"))
-            self._commands.put_nowait(_CheckStatus())
+            self._commands.put_nowait((_CheckStatus(), None))
         elif isinstance(message, CardEvent) and self.shoe:
             self.post(PacketDelivered(Packet(SHOE, (message.card,), (message.face_up,))))
 
@@ -215,12 +222,17 @@ class ShufflerLink:
 
     async def _work(self) -> None:
         while True:
-            effect = await self._commands.get()
+            effect, round_id = await self._commands.get()
+            if round_id is not None and not self.is_current(round_id):
+                log.info(
+                    "dropped %s of round %s: the round is over", type(effect).__name__, round_id
+                )
+                continue
             try:
                 if isinstance(effect, ShuffleDeck):
                     await self.client.shuffle(ShuffleMode.HAND_FORMING)
                 elif isinstance(effect, RequestPacket):
-                    await self._deal(effect)
+                    await self._deal(effect, round_id)
                 elif isinstance(effect, ReinsertCards):
                     await self.client.reinsert(effect.cards)
                 elif isinstance(effect, CheckDeck):
@@ -234,7 +246,7 @@ class ShufflerLink:
             except (LinkError, DriverError) as exc:
                 self.post(ShufflerFault(f"{type(effect).__name__}: {exc}"))
 
-    async def _deal(self, request: RequestPacket) -> None:
+    async def _deal(self, request: RequestPacket, round_id: str | None) -> None:
         reply = await self.client.deal(request.count, tag_of(request.destination))
         arrived = asyncio.get_running_loop().time()
         packet = Packet(
@@ -250,7 +262,7 @@ class ShufflerLink:
                     f" to {request.destination}"
                 )
             )
-        self.post(PacketDelivered(packet, arrived))
+        self.post(PacketDelivered(packet, arrived, round_id))
 
     async def _check_status(self) -> None:
         try:
@@ -260,8 +272,10 @@ class ShufflerLink:
             return
         problems = []
         if status.fault != ErrorCode.OK:
-            problems.append(f"{ErrorCode(status.fault).name} active: clear it, then reset the"
-                            " shuffler (croupier shuffler reset)")  # fmt: skip
+            problems.append(
+                f"{ErrorCode(status.fault).name} active: clear it, then reset the"
+                " shuffler (croupier shuffler reset)"
+            )
         if status.door_open:
             problems.append("the shuffler's door is open")
         self.post(ConditionChanged("shuffler", bool(problems), "; ".join(problems)))

@@ -25,7 +25,7 @@ class NoShuffler:
     def __init__(self):
         self.submitted = []
 
-    def submit(self, effect):
+    def submit(self, effect, round_id=None):
         self.submitted.append(effect)
 
 

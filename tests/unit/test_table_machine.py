@@ -521,3 +521,18 @@ def test_exposure_refused_without_the_procedure_or_out_of_turn(profile, when, po
     assert t.m.state == before
     assert not any(isinstance(e, ReinsertCards | RequestPacket) for e in out)
     assert why in t.journal("exposure-refused")[-1]["reason"]
+
+
+def test_a_packet_answering_another_round_is_ignored():
+    t = Table()
+    t.open()
+    t.send(DeclareSeats((1,)))
+    t.lock_and_open_ledger()
+    stale = PacketDelivered(
+        Packet("community", tuple(parse_cards("2c 7d 9h Js Qs")), (False,) * 5),
+        round_id="T1-000000",
+    )
+    t.send(stale)
+    assert t.m.state == TableState.DEALING and t.journal("packet-stale")
+    t.send(PacketDelivered(stale.packet, round_id="T1-000001"))
+    assert t.m.round.deal.validator.delivered  # the current round's packet counts
