@@ -140,6 +140,9 @@ def test_rig_table_speaks_in_seats_and_lamps(socket_path):
             rig.wait_for_daemon(WAIT)
             table.place_stake(3)
             wait_until(lambda: sensor.is_pressed, "the stake to read")
+            # The lamp's set-up travels on the link like any message: wait for it, never assume
+            # it arrived before the sensor's level came back (seen in CI under load).
+            table.wait_for_lamp("seat3", False, WAIT)
             assert table.lamp_lit("seat3") is False
             lamp.on()
             table.wait_for_lamp("seat3", True, WAIT)
@@ -291,6 +294,8 @@ def test_croupier_lamps_test_against_the_rig(socket_path):
         )
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
+        # its last messages may still be in flight: the rig has read them all once it sees EOF
+        rig.wait_for(lambda: rig.daemon_pid is None, WAIT, "the CLI to hang up")
         for lamp in config.lamps:  # each lamp went on then off, in the order tested
             assert [lit for _, lit in table.lamp_history(lamp)][-2:] == [True, False], lamp
         order = sorted(config.lamps, key=lambda name: table.lamp_history(name)[-2][0])
