@@ -115,9 +115,15 @@ class TableCore:
             name: Debouncer(initial.get(name, False), c.button_debounce) for name in CONSOLE_INPUTS
         }
         self.lamps = lamps.LampBank([f"seat{n}" for n in c.seats] + list(STATUS_LAMPS))
-        for seat in self._seats.values():  # a stake already on at start-up counts as placed
+        # A stake already on at start-up counts as placed, and a key already turned is on: both
+        # are reported like any change, or the controller would not know (a daemon restarted
+        # mid-session finds the stakes of a voided round still on the sensors).
+        for seat in self._seats.values():
             if seat.sensor.level:
                 self._set_state(seat, SeatState.STAKE_PLACED, now)
+                self._outbox.append(StakePlaced(now, seat.number, True))
+        if self._buttons["key"].level:
+            self._outbox.append(KeySwitched(now, True))
 
     # -- inputs -----------------------------------------------------------------------------
 

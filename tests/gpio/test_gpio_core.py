@@ -70,10 +70,13 @@ def test_stake_removed_while_bets_are_open_frees_the_seat():
     assert c.seat_state(1) is SeatState.AWAITING
 
 
-def test_a_stake_present_at_start_up_counts():
-    c = core(initial={"seat4": True})
+def test_a_stake_present_at_start_up_counts_and_is_reported():
+    c = core(now=5.0, initial={"seat4": True, "key": True, "lock": True})
     assert c.seat_state(4) is SeatState.STAKE_PLACED
-    assert c.lock(1.0) == (4,)
+    # the controller learns of it like of any stake (a LOCK held at start-up is no press)
+    assert c.poll(5.0) == [StakePlaced(5.0, 4, True), KeySwitched(5.0, True)]
+    assert c.poll(6.0) == []
+    assert c.lock(6.0) == (4,)
 
 
 def test_raw_edges_are_reported_on_request():

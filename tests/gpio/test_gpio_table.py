@@ -147,6 +147,9 @@ def test_a_stake_on_at_start_up_is_placed():
         factory.pin(17).drive_low()  # seat 2 already covered when the daemon starts
         async with GpioTable(config(sensor_pull="off"), factory) as table:
             assert table.seat_states()[2] is SeatState.STAKE_PLACED
+            # reported like any stake, so the round machine knows it too
+            event = await next_event(table)
+            assert isinstance(event, StakePlaced) and (event.seat, event.accepted) == (2, True)
             assert table.lock() == (2,)
 
     run(scenario())
