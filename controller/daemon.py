@@ -60,6 +60,7 @@ async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subpro
         str(emu.decks),
         "--baud",
         str(emu.baud or 0),
+        "--exit-with-parent",  # a daemon killed with kill -9 leaves no orphan
     ]
     if emu.seed is not None:
         command += ["--seed", str(emu.seed)]

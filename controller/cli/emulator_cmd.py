@@ -5,12 +5,15 @@ it like ``/dev/ttyUSB0``. ``--baud`` paces the output at that rate (a pty has no
 its own). ``--port DEVICE`` serves on a real serial port instead (a rig cabled to a
 controller's shuffler port; the line runs at ``--baud`` and paces itself). ``--control
 SOCKET`` opens the fault-injection channel (JSON lines; see
-firmware_bridge/emulator/control.py). Serves until SIGTERM or SIGINT, then removes PATH.
+firmware_bridge/emulator/control.py). Serves until SIGTERM or SIGINT, then removes PATH;
+with ``--exit-with-parent`` also when the process that started it is gone (the simulated
+table's daemon starts it so: a daemon killed with ``kill -9`` leaves no orphan shuffler).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import signal
 import sys
@@ -36,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--card-time", type=float, default=0.0, help="seconds per card dealt")
     p.add_argument("--shuffle-time", type=float, default=0.0, help="seconds per shuffle")
     p.add_argument("--no-recognition", action="store_true", help="a machine without a reader")
+    p.add_argument(
+        "--exit-with-parent", action="store_true", help="stop when the starting process dies"
+    )
     p.set_defaults(func=run)
 
 
@@ -51,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     )
     firmware = DeviceFirmware(machine, rng=random.Random(args.seed + 1) if seeded else None)
     stop = threading.Event()
+    parent = os.getppid()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     try:
@@ -68,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         while not stop.wait(0.5):
-            pass
+            if args.exit_with_parent and os.getppid() != parent:  # reparented: the parent died
+                print("emulator: the process that started it is gone", file=sys.stderr)
+                break
     finally:
         if control is not None:
             control.stop()

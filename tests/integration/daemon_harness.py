@@ -108,13 +108,25 @@ class SimTable:
 
     def kill9(self) -> None:
         assert self.proc is not None
+        assert self.emulator_pids(), "the daemon's emulator should be running"
         self.proc.kill()
         self.proc.wait()
         self.proc = None
         with contextlib.suppress(FileNotFoundError):
             (self.run_dir / "control.sock").unlink()
-        # the emulator it started goes on until it notices; stop it as systemd would
-        subprocess.run(["pkill", "-KILL", "-f", f"--link {self.run_dir}/shuffler.pty"], check=False)
+        # the emulator it started (--exit-with-parent) must notice and go: no orphan shuffler
+        self.wait(lambda: not self.emulator_pids(), "the orphaned emulator to exit", timeout=10)
+
+    def emulator_pids(self) -> list[int]:
+        """The emulator processes serving this table's pty (found by their command line)."""
+        link = f"{self.run_dir}/shuffler.pty".encode()
+        pids = []
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            with contextlib.suppress(OSError):
+                args = cmdline.read_bytes().split(b"\0")
+                if b"emulator" in args and link in args:
+                    pids.append(int(cmdline.parent.name))
+        return pids
 
     def close(self) -> None:
         self.stop()
