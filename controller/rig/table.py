@@ -168,17 +168,20 @@ class SimTable(TableUnderTest):
     def stop(self) -> int | None:
         """SIGTERM, as systemd stops the daemon; returns its exit status."""
         self._drop_clients()
-        if self.proc is None:
+        proc = self.proc
+        if proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(STOP_TIMEOUT)
+                proc.wait(STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.kill()
-        status = self.proc.returncode
+            except BaseException:  # a second Ctrl-C while it stops: never leave it running
+                self.kill()
+                raise
         self.proc = None
-        return status
+        return proc.returncode
 
     def kill(self) -> None:
         """``kill -9`` the daemon, then power off the sim's shuffler (its process group)."""

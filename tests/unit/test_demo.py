@@ -42,12 +42,34 @@ def screen(output: bytes) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", last)
 
 
+def wait_exit(pid: int, timeout: float) -> int:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.05)
+    raise AssertionError(f"the demo did not exit within {timeout:g} s of Ctrl-C")
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Processes with ``text`` in their command line (the daemon names its state directory)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
+
+
 def test_terminal_demo_takes_keys_and_stops_cleanly_on_ctrl_c(tmp_path):
     state = tmp_path / "state"
     pid, fd = pty.fork()
     if pid == 0:  # the child: the demo on a terminal
         os.execv(sys.executable, [*DEMO, "--state-dir", str(state)])
-    output = b""
+    output, status = b"", None
 
     def read_until(text: str, times: int = 1, timeout: float = 30.0) -> str:
         nonlocal output
@@ -75,13 +97,14 @@ def test_terminal_demo_takes_keys_and_stops_cleanly_on_ctrl_c(tmp_path):
         read_until("last round SIM-1-000001: settled")
         os.write(fd, b"\x03")  # Ctrl-C
         read_until("stopping the table")
+        status = wait_exit(pid, timeout=30.0)
     finally:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if not done:  # a failed check: stop the demo as Ctrl-C would
+        if status is None:  # a failed check: stop the demo as Ctrl-C would
             os.kill(pid, signal.SIGINT)
-            _, status = os.waitpid(pid, 0)
+            os.waitpid(pid, 0)
         os.close(fd)
     assert os.waitstatus_to_exitcode(status) == 0
+    assert not processes_mentioning(str(state)), "the demo left its daemon running"
     with LedgerReader.open(state / "ledger.sqlite3") as ledger:
         assert ledger.round_counts() == {"settled": 1}
 
