@@ -167,23 +167,30 @@ class ShufflerLink:
                 when = backoff.failed(loop.time())
                 self.post(ConditionChanged("link", True, f"shuffler not reachable: {exc}"))
                 await asyncio.sleep(max(0.0, when - loop.time()))
-        await self._identify()
+        # The session reports LinkUp at the first frame it receives, i.e. during the identify
+        # just made: only a link that went down since (or an identify that failed) calls for
+        # another. A second identify would put a shoe into SHOE mode again: a fresh shuffle
+        # under a table that is already open.
+        identified = await self._identify()
         async for event in self.client.events():
             if isinstance(event, LinkUp):
-                await self._identify()
+                if not identified:
+                    identified = await self._identify()
             elif isinstance(event, LinkDownEvent):
+                identified = False
                 self.post(ConditionChanged("link", True, event.reason))
             elif isinstance(event, DeviceRebooted):
                 self.post(ShufflerFault("the shuffler restarted"))
             elif isinstance(event, DeviceEvent):
                 self._device_event(event)
 
-    async def _identify(self) -> None:
+    async def _identify(self) -> bool:
+        """Identify, check the machine and (shoe) start SHOE mode; False if that failed."""
         try:
             identity = await self.client.identify()
         except (LinkError, DriverError) as exc:
             self.post(ConditionChanged("link", True, f"shuffler does not identify: {exc}"))
-            return
+            return False
         self.identity = identity
         digest = identity.fw_sha256.hex()
         if digest not in self.firmware_allow:
@@ -204,8 +211,9 @@ class ShufflerLink:
                 await self.client.shuffle(ShuffleMode.SHOE)
             except (LinkError, DriverError) as exc:
                 self.post(ConditionChanged("link", True, f"shoe mode refused: {exc}"))
-                return
+                return False
         self.post(ConditionChanged("link", False))
+        return True
 
     def _device_event(self, event: DeviceEvent) -> None:
         message = event.message

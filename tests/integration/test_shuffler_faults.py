@@ -59,14 +59,14 @@ def shuffler_condition(blocking: bool):
     )
 
 
-def run_link(emulator, scenario):
+def run_link(emulator, scenario, shoe=False):
     async def main():
         posted = Posted()
         link = ShufflerLink(
             ShufflerClient(open_transport(emulator.link)),
             posted.post,
             firmware_allow={firmware_digest().hex()},
-            shoe=False,
+            shoe=shoe,
             card_name=card_name,
         )
         await link.start()
@@ -116,3 +116,25 @@ def test_an_open_door_closes_the_table_until_it_is_shut(emulator):
 
     closed = run_link(emulator, scenario)
     assert "door is open" in closed.detail
+
+
+def test_a_shoe_is_identified_and_shuffled_once_when_the_link_comes_up(emulator):
+    """The session's LinkUp arrives during the first identify; answering it with a second one
+    re-shuffled the shoe under an open table (the rig's arranged cards vanished)."""
+    requests = []
+
+    def count_requests(fw, now):
+        execute = fw._execute
+        fw._execute = lambda msg: (requests.append(type(msg).__name__), execute(msg))[1]
+
+    emulator.call(count_requests)
+
+    async def scenario(link, posted):
+        # any request made now queues behind a second identify, were one on its way
+        await link.client.status()
+        await link.client.status()
+        return list(requests)
+
+    seen = run_link(emulator, scenario, shoe=True)
+    assert seen.count("IdentifyRequest") == 1, seen
+    assert seen.count("ShuffleRequest") == 1, seen
