@@ -146,17 +146,20 @@ class TableCore:
             raise SeatError(f"no input line {line!r}")
 
     def poll(self, now: float) -> list[TableEvent]:
-        """Settle debounced inputs up to ``now``; returns (and forgets) the pending events."""
-        for seat in self._seats.values():
-            if (change := seat.sensor.poll(now)) is not None:
-                self._sensor_changed(seat, *change)
-        for name, button in self._buttons.items():
-            if (change := button.poll(now)) is not None:
-                level, at = change
-                if name == "key":
-                    self._outbox.append(KeySwitched(at, level))
-                else:
-                    self._outbox.append((ButtonPressed if level else ButtonReleased)(at, name))
+        """Settle debounced inputs up to ``now``; returns (and forgets) the pending events.
+        Changes that settled since the last poll are taken in the order they settled, across
+        all inputs (a late poll must not put a LOCK before the stake that came first)."""
+        changes = [(at, level, seat.name, seat) for seat in self._seats.values()
+                   for level, at in seat.sensor.poll(now)]  # fmt: skip
+        changes += [(at, level, name, None) for name, button in self._buttons.items()
+                    for level, at in button.poll(now)]  # fmt: skip
+        for at, level, name, seat in sorted(changes, key=lambda change: change[0]):
+            if seat is not None:
+                self._sensor_changed(seat, level, at)
+            elif name == "key":
+                self._outbox.append(KeySwitched(at, level))
+            else:
+                self._outbox.append((ButtonPressed if level else ButtonReleased)(at, name))
         events, self._outbox = self._outbox, []
         return events
 

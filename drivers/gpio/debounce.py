@@ -18,31 +18,45 @@ from collections import deque
 
 
 class Debouncer:
+    """Edges may be fed late (their times are when they happened, and the loop may be busy):
+    a level that had held for ``interval`` before the next edge arrived has settled, even if
+    no poll came in between, so no change is ever lost to a late poll."""
+
     def __init__(self, level: bool, interval: float) -> None:
-        self.level = level  # the debounced level
+        self.level = level  # the debounced level, as last reported by poll()
         self.interval = interval
         self._raw = level
+        self._stable = level  # the debounced level including changes not yet reported
         self._settles_at = math.inf
+        self._settled: list[tuple[bool, float]] = []
 
     def edge(self, level: bool, now: float) -> None:
-        """The raw input is now ``level`` (repeated levels are ignored)."""
+        """The raw input became ``level`` at ``now`` (repeated levels are ignored)."""
         if level == self._raw:
             return
+        self._settle(now)
         self._raw = level
-        self._settles_at = now + self.interval if level != self.level else math.inf
+        self._settles_at = now + self.interval if level != self._stable else math.inf
 
-    def poll(self, now: float) -> tuple[bool, float] | None:
-        """``(new level, when it settled)`` if the debounced level changed by ``now``, else
-        ``None``. The time is the settling instant, however late the poll comes."""
-        if now >= self._settles_at:
-            settled, self._settles_at = self._settles_at, math.inf
-            self.level = self._raw
-            return self.level, settled
-        return None
+    def poll(self, now: float) -> list[tuple[bool, float]]:
+        """Every ``(new level, when it settled)`` by ``now``, oldest first, each reported once.
+        The times are the settling instants, however late the poll comes."""
+        self._settle(now)
+        changes, self._settled = self._settled, []
+        if changes:
+            self.level = changes[-1][0]
+        return changes
 
     def deadline(self) -> float | None:
         """When :meth:`poll` may next report a change (``None``: not before another edge)."""
+        if self._settled:
+            return self._settled[0][1]  # already due
         return None if self._settles_at == math.inf else self._settles_at
+
+    def _settle(self, now: float) -> None:
+        if now >= self._settles_at:
+            self._settled.append((self._raw, self._settles_at))
+            self._stable, self._settles_at = self._raw, math.inf
 
 
 class EdgeCounter:

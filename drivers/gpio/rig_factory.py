@@ -262,10 +262,12 @@ class RigFactory(PiFactory):
                 raise RigError(f"rig link: the rig sent {op!r}, which only a daemon sends")
         if op == "levels":
             self._connected.set()
-        self._notify_inputs()
+        self._notify_inputs(message.get("t"))
 
-    def _notify_inputs(self) -> None:
-        ticks = self.ticks()
+    def _notify_inputs(self, ticks: float | None = None) -> None:
+        """Fire the watched edges, timed at ``ticks`` (when the rig changed the level), else
+        now; never later than now."""
+        ticks = self.ticks() if ticks is None else min(ticks, self.ticks())
         with self._lock:
             pins = list(self.pins.values())
         for pin in pins:  # callbacks run without the lock: they may set outputs

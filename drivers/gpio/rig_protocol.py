@@ -27,11 +27,16 @@ daemon     ``setup``       ``pin``, ``function`` (input/output), ``pull``, ``sta
 daemon     ``output``      ``pin``, ``state`` (0/1)
 daemon     ``close``       ``pin``
 rig        ``levels``      ``levels``: {"17": 0, ...} (every pin the rig drives)
-rig        ``drive``       ``pin``, ``level`` (0/1)
-rig        ``release``     ``pin`` (back to its pull level)
+rig        ``drive``       ``pin``, ``level`` (0/1), ``t``
+rig        ``release``     ``pin`` (back to its pull level), ``t``
 =========  ==============  ==========================================================
 
 An input the rig does not drive reads its pull: ``up`` 1, ``down`` and ``floating`` 0.
+
+``t`` is when the rig changed the level, on ``time.monotonic()`` (the rig and the daemon share
+one host and its monotonic clock): the daemon times the edge by it, as a GPIO backend with edge
+timestamps would, so a busy daemon that reads two edges late still sees how far apart they
+were (a button released and pressed again is not taken for a bounce).
 """
 
 from __future__ import annotations
@@ -58,8 +63,8 @@ _FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "output": {"pin": int, "state": int},
     "close": {"pin": int},
     "levels": {"levels": dict},
-    "drive": {"pin": int, "level": int},
-    "release": {"pin": int},
+    "drive": {"pin": int, "level": int, "t": float},
+    "release": {"pin": int, "t": float},
 }
 
 

@@ -83,13 +83,13 @@ class RigServer:
         level = int(bool(level))
         with self._cond:
             self._driven[pin] = level
-            self._send(proto.encode("drive", pin=pin, level=level))
+            self._send(proto.encode("drive", pin=pin, level=level, t=monotonic()))
 
     def release(self, pin: int) -> None:
         """Stop driving ``pin``: the daemon reads its pull level again."""
         with self._cond:
             self._driven.pop(pin, None)
-            self._send(proto.encode("release", pin=pin))
+            self._send(proto.encode("release", pin=pin, t=monotonic()))
 
     # -- reading the daemon -----------------------------------------------------------------
 

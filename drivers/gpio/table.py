@@ -149,8 +149,12 @@ class GpioTable:
         return result
 
     def _watch(self, loop: asyncio.AbstractEventLoop, line: InputLine, device: InputDevice) -> None:
+        factory = self.factory
+
         def changed(ticks: Any, state: Any) -> None:  # on the backend's thread
-            at = self._clock()
+            # when the edge happened, on our clock: a backend with edge timestamps (lgpio, the
+            # rig) keeps the spacing of edges the loop reads late (see Debouncer)
+            at = self._clock() - max(0.0, factory.ticks_diff(factory.ticks(), ticks))
             with contextlib.suppress(RuntimeError):  # the loop is closing
                 loop.call_soon_threadsafe(self._edge, line.name, line.is_active(state), at)
 

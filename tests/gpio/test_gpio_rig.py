@@ -15,6 +15,7 @@ import sys
 import tempfile
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,30 @@ def test_rig_drives_inputs_and_sees_outputs(socket_path):
             factory.close()
 
 
+def test_edges_are_timed_when_the_rig_made_them_not_when_the_daemon_read_them(socket_path):
+    with RigServer(socket_path) as rig:
+        factory = RigFactory(socket_path)
+        try:
+            pin = factory.pin(17)
+            pin.input_with_pull("up")
+            times = []
+
+            def changed(ticks, state):  # gpiozero holds callbacks weakly: keep this one
+                times.append(ticks)
+
+            pin.when_changed = changed
+            assert factory.wait_for_rig(WAIT)
+            with factory._lock:  # the daemon is busy: the link thread cannot apply the level
+                before = time.monotonic()
+                rig.drive(17, 0)
+                after = time.monotonic()
+                time.sleep(0.2)
+            wait_until(lambda: times, "the edge")
+            assert before <= times[0] <= after  # not 0.2 s later, when it was read
+        finally:
+            factory.close()
+
+
 def test_inputs_fall_back_to_their_pulls_when_the_rig_goes_away(socket_path):
     rig = RigServer(socket_path)
     factory = RigFactory(socket_path)
@@ -120,7 +145,8 @@ def test_garbage_on_the_link_drops_the_connection_not_the_rig(socket_path):
         (b"not json", "not JSON"),
         (b'{"op": "explode"}', "unknown message"),
         (b'{"op": "drive", "pin": "17", "level": 1}', "drive needs pin"),
-        (b'{"op": "drive", "pin": 17, "level": 2}', "level must be 0 or 1"),
+        (b'{"op": "drive", "pin": 17, "level": 2, "t": 1.5}', "level must be 0 or 1"),
+        (b'{"op": "drive", "pin": 17, "level": 1}', "drive needs t"),
         (b'{"op": "output", "pin": 17, "state": true}', "output needs state"),
     ],
 )
