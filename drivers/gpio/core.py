@@ -149,17 +149,18 @@ class TableCore:
         """Settle debounced inputs up to ``now``; returns (and forgets) the pending events.
         Changes that settled since the last poll are taken in the order they settled, across
         all inputs (a late poll must not put a LOCK before the stake that came first)."""
-        changes = [(at, level, seat.name, seat) for seat in self._seats.values()
+        changes: list[tuple[float, bool, _Seat | str]]
+        changes = [(at, level, seat) for seat in self._seats.values()
                    for level, at in seat.sensor.poll(now)]  # fmt: skip
-        changes += [(at, level, name, None) for name, button in self._buttons.items()
+        changes += [(at, level, name) for name, button in self._buttons.items()
                     for level, at in button.poll(now)]  # fmt: skip
-        for at, level, name, seat in sorted(changes, key=lambda change: change[0]):
-            if seat is not None:
-                self._sensor_changed(seat, level, at)
-            elif name == "key":
+        for at, level, source in sorted(changes, key=lambda change: change[0]):
+            if isinstance(source, _Seat):
+                self._sensor_changed(source, level, at)
+            elif source == "key":
                 self._outbox.append(KeySwitched(at, level))
             else:
-                self._outbox.append((ButtonPressed if level else ButtonReleased)(at, name))
+                self._outbox.append((ButtonPressed if level else ButtonReleased)(at, source))
         events, self._outbox = self._outbox, []
         return events
 

@@ -33,6 +33,18 @@ CREDENTIAL = "1234"  # sim.toml's technician credential
 WAIT = 20.0
 
 
+def processes_with(*words: str) -> list[int]:
+    """The processes whose command line contains every one of ``words`` (a daemon names its
+    state directory, an emulator its pty): what a test checks is gone after a stop or a kill."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):  # the process ended while we looked
+            text = cmdline.read_bytes()
+            if all(word.encode() in text for word in words):
+                found.append(int(cmdline.parent.name))
+    return found
+
+
 def sim_config(**changes: dict[str, Any]) -> dict[str, Any]:
     """sim.toml with sections updated: ``sim_config(shuffler={"packet_timeout": 2})``.
     A value of None removes the key."""
@@ -118,15 +130,8 @@ class SimTable:
         self.wait(lambda: not self.emulator_pids(), "the orphaned emulator to exit", timeout=10)
 
     def emulator_pids(self) -> list[int]:
-        """The emulator processes serving this table's pty (found by their command line)."""
-        link = f"{self.run_dir}/shuffler.pty".encode()
-        pids = []
-        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-            with contextlib.suppress(OSError):
-                args = cmdline.read_bytes().split(b"\0")
-                if b"emulator" in args and link in args:
-                    pids.append(int(cmdline.parent.name))
-        return pids
+        """The emulator processes serving this table's pty."""
+        return processes_with("emulator", f"{self.run_dir}/shuffler.pty")
 
     def close(self) -> None:
         self.stop()

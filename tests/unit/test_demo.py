@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from daemon_harness import processes_with
+
 from controller.cards import parse_cards
 from controller.ledger.reader import LedgerReader
 from controller.rig.dealer import simple_decision
@@ -50,18 +52,6 @@ def wait_exit(pid: int, timeout: float) -> int:
             return status
         time.sleep(0.05)
     raise AssertionError(f"the demo did not exit within {timeout:g} s of Ctrl-C")
-
-
-def processes_mentioning(text: str) -> list[int]:
-    """Processes with ``text`` in their command line (the daemon names its state directory)."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if text.encode() in cmdline.read_bytes():
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            continue
-    return found
 
 
 def test_terminal_demo_takes_keys_and_stops_cleanly_on_ctrl_c(tmp_path):
@@ -104,7 +94,7 @@ def test_terminal_demo_takes_keys_and_stops_cleanly_on_ctrl_c(tmp_path):
             os.waitpid(pid, 0)
         os.close(fd)
     assert os.waitstatus_to_exitcode(status) == 0
-    assert not processes_mentioning(str(state)), "the demo left its daemon running"
+    assert not processes_with(str(state)), "the demo left its daemon running"
     with LedgerReader.open(state / "ledger.sqlite3") as ledger:
         assert ledger.round_counts() == {"settled": 1}
 
