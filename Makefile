@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m controller.demo $(ARGS)
+	$(BIN)/python -m controller.rig.demo $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,7 +1,7 @@
 """Blackjack engine throughput: rounds per second played and settled (BJ-1..9, TRX-1..2).
 
 Seven seats, each with a table-minimum bet and a Trilux bet, follow basic strategy
-(controller/games/blackjack/strategy.py) through rounds dealt from shuffled 6-deck shoes
+(controller/engine/games/blackjack/strategy.py) through rounds dealt from shuffled 6-deck shoes
 (reshuffled when fewer than 80 cards remain; seeded, so both runs see the same cards). Each
 round goes from the first card to ``round_result`` (every wager paid).
 
@@ -23,7 +23,7 @@ import argparse
 import random
 import time
 
-from controller.games.blackjack import (
+from controller.engine.games.blackjack import (
     BlackjackRound,
     BlackjackRules,
     Hand,
@@ -31,9 +31,9 @@ from controller.games.blackjack import (
     SeatBet,
     round_result,
 )
-from controller.games.blackjack.hand import RANK_VALUES
-from controller.games.blackjack.strategy import choose
-from controller.profiles import load_profile
+from controller.engine.games.blackjack.hand import RANK_VALUES
+from controller.engine.games.blackjack.strategy import choose
+from controller.engine.profiles import load_profile
 
 SEATS = 7
 DECKS = 6

@@ -23,8 +23,8 @@ import numpy as np
 import treys
 from phevaluator.evaluator import evaluate_7cards
 
-from controller.cards import card_name
-from controller.poker import strength, strength_batch
+from controller.engine.cards import card_name
+from controller.engine.poker import strength, strength_batch
 
 REPEATS = 3
 

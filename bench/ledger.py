@@ -6,9 +6,9 @@
    alternating blocks so both see the same disk. Target: at least 50% of the bare rate.
 2. Verify time of a ledger of 1,000,000 rounds (``--rounds``): the ledger is generated
    without a commit per event by the same pure functions the ledger uses
-   (``controller.ledger.rounds``, the journal's hash chain), so every row and entry is what the
-   ledger would have written; the full ``meters verify`` must find it sound. Also timed: the
-   journal's chain alone (``events verify``) and the power-up quick check.
+   (``controller.books.ledger.rounds``, the journal's hash chain), so every row and entry is
+   what the ledger would have written; the full ``meters verify`` must find it sound. Also
+   timed: the journal's chain alone (``events verify``) and the power-up quick check.
 
     .venv/bin/python bench/ledger.py [--dir DIR] [--rounds N] [--keep PATH]
 """
@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from controller.ledger import rounds
-from controller.ledger.db import seal
-from controller.ledger.journal import (
+from controller.books.ledger import rounds
+from controller.books.ledger.db import seal
+from controller.books.ledger.journal import (
     INSERT_ENTRY,
     UPSERT_HEAD,
     canonical,
@@ -36,14 +36,14 @@ from controller.ledger.journal import (
     verify_chain,
     wall_text,
 )
-from controller.ledger.reader import LedgerReader
-from controller.ledger.schema import SEALED
-from controller.ledger.selfcheck import check_ledger
-from controller.ledger.store import Ledger
-from controller.ledger.verify import verify_ledger
-from controller.pools.config import pool_config
-from controller.pools.meters import Contribution
-from controller.profiles import load_profile
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.schema import SEALED
+from controller.books.ledger.selfcheck import check_ledger
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
+from controller.engine.pools.config import pool_config
+from controller.engine.pools.meters import Contribution
+from controller.engine.profiles import load_profile
 
 RULES = load_profile("uth-gr").progressive
 # per-seat chances of each progressive line (roughly a 7-card deal's)

@@ -33,13 +33,13 @@ from pathlib import Path
 
 import psycopg
 
-from controller.linked import admin, schema, store
-from controller.linked.client import LinkedPool
-from controller.linked.devserver import DevServer
-from controller.linked.link import AmountChanged
-from controller.linked.settings import LinkedSettings
-from controller.pools.config import pool_config
-from controller.profiles import load_profile
+from controller.books.linked import admin, schema, store
+from controller.books.linked.client import LinkedPool
+from controller.books.linked.devserver import DevServer
+from controller.books.linked.link import AmountChanged
+from controller.books.linked.settings import LinkedSettings
+from controller.engine.pools.config import pool_config
+from controller.engine.profiles import load_profile
 
 RULES = load_profile("ch-bg").progressive
 POOL = "bench-jumbo7"

@@ -32,9 +32,9 @@ from math import comb
 import eval7
 import numpy as np
 
-from controller.cards import card_name
-from controller.games import PAR_SHEETS, par_sheet
-from controller.profiles import available_profiles, load_profile
+from controller.engine.cards import card_name
+from controller.engine.games import PAR_SHEETS, par_sheet
+from controller.engine.profiles import available_profiles, load_profile
 
 HOLDEM = ("uth", "casino-holdem")
 BASELINE_HANDS = {  # game -> {hand size: evaluations of the full enumeration}

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import tomli_w
 
-from controller.control.server import ControlClient
+from controller.table.control.server import ControlClient
 from firmware_bridge.framing import encode_frame
 from firmware_bridge.messages import DealReply, DealtCard
 
@@ -111,7 +111,7 @@ def main() -> int:
             [
                 sys.executable,
                 "-m",
-                "controller.daemon",
+                "controller.table.daemon",
                 "--config",
                 str(cfg),
                 "--state-dir",

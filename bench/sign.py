@@ -19,7 +19,7 @@ import asyncio
 import time
 import timeit
 
-from controller.sign import Sign, send_frame
+from controller.table.sign import Sign, send_frame
 from display.gallery import SCENES, SIGNS
 from display.geometry import Frame
 from display.scenes import Pool, SignRenderer, SignState

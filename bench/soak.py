@@ -11,7 +11,7 @@ from the dealer's tablet, i.e. the control socket), then with ``--tables`` table
 (one daemon each).
 
 Ceiling: the very rounds the daemon dealt (the cards the emulator delivered, the same
-stakes), settled by ``controller.games.settle`` in this process, warm, best of 3.
+stakes), settled by ``controller.engine.games.settle`` in this process, warm, best of 3.
 
     .venv/bin/python bench/soak.py [--rounds N] [--tables K]
 """
@@ -23,9 +23,9 @@ import sys
 import time
 from typing import Any
 
-from controller import games
-from controller.cards import card_name
-from controller.profiles import load_profile
+from controller.engine import games
+from controller.engine.cards import card_name
+from controller.engine.profiles import load_profile
 from controller.rig.dealer import RoundSeen
 from controller.rig.soak import SOAK_OVERRIDES, Soak, run_soak
 from controller.rig.table import SimTable

@@ -1,13 +1,27 @@
-"""The table controller: configuration, game engine, round state machine, pools and ledger,
-control socket and the technician CLI.
+"""The table controller, in five rooms that each import only from the rooms before it:
+``engine`` (pure rules) < ``books`` (money records) < ``table`` (the daemon) < ``cli`` and
+``rig``; ``errors`` and ``validation`` are the shared base (DESIGN.md).
 
 Dependencies point one way: ``controller`` may import ``firmware_bridge``, ``drivers`` and
 ``display``; none of those import ``controller``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-try:
-    __version__ = version("croupier")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+source"
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    """``controller.__version__``, read from the installed metadata on first use only:
+    importlib.metadata pulls in email and socket, which the pure engine and a quick
+    ``croupier --version`` should not pay for."""
+    if name != "__version__":
+        raise AttributeError(f"module 'controller' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("croupier")
+    except PackageNotFoundError:  # a source tree that was never installed
+        found = "0.0.0+source"
+    globals()["__version__"] = found
+    return found

@@ -8,8 +8,8 @@ import os
 import sys
 from typing import Any
 
-from controller.control.protocol import ControlError
-from controller.control.server import ControlClient
+from controller.table.control.protocol import ControlError
+from controller.table.control.server import ControlClient
 
 DEFAULT_SOCKET = "/run/croupier/control.sock"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cards import format_cards, parse_cards
 from controller.cli.output import add_json_flag, print_json
-from controller.poker import evaluate, longest_straight_flush
+from controller.engine.cards import format_cards, parse_cards
+from controller.engine.poker import evaluate, longest_straight_flush
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from controller.books.ledger.journal import verify_chain
 from controller.cli.ledger_args import add_action, db_path, reader
 from controller.cli.output import print_json
-from controller.ledger.journal import verify_chain
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -12,11 +12,11 @@ import argparse
 import time
 from collections.abc import Callable
 
+from controller.books.ledger.db import DEFAULT_PATH
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.store import Ledger
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag
-from controller.ledger.db import DEFAULT_PATH
-from controller.ledger.reader import LedgerReader
-from controller.ledger.store import Ledger
 
 
 def add_db_flag(parser: argparse.ArgumentParser) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from controller.books.ledger.verify import verify_ledger
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
@@ -23,8 +24,7 @@ from controller.cli.ledger_args import (
     writer,
 )
 from controller.cli.output import add_json_flag, print_json
-from controller.ledger.verify import verify_ledger
-from controller.pools.meters import CORRECTABLE
+from controller.engine.pools.meters import CORRECTABLE
 
 # The meters shown to people, with their labels, in the order regulators read them.
 SHOWN = (

@@ -1,6 +1,6 @@
 """``croupier par --profile NAME [--decks N]``: the exact PAR sheet of every side bet of a profile.
 
-The numbers come from ``controller.games.par_sheet`` (one module per game, docs/par.md); this
+The numbers come from ``controller.engine.games.par_sheet`` (one module per game, docs/par.md); this
 module only prints them: a table per bet for people, the same document with ``--json``.
 """
 
@@ -10,8 +10,8 @@ import argparse
 from typing import Any
 
 from controller.cli.output import add_json_flag, print_json
-from controller.games import par_sheet
-from controller.profiles import load_profile
+from controller.engine.games import par_sheet
+from controller.engine.profiles import load_profile
 
 COLUMNS = ("hand", "pays", "combinations", "probability", "contribution")
 

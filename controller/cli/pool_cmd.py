@@ -72,8 +72,8 @@ def _run(args: argparse.Namespace, work: Callable[[Any], Awaitable[T]]) -> T:
     line for the technician."""
     import psycopg
 
-    from controller.linked import store
-    from controller.linked.errors import LinkDownError, LinkedStoreError
+    from controller.books.linked import store
+    from controller.books.linked.errors import LinkDownError, LinkedStoreError
 
     async def main() -> T:
         conn = await store.connect(_dsn(args), connect_timeout=10, application_name="croupier cli")
@@ -91,10 +91,10 @@ def _run(args: argparse.Namespace, work: Callable[[Any], Awaitable[T]]) -> T:
 
 
 def init(args: argparse.Namespace) -> int:
-    from controller.linked.admin import configure_pool
-    from controller.linked.schema import migrate
-    from controller.pools.config import pool_config
-    from controller.profiles import load_profile
+    from controller.books.linked.admin import configure_pool
+    from controller.books.linked.schema import migrate
+    from controller.engine.pools.config import pool_config
+    from controller.engine.profiles import load_profile
 
     config = None
     if args.pool:
@@ -131,7 +131,7 @@ def init(args: argparse.Namespace) -> int:
 
 
 def status(args: argparse.Namespace) -> int:
-    from controller.linked.admin import pool_status
+    from controller.books.linked.admin import pool_status
 
     result = _run(args, lambda conn: pool_status(conn, args.pool))
     if args.json:
@@ -165,8 +165,8 @@ def status(args: argparse.Namespace) -> int:
 def verify(args: argparse.Namespace) -> int:
     import psycopg
 
-    from controller.linked.errors import LinkDownError
-    from controller.linked.verify import verify_store
+    from controller.books.linked.errors import LinkDownError
+    from controller.books.linked.verify import verify_store
 
     started = time.perf_counter()
     try:

@@ -1,4 +1,4 @@
-"""``croupier selfcheck``: the power-up self-check (see controller/ledger/selfcheck.py).
+"""``croupier selfcheck``: the power-up self-check (see controller/books/ledger/selfcheck.py).
 
 - ``croupier selfcheck manifest [--output PATH]``: hash the installed software (run at build
   or install time; ``make manifest`` does it for the venv);
@@ -15,10 +15,10 @@ import argparse
 import time
 from pathlib import Path
 
+from controller.books.ledger import selfcheck
+from controller.books.ledger.journal import wall_text
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
 from controller.cli.output import print_json
-from controller.ledger import selfcheck
-from controller.ledger.journal import wall_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.output import add_json_flag, print_json
+from controller.engine.games import settle
+from controller.engine.games.results import RoundResult
+from controller.engine.profiles import load_profile
 from controller.errors import RoundError
-from controller.games import settle
-from controller.games.results import RoundResult
-from controller.profiles import load_profile
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -14,9 +14,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from controller.cards import card_name
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
+from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from drivers.errors import DriverError
 from drivers.shuffler_client import ShufflerClient, open_transport

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
 from controller.cli.output import add_json_flag, print_json
-from controller.sign import Sign, geometry_for, renderer_for
+from controller.table.sign import Sign, geometry_for, renderer_for
 from display.geometry import MATRIX, Frame
 from display.money import currency, format_plain, parse_amount
 from display.preview import art, preview

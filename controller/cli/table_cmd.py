@@ -21,10 +21,10 @@ from typing import Any
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.settle_cmd import print_human
-from controller.credentials import hash_credential
+from controller.engine.games.results import RoundResult, SeatResult, Wager
 from controller.errors import CroupierError
-from controller.games.results import RoundResult, SeatResult, Wager
-from controller.tableconfig import load_table_config
+from controller.table.credentials import hash_credential
+from controller.table.tableconfig import load_table_config
 
 
 def _sub(actions: argparse._SubParsersAction, name: str, help: str, func: Any) -> Any:

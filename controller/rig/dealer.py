@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.cards import Card
-from controller.ledger.verify import verify_ledger
-from controller.poker import Category, evaluate
+from controller.books.ledger.verify import verify_ledger
+from controller.engine.cards import Card
+from controller.engine.poker import Category, evaluate
 from controller.rig.errors import RigFailure
 from controller.rig.target import EDGE_MARGIN, TableUnderTest
 

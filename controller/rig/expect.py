@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from controller.cards import card_name
+from controller.engine.cards import card_name
 from controller.rig.target import TableUnderTest
 
 LAMP_WINDOW = 1.2  # seconds: a slow blink (1 Hz) changes twice within it

@@ -18,12 +18,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from controller.control.protocol import ControlError
 from controller.errors import CroupierError
 from controller.rig.dealer import Dealer, Fault, RoundPlan, RoundSeen, royal_order
 from controller.rig.expect import lamp_pattern
 from controller.rig.table import SimTable
 from controller.rig.view import Snapshot
+from controller.table.control.protocol import ControlError
 from drivers.errors import DriverError
 
 # Faults a person can arm with the f key, in turn (the emulator's machine faults)

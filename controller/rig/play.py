@@ -14,8 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.cards import card_name, parse_cards
-from controller.control.protocol import ControlError
+from controller.engine.cards import card_name, parse_cards
 from controller.errors import CroupierError
 from controller.rig.errors import ExpectationFailed, RigFailure
 from controller.rig.expect import Expectations, subset_mismatch
@@ -23,7 +22,8 @@ from controller.rig.scenario import Scenario, Step
 from controller.rig.table import SimTable
 from controller.rig.target import TableUnderTest
 from controller.rig.wired import WiredTable, Wiring
-from controller.tableconfig import load_table_config
+from controller.table.control.protocol import ControlError
+from controller.table.tableconfig import load_table_config
 from drivers.errors import DriverError
 from firmware_bridge.errors import LinkError
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.cards import parse_cards
+from controller.engine.cards import parse_cards
 from controller.errors import CardError
 from controller.rig.table import REPO
 from controller.validation import Problems, read_toml

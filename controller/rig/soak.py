@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.ledger.verify import replay_journal, verify_ledger
+from controller.books.ledger.verify import replay_journal, verify_ledger
 from controller.rig.dealer import (
     KILL_POINTS,
     Dealer,

@@ -43,10 +43,10 @@ from typing import Any
 
 import tomli_w
 
-from controller.ledger.reader import LedgerReader
+from controller.books.ledger.reader import LedgerReader
 from controller.rig.errors import RigFailure
 from controller.rig.target import START_TIMEOUT, TableUnderTest
-from controller.tableconfig import TableConfig, load_table_config
+from controller.table.tableconfig import TableConfig, load_table_config
 from controller.validation import read_toml
 from drivers.gpio.rig_server import RigServer, RigTable
 
@@ -154,7 +154,7 @@ class SimTable(TableUnderTest):
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "controller.daemon", "--config", str(self.config_path),
+                [sys.executable, "-m", "controller.table.daemon", "--config", str(self.config_path),
                  "--state-dir", str(self.state_dir), "--runtime-dir", str(self.runtime_dir)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,

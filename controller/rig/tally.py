@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from controller.paytable import FixedPerUnit, Odds, PoolPercent
-from controller.pools.config import PoolConfig
+from controller.engine.paytable import FixedPerUnit, Odds, PoolPercent
+from controller.engine.pools.config import PoolConfig
 
 ROYAL_RANKS = frozenset(range(8, 13))  # 10 J Q K A (ranks 0..12 = 2..A; code = rank*4 + suit)
 METERS = ("rounds", "stakes_in", "voids", "stakes_returned", "contributions", "won_from_pool",

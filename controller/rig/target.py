@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
-from controller.control.protocol import ControlError
-from controller.control.server import ControlClient
 from controller.rig.errors import RigFailure
-from controller.tableconfig import TableConfig
+from controller.table.control.protocol import ControlError
+from controller.table.control.server import ControlClient
+from controller.table.tableconfig import TableConfig
 from display.geometry import Frame
 from display.money import currency, fit_amount
 from display.reader import read
@@ -189,7 +189,7 @@ class TableUnderTest:
         sign = self.config.io.sign if self.config.io is not None else None
         if sign is None:
             return None
-        from controller.sign import geometry_for
+        from controller.table.sign import geometry_for
 
         return fit_amount(amount, currency(sign.currency), geometry_for(sign).fits).text
 

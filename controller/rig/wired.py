@@ -49,7 +49,7 @@ from pathlib import Path
 
 from controller.rig.errors import RigFailure
 from controller.rig.target import START_TIMEOUT, TableUnderTest
-from controller.tableconfig import load_table_config
+from controller.table.tableconfig import load_table_config
 from controller.validation import Problems, Section, positive_int, read_toml
 from drivers.gpio.factories import make_pin_factory
 from drivers.gpio.rig_gpio import GpioRig

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller import games
-from controller.cards import parse_cards
-from controller.control.protocol import ControlError, Request
-from controller.control.server import ControlServer
-from controller.credentials import verify
+from controller.books.ledger.journal import verify_chain
+from controller.books.surveillance import SurveillanceError
+from controller.engine import games
+from controller.engine.cards import parse_cards
 from controller.errors import CroupierError
-from controller.ledger.journal import verify_chain
-from controller.surveillance import SurveillanceError
+from controller.table.control.protocol import ControlError, Request
+from controller.table.control.server import ControlServer
+from controller.table.credentials import verify
 from controller.table.events import (
     ButtonPressed,
     DealerCardsExposed,

@@ -1,7 +1,7 @@
 """How a round's cards arrive, for the two kinds of machine the tables use.
 
 Both classes answer the round state machine the same way: each shuffler event gives a
-:class:`~controller.deal.validator.Verdict` plus the requests to send, :meth:`next_deadline`
+:class:`~controller.engine.deal.validator.Verdict` plus the requests to send, :meth:`next_deadline`
 says when to poll, and once the cards are all in, :meth:`record` gives the round in the
 ``croupier settle`` format: the engine settles it, and a reviewer can settle it again.
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cards import card_name
-from controller.deal.validator import (
+from controller.engine.cards import card_name
+from controller.engine.deal.validator import (
     COMMUNITY,
     DEALER,
     MISDEAL,
@@ -34,10 +34,10 @@ from controller.deal.validator import (
     holdem_plan,
     seat_destination,
 )
+from controller.engine.games.blackjack.engine import BlackjackRound, Phase, SeatBet
+from controller.engine.games.blackjack.rules import BlackjackRules
+from controller.engine.profiles import Profile
 from controller.errors import RoundError
-from controller.games.blackjack.engine import BlackjackRound, Phase, SeatBet
-from controller.games.blackjack.rules import BlackjackRules
-from controller.profiles import Profile
 from controller.table.events import Effect, ReinsertCards, RequestPacket, ShuffleDeck
 
 Wagers = dict[int, tuple[dict[str, int], Any]]  # seat -> (stakes, decision)

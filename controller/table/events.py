@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.deal.validator import Packet
+from controller.engine.deal.validator import Packet
 
 # --- events ----------------------------------------------------------------------------------
 
@@ -204,7 +204,7 @@ class SettleRound:
     """Ledger: record the settlement (awards, resets to seed)."""
 
     round_id: str
-    result: Any  # controller.games.results.RoundResult
+    result: Any  # controller.engine.games.results.RoundResult
 
 
 @dataclass(frozen=True)

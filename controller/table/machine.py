@@ -45,11 +45,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from controller.deal.validator import MISDEAL, VERIFIED, Verdict
+from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
+from controller.engine.games import settle
+from controller.engine.games.results import RoundResult
+from controller.engine.profiles import Profile
 from controller.errors import CroupierError, RoundError
-from controller.games import settle
-from controller.games.results import RoundResult
-from controller.profiles import Profile
 from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
 from controller.table.events import (
     ButtonPressed,

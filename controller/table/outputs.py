@@ -18,7 +18,7 @@ from display.scenes import Mode, Pool, SignState
 
 if TYPE_CHECKING:
     from controller.table.machine import TableMachine
-    from controller.tableconfig import TableConfig
+    from controller.table.tableconfig import TableConfig
 
 GREEN_STATES = ("verified", "showdown", "settled", "jackpot")
 QUIET_CONDITIONS = {"startup"}  # closing reasons that are not faults

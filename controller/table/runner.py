@@ -29,14 +29,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.audit.shuffle_audit import ShuffleStats
-from controller.ledger.errors import LedgerError
-from controller.ledger.rounds import settle_arguments
-from controller.ledger.selfcheck import default_manifest_path, power_up
-from controller.ledger.store import Ledger
-from controller.linked.errors import LinkDownError
-from controller.poker.evaluator import warm_up
-from controller.surveillance import SurveillanceStore
+from controller.books.audit.shuffle_audit import ShuffleStats
+from controller.books.ledger.errors import LedgerError
+from controller.books.ledger.rounds import settle_arguments
+from controller.books.ledger.selfcheck import default_manifest_path, power_up
+from controller.books.ledger.store import Ledger
+from controller.books.linked.errors import LinkDownError
+from controller.books.surveillance import SurveillanceStore
+from controller.engine.poker.evaluator import warm_up
 from controller.table.events import (
     ButtonPressed,
     CheckDeck,
@@ -59,7 +59,7 @@ from controller.table.events import (
 )
 from controller.table.machine import MachineSettings, TableMachine, TableState
 from controller.table.outputs import lamp_patterns, sign_state
-from controller.tableconfig import TableConfig
+from controller.table.tableconfig import TableConfig
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -118,12 +118,12 @@ class TableRunner:
         self.machine: TableMachine | None = None
         self.shuffler: Any = None  # ShufflerLink, attached by the daemon
         self.gpio: Any = None  # drivers.gpio.table.GpioTable, attached by the daemon
-        self.sign: Any = None  # controller.sign.Sign, attached by the daemon
-        self.notifier: Any = None  # controller.sdnotify.Notifier
+        self.sign: Any = None  # controller.table.sign.Sign, attached by the daemon
+        self.notifier: Any = None  # controller.table.sdnotify.Notifier
         self.surveillance: SurveillanceStore | None = None
         self.audit: ShuffleStats | None = None
         self.recovered: list[str] = []
-        self.linked: dict[str, Any] = {}  # name -> controller.linked.client.LinkedPool
+        self.linked: dict[str, Any] = {}  # name -> controller.books.linked.client.LinkedPool
         self._linked_tasks: list[asyncio.Task[None]] = []
         self.last_settled: dict[str, Any] | None = None
         self._journal_failed = False
@@ -190,8 +190,8 @@ class TableRunner:
 
     async def _join_linked(self, name: str, settings: Any) -> None:
         """Connect a linked pool in the background; its link and amounts become events."""
-        from controller.linked.client import LinkedPool
-        from controller.linked.link import AmountChanged, LinkChanged
+        from controller.books.linked.client import LinkedPool
+        from controller.books.linked.link import AmountChanged, LinkChanged
 
         pool = LinkedPool(settings, self.config.table_id, self.config.profile.progressive)
         self.linked[name] = pool

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.deal.validator import COMMUNITY, DEALER, Packet
+from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
 from controller.table.events import (
     CheckDeck,
     ConditionChanged,

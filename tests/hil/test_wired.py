@@ -38,7 +38,7 @@ def wiring(tmp_path):
                          "firmware_allow": [firmware_digest().hex()]}  # fmt: skip
     config = tmp_path / "controller.toml"
     config.write_text(tomli_w.dumps(table))
-    daemon = (f"{sys.executable} -m controller.daemon --config {config} --state-dir {state}"
+    daemon = (f"{sys.executable} -m controller.table.daemon --config {config} --state-dir {state}"
               f" --runtime-dir {run}")  # fmt: skip
     alive = f"kill -0 $(cat {pid}) 2>/dev/null"
     stop = f"kill $(cat {pid}) 2>/dev/null; while {alive}; do sleep 0.05; done"

@@ -21,8 +21,8 @@ from typing import Any
 
 import tomli_w
 
-from controller.control.server import ControlClient
-from controller.ledger.reader import LedgerReader
+from controller.books.ledger.reader import LedgerReader
+from controller.table.control.server import ControlClient
 from drivers.gpio.pinmap import parse_gpio
 from drivers.gpio.rig_server import RigServer, RigTable
 from firmware_bridge.emulator.control import EmulatorControl
@@ -86,7 +86,7 @@ class SimTable:
             [
                 sys.executable,
                 "-m",
-                "controller.daemon",
+                "controller.table.daemon",
                 "--config",
                 str(self.config_path),
                 "--state-dir",

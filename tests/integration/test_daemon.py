@@ -14,7 +14,7 @@ import sys
 import pytest
 from daemon_harness import CREDENTIAL, SimTable, sim_config
 
-from controller.control.protocol import ControlError
+from controller.table.control.protocol import ControlError
 
 pytestmark = pytest.mark.integration
 
@@ -198,7 +198,7 @@ def test_malformed_config_exits_2_listing_every_problem(tmp_path):
         [
             sys.executable,
             "-m",
-            "controller.daemon",
+            "controller.table.daemon",
             "--config",
             str(bad),
             "--state-dir",
@@ -224,7 +224,7 @@ def test_second_daemon_on_the_same_ledger_refuses(sim):
         [
             sys.executable,
             "-m",
-            "controller.daemon",
+            "controller.table.daemon",
             "--config",
             str(t.config_path),
             "--state-dir",

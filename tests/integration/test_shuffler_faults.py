@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from controller.cards import card_name
+from controller.engine.cards import card_name
 from controller.table.events import (
     ConditionChanged,
     PacketDelivered,

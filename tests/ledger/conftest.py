@@ -3,8 +3,8 @@
 import pytest
 from ledger_fixtures import FakeWall, uth_pool
 
-from controller.ledger.store import Ledger
-from controller.ledger.verify import verify_ledger
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
 
 
 @pytest.fixture

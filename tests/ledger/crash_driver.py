@@ -16,9 +16,9 @@ import random
 import sys
 import time
 
-from controller.ledger.store import Ledger
-from controller.pools.config import pool_config
-from controller.profiles import load_profile
+from controller.books.ledger.store import Ledger
+from controller.engine.pools.config import pool_config
+from controller.engine.profiles import load_profile
 
 RULES = load_profile("uth-gr").progressive
 LINES = ["royal-flush", "community-royal", "straight-flush", "four-of-a-kind", "full-house"]

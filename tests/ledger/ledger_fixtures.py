@@ -2,8 +2,8 @@
 
 import itertools
 
-from controller.pools.config import pool_config
-from controller.profiles import load_profile
+from controller.engine.pools.config import pool_config
+from controller.engine.profiles import load_profile
 
 UTH = load_profile("uth-gr").progressive
 JUMBO = load_profile("ch-bg").progressive

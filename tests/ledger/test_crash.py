@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.ledger.journal import verify_chain
-from controller.ledger.reader import LedgerReader
-from controller.ledger.verify import verify_ledger
+from controller.books.ledger.journal import verify_chain
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.verify import verify_ledger
 
 DRIVER = Path(__file__).with_name("crash_driver.py")
 KILLS = int(os.environ.get("CROUPIER_CRASH_KILLS", "30"))

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from ledger_fixtures import FakeWall, jumbo_pool, uth_pool
 
-from controller.games import settle
-from controller.ledger.errors import BadRoundError
-from controller.ledger.rounds import settle_arguments
-from controller.ledger.store import Ledger
-from controller.ledger.verify import verify_ledger
-from controller.profiles import load_profile
+from controller.books.ledger.errors import BadRoundError
+from controller.books.ledger.rounds import settle_arguments
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
+from controller.engine.games import settle
+from controller.engine.profiles import load_profile
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -7,8 +7,8 @@ import sys
 import pytest
 from ledger_fixtures import FakeWall, uth_pool
 
+from controller.books.ledger.store import Ledger
 from controller.cli.main import main
-from controller.ledger.store import Ledger
 
 
 @pytest.fixture

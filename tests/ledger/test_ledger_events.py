@@ -10,15 +10,15 @@ from dataclasses import replace
 import pytest
 from ledger_fixtures import FakeWall, jumbo_pool, uth_pool
 
-from controller.ledger.errors import (
+from controller.books.ledger.errors import (
     BadRoundError,
     LedgerError,
     RoundConflictError,
     RoundStateError,
 )
-from controller.ledger.reader import LedgerReader
-from controller.ledger.store import Ledger
-from controller.ledger.verify import verify_ledger
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
 from controller.validation import ConfigError
 
 SIX = {seat: {"progressive": 100} for seat in range(1, 7)}

@@ -12,16 +12,16 @@ import uuid
 import pytest
 from ledger_fixtures import FakeWall, uth_pool
 
-from controller.ledger.db import Database, migrate, open_writer
-from controller.ledger.errors import (
+from controller.books.ledger.db import Database, migrate, open_writer
+from controller.books.ledger.errors import (
     LedgerError,
     LedgerFullError,
     LedgerLockedError,
     LedgerVersionError,
 )
-from controller.ledger.reader import LedgerReader
-from controller.ledger.store import Ledger
-from controller.ledger.verify import verify_ledger
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
 
 SIX = {seat: {"progressive": 100, "ante": 500} for seat in range(1, 7)}
 
@@ -93,12 +93,12 @@ def test_a_real_full_filesystem_fails_cleanly(tmp_path):
 HOLDER = textwrap.dedent(
     """
     import os, sys
-    from controller.ledger.store import Ledger
+    from controller.books.ledger.store import Ledger
     ledger = Ledger.open(sys.argv[1], now=0.0)
     if sys.argv[2] == "crash":
         ledger.db.execute("PRAGMA wal_autocheckpoint = 0")
-        from controller.pools.config import pool_config
-        from controller.profiles import load_profile
+        from controller.engine.pools.config import pool_config
+        from controller.engine.profiles import load_profile
         ledger.configure_pool(pool_config("uth", load_profile("uth-gr").progressive,
                                           seed=500_000), 0.0)
         ledger.open_round("r1", {1: {"progressive": 100}}, 1.0)

@@ -7,11 +7,11 @@ import sqlite3
 import pytest
 from ledger_fixtures import FakeWall, uth_pool
 
-from controller.ledger import selfcheck
-from controller.ledger.errors import LedgerCorruptError, TableClosedError
-from controller.ledger.reader import LedgerReader
-from controller.ledger.store import Ledger
-from controller.ledger.verify import verify_ledger
+from controller.books.ledger import selfcheck
+from controller.books.ledger.errors import LedgerCorruptError, TableClosedError
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
 
 SIX = {seat: {"progressive": 100} for seat in range(1, 7)}
 
@@ -35,7 +35,7 @@ def tamper(db_path, script):
 
 def test_the_manifest_covers_the_installed_packages_and_profiles(manifest):
     files = json.loads(manifest.read_text())["files"]
-    assert "controller/ledger/selfcheck.py" in files
+    assert "controller/books/ledger/selfcheck.py" in files
     assert "profiles/uth-gr.toml" in files
     assert not any("__pycache__" in name for name in files)
     assert selfcheck.check_software(manifest) == []
@@ -43,13 +43,13 @@ def test_the_manifest_covers_the_installed_packages_and_profiles(manifest):
 
 def test_changed_missing_and_added_files_are_named(manifest):
     data = json.loads(manifest.read_text())
-    data["files"]["controller/cards.py"] = "0" * 64
+    data["files"]["controller/engine/cards.py"] = "0" * 64
     del data["files"]["controller/errors.py"]
     data["files"]["controller/gone.py"] = "0" * 64
     manifest.write_text(json.dumps(data))
     texts = [f.text for f in selfcheck.check_software(manifest)]
     assert texts == [
-        "controller/cards.py differs from the installed version",
+        "controller/engine/cards.py differs from the installed version",
         "controller/errors.py was added after the manifest was made",
         "controller/gone.py is missing (it is in the manifest)",
     ]

@@ -11,11 +11,11 @@ import subprocess
 import pytest
 from ledger_fixtures import FakeWall, uth_pool
 
+from controller.books.ledger.journal import entry_hash, verify_chain
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
 from controller.cli.main import main
-from controller.ledger.journal import entry_hash, verify_chain
-from controller.ledger.reader import LedgerReader
-from controller.ledger.store import Ledger
-from controller.ledger.verify import verify_ledger
 
 SQLITE3 = shutil.which("sqlite3")
 UNLOCK = "DROP TRIGGER journal_no_update; DROP TRIGGER journal_no_delete;"
@@ -145,7 +145,7 @@ def test_a_round_row_edited_with_sql_is_caught_by_verify(ledger_file):
 
 def test_a_resealed_forgery_of_a_round_is_caught_against_the_journal(ledger_file):
     """Even with a correct checksum, a round pool row must match its journal entry."""
-    from controller.ledger.db import open_writer
+    from controller.books.ledger.db import open_writer
 
     db = open_writer(ledger_file)
     row = db.get("round_pools", ("r4", "uth"))

@@ -6,7 +6,7 @@ import os
 import pytest
 from pg import create_pool, drop_database, dsn_with, fresh_database, start_server
 
-from controller.linked.verify import verify_store
+from controller.books.linked.verify import verify_store
 
 
 @pytest.fixture(scope="session")

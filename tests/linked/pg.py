@@ -1,7 +1,7 @@
 """A PostgreSQL server for the linked-pool tests, or the reason there is none.
 
 ``CROUPIER_TEST_DSN`` names an existing server (tests that stop the server then skip); else
-each use starts a private throwaway cluster (``controller.linked.devserver``) from the
+each use starts a private throwaway cluster (``controller.books.linked.devserver``) from the
 distribution's binaries. Without a server the tests skip with the reason, unless
 ``CROUPIER_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) turns the skip into a failure.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.linked import admin, schema, store
-from controller.linked.devserver import DevServer, DevServerError
-from controller.pools.config import pool_config
-from controller.profiles import load_profile
+from controller.books.linked import admin, schema, store
+from controller.books.linked.devserver import DevServer, DevServerError
+from controller.engine.pools.config import pool_config
+from controller.engine.profiles import load_profile
 
 RULES = load_profile("ch-bg").progressive
 SEED = 100_000

@@ -25,12 +25,12 @@ import random
 import sys
 from pathlib import Path
 
-from controller.linked import store
-from controller.linked.client import LinkedPool
-from controller.linked.errors import LinkDownError
-from controller.linked.link import LinkChanged
-from controller.linked.settings import LinkedSettings
-from controller.profiles import load_profile
+from controller.books.linked import store
+from controller.books.linked.client import LinkedPool
+from controller.books.linked.errors import LinkDownError
+from controller.books.linked.link import LinkChanged
+from controller.books.linked.settings import LinkedSettings
+from controller.engine.profiles import load_profile
 
 RULES = load_profile("ch-bg").progressive
 NAME = "j7"

@@ -9,15 +9,15 @@ import psycopg
 import pytest
 from pg import RULES, SEED, create_pool, drop_database, dsn_with, fresh_database, start_server
 
-from controller.ledger.errors import BadRoundError
-from controller.linked import store
-from controller.linked.client import LinkedPool
-from controller.linked.errors import LinkDownError
-from controller.linked.link import AmountChanged, LinkChanged
-from controller.linked.settings import LinkedSettings
-from controller.linked.verify import verify_store
-from controller.paytable import FixedPerUnit, PayTable
-from controller.pools.config import pool_config
+from controller.books.ledger.errors import BadRoundError
+from controller.books.linked import store
+from controller.books.linked.client import LinkedPool
+from controller.books.linked.errors import LinkDownError
+from controller.books.linked.link import AmountChanged, LinkChanged
+from controller.books.linked.settings import LinkedSettings
+from controller.books.linked.verify import verify_store
+from controller.engine.paytable import FixedPerUnit, PayTable
+from controller.engine.pools.config import pool_config
 
 WAIT = 30  # seconds: a bound on waiting for the server, never a timing assertion
 JACKPOT = "seven-card-straight-flush"

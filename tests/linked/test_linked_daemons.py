@@ -9,7 +9,7 @@ import pytest
 from daemon_harness import SimTable, sim_config
 from pg import RULES, SEED, create_pool, start_server
 
-from controller.linked.verify import verify_store
+from controller.books.linked.verify import verify_store
 
 pytestmark = pytest.mark.integration
 

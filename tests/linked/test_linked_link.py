@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pg import RULES, jumbo7
 
-from controller.linked.client import rule_differences
-from controller.linked.link import AmountChanged, AmountTracker, LinkState
-from controller.linked.store import table_deltas
+from controller.books.linked.client import rule_differences
+from controller.books.linked.link import AmountChanged, AmountTracker, LinkState
+from controller.books.linked.store import table_deltas
 
 
 def test_backoff_doubles_with_jitter_up_to_the_ceiling_and_resets_on_success():

@@ -3,7 +3,7 @@ needed)."""
 
 import pytest
 
-from controller.linked.settings import (
+from controller.books.linked.settings import (
     LinkedSettings,
     check_linked_entry,
     is_linked,

@@ -30,7 +30,7 @@ import psycopg
 import pytest
 from pg import SEED, create_pool, dsn_with, fresh_database, start_server
 
-from controller.linked.verify import verify_store
+from controller.books.linked.verify import verify_store
 
 DRIVER = Path(__file__).with_name("table_driver.py")
 JACKPOT_AT = 25

@@ -10,11 +10,11 @@ import psycopg
 import pytest
 from pg import SEED, create_pool, jumbo7
 
-from controller.ledger.errors import BadRoundError, RoundConflictError, RoundStateError
-from controller.linked import admin, schema, store
-from controller.linked.errors import StoreVersionError
-from controller.linked.verify import verify_store
-from controller.pools.meters import METER_COLUMNS
+from controller.books.ledger.errors import BadRoundError, RoundConflictError, RoundStateError
+from controller.books.linked import admin, schema, store
+from controller.books.linked.errors import StoreVersionError
+from controller.books.linked.verify import verify_store
+from controller.engine.pools.meters import METER_COLUMNS
 from controller.validation import ConfigError
 
 JACKPOT = "seven-card-straight-flush"

@@ -5,8 +5,8 @@ import json
 
 import psycopg
 
+from controller.books.linked import store
 from controller.cli.main import main
-from controller.linked import store
 
 
 def cli(capsys, *argv):

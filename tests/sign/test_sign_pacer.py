@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from controller.sign import Sign
+from controller.table.sign import Sign
 from display.scenes import Mode, Pool, SignState
 from drivers.sign.config import parse_sign
 from drivers.sign.device import RecordingSpi, open_sign_device

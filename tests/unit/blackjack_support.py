@@ -5,8 +5,8 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from controller.games import settle
-from controller.profiles import Profile, find_profile, parse_profile
+from controller.engine.games import settle
+from controller.engine.profiles import Profile, find_profile, parse_profile
 
 
 def trilux_profile(

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from controller.poker import Category
+from controller.engine.poker import Category
 
 
 def combinations_array(n: int, k: int) -> np.ndarray:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.paytable import FixedPerUnit, Odds, PoolPercent
-from controller.pools.awards import largest_remainder_split, resolve_awards
+from controller.engine.paytable import FixedPerUnit, Odds, PoolPercent
+from controller.engine.pools.awards import largest_remainder_split, resolve_awards
 
 JACKPOT = ("royal-flush", PoolPercent(Fraction(100)))
 SF = ("straight-flush", Odds(300, 1))

@@ -4,9 +4,8 @@ it refuses (BJ-1..9, TRX-1, MD-S1)."""
 import pytest
 from blackjack_support import trilux_profile
 
-from controller.cards import Card, parse_cards
-from controller.errors import CardError, RoundError
-from controller.games.blackjack import (
+from controller.engine.cards import Card, parse_cards
+from controller.engine.games.blackjack import (
     BlackjackRound,
     BlackjackRules,
     Hand,
@@ -17,7 +16,8 @@ from controller.games.blackjack import (
     round_result,
     trilux_wagers,
 )
-from controller.games.blackjack.strategy import choose, wish
+from controller.engine.games.blackjack.strategy import choose, wish
+from controller.errors import CardError, RoundError
 
 RULES = BlackjackRules.from_profile(trilux_profile())
 

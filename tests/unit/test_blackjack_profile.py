@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.paytable import Odds
-from controller.profiles import available_profiles, find_profile, load_profile, parse_profile
+from controller.engine.paytable import Odds
+from controller.engine.profiles import available_profiles, find_profile, load_profile, parse_profile
 from controller.validation import ConfigError
 
 

@@ -5,7 +5,8 @@ Hypothesis draws the table (1 to 7 seats, stakes within the limits, options of t
 4 to 6 decks), every card when the engine asks for one (never more copies than the shoe holds)
 and every decision among the legal ones (or basic strategy); now and then it tries an illegal
 action first, which must be refused without changing anything. The same round is then written
-as a round file and settled through ``controller.games.settle``: the two settlements must agree.
+as a round file and settled through ``controller.engine.games.settle``: the two settlements
+must agree.
 """
 
 from collections import Counter
@@ -15,9 +16,8 @@ from blackjack_support import trilux_profile
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.errors import RoundError
-from controller.games import settle
-from controller.games.blackjack import (
+from controller.engine.games import settle
+from controller.engine.games.blackjack import (
     ACTIONS,
     BlackjackRound,
     BlackjackRules,
@@ -26,7 +26,8 @@ from controller.games.blackjack import (
     round_result,
     wager_name,
 )
-from controller.games.blackjack.strategy import choose
+from controller.engine.games.blackjack.strategy import choose
+from controller.errors import RoundError
 
 
 @lru_cache

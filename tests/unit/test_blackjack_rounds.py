@@ -1,4 +1,4 @@
-"""Hand-worked blackjack rounds through ``controller.games.settle``, one or more per rule ID.
+"""Hand-worked blackjack rounds through ``controller.engine.games.settle``, one or more per rule ID.
 
 Each shoe is written in the order the cards leave it: first cards left to right, the dealer's
 card, second cards (BJ-2); then the cards each hand draws in play order; then the dealer's.
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from blackjack_support import outcome, play, seat, trilux_profile, wager
 
+from controller.engine.games import settle
+from controller.engine.profiles import load_profile
 from controller.errors import RoundError
-from controller.games import settle
-from controller.profiles import load_profile
 
 # --- BJ-5 blackjack -----------------------------------------------------------------------
 

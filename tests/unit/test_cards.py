@@ -1,6 +1,6 @@
 import pytest
 
-from controller.cards import FULL_DECK, Card, card_name, format_cards, parse_cards
+from controller.engine.cards import FULL_DECK, Card, card_name, format_cards, parse_cards
 from controller.errors import CardError
 
 

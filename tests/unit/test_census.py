@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from poker_counts import FIVE_CARD_COUNTS, SEVEN_CARD_COUNTS, combinations_array
 
-from controller.cards import ACE
-from controller.poker import Category, strength_batch
-from controller.poker.census import census, pair_of_aces
+from controller.engine.cards import ACE
+from controller.engine.poker import Category, strength_batch
+from controller.engine.poker.census import census, pair_of_aces
 
 
 def test_seven_card_counts_by_combinatorics():

@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from controller.control.protocol import MAX_LINE, ControlError, decode_reply
-from controller.control.server import ControlClient, ControlServer
+from controller.table.control.protocol import MAX_LINE, ControlError, decode_reply
+from controller.table.control.server import ControlClient, ControlServer
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 import pytest
 
-from controller.credentials import CredentialError, check_stored, hash_credential, verify
+from controller.table.credentials import CredentialError, check_stored, hash_credential, verify
 
 
 def test_round_trip_and_salt():

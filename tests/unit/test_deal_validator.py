@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import parse_cards
-from controller.deal.validator import (
+from controller.engine.cards import parse_cards
+from controller.engine.deal.validator import (
     MISDEAL,
     OK,
     VERIFIED,

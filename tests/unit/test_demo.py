@@ -15,13 +15,13 @@ from pathlib import Path
 
 from daemon_harness import processes_with
 
-from controller.cards import parse_cards
-from controller.ledger.reader import LedgerReader
+from controller.books.ledger.reader import LedgerReader
+from controller.engine.cards import parse_cards
 from controller.rig.dealer import simple_decision
 from controller.rig.view import Snapshot, render, wrapped
 from display.geometry import Matrix
 
-DEMO = [sys.executable, "-m", "controller.demo"]
+DEMO = [sys.executable, "-m", "controller.rig.demo"]
 
 
 def test_headless_demo_plays_rounds_and_keeps_the_ledger(tmp_path):
@@ -135,4 +135,4 @@ def test_simple_decision_is_legal_uth4():
 
 def test_makefile_demo_runs_the_simulated_table():
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
-    assert "-m controller.demo" in makefile
+    assert "-m controller.rig.demo" in makefile

@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import parse_cards
-from controller.errors import CardError
-from controller.poker import (
+from controller.engine.cards import parse_cards
+from controller.engine.poker import (
     Category,
     evaluate,
     is_community_royal,
@@ -19,6 +18,7 @@ from controller.poker import (
     strength,
     strength_batch,
 )
+from controller.errors import CardError
 
 # --- the oracle: a five-card evaluator written plainly, independent of the tables ----------
 

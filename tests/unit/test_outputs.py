@@ -6,7 +6,7 @@ from pathlib import Path
 from controller.table.events import ConditionChanged, PoolAmount
 from controller.table.machine import MachineSettings, TableMachine
 from controller.table.outputs import lamp_patterns, sign_state
-from controller.tableconfig import parse_table_config
+from controller.table.tableconfig import parse_table_config
 from display.scenes import Mode
 
 SIM = parse_table_config(

@@ -10,12 +10,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from poker_counts import FIVE_CARD_COUNTS, SEVEN_CARD_COUNTS
 
-from controller.cards import parse_cards
 from controller.cli.main import main
-from controller.errors import ParError
-from controller.games import par_sheet
-from controller.games.holdem import progressive_lines
-from controller.games.par import (
+from controller.engine.cards import parse_cards
+from controller.engine.games import par_sheet
+from controller.engine.games.holdem import progressive_lines
+from controller.engine.games.par import (
     LOSE,
     PUSH,
     WIN,
@@ -24,16 +23,17 @@ from controller.games.par import (
     lines_satisfied,
     paying_lines,
 )
-from controller.games.par_holdem import (
+from controller.engine.games.par_holdem import (
     blind_sheet,
     bonus_sheet,
     jumbo7_sheet,
     trips_sheet,
     uth_progressive_sheet,
 )
-from controller.paytable import BET_LINES, Odds, PayTable
-from controller.poker import Category, evaluate, is_community_royal, longest_straight_flush
-from controller.profiles import load_profile
+from controller.engine.paytable import BET_LINES, Odds, PayTable
+from controller.engine.poker import Category, evaluate, is_community_royal, longest_straight_flush
+from controller.engine.profiles import load_profile
+from controller.errors import ParError
 
 
 def test_sheet_arithmetic_on_a_small_example():

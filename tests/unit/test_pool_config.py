@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from controller.pools.config import PoolConfig, check_change, pool_config
-from controller.profiles import load_profile
+from controller.engine.pools.config import PoolConfig, check_change, pool_config
+from controller.engine.profiles import load_profile
 from controller.validation import ConfigError
 
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.pools.config import pool_config
-from controller.pools.meters import (
+from controller.engine.pools.config import pool_config
+from controller.engine.pools.meters import (
     Carry,
     PoolArithmeticError,
     PoolState,
@@ -25,7 +25,7 @@ from controller.pools.meters import (
     resolve,
     reverse,
 )
-from controller.profiles import load_profile
+from controller.engine.profiles import load_profile
 
 UTH = load_profile("uth-gr").progressive
 JUMBO = load_profile("ch-bg").progressive

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.paytable import FixedPerUnit, Odds, PoolPercent, parse_pay
-from controller.profiles import available_profiles, find_profile, load_profile, parse_profile
+from controller.engine.paytable import FixedPerUnit, Odds, PoolPercent, parse_pay
+from controller.engine.profiles import available_profiles, find_profile, load_profile, parse_profile
 from controller.validation import ConfigError
 
 SHIPPED = ["ch-bg", "uth-gr", "uth-it", "uth-sk"]

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller import games
-from controller.cards import card_name, parse_cards
-from controller.ledger.store import Ledger
-from controller.pools.config import pool_config
-from controller.profiles import load_profile
+from controller.books.ledger.store import Ledger
+from controller.engine import games
+from controller.engine.cards import card_name, parse_cards
+from controller.engine.pools.config import pool_config
+from controller.engine.profiles import load_profile
 from controller.rig.dealer import Hands, royal_order
 from controller.rig.tally import PoolTally, uth_progressive_line
 

@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from controller.games import settle
-from controller.profiles import load_profile
+from controller.engine.games import settle
+from controller.engine.profiles import load_profile
 from controller.table.commands import _without_cards
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -5,10 +5,10 @@ import asyncio
 import contextlib
 import tomllib
 
-from controller.ledger.errors import LedgerFullError
+from controller.books.ledger.errors import LedgerFullError
 from controller.table.events import ButtonPressed, ConditionChanged, DeclareSeats, StakeSensed
 from controller.table.runner import TableRunner
-from controller.tableconfig import parse_table_config
+from controller.table.tableconfig import parse_table_config
 
 CONFIG = tomllib.loads("""
 [table]

@@ -1,6 +1,6 @@
 import socket
 
-from controller.sdnotify import Notifier
+from controller.table.sdnotify import Notifier
 
 
 def test_sends_datagrams_to_notify_socket(tmp_path):

@@ -2,9 +2,9 @@
 
 import pytest
 
+from controller.engine.games import settle
+from controller.engine.profiles import load_profile
 from controller.errors import RoundError
-from controller.games import settle
-from controller.profiles import load_profile
 
 BG = load_profile("ch-bg")
 

@@ -4,9 +4,9 @@ import dataclasses
 
 import pytest
 
+from controller.engine.games import settle
+from controller.engine.profiles import load_profile
 from controller.errors import RoundError
-from controller.games import settle
-from controller.profiles import load_profile
 
 GR = load_profile("uth-gr")
 IT = load_profile("uth-it")

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from poker_counts import combinations_array
 
-from controller.poker import Category, strength
-from controller.poker.census import census
-from controller.poker.showdown import (
+from controller.engine.poker import Category, strength
+from controller.engine.poker.census import census
+from controller.engine.poker.showdown import (
     DEALS,
     PAIR_MIN,
     BoardClasses,
@@ -113,7 +113,7 @@ def test_workers_split_gives_the_same_counts():
 
 @pytest.fixture(scope="session")
 def all_showdowns():
-    from controller.games.par_holdem import uth_showdowns
+    from controller.engine.games.par_holdem import uth_showdowns
 
     return uth_showdowns()
 

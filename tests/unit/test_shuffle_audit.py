@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from controller.audit.shuffle_audit import ShuffleStats, chi2_sf
+from controller.books.audit.shuffle_audit import ShuffleStats, chi2_sf
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,10 @@
 
 import pytest
 
-from controller import games
-from controller.cards import parse_cards
-from controller.deal.validator import Packet
-from controller.profiles import load_profile
+from controller.engine import games
+from controller.engine.cards import parse_cards
+from controller.engine.deal.validator import Packet
+from controller.engine.profiles import load_profile
 from controller.table.events import (
     ButtonPressed,
     CheckDeck,

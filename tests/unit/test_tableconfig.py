@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.tableconfig import load_table_config, parse_table_config
+from controller.table.tableconfig import load_table_config, parse_table_config
 from controller.validation import ConfigError
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"

@@ -7,10 +7,10 @@ from math import comb
 import pytest
 from blackjack_support import outcome, play, seat, trilux_profile
 
-from controller.cards import parse_cards
+from controller.engine.cards import parse_cards
+from controller.engine.games import par_sheet
+from controller.engine.games.blackjack.trilux import class_counts, trilux_lines
 from controller.errors import ParError
-from controller.games import par_sheet
-from controller.games.blackjack.trilux import class_counts, trilux_lines
 
 
 @pytest.mark.parametrize(

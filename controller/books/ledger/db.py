@@ -1,0 +1,321 @@
+"""Opening the ledger's SQLite database, its transactions and its sealed rows.
+
+Two ways in:
+
+- :func:`open_writer`: the one process that changes money (the daemon, or a technician command
+  while the daemon is stopped). It takes an exclusive ``flock`` on ``<ledger>.lock`` first and
+  refuses with :class:`LedgerLockedError` (naming the holder's PID) when another process has it;
+  then WAL, ``synchronous=FULL`` (a commit is on the medium when COMMIT returns) and the
+  schema migrations.
+- :func:`open_reader`: read-only, no lock, no migration, never a write; what the CLI uses to
+  read a live ledger beside the daemon or a dead controller's SD card. A WAL database on
+  read-only media cannot be opened in place when its ``-shm`` file is missing, so the reader
+  falls back to ``immutable=1`` when there is no WAL file to read, or to a private copy of the
+  database and its WAL when there is one (committed transactions still in the WAL are never
+  ignored).
+
+:meth:`Database.transaction` is ``BEGIN IMMEDIATE`` ... ``COMMIT``; nested uses join the
+outer transaction, so a caller can put a money event and its own journal entries in one
+commit. Any failure rolls the whole transaction back and SQLite errors become ledger errors
+with a technician's message (:func:`translate`); disk full is :class:`LedgerFullError`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from controller.books.ledger.errors import (
+    LedgerCorruptError,
+    LedgerError,
+    LedgerFullError,
+    LedgerIOError,
+    LedgerLockedError,
+    LedgerVersionError,
+)
+from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
+
+DEFAULT_PATH = Path("/var/lib/croupier/ledger.sqlite3")
+
+
+def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
+    """The ledger error a technician can act on for a SQLite error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL:
+        return LedgerFullError(
+            f"{path}: the disk is full while {doing}; nothing of it was recorded "
+            "(free space on the ledger's filesystem, then retry)"
+        )
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return LedgerCorruptError(f"{path}: the database is damaged ({exc}) while {doing}")
+    if code in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+        return LedgerIOError(f"{path}: storage error while {doing}: {exc}")
+    return LedgerError(f"{path}: {exc} while {doing}")
+
+
+_KEY_WHERE = {table: " AND ".join(f"{k} = ?" for k in keys) for table, (keys, _) in SEALED.items()}
+
+
+def seal(table: str, values: Sequence[Any]) -> str:
+    """The checksum of a sealed row: SHA-256 over the table name and the values in order."""
+    text = table + "\x1e" + "\x1e".join(map(repr, values))  # repr: None != 'None'
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Database:
+    """A connection with the ledger's transaction discipline and row sealing."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+        self._depth = 0
+        self.rollbacks = 0  # counts failed transactions, so caches of this writer can tell
+        self._lock_fd: int | None = None
+        self._upserts: dict[str, str] = {}  # SQL built once per table (hot path)
+        self._selects: dict[tuple[str, str], str] = {}
+        self._cleanup: Path | None = None
+
+    def close(self) -> None:
+        self.conn.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # releases the flock
+            self._lock_fd = None
+        if self._cleanup is not None:
+            shutil.rmtree(self._cleanup, ignore_errors=True)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def transaction(self, doing: str) -> Transaction:
+        """One atomic, durable unit; nested calls join the outermost one."""
+        return Transaction(self, doing)
+
+    def _rollback(self) -> None:
+        self.rollbacks += 1
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+    def _execute(self, sql: str, doing: str) -> None:
+        try:
+            self.conn.execute(sql)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, doing) from exc
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self.conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, "reading" if self.readonly else "writing") from exc
+
+    # -- sealed rows ------------------------------------------------------------------------
+
+    def put(self, table: str, row: dict[str, Any]) -> None:
+        """Insert or replace a sealed row (all its columns) with a fresh checksum."""
+        keys, cols = SEALED[table]
+        names = (*keys, *cols)
+        sql = self._upserts.get(table)
+        if sql is None:
+            updates = ", ".join(f"{c} = excluded.{c}" for c in (*cols, "checksum"))
+            sql = (
+                f"INSERT INTO {table} ({', '.join(names)}, checksum) "
+                f"VALUES ({', '.join('?' * (len(names) + 1))}) "
+                f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}"
+            )
+            self._upserts[table] = sql
+        values = [row[n] for n in names]
+        self.execute(sql, [*values, seal(table, values)])
+
+    def get(self, table: str, key: Sequence[Any]) -> dict[str, Any] | None:
+        """A sealed row by primary key, checked against its checksum (LedgerCorruptError)."""
+        rows = self.select(table, _KEY_WHERE[table], key)
+        return rows[0] if rows else None
+
+    def select(
+        self, table: str, where: str, params: Sequence[Any] = (), *, check: bool = True
+    ) -> list[dict[str, Any]]:
+        """Sealed rows matching ``where``; each is checked against its checksum unless
+        ``check`` is false (a technician re-sealing a row must be able to read it)."""
+        keys, cols = SEALED[table]
+        names = (*keys, *cols)
+        sql = self._selects.get((table, where))
+        if sql is None:
+            sql = self._selects[table, where] = (
+                f"SELECT {', '.join(names)}, checksum FROM {table} WHERE {where}"
+            )
+        rows = self.execute(sql, params).fetchall()
+        for row in rows:
+            if check and seal(table, row[:-1]) != row[-1]:
+                raise LedgerCorruptError(
+                    f"{self.path}: {table} row {'/'.join(map(str, row[: len(keys)]))} does not "
+                    "match its checksum (changed outside the ledger, or damaged)"
+                )
+        return [dict(zip(names, row[:-1], strict=True)) for row in rows]
+
+    def bad_seals(self, table: str, where: str = "1") -> Iterator[tuple[Any, ...]]:
+        """Primary keys of the rows of ``table`` (matching ``where``) whose checksum does not
+        match."""
+        keys, cols = SEALED[table]
+        cursor = self.execute(
+            f"SELECT {', '.join((*keys, *cols))}, checksum FROM {table} WHERE {where}"
+        )
+        for row in cursor:
+            if seal(table, row[:-1]) != row[-1]:
+                yield tuple(row[: len(keys)])
+
+
+class Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ROLLBACK on any exception; an inner one joins the
+    outermost (a class, not a generator: it runs twice per money event)."""
+
+    __slots__ = ("db", "doing")
+
+    def __init__(self, db: Database, doing: str) -> None:
+        self.db = db
+        self.doing = doing
+
+    def __enter__(self) -> None:
+        db = self.db
+        db._depth += 1
+        if db._depth == 1:
+            try:
+                db._execute("BEGIN IMMEDIATE", self.doing)
+            except BaseException:
+                db._depth = 0
+                raise
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        db = self.db
+        db._depth -= 1
+        if db._depth:
+            return
+        try:
+            if kind is None:
+                db._execute("COMMIT", self.doing)
+                return
+        except BaseException:
+            db._rollback()
+            raise
+        db._rollback()
+
+
+def _connect(target: str, path: Path, *, uri: bool = False) -> sqlite3.Connection:
+    conn = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # really opens the file
+    except sqlite3.Error as exc:
+        conn.close()
+        raise translate(exc, path, "opening the ledger") from exc
+    return conn
+
+
+def _lock(path: Path) -> int:
+    lock_path = Path(f"{path}.lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o640)
+    except OSError as exc:
+        raise LedgerIOError(f"{lock_path}: cannot create the ledger lock: {exc}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise LedgerLockedError(
+            f"{path} is open for writing by another process (pid {holder}); stop it "
+            "(croupierd) first, or use a read-only command"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def migrate(db: Database, migrations: dict[int, str] = MIGRATIONS) -> int:
+    """Bring the schema to the newest version known; return it."""
+    target = max(migrations)
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > target:
+        raise LedgerVersionError(
+            f"{db.path} has schema version {version}, newer than this software's {target}: "
+            "install the croupier version that wrote it"
+        )
+    for step in range(version + 1, target + 1):
+        try:
+            db.conn.executescript(
+                f"BEGIN IMMEDIATE;\n{migrations[step]}\nPRAGMA user_version = {step};\nCOMMIT;"
+            )
+        except sqlite3.Error as exc:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+            raise translate(exc, db.path, f"migrating the schema to version {step}") from exc
+    return target
+
+
+def open_writer(path: Path, *, create: bool = True) -> Database:
+    """Open (creating when allowed) the ledger for writing; see the module docstring."""
+    path = Path(path)
+    if not path.exists() and not create:
+        raise LedgerError(f"no ledger at {path}")
+    if not path.parent.is_dir():
+        raise LedgerIOError(f"{path.parent}: no such directory for the ledger")
+    fd = _lock(path)
+    try:
+        conn = _connect(str(path), path)
+    except BaseException:
+        os.close(fd)
+        raise
+    db = Database(conn, path, readonly=False)
+    db._lock_fd = fd
+    try:
+        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode != "wal":
+            raise LedgerIOError(f"{path}: SQLite refused WAL mode (got {mode})")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA busy_timeout = 2000")
+        migrate(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def open_reader(path: Path) -> Database:
+    """Open the ledger read-only without any lock; see the module docstring."""
+    path = Path(path)
+    if not path.is_file():
+        raise LedgerError(f"no ledger at {path}")
+    base = f"file:{quote(str(path.resolve()))}?mode=ro"
+    cleanup = None
+    try:
+        conn = _connect(base, path, uri=True)
+    except LedgerIOError:
+        wal = Path(f"{path}-wal")
+        if not wal.exists() or wal.stat().st_size == 0:
+            conn = _connect(base + "&immutable=1", path, uri=True)
+        else:  # read-only media holding a WAL without its -shm: read a private copy
+            cleanup = Path(tempfile.mkdtemp(prefix="croupier-ledger-"))
+            shutil.copy2(path, cleanup / path.name)
+            shutil.copy2(wal, cleanup / wal.name)
+            copy = quote(str(cleanup / path.name))
+            conn = _connect(f"file:{copy}?mode=ro", path, uri=True)
+    db = Database(conn, path, readonly=True)
+    db._cleanup = cleanup
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        db.close()
+        if version == 0:
+            raise LedgerVersionError(f"{path} is not a croupier ledger (it has no schema)")
+        hint = " (open it once with the daemon to migrate it)" if version < SCHEMA_VERSION else ""
+        raise LedgerVersionError(
+            f"{path} has schema version {version}; this software reads version "
+            f"{SCHEMA_VERSION}{hint}"
+        )
+    return db

@@ -1,0 +1,227 @@
+"""The power-up self-check: the software is what was installed, the ledger is sound.
+
+Software. At build or install time ``croupier selfcheck manifest`` hashes every file of the
+installed packages (``controller``, ``firmware_bridge``, ``drivers``, ``display``: ``.py``,
+``.toml``, ``.json``) and the shipped rule profiles into a manifest, by default
+``<prefix>/share/croupier/manifest.json`` (``$CROUPIER_MANIFEST`` overrides it; ``make
+manifest`` writes it for the venv). At power-up every file must be present with its hash, and
+no file may have been added to the packages. Without a manifest file the check fails: a
+production table always has one.
+
+Ledger (the quick checks, fast on a ledger of millions of rounds): the checksums of the
+critical rows (pools, hit history, corrections, the self-check status, the rounds in play and
+their pool rows), each pool's meter identities, the last :data:`TAIL` journal entries' hash
+chain and the journal head, and the append-only triggers. ``croupier meters verify`` is the
+full check (every row, the whole journal and its replay); ``power_up(..., full=True)`` runs it.
+
+A failure is persisted (``selfcheck`` row, journaled ``selfcheck.failed``) and keeps the table
+closed (:attr:`SelfCheckStatus.table_may_open` is false, round events raise TableClosedError)
+across restarts, even if a later check passes, until a technician clears it
+(:func:`clear`, journaled ``selfcheck.cleared``). Meters stay readable throughout. Clearing
+re-runs the check and refuses while it fails; rows with a bad checksum that the technician
+has examined can be accepted as they are (``accept_rows``: their content goes into the
+journal and they are sealed again); pools can be rebuilt from the journal first
+(``Ledger.rebuild_pools``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller import __version__
+from controller.books.ledger.errors import LedgerError
+from controller.books.ledger.journal import GENESIS, entry_hash
+from controller.books.ledger.reader import LedgerView
+from controller.books.ledger.records import SelfCheckStatus
+from controller.books.ledger.schema import GUARDS
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import pool_problems, verify_ledger
+
+PACKAGES = ("controller", "firmware_bridge", "drivers", "display")
+SUFFIXES = (".py", ".toml", ".json")
+MANIFEST_ENV = "CROUPIER_MANIFEST"
+TAIL = 1000  # journal entries whose chain the quick check recomputes
+
+
+class SelfCheckError(LedgerError):
+    """The self-check still fails, so it cannot be cleared."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str  # software, row, pool, journal, ledger
+    text: str
+    row: tuple[str, tuple[Any, ...]] | None = None  # (table, key) of a row with a bad checksum
+
+
+def default_manifest_path() -> Path:
+    return Path(os.environ.get(MANIFEST_ENV) or Path(sys.prefix) / "share/croupier/manifest.json")
+
+
+def _shipped_profiles() -> Path:
+    source_tree = Path(__file__).resolve().parents[3] / "config" / "profiles"
+    return source_tree if source_tree.is_dir() else Path(sys.prefix) / "share/croupier/profiles"
+
+
+def software_files() -> dict[str, Path]:
+    """The files the manifest covers, by the name the manifest gives them."""
+    roots = {"profiles": _shipped_profiles()}
+    for package in PACKAGES:
+        spec = importlib.util.find_spec(package)
+        if spec and spec.submodule_search_locations:
+            roots[package] = Path(next(iter(spec.submodule_search_locations)))
+    files = {}
+    for name, root in roots.items():
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix in SUFFIXES and "__pycache__" not in path.parts:
+                files[f"{name}/{path.relative_to(root).as_posix()}"] = path
+    return files
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def make_manifest(path: Path, wall: str) -> dict[str, Any]:
+    """Hash the installed software into ``path`` (written atomically)."""
+    manifest = {
+        "format": 1,
+        "version": __version__,
+        "created": wall,
+        "files": {name: _sha256(p) for name, p in software_files().items()},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+    return manifest
+
+
+def check_software(manifest_path: Path) -> list[Failure]:
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        expected: dict[str, str] = manifest["files"]
+    except FileNotFoundError:
+        return [
+            Failure(
+                "software",
+                f"no software manifest at {manifest_path}: make it at install time "
+                "(croupier selfcheck manifest)",
+            )
+        ]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [Failure("software", f"the software manifest {manifest_path} is unreadable: {exc}")]
+    present = software_files()
+    failures = []
+    for name in sorted(set(expected) | set(present)):
+        if name not in present:
+            failures.append(Failure("software", f"{name} is missing (it is in the manifest)"))
+        elif name not in expected:
+            failures.append(Failure("software", f"{name} was added after the manifest was made"))
+        elif _sha256(present[name]) != expected[name]:
+            failures.append(Failure("software", f"{name} differs from the installed version"))
+    return failures
+
+
+def _sealed_failures(view: LedgerView, table: str, where: str = "1") -> list[Failure]:
+    return [
+        Failure("row", f"{table} row {'/'.join(map(str, key))} does not match its checksum",
+                (table, key))
+        for key in view.db.bad_seals(table, where)
+    ]  # fmt: skip
+
+
+def check_ledger(view: LedgerView, *, full: bool = False) -> list[Failure]:
+    if full:
+        return [Failure("ledger", p) for p in verify_ledger(view).problems]
+    failures: list[Failure] = []
+    for table in ("pools", "hits", "corrections", "selfcheck"):
+        failures += _sealed_failures(view, table)
+    failures += _sealed_failures(view, "rounds", "state = 'open'")
+    failures += _sealed_failures(
+        view, "round_pools", "round_id IN (SELECT round_id FROM rounds WHERE state = 'open')"
+    )
+    failures += [Failure("pool", p) for p in pool_problems(view)]
+    failures += [Failure("journal", p) for p in _journal_tail_problems(view)]
+    return failures
+
+
+def _journal_tail_problems(view: LedgerView) -> list[str]:
+    head_seq, head_hash = view.journal.head()
+    rows = view.db.execute(
+        "SELECT seq, kind, mono, wall, data, prev_hash, hash FROM journal WHERE seq > ? "
+        "ORDER BY seq",
+        (max(0, head_seq - TAIL - 1),),
+    ).fetchall()
+    problems = []
+    prev = None
+    for seq, kind, mono, wall, data, prev_hash, digest in rows:
+        if entry_hash(prev_hash, seq, kind, mono, wall, data) != digest:
+            problems.append(f"journal entry {seq} was altered")
+        elif prev is not None and prev_hash != prev:
+            problems.append(f"journal entry {seq} does not link to entry {seq - 1}")
+        elif prev is None and seq == 1 and prev_hash != GENESIS:
+            problems.append("journal entry 1 does not start the chain")
+        prev = digest
+    last = (rows[-1][0], rows[-1][-1]) if rows else (0, GENESIS)
+    if last != (head_seq, head_hash):
+        problems.append(f"the journal ends at entry {last[0]} but its head records {head_seq}")
+    names = {r[0] for r in view.db.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+    problems += [f"the safeguard trigger {g} is missing" for g in GUARDS if g not in names]
+    return problems[:20]
+
+
+def run_checks(view: LedgerView, manifest: Path | None, *, full: bool = False) -> list[Failure]:
+    """Every check; ``manifest=None`` leaves the software out (a development table)."""
+    failures = check_software(manifest) if manifest is not None else []
+    return failures + check_ledger(view, full=full)
+
+
+def power_up(
+    ledger: Ledger, now: float, manifest: Path | None, *, full: bool = False
+) -> SelfCheckStatus:
+    """Run the self-check at start-up and persist a failure; returns the status the daemon
+    consults (``table_may_open``). A failure recorded earlier stays until cleared."""
+    failures = run_checks(ledger, manifest, full=full)
+    if failures:
+        return ledger.record_selfcheck_failure([f.text for f in failures], now)
+    status = ledger.selfcheck_status()
+    if status.table_may_open:
+        ledger.journal.write(
+            "selfcheck.passed", {"software": manifest is not None, "full": full}, now
+        )
+    return status
+
+
+def clear(
+    ledger: Ledger,
+    now: float,
+    *,
+    technician: str,
+    reason: str,
+    manifest: Path | None,
+    accept_rows: bool = False,
+) -> SelfCheckStatus:
+    """A technician clears a failed self-check after fixing its cause (journaled). Raises
+    SelfCheckError listing what still fails."""
+    failures = run_checks(ledger, manifest)
+    accepted = [f.row for f in failures if f.kind == "row" and accept_rows and f.row]
+    remaining = [f for f in failures if not (accept_rows and f.kind == "row")]
+    if remaining:
+        raise SelfCheckError(
+            "the self-check still fails, so it stays failed:\n"
+            + "\n".join(f"  {f.text}" for f in remaining)
+        )
+    return ledger.clear_selfcheck(now, technician=technician, reason=reason, reseal=accepted)

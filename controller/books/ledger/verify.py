@@ -1,0 +1,339 @@
+"""``croupier meters verify``: every invariant of the ledger, checked from scratch.
+
+1. SQLite's own ``quick_check``.
+2. Every sealed row against its checksum.
+3. Each pool's meter identities (``controller.engine.pools.meters.identity_problems``).
+4. The journal's hash chain (``journal.verify_chain``); if it is broken, the replay below is
+   skipped, since the journal can no longer be trusted.
+5. Rounds against the journal, in SQL: every round row points to the ``round.opened`` entry
+   of the same round ID, and to the closing entry of its state; every pool row of a round
+   carries exactly what the journal recorded; as many rounds as ``round.opened`` entries, so
+   no round was opened twice; hits and corrections point to their entries.
+6. The replay: the journal's money entries are applied in order to fresh pools with the same
+   pure functions the ledger uses (``controller.engine.pools``), recomputing every contribution,
+   reversal and award and comparing it with what each entry recorded. It checks on the way that
+   each round is opened once and closed at most once (it affects a pool at most once), that the
+   displayed amount never goes down except by a win, a void's reversal of the round's own
+   contribution or a technician's correction, that the cap is never set below the displayed
+   amount, and that parameters change only while no round is open on the pool. At the end the
+   recomputed pools must equal the stored pools meter for meter: the pool equals the amount
+   recomputed from the journal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.books.ledger.journal import verify_chain
+from controller.books.ledger.reader import LedgerView
+from controller.books.ledger.schema import SEALED
+from controller.engine.pools.awards import outcome_to_json
+from controller.engine.pools.config import PoolConfig
+from controller.engine.pools.meters import (
+    Contribution,
+    PoolArithmeticError,
+    PoolState,
+    award,
+    contribute,
+    correct,
+    identity_problems,
+    new_pool,
+    resolve,
+    reverse,
+)
+
+MONEY_KINDS = {
+    "pool.created", "pool.configured", "round.opened", "round.voided", "round.settled",
+    "meter.corrected",
+}  # fmt: skip
+LIST_AT_MOST = 10  # problems of one kind listed before "and N more"
+
+
+@dataclass
+class Report:
+    problems: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _listed(problems: list[str], items: list[str], what: str) -> None:
+    problems.extend(items[:LIST_AT_MOST])
+    if len(items) > LIST_AT_MOST:
+        problems.append(f"... and {len(items) - LIST_AT_MOST} more {what}")
+
+
+def sealed_row_problems(view: LedgerView, tables: tuple[str, ...] = tuple(SEALED)) -> list[str]:
+    problems: list[str] = []
+    for table in tables:
+        bad = [
+            f"{table} row {'/'.join(map(str, key))} does not match its checksum"
+            for key in view.db.bad_seals(table)
+        ]
+        _listed(problems, bad, f"{table} rows with a bad checksum")
+    return problems
+
+
+def pool_problems(view: LedgerView) -> list[str]:
+    return [
+        f"pool {name}: {p}"
+        for name, (config, state) in view.pools().items()
+        for p in identity_problems(state, config)
+    ]
+
+
+# SQL cross-checks of rows against journal entries: (description, query counting offenders).
+CROSS_CHECKS = (
+    (
+        "round rows whose open_seq is not the round.opened entry of that round",
+        "SELECT count(*) FROM rounds r LEFT JOIN journal j ON j.seq = r.open_seq "
+        "WHERE j.kind IS NOT 'round.opened' OR json_extract(j.data, '$.round') IS NOT r.round_id",
+    ),
+    (
+        "closed round rows whose close_seq is not the entry that closed that round",
+        "SELECT count(*) FROM rounds r LEFT JOIN journal j ON j.seq = r.close_seq "
+        "WHERE r.state != 'open' AND (j.kind IS NOT 'round.' || r.state "
+        "OR json_extract(j.data, '$.round') IS NOT r.round_id)",
+    ),
+    (
+        "open round rows that carry a closing entry",
+        "SELECT count(*) FROM rounds WHERE state = 'open' AND close_seq IS NOT NULL",
+    ),
+    (
+        "round pool rows whose contribution differs from the journal",
+        "SELECT count(*) FROM round_pools p LEFT JOIN rounds r ON r.round_id = p.round_id "
+        "LEFT JOIN journal j ON j.seq = r.open_seq "
+        "WHERE json_extract(j.data, '$.pools.\"' || p.pool || '\"') IS NOT p.contribution",
+    ),
+    (
+        "round pool rows whose reversal or awards differ from the journal",
+        "SELECT count(*) FROM round_pools p JOIN rounds r ON r.round_id = p.round_id "
+        "LEFT JOIN journal j ON j.seq = r.close_seq WHERE CASE r.state "
+        "WHEN 'open' THEN p.reversal IS NOT NULL OR p.outcome IS NOT NULL "
+        "ELSE json_extract(j.data, '$.pools.\"' || p.pool || '\"') "
+        "IS NOT coalesce(p.reversal, p.outcome) END",
+    ),
+    (
+        "round.opened entries naming a pool with no round pool row",
+        "SELECT count(*) FROM journal j, json_each(j.data, '$.pools') e "
+        "WHERE j.kind = 'round.opened' AND NOT EXISTS (SELECT 1 FROM round_pools p "
+        "WHERE p.round_id = json_extract(j.data, '$.round') AND p.pool = e.key)",
+    ),
+    (
+        "round.opened entries without a round row (or rounds opened twice)",
+        "SELECT (SELECT count(*) FROM journal WHERE kind = 'round.opened') "
+        "- (SELECT count(*) FROM rounds)",
+    ),
+    (
+        "hit rows not pointing to the round.settled entry of their round",
+        "SELECT count(*) FROM hits h LEFT JOIN journal j ON j.seq = h.seq "
+        "WHERE j.kind IS NOT 'round.settled' OR json_extract(j.data, '$.round') IS NOT h.round_id",
+    ),
+    (
+        "correction rows not pointing to their meter.corrected entry",
+        "SELECT abs((SELECT count(*) FROM journal WHERE kind = 'meter.corrected') "
+        "- (SELECT count(*) FROM corrections)) + (SELECT count(*) FROM corrections c "
+        "LEFT JOIN journal j ON j.seq = c.seq WHERE j.kind IS NOT 'meter.corrected')",
+    ),
+)
+
+
+def cross_check_problems(view: LedgerView) -> list[str]:
+    problems = []
+    for what, sql in CROSS_CHECKS:
+        count = view.db.execute(sql).fetchone()[0]
+        if count:
+            problems.append(f"{abs(count)} {what}")
+    return problems
+
+
+class Replay:
+    """The pools as the journal says they must be (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.pools: dict[str, tuple[PoolConfig, PoolState]] = {}
+        self.open: dict[str, dict[str, tuple[Contribution, dict[int, int]]]] = {}
+        self.shown: dict[str, int] = {}  # last amount displayed, as recorded
+        self.hits = 0
+        self.problems: list[str] = []
+
+    def apply(self, seq: int, kind: str, data: dict[str, Any]) -> None:
+        try:
+            getattr(self, "_" + kind.replace(".", "_"))(seq, data)
+        except (PoolArithmeticError, KeyError, TypeError, ValueError) as exc:
+            self.problems.append(f"entry {seq} ({kind}) cannot be replayed: {exc}")
+
+    def _compare(self, seq: int, what: str, recorded: Any, recomputed: Any) -> None:
+        if recorded != recomputed:
+            self.problems.append(
+                f"entry {seq}: {what} recorded {recorded} but recomputed {recomputed}"
+            )
+
+    def _shown(self, seq: int, pool: str, current: int, may_fall: bool) -> None:
+        """Track the displayed amount as recorded; it may fall only where ``may_fall``."""
+        before = self.shown.get(pool)
+        if before is not None and current < before and not may_fall:
+            self.problems.append(
+                f"entry {seq}: pool {pool} displayed amount fell from {before} to {current} "
+                "without a win, a void or a correction"
+            )
+        self.shown[pool] = current
+
+    def _pool_created(self, seq: int, data: dict[str, Any]) -> None:
+        config = PoolConfig.from_json(data["config"])
+        if config.name in self.pools:
+            self.problems.append(f"entry {seq}: pool {config.name} created twice")
+        state = new_pool(config)
+        self.pools[config.name] = (config, state)
+        self.shown[config.name] = state.current
+
+    def _pool_configured(self, seq: int, data: dict[str, Any]) -> None:
+        name = data["pool"]
+        _, state = self.pools[name]
+        config = PoolConfig.from_json(data["config"])
+        busy = sorted(rid for rid, pools in self.open.items() if name in pools)
+        if busy:
+            self.problems.append(
+                f"entry {seq}: pool {name} parameters changed while round {busy[0]} was open"
+            )
+        if config.cap is not None and config.cap < state.current:
+            self.problems.append(
+                f"entry {seq}: pool {name} cap set to {config.cap}, below {state.current}"
+            )
+        self.pools[name] = (config, state)
+
+    def _round_opened(self, seq: int, data: dict[str, Any]) -> None:
+        rid, recorded = data["round"], data["pools"]
+        if rid in self.open:
+            self.problems.append(f"entry {seq}: round {rid} opened twice")
+        fed = {}
+        for name, (config, state) in sorted(self.pools.items()):
+            seats = {int(s): w[config.bet] for s, w in data["stakes"].items() if config.bet in w}
+            if not seats:
+                continue
+            after, c = contribute(state, config, sum(seats.values()))
+            self.pools[name] = (config, after)
+            fed[name] = (c, seats)
+            self._compare(
+                seq, f"round {rid} pool {name} contribution",
+                recorded.get(name), {**c.to_json(), "current": after.current},
+            )  # fmt: skip
+            self._shown(seq, name, recorded.get(name, {}).get("current", after.current), False)
+        self._compare(seq, f"round {rid} pools fed", sorted(recorded), sorted(fed))
+        self.open[rid] = fed
+
+    def _closing(self, seq: int, rid: str) -> dict[str, tuple[Contribution, dict[int, int]]]:
+        if rid not in self.open:
+            self.problems.append(f"entry {seq}: round {rid} closed but it is not open")
+            return {}
+        return self.open.pop(rid)
+
+    def _round_voided(self, seq: int, data: dict[str, Any]) -> None:
+        rid = data["round"]
+        for name, (c, _) in self._closing(seq, rid).items():
+            config, state = self.pools[name]
+            after, r = reverse(state, c)
+            self.pools[name] = (config, after)
+            recorded = data["pools"].get(name)
+            self._compare(
+                seq, f"round {rid} pool {name} reversal",
+                recorded, {**r.to_json(), "current": after.current},
+            )  # fmt: skip
+            self._shown(seq, name, (recorded or {}).get("current", after.current), True)
+
+    def _round_settled(self, seq: int, data: dict[str, Any]) -> None:
+        rid = data["round"]
+        for name, (_, seats) in self._closing(seq, rid).items():
+            config, state = self.pools[name]
+            lines = data["hits"].get(name, {})
+            outcome = resolve(state, config, {s: lines.get(str(s)) for s in seats}, seats)
+            after = award(state, config, outcome)
+            self.pools[name] = (config, after)
+            recorded = data["pools"].get(name)
+            self._compare(
+                seq, f"round {rid} pool {name} awards",
+                recorded, {**outcome_to_json(outcome), "current": after.current},
+            )  # fmt: skip
+            won = outcome.jackpot_paid > 0
+            self._shown(seq, name, (recorded or {}).get("current", after.current), won)
+            self.hits += sum(1 for a in outcome.awards.values() if a.amount or a.share or a.envy)
+
+    def _meter_corrected(self, seq: int, data: dict[str, Any]) -> None:
+        name, meter = data["pool"], data["meter"]
+        config, state = self.pools[name]
+        self._compare(seq, f"pool {name} {meter} before the correction", data["old"],
+                      getattr(state, meter))  # fmt: skip
+        after = correct(state, config, meter, data["new"])
+        self.pools[name] = (config, after)
+        self._shown(seq, name, after.current, True)
+
+
+def pool_differences(
+    stored: dict[str, tuple[PoolConfig, PoolState]],
+    replayed: dict[str, tuple[PoolConfig, PoolState]],
+) -> list[str]:
+    """Every difference between the stored pools and the pools the journal replays to."""
+    problems = []
+    for name in sorted(set(stored) | set(replayed)):
+        if name not in stored or name not in replayed:
+            where = "the journal" if name not in stored else "the pools table"
+            problems.append(f"pool {name} is missing from {where}")
+            continue
+        (config, state), (j_config, j_state) = stored[name], replayed[name]
+        if config != j_config:
+            problems.append(f"pool {name}: its configuration differs from the journal's")
+        table, journal = state.to_row(), j_state.to_row()
+        problems.extend(
+            f"pool {name}: {meter} is {table[meter]} in the pools table but {journal[meter]} "
+            "from the journal"
+            for meter in table
+            if table[meter] != journal[meter]
+        )
+    return problems
+
+
+def replay_journal(view: LedgerView) -> Replay:
+    """Apply the journal's money entries in order (see the module docstring)."""
+    replay = Replay()
+    for entry in view.journal.entries(kinds=MONEY_KINDS):
+        replay.apply(entry.seq, entry.kind, entry.data)
+    return replay
+
+
+def replay_problems(view: LedgerView) -> tuple[list[str], Replay]:
+    """The replay's own problems, then every difference between it and the tables."""
+    replay = replay_journal(view)
+    problems = list(replay.problems)
+    problems += pool_differences(view.pools(), replay.pools)
+    open_rows = set(view.open_round_ids())
+    if open_rows != set(replay.open):
+        problems.append(
+            f"open rounds differ: table {sorted(open_rows)[:5]}, journal {sorted(replay.open)[:5]}"
+        )
+    hit_rows = view.db.execute("SELECT count(*) FROM hits").fetchone()[0]
+    if hit_rows != replay.hits:
+        problems.append(f"{hit_rows} hit rows but the journal's awards make {replay.hits}")
+    return problems, replay
+
+
+def verify_ledger(view: LedgerView) -> Report:
+    report = Report()
+    quick = [r[0] for r in view.db.execute("PRAGMA quick_check")]
+    if quick != ["ok"]:
+        _listed(report.problems, [f"SQLite: {q}" for q in quick], "SQLite problems")
+    report.problems += sealed_row_problems(view)
+    report.problems += pool_problems(view)
+    chain = verify_chain(view.journal)
+    report.problems += [f"journal: {p}" for p in chain.problems]
+    report.problems += cross_check_problems(view)
+    report.stats.update(entries=chain.entries, rounds=view.round_counts())
+    if any(p.startswith("journal:") and "trigger" not in p for p in report.problems):
+        report.problems.append("the replay of the journal was skipped: the journal is broken")
+        return report
+    problems, replay = replay_problems(view)
+    report.problems += problems
+    report.stats.update(pools={n: s.current for n, (_, s) in replay.pools.items()})
+    return report

@@ -1,0 +1,110 @@
+"""The surveillance store: the only place card identities are kept after a round.
+
+One SQLite file beside the ledger (``surveillance.sqlite3`` in the state directory):
+
+- ``rounds``: every played round as ``croupier settle`` reads it (cards, stakes, decisions,
+  pool) and the settlement the table made, so ``croupier round show|settle ID`` can replay a
+  disputed round with the engine;
+- ``audit``: the shuffle audit's position counts (:mod:`controller.books.audit.shuffle_audit`).
+
+Status views, metrics and the events other systems read carry no live card data; this file
+and the surveillance commands do (DESIGN.md, shuffler trust).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from controller.books.audit.shuffle_audit import ShuffleStats
+from controller.errors import CroupierError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rounds (
+    round_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    profile TEXT NOT NULL,
+    record TEXT NOT NULL,
+    result TEXT NOT NULL,
+    wall REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    positions INTEGER NOT NULL,
+    stats TEXT NOT NULL
+);
+"""
+
+
+class SurveillanceError(CroupierError, LookupError):
+    """A round or the audit store cannot be read."""
+
+
+class SurveillanceStore:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        self.path = path
+        if read_only:
+            if not path.exists():
+                raise SurveillanceError(f"no surveillance store at {path}")
+            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def add_round(
+        self,
+        round_id: str,
+        profile: str,
+        record: dict[str, Any],
+        result: dict[str, Any],
+        wall: float,
+    ) -> None:
+        with self.db:
+            seq = self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM rounds").fetchone()[0]
+            self.db.execute(
+                "INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?, ?)",
+                (round_id, seq, profile, json.dumps(record), json.dumps(result), wall),
+            )
+
+    def round(self, round_id: str) -> dict[str, Any]:
+        """A round by ID, or the last one for ``last``."""
+        if round_id == "last":
+            row = self.db.execute(
+                "SELECT round_id, profile, record, result, wall FROM rounds ORDER BY seq DESC"
+                " LIMIT 1"
+            ).fetchone()
+        else:
+            row = self.db.execute(
+                "SELECT round_id, profile, record, result, wall FROM rounds WHERE round_id = ?",
+                (round_id,),
+            ).fetchone()
+        if row is None:
+            raise SurveillanceError(f"no recorded round {round_id!r} in {self.path}")
+        rid, profile, record, result, wall = row
+        return {
+            "round": rid,
+            "profile": profile,
+            "record": json.loads(record),
+            "result": json.loads(result),
+            "wall": wall,
+        }
+
+    def load_audit(self, positions: int) -> ShuffleStats:
+        row = self.db.execute("SELECT positions, stats FROM audit").fetchone()
+        if row is None or row[0] != positions:
+            return ShuffleStats(positions)
+        return ShuffleStats.from_json(json.loads(row[1]))
+
+    def save_audit(self, stats: ShuffleStats) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM audit")
+            self.db.execute(
+                "INSERT INTO audit VALUES (?, ?)", (stats.positions, json.dumps(stats.to_json()))
+            )

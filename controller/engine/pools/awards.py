@@ -1,0 +1,207 @@
+"""Progressive awards of one round (PRG-2..5, CH-8, CH-9): who gets what, in minor units.
+
+Pure arithmetic over the pay lines the seats hit, the stakes and the pool amount; the game
+settlement calls it at showdown and the ledger records its outcome.
+
+Rules applied, with their sources:
+
+- Each progressive seat is paid once, for its best line (PRG-3, CH-8). The stake is never
+  returned (PRG-2): an ``X:1`` line pays ``X * stake``; a fixed line pays its amount per unit
+  stake (``amount * stake // unit_stake``).
+- Only percentage lines draw on the pool. Odds and fixed lines are paid by the house and leave
+  the meter untouched (**[interpretation]**: the documents give the pool only the 100% line).
+- Jackpot with award policy ``winner`` and several hits in one round (option
+  ``multiple_hits``):
+  ``split-equally`` (default): the jackpot (percentage x pool) is divided equally among the
+  hitting seats; ``seat-order``: seats are paid in ascending seat number, each from the pool as
+  it stands after the previous award (a 100% award resets it to the seed first, PRG-5).
+- Award policy ``share-round`` (CH-9): when any seat hits the jackpot line, the jackpot is
+  shared by every seat with a progressive stake in the round, in proportion to its stake. The
+  hitting seat's wager is its share; every other bettor gets its share as a separate wager
+  ``jackpot-share`` (stake 0) on top of any fixed line of its own hand.
+- Remainder cents of any split (equal or proportional) are never created or lost: shares are
+  rounded down and the leftover cents go one each to the seats with the largest fractional
+  parts, ties by ascending seat number (largest-remainder method). The pool pays the exact
+  jackpot amount.
+- A percentage award is ``floor(percent x pool / 100)``; what is left of a partial award stays
+  in the pool. After a 100% award the pool resets to its seed (PRG-5).
+- Envy (PRG-4): for each seat that wins the pool, every *other* seat with a progressive stake
+  at this table receives the envy bonus (once per pool-winning seat). Envy is paid by the house.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from controller.engine.paytable import FixedPerUnit, Odds, Pay, PoolPercent
+
+WINNER, SHARE_ROUND = "winner", "share-round"
+SPLIT_EQUALLY, SEAT_ORDER = "split-equally", "seat-order"
+
+
+@dataclass(frozen=True)
+class SeatAward:
+    """What one seat receives from the progressive in a round."""
+
+    seat: int
+    stake: int
+    line: str | None  # the best line hit, if any
+    amount: int  # paid for the seat's own wager (stake never returned, PRG-2)
+    from_pool: int  # the part of ``amount`` drawn on the pool
+    share: int = 0  # share-round: a jackpot share received without hitting it (CH-9)
+    envy: int = 0  # PRG-4
+
+
+@dataclass(frozen=True)
+class ProgressiveOutcome:
+    awards: dict[int, SeatAward]  # by seat
+    pool_before: int
+    pool_after: int  # after the awards (and the reset to seed after a 100% award, PRG-5)
+    jackpot_paid: int  # total drawn on the pool
+    resets: int  # how many times the pool was reset to its seed
+    order: list[int] = field(default_factory=list)  # seats that hit the jackpot, in pay order
+
+    @property
+    def house_paid(self) -> int:
+        return sum(a.amount + a.share + a.envy for a in self.awards.values()) - self.jackpot_paid
+
+
+def largest_remainder_split(total: int, weights: Mapping[int, int]) -> dict[int, int]:
+    """Split ``total`` minor units among keys in proportion to ``weights`` exactly: floors,
+    then the leftover units to the largest fractional parts, ties by ascending key."""
+    weight_sum = sum(weights.values())
+    if total < 0 or weight_sum <= 0 or any(w < 0 for w in weights.values()):
+        raise ValueError("split needs a non-negative total and positive weights")
+    exact = {k: Fraction(total * w, weight_sum) for k, w in weights.items()}
+    shares = {k: int(v) for k, v in exact.items()}  # floor: all values are >= 0
+    leftover = total - sum(shares.values())
+    by_remainder = sorted(exact, key=lambda k: (-(exact[k] - shares[k]), k))
+    for k in by_remainder[:leftover]:
+        shares[k] += 1
+    return shares
+
+
+def line_amount(pay: Pay, stake: int, unit_stake: int) -> int:
+    """A non-pool line's award for a stake (PRG-2: the stake itself is not returned)."""
+    if isinstance(pay, Odds):
+        return stake * pay.to_win // pay.per
+    if isinstance(pay, FixedPerUnit):
+        return pay.amount * stake // unit_stake
+    raise TypeError("pool percentages are resolved by resolve_awards")
+
+
+def _percent_of(pool: int, pay: PoolPercent) -> int:
+    return int(pool * pay.percent / 100)
+
+
+def resolve_awards(
+    *,
+    hits: Mapping[int, tuple[str, Pay] | None],
+    stakes: Mapping[int, int],
+    pool: int,
+    seed: int,
+    unit_stake: int,
+    award: str = WINNER,
+    multiple_hits: str = SPLIT_EQUALLY,
+    envy_bonus: int = 0,
+) -> ProgressiveOutcome:
+    """Resolve the progressive of one round.
+
+    ``hits`` maps every progressive seat to its best line and pay (None for no line);
+    ``stakes`` maps the same seats to their progressive stakes (minor units).
+    """
+    if set(hits) != set(stakes):
+        raise ValueError("hits and stakes must cover the same seats")
+    seats = sorted(stakes)
+    amount: dict[int, int] = {}
+    from_pool: dict[int, int] = dict.fromkeys(seats, 0)
+    share: dict[int, int] = dict.fromkeys(seats, 0)
+    jackpot_seats = [s for s in seats if hits[s] and isinstance(hits[s][1], PoolPercent)]
+    for s in seats:
+        hit = hits[s]
+        amount[s] = (
+            0 if hit is None or s in jackpot_seats else line_amount(hit[1], stakes[s], unit_stake)
+        )
+
+    current, paid, resets = pool, 0, 0
+    if jackpot_seats:
+        pays = {s: hits[s][1] for s in jackpot_seats}
+        if award == SHARE_ROUND or multiple_hits == SPLIT_EQUALLY:
+            percent = max(p.percent for p in pays.values())
+            jackpot = _percent_of(current, PoolPercent(percent))
+            if award == SHARE_ROUND:
+                weights = {s: stakes[s] for s in seats if stakes[s] > 0}
+            else:
+                weights = dict.fromkeys(jackpot_seats, 1)
+            split = largest_remainder_split(jackpot, weights)
+            for s, value in split.items():
+                if s in jackpot_seats:
+                    amount[s] = from_pool[s] = value
+                else:
+                    share[s] = from_pool[s] = value
+            paid, current = jackpot, current - jackpot
+            if percent == 100:
+                current, resets = seed, 1
+        else:  # winner, seat-order
+            for s in jackpot_seats:
+                value = _percent_of(current, pays[s])
+                amount[s] = from_pool[s] = value
+                paid += value
+                current -= value
+                if pays[s].percent == 100:
+                    current, resets = seed, resets + 1
+
+    envy = dict.fromkeys(seats, 0)
+    if envy_bonus and award == WINNER:
+        for winner in jackpot_seats:
+            for s in seats:
+                if s != winner:
+                    envy[s] += envy_bonus
+
+    awards = {
+        s: SeatAward(
+            seat=s,
+            stake=stakes[s],
+            line=hits[s][0] if hits[s] else None,
+            amount=amount[s],
+            from_pool=from_pool[s],
+            share=share[s],
+            envy=envy[s],
+        )
+        for s in seats
+    }
+    return ProgressiveOutcome(awards, pool, current, paid, resets, jackpot_seats)
+
+
+def outcome_to_json(outcome: ProgressiveOutcome) -> dict[str, Any]:
+    """A JSON object :func:`outcome_from_json` reads back to an equal outcome (the ledger
+    stores and journals outcomes this way)."""
+    return {
+        "pool_before": outcome.pool_before,
+        "pool_after": outcome.pool_after,
+        "jackpot_paid": outcome.jackpot_paid,
+        "resets": outcome.resets,
+        "order": outcome.order,
+        "awards": {
+            str(a.seat): [a.stake, a.line, a.amount, a.from_pool, a.share, a.envy]
+            for a in outcome.awards.values()
+        },
+    }
+
+
+def outcome_from_json(data: dict[str, Any]) -> ProgressiveOutcome:
+    awards = {}
+    for seat_text, (stake, line, amount, from_pool, share, envy) in data["awards"].items():
+        seat = int(seat_text)
+        awards[seat] = SeatAward(seat, stake, line, amount, from_pool, share, envy)
+    return ProgressiveOutcome(
+        awards,
+        data["pool_before"],
+        data["pool_after"],
+        data["jackpot_paid"],
+        data["resets"],
+        list(data["order"]),
+    )

@@ -1,0 +1,410 @@
+"""Rule profiles (RULES.md section 7): named, versioned sets of rule options and pay tables.
+
+A profile is a TOML file (``config/profiles/<name>.toml``). :func:`load_profile` validates the
+whole file and either returns a complete, immutable :class:`Profile` or raises
+:class:`~controller.validation.ConfigError` listing every problem with its key and reason; a
+bad profile never loads half-way.
+
+Every option RULES.md marks **[interpretation]** is a named key here with its default, so no
+such choice is a hidden constant:
+
+- ``rules.dealer_not_qualified`` (UTH-7): ``ante-pushes`` (Greek, Slovak) or ``ante-wins``
+  (Italian: Ante paid 1:1, Play and Blind push);
+- ``rules.dealer_exposure`` (UTH with a shuffler): ``none`` (the document has no procedure:
+  the floor decides) or ``reinsert`` (MD-X3, Italian: exposed dealer cards go back into the
+  machine, which deals replacements);
+- ``progressive.contribution_rate`` within ``progressive.contribution_band`` (PRG-1);
+- ``progressive.award``: ``winner`` or ``share-round`` (CH-9);
+- ``progressive.multiple_hits``: ``split-equally`` or ``seat-order`` (PRG-3 with several
+  100% hits in one round);
+- blackjack ``rules.double_on`` (BJ-6), ``rules.split_same_rank_only`` (BJ-7),
+  ``rules.enhc_loses`` (BJ-9) and ``rules.dealer_draws`` (BJ-4 when no hand is left to decide).
+
+Each game reads its extra ``[rules]`` keys through :data:`GAME_SECTIONS`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from controller.engine.paytable import (
+    BET_LINES,
+    REQUIRED_LINES,
+    Odds,
+    PayTable,
+    PoolPercent,
+    parse_pay,
+)
+from controller.validation import (
+    ConfigError,
+    Problems,
+    Section,
+    non_negative_int,
+    parse_fraction,
+    positive_int,
+)
+
+DEAL_MODES = ("shuffler", "manual")
+ROUNDING = ("down", "nearest")
+DEALER_NOT_QUALIFIED = ("ante-pushes", "ante-wins")
+DEALER_EXPOSURE = ("none", "reinsert")  # MD-X3
+AWARD_POLICIES = ("winner", "share-round")
+MULTIPLE_HITS = ("split-equally", "seat-order")
+ENHC_LOSES = ("all", "original-only")
+DEALER_DRAWS = ("when-needed", "always")
+DECKS = (4, 6)  # BJ-1: a shoe of 4 to 6 decks
+TRILUX_MAX_OVER_MIN = 50  # TRX-1: Trilux maximum at most 50x the minimum
+
+# Pay tables each game must define (the progressive table lives in [progressive]).
+GAME_PAYTABLES = {
+    "uth": ("blind", "trips"),
+    "casino-holdem": ("ante", "bonus"),
+    "blackjack": ("main", "insurance", "trilux"),
+}
+GAME_PROGRESSIVE_BET = {"uth": "progressive", "casino-holdem": "jumbo7"}
+MAX_SEATS = 7
+
+
+@dataclass(frozen=True)
+class Money:
+    currency: str = "EUR"
+    chip_unit: int = 1  # minor units; winnings are rounded to a multiple of it
+    rounding: str = "down"  # "down" (never overpay) or "nearest" (half up)
+
+    def round_winnings(self, exact: Fraction) -> int:
+        """Apply the rounding rule once, to the winnings of one payout (minor units)."""
+        units = exact / self.chip_unit
+        whole = (
+            units.__floor__() if self.rounding == "down" else (units + Fraction(1, 2)).__floor__()
+        )
+        return whole * self.chip_unit
+
+
+@dataclass(frozen=True)
+class Progressive:
+    """A progressive side bet's rules (PRG-1..6). Seed, reserve and cap belong to the pool
+    configuration of a table, not to the rules."""
+
+    bet: str  # wager name: "progressive" (UTH) or "jumbo7" (CH)
+    stake: int  # the fixed stake set by the casino (UTH-2, CH-2), minor units
+    contribution_rate: Fraction
+    contribution_band: tuple[Fraction, Fraction]
+    envy_bonus: int  # PRG-4, minor units per other progressive player; 0 = none
+    award: str  # AWARD_POLICIES
+    multiple_hits: str  # MULTIPLE_HITS
+    linked: bool  # PRG-6: a wide-area pool shared by several tables
+    paytable: PayTable
+
+    def jackpot_line(self) -> str | None:
+        """The line paying a percentage of the pool (at most one)."""
+        return next(
+            (ln for ln, p in self.paytable.pays.items() if isinstance(p, PoolPercent)), None
+        )
+
+    def check_rate(self, rate: Fraction) -> str | None:
+        low, high = self.contribution_band
+        if not low <= rate <= high:
+            return (
+                f"contribution rate {float(rate):.4g} is outside the profile's band "
+                f"{float(low):.4g}..{float(high):.4g} (PRG-1)"
+            )
+        return None
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    version: int
+    game: str
+    source: str
+    description: str
+    money: Money
+    seats: int
+    deal: str
+    burns: int
+    options: dict[str, Any]  # game-specific rule options, validated
+    paytables: dict[str, PayTable]
+    progressive: Progressive | None
+    path: str = field(default="", compare=False)
+
+
+def _paytable(section: Section | None, bet: str) -> PayTable | None:
+    if section is None:
+        return None
+    vocabulary = BET_LINES[bet]
+    pays = {}
+    for line, value in section.items():
+        if line not in vocabulary:
+            section.problems.add(
+                section.key(line), f"unknown pay line for {bet} (known: {', '.join(vocabulary)})"
+            )
+            continue
+        try:
+            pays[line] = parse_pay(value)
+        except ValueError as exc:
+            section.problems.add(section.key(line), str(exc))
+    if not pays:
+        section.problems.add(section.path, "a pay table needs at least one line")
+    for line in REQUIRED_LINES.get(bet, ()):
+        if not section.has(line):
+            section.problems.add(section.key(line), f"required: every {bet} table prices {line}")
+    ordered = {line: pays[line] for line in vocabulary if line in pays}
+    return PayTable(bet, ordered)
+
+
+def _fraction(value: Any) -> str | None:
+    try:
+        parse_fraction(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _read_progressive(sec: Section, game: str) -> Progressive | None:
+    bet = GAME_PROGRESSIVE_BET[game]
+    stake = sec.get("stake", int, check=positive_int)
+    band_raw = sec.get("contribution_band", list, default=["0", "1"])
+    band: tuple[Fraction, Fraction] | None = None
+    if band_raw is not None:
+        try:
+            low, high = (parse_fraction(x) for x in band_raw)
+            if not 0 <= low <= high <= 1:
+                raise ValueError("the band must satisfy 0 <= low <= high <= 1")
+            band = (low, high)
+        except ValueError as exc:
+            sec.problems.add(sec.key("contribution_band"), f"expected [low, high]: {exc}")
+    rate_raw = sec.get("contribution_rate", str, check=_fraction)
+    rate = parse_fraction(rate_raw) if rate_raw is not None else None
+    envy = sec.get("envy_bonus", int, default=0, check=non_negative_int)
+    award = sec.choice("award", AWARD_POLICIES, default="winner")
+    multiple = sec.choice("multiple_hits", MULTIPLE_HITS, default="split-equally")
+    linked = sec.get("linked", bool, default=False)
+    table = _paytable(sec.section("paytable"), bet)
+    if table is not None and sum(isinstance(p, PoolPercent) for p in table.pays.values()) > 1:
+        sec.problems.add(sec.key("paytable"), "at most one line may pay a percentage of the pool")
+    if None in (stake, band, rate, table):
+        return None
+    progressive = Progressive(bet, stake, rate, band, envy, award, multiple, linked, table)
+    reason = progressive.check_rate(rate)
+    if reason:
+        sec.problems.add(sec.key("contribution_rate"), reason)
+    return progressive
+
+
+def _read_uth_options(sec: Section) -> dict[str, Any]:
+    ante_equals_blind = sec.get("ante_equals_blind", bool, default=True)
+    if ante_equals_blind is False:
+        sec.problems.add(
+            sec.key("ante_equals_blind"), "UTH-2 requires Ante and Blind of equal amounts"
+        )
+    return {
+        "dealer_not_qualified": sec.choice(
+            "dealer_not_qualified", DEALER_NOT_QUALIFIED, "ante-pushes"
+        ),
+        "dealer_exposure": sec.choice("dealer_exposure", DEALER_EXPOSURE, "none"),
+    }
+
+
+def parse_double_on(text: str) -> tuple[int, int] | None:
+    """BJ-6 ``double_on``: ``"LOW-HIGH"`` (the first two cards' total counting aces as 1, e.g.
+    the default ``"2-11"``) or ``"any"`` (None: any first two cards). ValueError with the
+    reason."""
+    if text == "any":
+        return None
+    low, sep, high = text.partition("-")
+    if not (sep and low.strip().isdigit() and high.strip().isdigit()):
+        raise ValueError(f"expected 'LOW-HIGH' like '2-11' or 'any', got {text!r}")
+    bounds = int(low), int(high)
+    if not 2 <= bounds[0] <= bounds[1] <= 20:
+        raise ValueError(f"two cards total 2 to 20 counting aces as 1, got {text!r}")
+    return bounds
+
+
+def _read_limits(sec: Section, low_key: str, high_key: str, rule: str) -> tuple[int, int] | None:
+    low = sec.get(low_key, int, check=positive_int)
+    high = sec.get(high_key, int, check=positive_int)
+    if low is None or high is None:
+        return None
+    if high < low:
+        sec.problems.add(sec.key(high_key), f"{rule}: below {low_key} ({low})")
+        return None
+    return low, high
+
+
+def _read_blackjack_options(sec: Section) -> dict[str, Any]:
+    def double_on_reason(text: str) -> str | None:
+        try:
+            parse_double_on(text)
+        except ValueError as exc:
+            return f"BJ-6: {exc}"
+        return None
+
+    decks = sec.get(
+        "decks",
+        int,
+        check=lambda v: None if DECKS[0] <= v <= DECKS[1] else f"BJ-1: 4 to 6 decks, got {v}",
+    )
+    bet = _read_limits(sec, "bet_min", "bet_max", "BJ-1")
+    trilux = _read_limits(sec, "trilux_min", "trilux_max", "TRX-1")
+    if trilux and trilux[1] > TRILUX_MAX_OVER_MIN * trilux[0]:
+        sec.problems.add(
+            sec.key("trilux_max"),
+            f"TRX-1: the Trilux maximum may be at most {TRILUX_MAX_OVER_MIN}x the minimum "
+            f"({TRILUX_MAX_OVER_MIN * trilux[0]}), got {trilux[1]}",
+        )
+    return {
+        "decks": decks,
+        "bet_min": bet and bet[0],
+        "bet_max": bet and bet[1],
+        "trilux_min": trilux and trilux[0],
+        "trilux_max": trilux and trilux[1],
+        "double_on": sec.get("double_on", str, default="2-11", check=double_on_reason),
+        "split_same_rank_only": sec.get("split_same_rank_only", bool, default=False),
+        "enhc_loses": sec.choice("enhc_loses", ENHC_LOSES, default="all"),
+        "dealer_draws": sec.choice("dealer_draws", DEALER_DRAWS, default="when-needed"),
+    }
+
+
+# game -> reader of its extra [rules] keys; other games register theirs here.
+GAME_SECTIONS: dict[str, Callable[[Section], dict[str, Any]]] = {
+    "uth": _read_uth_options,
+    "casino-holdem": lambda sec: {},
+    "blackjack": _read_blackjack_options,
+}
+
+
+def parse_profile(data: dict[str, Any], source: str) -> Profile:
+    """Validate a parsed TOML document; raise ConfigError listing every problem."""
+    problems = Problems(source)
+    top = Section(data, "", problems)
+    head = top.section("profile")
+    money_sec = top.section("money", required=False)
+    rules = top.section("rules")
+    tables = top.section("paytables")
+    prog_sec = top.section("progressive", required=False)
+
+    name = version = game = None
+    source_doc = description = ""
+    if head:
+        name = head.get("name", str)
+        version = head.get("version", int, check=positive_int)
+        game = head.choice("game", GAME_SECTIONS)
+        source_doc = head.get("source", str, default="")
+        description = head.get("description", str, default="")
+        head.finish()
+
+    money = Money()
+    if money_sec:
+        money = Money(
+            currency=money_sec.get("currency", str, default="EUR"),
+            chip_unit=money_sec.get("chip_unit", int, default=1, check=positive_int) or 1,
+            rounding=money_sec.choice("rounding", ROUNDING, default="down"),
+        )
+        money_sec.finish()
+
+    seats = burns = 0
+    deal = "shuffler"
+    options: dict[str, Any] = {}
+    if rules:
+        seats = rules.get(
+            "seats",
+            int,
+            default=MAX_SEATS,
+            check=lambda v: None if 1 <= v <= MAX_SEATS else f"must be 1..{MAX_SEATS}",
+        )
+        deal = rules.choice("deal", DEAL_MODES, default="shuffler")
+        burns = rules.get("burns", int, default=0, check=non_negative_int)
+        if game in GAME_SECTIONS:
+            options = GAME_SECTIONS[game](rules)
+        rules.finish()
+
+    paytables: dict[str, PayTable] = {}
+    if tables and game in GAME_PAYTABLES:
+        for bet in GAME_PAYTABLES[game]:
+            table = _paytable(tables.section(bet), bet)
+            if table is not None:
+                paytables[bet] = table
+        tables.finish()
+
+    progressive = None
+    if prog_sec and game in GAME_PROGRESSIVE_BET:
+        progressive = _read_progressive(prog_sec, game)
+        prog_sec.finish()
+    top.finish()
+    _check_odds_only(paytables, problems)
+    problems.raise_if_any()
+    return Profile(
+        name,
+        version,
+        game,
+        source_doc,
+        description,
+        money,
+        seats,
+        deal,
+        burns,
+        options,
+        paytables,
+        progressive,
+        path=source,
+    )
+
+
+def _check_odds_only(paytables: dict[str, PayTable], problems: Problems) -> None:
+    """Table wagers pay odds; pool percentages and fixed amounts are for progressives."""
+    for bet, table in paytables.items():
+        for line, pay in table.pays.items():
+            if not isinstance(pay, Odds):
+                problems.add(
+                    f"paytables.{bet}.{line}", f"a table wager pays odds like '3:2', not {pay}"
+                )
+
+
+def profile_dirs() -> list[Path]:
+    """Where profiles are looked up by name, first match wins."""
+    dirs = [Path(p) for p in os.environ.get("CROUPIER_PROFILE_PATH", "").split(os.pathsep) if p]
+    dirs.append(Path("/etc/croupier/profiles"))
+    dirs.append(Path(__file__).resolve().parents[2] / "config" / "profiles")  # source tree
+    dirs.append(Path(sys.prefix) / "share" / "croupier" / "profiles")  # installed
+    return dirs
+
+
+def find_profile(name: str) -> Path:
+    candidate = Path(name)
+    if candidate.suffix == ".toml" or os.sep in name:
+        if candidate.is_file():
+            return candidate
+        raise ConfigError(name, [("(file)", "no such profile file")])
+    for directory in profile_dirs():
+        path = directory / f"{name}.toml"
+        if path.is_file():
+            return path
+    searched = ", ".join(str(d) for d in profile_dirs())
+    raise ConfigError(name, [("(profile)", f"unknown profile; looked in {searched}")])
+
+
+def load_profile(name_or_path: str) -> Profile:
+    """Load and validate a profile by name (``uth-gr``) or by path to a TOML file."""
+    path = find_profile(name_or_path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), [("(file)", str(exc))]) from None
+    return parse_profile(data, str(path))
+
+
+def available_profiles() -> list[str]:
+    names: set[str] = set()
+    for directory in profile_dirs():
+        if directory.is_dir():
+            names.update(p.stem for p in directory.glob("*.toml"))
+    return sorted(names)

@@ -1,0 +1,141 @@
+"""``make demo``: the whole simulated table on any Linux box, with a live view.
+
+    python -m controller.rig.demo [--autoplay] [--rounds N] [--state-dir DIR] [--fresh]
+
+A real ``croupierd`` on ``config/sim.toml`` (Ultimate Texas Hold'em, Greek rules, with its
+progressive): the reference shuffler emulator on a pseudo-terminal, the rig's pins standing
+in for the seat sensors, the console buttons and the lamps, the sign on luma's dummy device.
+The terminal shows the sign as it would look, the seats with their stakes and lamps, the
+round's state, the last verdict and settlement (:mod:`controller.rig.view`). Keys place
+stakes, press LOCK and CONFIRM, arm a shuffler fault or a royal flush, kill the daemon; ``a``
+or ``--autoplay`` lets a robot dealer play (:mod:`controller.rig.live`).
+
+Ctrl-C (or ``q``) stops everything cleanly. The ledger stays in the state directory (default
+``.sim/state``, the daemon's log beside it in ``.sim/croupierd.log``): the next start goes on
+from the same meters (a round cut short is voided at start-up, MD-S2); ``--fresh`` starts a
+new ledger.
+
+Without a terminal (CI, a pipe) it plays ``--rounds`` rounds (default 5) by itself, prints
+each, the table as it ends and where the ledger is, and exits 0 when every round played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import select
+import shutil
+import sys
+import termios
+import tty
+from collections.abc import Sequence
+from pathlib import Path
+
+from controller.errors import CroupierError
+from controller.rig.live import LiveTable
+from controller.rig.table import REPO_CONFIG, SimTable
+from controller.rig.view import render
+from display.money import currency, format_plain
+from drivers.errors import DriverError
+
+SIM_DIR = Path(".sim")
+HEADLESS_ROUNDS = 5
+REFRESH = 0.2  # seconds between two pictures of the table
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="make demo", description=__doc__.split("\n\n")[0])
+    p.add_argument("--autoplay", action="store_true", help="a robot dealer plays from the start")
+    p.add_argument("--rounds", type=int, help=f"autoplay this many rounds, then stop (without a"
+                   f" terminal: default {HEADLESS_ROUNDS})")  # fmt: skip
+    p.add_argument("--state-dir", type=Path, default=SIM_DIR / "state",
+                   help="where the ledger is kept (default .sim/state)")  # fmt: skip
+    p.add_argument("--config", type=Path, default=REPO_CONFIG, help="the table (sim.toml)")
+    p.add_argument("--fresh", action="store_true", help="start a new ledger")
+    return p.parse_args(argv)
+
+
+def pool_line(table: SimTable) -> str:
+    status = table.status()
+    cur = currency(table.config.profile.money.currency)
+    pools = ", ".join(f"{n} {format_plain(a, cur)}" for n, a in status["pools"].items())
+    return f"pools: {pools or 'none'}; ledger {table.ledger_path}"
+
+
+def headless(live: LiveTable, rounds: int) -> int:
+    """No terminal: autoplay ``rounds`` rounds, print them, exit."""
+    print(f"croupier demo without a terminal: {rounds} rounds by the robot dealer", flush=True)
+    print(f"  {pool_line(live.table)}", flush=True)
+    live.on_message = lambda message: print(f"  {message}", flush=True)
+    live.start_autoplay(limit=rounds)
+    live.wait_autoplay()
+    table = live.table
+    amounts = list(table.status()["pools"].values())
+    if amounts and table.shown_amount(amounts[0]) is not None:
+        with contextlib.suppress(CroupierError):  # let the sign roll up to the last amount
+            wanted = table.shown_amount(amounts[0])
+            table.wait_until(lambda: table.sign_text() == wanted, 5.0, "the sign's roll-up")
+    print("\n".join(render(live.snapshot())))
+    print(f"played {live.rounds} round(s)")
+    return 0 if live.errors == 0 and live.rounds == rounds else 1
+
+
+def interactive(live: LiveTable, autoplay: bool, rounds: int | None) -> int:
+    """The live view in the terminal until ``q`` or Ctrl-C."""
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    lit = "█" if (sys.stdout.encoding or "").lower().startswith("utf") else "#"
+    out = sys.stdout
+    try:
+        tty.setcbreak(fd)
+        out.write("\x1b[?25l\x1b[2J")
+        if autoplay:
+            live.start_autoplay(limit=rounds)
+        while True:
+            picture = render(live.snapshot(), lit=lit)
+            out.write("\x1b[H" + "".join(f"{line}\x1b[K\n" for line in picture) + "\x1b[J")
+            out.flush()
+            readable, _, _ = select.select([fd], [], [], REFRESH)
+            if readable and not live.key(os.read(fd, 1).decode(errors="replace")):
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        out.write("\x1b[?25h\n")
+        out.flush()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.fresh:
+        shutil.rmtree(args.state_dir, ignore_errors=True)
+    args.state_dir.mkdir(parents=True, exist_ok=True)
+    watched = sys.stdin.isatty() and sys.stdout.isatty()
+    log = args.state_dir.parent / "croupierd.log"
+    try:
+        with SimTable(args.config, state_dir=args.state_dir, log_path=log) as table:
+            live = LiveTable(table, watched=watched)
+            table.wait_for_state("open", "closed", timeout=30.0)
+            try:
+                if watched:
+                    status = interactive(live, args.autoplay, args.rounds)
+                else:
+                    status = headless(live, args.rounds or HEADLESS_ROUNDS)
+            finally:
+                live.stop_autoplay(timeout=5.0)
+                with contextlib.suppress(CroupierError, OSError):
+                    print(f"stopping the table; {pool_line(table)}", flush=True)
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+        return 0
+    except (CroupierError, DriverError, OSError) as exc:
+        print(f"demo: {exc}".splitlines()[0] + f" (log: {log})", file=sys.stderr)
+        return 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

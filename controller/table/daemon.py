@@ -1,0 +1,223 @@
+"""``croupierd``: the table daemon.
+
+    croupierd --config /etc/croupier/table.toml [--state-dir DIR] [--runtime-dir DIR]
+
+Runs unprivileged anywhere: the ledger and the surveillance store live in the state directory
+(default /var/lib/croupier), the control socket (and, for the simulated table, the emulator's
+pty and the rig socket) in the runtime directory (default /run/croupier). Under systemd
+(``Type=notify``) it reports READY once the table is up and pings the watchdog from the event
+loop, so a stuck loop is restarted. SIGTERM / SIGINT stop it cleanly; a ``kill -9`` at any
+point loses nothing (the ledger voids an interrupted round at the next start, MD-S2).
+
+Exit status: 0 after a clean stop, 2 for a configuration problem (every problem listed),
+1 when the table cannot start (ledger held by another process, unreadable, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from controller import __version__
+from controller.engine.cards import card_name
+from controller.errors import CroupierError
+from controller.table.commands import Commands
+from controller.table.control.server import ControlServer
+from controller.table.runner import TableRunner
+from controller.table.sdnotify import Notifier
+from controller.table.shuffler_link import ShufflerLink
+from controller.table.tableconfig import TableConfig, load_table_config
+from drivers.errors import DriverError
+
+log = logging.getLogger("croupierd")
+EMULATOR_START_TIMEOUT = 10.0
+
+
+async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subprocess.Popen, str]:
+    """Start the reference shuffler emulator on a pty (the simulated table's shuffler)."""
+    emu = config.shuffler.emulator
+    assert emu is not None
+    link = runtime_dir / "shuffler.pty"
+    control = runtime_dir / "emulator.sock"
+    command = [
+        sys.executable,
+        "-m",
+        "controller.cli.main",
+        "emulator",
+        "--link",
+        str(link),
+        "--control",
+        str(control),
+        "--decks",
+        str(emu.decks),
+        "--baud",
+        str(emu.baud or 0),
+        "--exit-with-parent",  # a daemon killed with kill -9 leaves no orphan
+    ]
+    if emu.seed is not None:
+        command += ["--seed", str(emu.seed)]
+    with contextlib.suppress(FileNotFoundError):
+        link.unlink()
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + EMULATOR_START_TIMEOUT
+    while not (link.exists() and control.exists()):
+        if proc.poll() is not None:
+            raise CroupierError(f"the shuffler emulator exited with status {proc.returncode}")
+        if loop.time() > deadline:
+            proc.terminate()
+            raise CroupierError(
+                f"the shuffler emulator did not start within {EMULATOR_START_TIMEOUT:g} s"
+            )
+        await asyncio.sleep(0.05)
+    return proc, str(link)
+
+
+async def pump_gpio(gpio: object, runner: TableRunner) -> None:
+    while True:
+        runner.gpio_event(await gpio.next_event())  # type: ignore[attr-defined]
+
+
+async def watchdog(notifier: Notifier) -> None:
+    interval = notifier.watchdog_interval
+    if interval is None:
+        return
+    while True:
+        notifier.watchdog()
+        await asyncio.sleep(interval)
+
+
+async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
+    from drivers.shuffler_client import ShufflerClient, open_transport
+
+    runtime_dir.mkdir(parents=True, exist_ok=True)
+    runner = TableRunner(config, state_dir=state_dir)
+    await runner.open()
+    notifier = Notifier()
+    runner.notifier = notifier
+    tasks: list[asyncio.Task[None]] = []
+    emulator = None
+    gpio = None
+    server = None
+    link = None
+    try:
+        port = config.shuffler.port
+        allow = set(config.shuffler.firmware_allow)
+        if config.shuffler.emulator is not None:
+            emulator, port = await start_emulator(config, runtime_dir)
+            if config.shuffler.emulator.trusted:
+                from firmware_bridge.emulator.firmware import firmware_digest
+
+                allow.add(firmware_digest().hex())
+        assert port is not None
+        client = ShufflerClient(open_transport(port, config.shuffler.baud))
+        link = ShufflerLink(
+            client,
+            runner.post,
+            firmware_allow=allow,
+            shoe=config.profile.game == "blackjack",
+            card_name=card_name,
+            is_current=runner.is_current,
+        )
+        runner.shuffler = link
+        if config.io is not None and config.io.gpio.inputs:
+            from drivers.gpio.factories import make_pin_factory
+            from drivers.gpio.table import GpioTable
+
+            gpio_cfg = config.io.gpio
+            rig = str(runtime_dir / gpio_cfg.rig_socket) if gpio_cfg.rig_socket else None
+            gpio = GpioTable(gpio_cfg, make_pin_factory(gpio_cfg.pin_factory, rig_socket=rig))
+            await gpio.start()
+            runner.gpio = gpio
+            tasks.append(asyncio.create_task(pump_gpio(gpio, runner), name="gpio-events"))
+        if config.io is not None and config.io.sign is not None:
+            from controller.table.sign import Sign
+            from drivers.sign.device import open_sign_device
+
+            runner.sign = Sign(config.io.sign, open_sign_device(config.io.sign))
+            tasks.append(asyncio.create_task(runner.sign.run(), name="sign"))
+        server = ControlServer(config.resolve_socket(runtime_dir), group=config.control_group)
+        Commands(runner).register(server)
+        await server.start()
+        await link.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        tasks.append(asyncio.create_task(watchdog(notifier), name="watchdog"))
+        notifier.ready(f"table {config.table_id} up")
+        log.info(
+            "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name
+        )
+        await runner.run(stop)
+        notifier.stopping()
+        return 0
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if server is not None:
+            await server.close()
+        if link is not None:
+            await link.close()
+        if gpio is not None:
+            await gpio.aclose()
+        await runner.close()
+        if emulator is not None:
+            emulator.terminate()
+            try:
+                emulator.wait(5)
+            except subprocess.TimeoutExpired:
+                emulator.kill()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="croupierd", description="Croupier table daemon")
+    parser.add_argument("--version", action="version", version=f"croupierd {__version__}")
+    parser.add_argument("--config", default="/etc/croupier/table.toml", help="table.toml")
+    parser.add_argument(
+        "--state-dir",
+        default="/var/lib/croupier",
+        type=Path,
+        help="ledger and surveillance store (default /var/lib/croupier)",
+    )
+    parser.add_argument(
+        "--runtime-dir",
+        default="/run/croupier",
+        type=Path,
+        help="control socket (default /run/croupier)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s"
+        if os.environ.get("INVOCATION_ID")
+        else "%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        config = load_table_config(args.config)
+    except CroupierError as exc:
+        print(f"croupierd: configuration problems:\n{exc}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
+    except (CroupierError, DriverError, OSError) as exc:
+        print(f"croupierd: cannot run the table: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
