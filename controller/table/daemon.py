@@ -96,7 +96,8 @@ async def watchdog(notifier: Notifier) -> None:
 
 
 async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
-    from drivers.shuffler_client import ShufflerClient, open_transport
+    from drivers.shuffler_client import ShufflerClient
+    from drivers.transport import open_transport
 
     runtime_dir.mkdir(parents=True, exist_ok=True)
     runner = TableRunner(config, state_dir=state_dir)

@@ -44,7 +44,7 @@ from controller.validation import (
     positive_int,
     read_toml,
 )
-from drivers.errors import ConfigError as DriverConfigError
+from drivers.errors import HardwareConfigError
 from drivers.tableio import TableIO, validate_table_io
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
@@ -249,7 +249,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         try:
             currencies = (profile.money.currency,) if profile else ()
             io = validate_table_io(gpio_raw or {}, sign_raw, currencies)
-        except DriverConfigError as exc:
+        except HardwareConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
     pools, linked = _read_pools(top.section("pools", required=False), profile, problems)
