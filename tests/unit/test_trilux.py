@@ -42,7 +42,7 @@ ROUNDS = [
     ("straight Q-K-A", "Qc Ah Kd 9c", ["stand"], "straight", 100 + 1000),
     ("straight A-2-3", "Ac 3h 2d Tc 5c", ["stand"], "straight", 100 + 1000),
     ("flush", "2h Kh 9h 8c", ["stand"], "flush", 100 + 500),
-    ("K-A-2 loses", "Kc 2h Ad Tc", None, None, 0),
+    ("K-A-2 loses", "Kc 2h Ad", None, None, 0),  # blackjack against a 2: no dealer card
     ("pair loses", "7c 9s 7d Tc", ["stand"], None, 0),
 ]
 
