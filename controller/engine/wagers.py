@@ -52,6 +52,9 @@ LIMITED_WAGERS: dict[str, dict[str, str]] = {
     "blackjack": {"main": "BJ-1", "trilux": "TRX-1"},
 }
 
+# Wagers whose limits are another's: the Blind equals the Ante (UTH-2).
+LIMIT_OF = {"blind": "ante"}
+
 CAP_RULE = "BJ-1"  # the over-maximum rule of seed 001, applied to every wager (RULES.md BJ-1)
 
 
@@ -110,7 +113,7 @@ class Accepted:
 def accept(limits: Mapping[str, Limit], seat: int, wager: str, amount: int) -> Accepted:
     """Apply ``wager``'s limits to ``amount`` (0 = no stake, always accepted). Raises
     :class:`StakeBelowMinimum` under the minimum; caps above the maximum."""
-    limit = limits.get(wager)
+    limit = limits.get(LIMIT_OF.get(wager, wager))
     if limit is None or amount == 0:
         return Accepted(amount)
     if amount < limit.low:
@@ -120,6 +123,17 @@ def accept(limits: Mapping[str, Limit], seat: int, wager: str, amount: int) -> A
     if amount > limit.high:
         return Accepted(limit.high, amount - limit.high)
     return Accepted(amount)
+
+
+def check_entry(
+    profile: Profile, limits: Mapping[str, Limit], seat: int, stakes: Mapping[str, int]
+) -> None:
+    """What the table checks when stakes are entered (the dealer's tablet, the control
+    socket): every wager offered, none under its minimum. The cap is applied when the round
+    takes the stakes, so the excess is recorded with the round."""
+    check_offered(profile, seat, stakes)
+    for name, amount in stakes.items():
+        accept(limits, seat, name, amount)
 
 
 def profile_limits(profile: Profile) -> dict[str, Limit]:

@@ -162,3 +162,33 @@ def test_a_capped_stake_never_exceeds_the_maximum_and_nothing_is_lost(low, span,
     assert taken.stake <= low + span
     assert taken.stake + taken.returned == amount  # accepted + returned = put down
     assert taken.returned == max(0, amount - (low + span))
+
+
+# --- the table configuration: [limits], and pools only where a progressive is offered ------
+
+
+def test_table_configuration_limits_and_progressive_pools_are_checked_with_rules():
+    import copy
+    import tomllib
+    from pathlib import Path
+
+    from controller.table.tableconfig import parse_table_config
+    from controller.validation import ConfigError
+
+    config = Path(__file__).resolve().parents[2] / "config"
+    sim = tomllib.loads((config / "sim.toml").read_text())
+    good = parse_table_config({**copy.deepcopy(sim), "limits": LIMITS}, "t.toml")
+    assert good.limits["ante"] == Limit(500, 5000, "UTH-2")
+    bad = {**copy.deepcopy(sim), "limits": {"ante": {"min": 9, "max": 1}, "jumbo7": {}}}
+    with pytest.raises(ConfigError) as info:
+        parse_table_config(bad, "t.toml")
+    found = dict(info.value.problems)
+    assert "UTH-2" in found["limits.ante"] and "UTH-2" in found["limits.jumbo7"]
+    # a uth-it table (no progressive) with a pool configured: refused naming UTH-2
+    it = {**copy.deepcopy(sim), "table": {**sim["table"], "profile": "uth-it"}}
+    with pytest.raises(ConfigError) as info:
+        parse_table_config(it, "t.toml")
+    assert "UTH-2" in dict(info.value.problems)["pools"]
+    # blackjack tables default to the profile's limits
+    bj = tomllib.loads((config / "trilux-gr.toml").read_text())
+    assert parse_table_config(bj, "t.toml").limits["main"] == Limit(1000, 100000, "BJ-1")

@@ -47,9 +47,6 @@ BURN_POINTS = {
     3: ("before the flop", "before the turn", "before the river"),  # Italian, by hand
 }
 
-# Wagers whose limits follow another's: the Blind equals the Ante (UTH-2).
-LIMIT_OF = {"blind": "ante"}
-
 # UTH-4: the Play bet a decision places, as a multiple of the Ante, and the street it belongs to.
 UTH_PLAYS = {"4x": ("preflop", 4), "3x": ("preflop", 3), "2x": ("flop", 2), "1x": ("river", 1)}
 UTH_STREETS = ("preflop", "flop", "river")
@@ -156,7 +153,7 @@ def _within_limits(
     """The stakes the table accepts and the excess it returns (BJ-1 cap, every game)."""
     accepted, returned = dict(stakes), {}
     for name, amount in stakes.items():
-        taken = accept(limits, seat, LIMIT_OF.get(name, name), amount)
+        taken = accept(limits, seat, name, amount)
         accepted[name] = taken.stake
         if taken.returned:
             returned[name] = taken.returned
