@@ -42,6 +42,7 @@ from controller.engine.paytable import (
     PoolPercent,
     parse_pay,
 )
+from controller.engine.rulebook import check_profile_rules, tag_rule
 from controller.validation import (
     ConfigError,
     Problems,
@@ -339,6 +340,9 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
         prog_sec.finish()
     top.finish()
     _check_odds_only(paytables, problems)
+    if game in GAME_SECTIONS and not problems:
+        problems.items += check_profile_rules(game, seats, burns, paytables, progressive)
+    problems.items[:] = [(key, tag_rule(key, why, game)) for key, why in problems.items]
     problems.raise_if_any()
     return Profile(
         name,
