@@ -14,6 +14,8 @@ class CardError(CroupierError, ValueError):
     """A card string or a set of cards is not acceptable (unknown rank/suit, duplicate,
     wrong count)."""
 
+    rule = "POK-1"  # one deck of 52 cards: ranks 2..A, four suits
+
 
 class ProfileError(CroupierError, ValueError):
     """A rule profile is malformed. Carries the file, the key and the reason."""
