@@ -1,7 +1,9 @@
 """Round files as a reviewer writes them: blackjack actions (BJ-3..7), the dealer's draw
 (BJ-4), split-hand names (BJ-7); hold'em keys and burn cards (UTH-11). Hand-worked cases."""
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from blackjack_support import outcome, play, seat
@@ -134,3 +136,24 @@ def test_uth_sk_burns_are_recorded_and_checked_against_the_deal_plan():
     assert info.value.rule == "UTH-11"
     three = settle(load_profile("uth-it"), {**BOARD, "burns": "4c 5d 6h", "seats": [SEAT]})
     assert three.seats[0].wagers["ante"].paid == 2000
+
+
+# --- the examples of docs/settle.md and docs/blackjack-round.md -----------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+REFUSED = {"uth-sk-progressive.json": "UTH-2", "trilux-gr-hit-after-double.json": "BJ-6"}
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.name)
+def test_every_example_settles(path):
+    data = json.loads(path.read_text())
+    assert settle(load_profile(data["profile"]), data).seats
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_every_refused_example_is_refused_with_its_rule(name):
+    assert sorted(p.name for p in (EXAMPLES / "refused").glob("*.json")) == sorted(REFUSED)
+    data = json.loads((EXAMPLES / "refused" / name).read_text())
+    with pytest.raises(RoundError) as info:
+        settle(load_profile(data["profile"]), data)
+    assert info.value.rule == REFUSED[name]
