@@ -171,7 +171,8 @@ def _read_pools(
             problems.add(
                 "pools",
                 f"profile {profile.name} has a progressive ({prog.bet}):"
-                " configure its pool, e.g. [pools.main] seed = 500000",
+                " configure its pool, e.g. [pools.main] seed = 500000"
+                f" ({GAME_WAGER_RULE[profile.game]}, PRG-1)",
             )
         return pools, linked
     entries = list(sec.items())
