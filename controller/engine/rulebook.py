@@ -17,6 +17,7 @@ each problem), so no profile error is without one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -95,7 +96,7 @@ _KEY_RULES: dict[str, str | dict[str, str]] = {
     "paytables.trilux": "TRX-2",
     "progressive": "PRG-1",
 }
-_RULE_ID = ("POK-", "UTH-", "CH-", "BJ-", "TRX-", "PRG-", "MD-", "RULES.md")
+_RULE_ID = re.compile(r"\b(?:POK|UTH|CH|BJ|TRX|PRG|MD)-[A-Z]?\d+\b|RULES\.md")
 
 
 def rule_of_key(key: str, game: str | None) -> str:
@@ -112,7 +113,7 @@ def rule_of_key(key: str, game: str | None) -> str:
 
 def tag_rule(key: str, reason: str, game: str | None) -> str:
     """``reason`` with its rule ID appended, unless it names one already."""
-    if any(marker in reason for marker in _RULE_ID):
+    if _RULE_ID.search(reason):
         return reason
     return f"{reason} ({rule_of_key(key, game)})"
 

@@ -297,6 +297,19 @@ def _settle_progressive(
             ' ({"amount": N, "seed": N})',
             "PRG-5",
         )
+    if pool.link and not (prog.award == "share-round" and prog.share_scope == "link"):
+        raise RoundError(
+            f"pools.{prog.bet}.link: profile {profile.name} shares no jackpot across the link"
+            f" (award {prog.award!r}, share_scope {prog.share_scope!r})",
+            "CH-9",
+        )
+    for table, rid, seat in pool.link:
+        if pool.link[(table, rid, seat)] % prog.stake:
+            raise RoundError(
+                f"pools.{prog.bet}.link: {table} {rid} seat {seat}: stake is not a multiple of"
+                f" the fixed stake {prog.stake}",
+                "CH-2",
+            )
     outcome = resolve_awards(
         hits=hits,
         stakes={s.seat: s.stakes[prog.bet] for s in bettors},
@@ -306,6 +319,7 @@ def _settle_progressive(
         award=prog.award,
         multiple_hits=prog.multiple_hits,
         envy_bonus=prog.envy_bonus,
+        others=pool.link,
     )
     return _progressive_wagers(prog.bet, outcome, rules, jackpot, prog.award), _pool_report(
         prog.bet, outcome, pool
@@ -337,6 +351,11 @@ def _pool_report(bet: str, outcome: ProgressiveOutcome, pool: PoolInput) -> dict
         report["after"] = outcome.pool_after
     if outcome.order:
         report["jackpot_seats"] = outcome.order
+    if outcome.link_shares:  # CH-9: fixed at the hit, paid by each table at its settlement
+        report["link_shares"] = [
+            {"table": table, "round": rid, "seat": seat, "share": share}
+            for (table, rid, seat), share in sorted(outcome.link_shares.items())
+        ]
     return {bet: report}
 
 

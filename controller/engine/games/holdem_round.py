@@ -39,7 +39,8 @@ ROUND_KEYS = (
     "seats",
 )
 SEAT_KEYS = ("seat", "cards", "stakes", "decision")
-POOL_KEYS = ("amount", "seed")
+POOL_KEYS = ("amount", "seed", "link")
+LINK_KEYS = ("table", "round", "stakes")
 
 # UTH-11: where a manual deal burns its cards, by the profile's burn count.
 BURN_POINTS = {
@@ -74,6 +75,9 @@ class SeatInput:
 class PoolInput:
     amount: int
     seed: int | None
+    # CH-9 share_scope "link": the other participating tables' rounds in play at the hit,
+    # (table, round, seat) -> accepted Jumbo 7 stake
+    link: dict[tuple[str, str, int], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -279,5 +283,35 @@ def _pools(raw: Any) -> dict[str, PoolInput]:
                 continue
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise RoundError(f"pools.{name}: {label} {v!r} must be minor units (an integer)")
-        pools[name] = PoolInput(amount, seed)
+        link = _link(name, value.get("link", [])) if isinstance(value, dict) else {}
+        pools[name] = PoolInput(amount, seed, link)
     return pools
+
+
+def _link(name: str, raw: Any) -> dict[tuple[str, str, int], int]:
+    """CH-9: ``[{"table": "T2", "round": "T2-000117", "stakes": {"1": 100}}]``, the Jumbo 7
+    stakes each other participating table had in play at the hit."""
+    where = f"pools.{name}.link"
+    if not isinstance(raw, list):
+        raise RoundError(f"{where}: expected a list of the other tables' rounds in play", "CH-9")
+    link: dict[tuple[str, str, int], int] = {}
+    seen: set[tuple[str, str]] = set()
+    for entry in raw:
+        if not isinstance(entry, dict):
+            raise RoundError(f"{where}: each entry is {{table, round, stakes}}", "CH-9")
+        _unknown_keys(entry, LINK_KEYS, where)
+        table, rid, stakes = entry.get("table"), entry.get("round"), entry.get("stakes")
+        if not (isinstance(table, str) and table and isinstance(rid, str) and rid):
+            raise RoundError(f"{where}: each entry names its table and round", "CH-9")
+        if (table, rid) in seen:
+            raise RoundError(f"{where}: round {rid} of table {table} is listed twice", "CH-9")
+        seen.add((table, rid))
+        if not isinstance(stakes, dict) or not stakes:
+            raise RoundError(f"{where}: {table} {rid}: stakes are seat -> minor units", "CH-9")
+        for seat, stake in stakes.items():
+            if not str(seat).isdigit() or isinstance(stake, bool) or not isinstance(stake, int):
+                raise RoundError(f"{where}: {table} {rid}: stakes are seat -> minor units", "CH-9")
+            if stake <= 0:
+                raise RoundError(f"{where}: {table} {rid} seat {seat}: stake {stake}", "CH-9")
+            link[(table, rid, int(seat))] = stake
+    return link
