@@ -3,7 +3,9 @@
 Each command group lives in its own module under ``controller/cli/`` and exposes
 ``register(subparsers)``, which adds its sub-parser and sets ``func(args) -> int`` as the
 default. Human output by default, ``--json`` for scripts. Errors the controller raises on
-purpose (:class:`~controller.errors.CroupierError`) print as one line on stderr, exit status 2.
+purpose (:class:`~controller.errors.CroupierError`) print as one line on stderr, exit status 2;
+commands that opt in (``add_json_errors``) also print them with ``--json`` as a JSON object
+with the message and the rule ID on stdout.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from controller import __version__
+from controller.cli.output import error_json, print_json
 from controller.errors import CroupierError
 
 # Command modules, in the order `croupier --help` lists them.
@@ -55,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CroupierError as exc:
+        if getattr(args, "json_errors", False) and getattr(args, "json", False):
+            print_json(error_json(exc))
         print(f"croupier {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `croupier ... | head`

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.games import par_sheet
 from controller.engine.profiles import load_profile
 
@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--decks", type=int, metavar="N", help="decks in the shoe (games dealt from a shoe only)"
     )
     add_json_flag(p)
+    add_json_errors(p)
     p.set_defaults(func=run)
 
 

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import load_profile
+from controller.engine.wagers import CAP_RULE
 from controller.errors import RoundError
 
 
@@ -21,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("round", metavar="ROUND.json", help="the recorded round")
     p.add_argument("--profile", help="profile name or file (default: the round's 'profile')")
     add_json_flag(p)
+    add_json_errors(p)
     p.set_defaults(func=run)
 
 
@@ -73,6 +75,10 @@ def print_human(result: RoundResult) -> None:
                 f"  {name:<14} stake {_money(w.stake):>12}  {w.result:<4}  paid"
                 f" {_money(w.paid):>14}  {w.rule}{line_txt}"
             )
+            if w.returned:
+                print(
+                    f"  {'':<14} {_money(w.returned)} over the table maximum returned ({CAP_RULE})"
+                )
         print(
             f"  {'total':<14} stake {_money(seat.staked):>12}        paid {_money(seat.paid):>14}"
         )

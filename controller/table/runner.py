@@ -178,6 +178,7 @@ class TableRunner:
             cfg.table_id,
             packet_timeout=cfg.shuffler.packet_timeout,
             settled_display=cfg.settled_display,
+            limits=cfg.limits,
         )
         self.machine = TableMachine(cfg.profile, settings, next_round=last + 1)
         for bet, (amount, seed) in pools.items():

@@ -12,6 +12,9 @@ with its key and reason, and the daemon refuses to start on any):
 ``[shuffler.emulator]`` (with ``emulate``): ``decks``, ``seed`` (tests only), ``baud`` pacing,
                  ``trusted`` (default true: the emulator's own build is allowed)
 ``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md)
+``[limits]``     the table limits of its wagers, ``WAGER = { min = N, max = N }`` in minor
+                 units (controller.engine.wagers: over the maximum a stake is capped and the
+                 excess returned, BJ-1); default: the profile's own (blackjack ``bet_min``..)
 ``[pools.NAME]`` per progressive pool: ``seed``, ``contribution_rate``, ``reserve_rate``,
                  ``cap`` (controller.engine.pools.config; the profile fixes the rules); or, for a
                  linked (wide-area) pool, ``dsn`` and ``pool`` (docs/linked-pools.md)
@@ -36,6 +39,7 @@ from controller.books.linked.settings import (
 )
 from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
+from controller.engine.wagers import GAME_WAGER_RULE, Limit, parse_limits
 from controller.table.credentials import check_stored
 from controller.validation import (
     ConfigError,
@@ -84,6 +88,7 @@ class TableConfig:
     control_group: str | None
     settled_display: float
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    limits: dict[str, Limit] = field(default_factory=dict)  # wager -> table limits
 
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
@@ -166,12 +171,18 @@ def _read_pools(
             problems.add(
                 "pools",
                 f"profile {profile.name} has a progressive ({prog.bet}):"
-                " configure its pool, e.g. [pools.main] seed = 500000",
+                " configure its pool, e.g. [pools.main] seed = 500000"
+                f" ({GAME_WAGER_RULE[profile.game]}, PRG-1)",
             )
         return pools, linked
     entries = list(sec.items())
     if prog is None and entries:
-        problems.add("pools", f"profile {profile.name} has no progressive bet")
+        rule = GAME_WAGER_RULE[profile.game]
+        problems.add(
+            "pools",
+            f"profile {profile.name} offers no progressive bet, so no pool can be fed:"
+            f" a progressive stake at this table would be refused ({rule})",
+        )
         return pools, linked
     if prog is not None and len(entries) != 1:
         problems.add("pools", f"exactly one pool feeds the {prog.bet} bet; got {len(entries)}")
@@ -252,6 +263,12 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         except HardwareConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
+    limits: dict[str, Limit] = {}
+    top.section("limits", required=False)
+    if profile is not None:
+        limits, limit_problems = parse_limits(profile, top.data.get("limits", {}))
+        for key, reason in limit_problems:
+            problems.add(key, reason)
     pools, linked = _read_pools(top.section("pools", required=False), profile, problems)
     if linked and table_id and (reason := table_id_problem(table_id)):
         problems.add("table.id", f"a linked pool names this table in its store: {reason}")
@@ -297,6 +314,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         group,
         settled_display,
         data,
+        limits,
     )
 
 
