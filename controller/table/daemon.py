@@ -31,6 +31,7 @@ from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
+from controller.table.host_checks import HostWatch
 from controller.table.runner import TableRunner
 from controller.table.sdnotify import Notifier
 from controller.table.shuffler_link import ShufflerLink
@@ -153,6 +154,9 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         tasks.append(asyncio.create_task(watchdog(notifier), name="watchdog"))
+        host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
+        await host.check()  # before the table may open
+        tasks.append(asyncio.create_task(host.follow(), name="host-checks"))
         notifier.ready(f"table {config.table_id} up")
         log.info(
             "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name

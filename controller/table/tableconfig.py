@@ -19,6 +19,8 @@ with its key and reason, and the daemon refuses to start on any):
 ``[technician]`` ``credential``: a salted hash from ``croupier config hash-credential``
 ``[control]``    ``socket`` (relative: under the runtime directory), ``group``
 ``[timing]``     ``settled_display`` seconds
+``[host]``       ``require_clock_sync``, ``allow_volatile_ledger``: conditions of the machine
+                 that keep the table closed (controller.table.host_checks)
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from controller.books.linked.settings import (
 from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
 from controller.table.credentials import check_stored
+from controller.table.host_checks import HostSettings, read_host_settings
 from controller.validation import (
     ConfigError,
     Problems,
@@ -84,6 +87,7 @@ class TableConfig:
     control_group: str | None
     settled_display: float
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    host: HostSettings = field(default_factory=HostSettings)
 
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
@@ -279,6 +283,8 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
             or 15.0
         )
         timing.finish()
+    simulated = shuffler is not None and shuffler.emulator is not None
+    host = read_host_settings(top.section("host", required=False), simulated)
     top.finish()
     problems.raise_if_any()
     assert table_id and profile and shuffler
@@ -297,6 +303,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         group,
         settled_display,
         data,
+        host,
     )
 
 
