@@ -8,10 +8,13 @@ with its key and reason, and the daemon refuses to start on any):
 ``[shuffler]``   ``port`` (device path, pyserial URL or ``usb:VID:PID``) or ``emulate = true``
                  (the daemon starts the reference emulator on a pty: the sim table),
                  ``baud``, ``firmware_allow`` (SHA-256 of the shuffler firmware builds this
-                 table trusts; an unknown build keeps the table CLOSED), ``packet_timeout``
+                 table trusts; an unknown build keeps the table CLOSED; the examples' all-zero
+                 placeholder is refused on a real table), ``packet_timeout``
 ``[shuffler.emulator]`` (with ``emulate``): ``decks``, ``seed`` (tests only), ``baud`` pacing,
                  ``trusted`` (default true: the emulator's own build is allowed)
-``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md)
+``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md); pins of a Pi bus that
+                 ``/boot/firmware/config.txt`` enables or the shuffler uses are refused
+                 (drivers.gpio.buses)
 ``[pools.NAME]`` per progressive pool: ``seed``, ``contribution_rate``, ``reserve_rate``,
                  ``cap`` (controller.engine.pools.config; the profile fixes the rules); or, for a
                  linked (wide-area) pool, ``dsn`` and ``pool`` (docs/linked-pools.md)
@@ -48,10 +51,12 @@ from controller.validation import (
     read_toml,
 )
 from drivers.errors import ConfigError as DriverConfigError
+from drivers.gpio.buses import BOOT_CONFIG, bus_pins, read_boot_config
 from drivers.tableio import TableIO, validate_table_io
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
+PLACEHOLDER_DIGEST = "0" * 64  # what the shipped examples say until a technician fills it in
 
 
 @dataclass(frozen=True)
@@ -126,9 +131,15 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
             sec.problems.add(
                 f"{sec.key('firmware_allow')}[{i}]", "a firmware SHA-256 is 64 hex digits"
             )
+        elif item == PLACEHOLDER_DIGEST and not emulate:
+            sec.problems.add(
+                f"{sec.key('firmware_allow')}[{i}]",
+                "the example's all-zero placeholder: replace it with the SHA-256 of the"
+                " shuffler's firmware (`croupier shuffler info`)",
+            )
         else:
             allow.append(item.lower())
-    if not allow and not emulate:
+    if not allow_raw and not emulate:
         sec.problems.add(
             sec.key("firmware_allow"),
             "list the SHA-256 of every shuffler firmware build this table trusts"
@@ -208,7 +219,10 @@ def _read_pools(
     return pools, linked
 
 
-def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
+def parse_table_config(
+    data: dict[str, Any], source: str, *, boot_config: str | None = None
+) -> TableConfig:
+    """``boot_config``: the text of the Pi's config.txt, whose enabled buses own their pins."""
     problems = Problems(source)
     top = Section(data, "", problems)
     table = top.section("table")
@@ -252,7 +266,9 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     if gpio_raw is not None or sign_raw is not None:
         try:
             currencies = (profile.money.currency,) if profile else ()
-            io = validate_table_io(gpio_raw or {}, sign_raw, currencies)
+            port = shuffler.port if shuffler is not None else None
+            buses = bus_pins(boot_config, port)
+            io = validate_table_io(gpio_raw or {}, sign_raw, currencies, buses)
         except DriverConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
@@ -307,5 +323,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     )
 
 
-def load_table_config(path: str | Path) -> TableConfig:
-    return parse_table_config(read_toml(path), str(path))
+def load_table_config(path: str | Path, *, boot_config: Path | None = BOOT_CONFIG) -> TableConfig:
+    """Read and check ``path``; ``boot_config`` (None: not read) is the Pi's config.txt."""
+    boot = read_boot_config(boot_config) if boot_config is not None else None
+    return parse_table_config(read_toml(path), str(path), boot_config=boot)
