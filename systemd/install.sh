@@ -44,7 +44,7 @@ boot_line() {
 
 if live; then
     if command -v apt-get >/dev/null; then
-        apt-get install -y -q gcc python3-dev python3-venv
+        apt-get update -q && apt-get install -y -q gcc python3-dev python3-venv
     fi
     id croupier >/dev/null 2>&1 || useradd --system --home-dir /var/lib/croupier \
         --shell /usr/sbin/nologin --user-group croupier

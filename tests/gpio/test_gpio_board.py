@@ -4,8 +4,14 @@ can run. The facts are inputs (drivers.gpio.board), so every board is tested on 
 import asyncio
 import copy
 import dataclasses
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
 
 import pytest
+import tomli_w
 from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +22,7 @@ from drivers.gpio.factories import make_pin_factory
 from drivers.gpio.pinmap import REFERENCE_GPIO, parse_gpio
 from drivers.gpio.table import GpioTable
 
+REPO = Path(__file__).resolve().parents[2]
 OFF_PI = "off a Pi use"
 PI5 = BoardFacts(
     model="Raspberry Pi 5 Model B Rev 1.0",
@@ -129,3 +136,30 @@ def test_a_backend_error_opening_a_pin_is_a_driver_error_naming_the_pin():
     assert "\n" not in message
     # every pin opened before the failure was released: a retry can open them again
     assert not any(factory._reservations.values())
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(board_facts().is_pi, reason="this machine is a Raspberry Pi")
+def test_the_daemon_off_a_pi_with_auto_says_so_in_one_line(tmp_path):
+    """The shipped configurations' pin_factory = "auto" on a machine that is not a Pi: the
+    daemon exits 1 with the reason, never a traceback."""
+    data = tomllib.loads((REPO / "config" / "sim.toml").read_text())
+    data["gpio"]["pin_factory"] = "auto"
+    config = tmp_path / "table.toml"
+    config.write_text(tomli_w.dumps(data))
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    dirs = ["--state-dir", str(tmp_path / "state"), "--runtime-dir", str(tmp_path / "run")]
+    run = subprocess.run(
+        [sys.executable, "-m", "controller.table.daemon", "--config", str(config), *dirs],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert run.returncode == 1
+    lines = [line for line in run.stderr.splitlines() if line.startswith("croupierd:")]
+    assert lines == [
+        "croupierd: cannot run the table: this machine is not a Raspberry Pi;"
+        ' off a Pi use pin_factory = "mock" or "rig" (--pin-factory mock|rig)'
+    ]
+    assert "Traceback" not in run.stderr
