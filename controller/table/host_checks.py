@@ -3,7 +3,8 @@
 ``clock``: the system clock is not synchronised (no NTP yet, no RTC battery). A Pi without a
 network time source boots at the last saved time; every journal entry, ledger row and meter
 report would carry a wrong timestamp, so the table stays closed until the clock is
-synchronised. The daemon asks every :data:`CLOCK_PROBE_SECONDS` and opens by itself once it is.
+synchronised. The daemon asks every :data:`CLOCK_PROBE_SECONDS` and opens by itself once it is;
+then it asks every :data:`CLOCK_RECHECK_SECONDS` (a clock can lose its synchronisation).
 
 ``ledger-storage``: the ledger's directory is on a volatile filesystem (tmpfs, ramfs, a zram
 device, or an overlay root such as Pi OS's "Overlay File System", whose changes live in RAM):
@@ -37,6 +38,7 @@ from controller.validation import Section
 CLOCK = "clock"
 LEDGER_STORAGE = "ledger-storage"
 CLOCK_PROBE_SECONDS = 30.0
+CLOCK_RECHECK_SECONDS = 300.0
 TIMEDATECTL_TIMEOUT = 10.0
 VOLATILE_TYPES = {"tmpfs": "tmpfs", "ramfs": "ramfs"}
 VOLATILE_DEVICES = ("/dev/zram", "/dev/ram")
@@ -221,12 +223,14 @@ class HostWatch:
         *,
         probe: Callable[[], Awaitable[ClockStatus]] = probe_clock,
         interval: float = CLOCK_PROBE_SECONDS,
+        recheck: float = CLOCK_RECHECK_SECONDS,
     ) -> None:
         self.settings = settings
         self.ledger_dir = ledger_dir
         self._post = post
         self._probe = probe
         self._interval = interval
+        self._recheck = recheck
         self._clock: str | None = None  # the clock condition last posted
 
     async def check(self) -> None:
@@ -244,7 +248,7 @@ class HostWatch:
 
     async def follow(self) -> None:
         while self.settings.require_clock_sync:
-            await asyncio.sleep(self._interval)
+            await asyncio.sleep(self._interval if self._clock else self._recheck)
             await self._check_clock()
 
     async def _check_clock(self) -> None:

@@ -119,15 +119,26 @@ class JournaldHandler(logging.Handler):
         super().close()
 
 
+class PrefixFormatter(logging.Formatter):
+    """Lines for journald's stream: the ``<N>`` priority prefix on each."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return with_prefix(super().format(record), record.levelno)
+
+
 def configure_logging(verbose: bool) -> dict[str, str]:
     """Set up the root logger for the daemon; returns the fields every journal entry carries
     (the daemon adds ``TABLE`` once its configuration is read)."""
     level = logging.DEBUG if verbose else logging.INFO
-    if stderr_is_journal() and os.path.exists(JOURNAL_SOCKET):
-        handler = JournaldHandler()
-        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    if stderr_is_journal():
+        if os.path.exists(JOURNAL_SOCKET):
+            handler: logging.Handler = JournaldHandler()
+            handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        else:
+            handler = logging.StreamHandler()
+            handler.setFormatter(PrefixFormatter("%(name)s: %(message)s"))
         logging.basicConfig(level=level, handlers=[handler], force=True)
-        return handler.fields
+        return getattr(handler, "fields", {})
     logging.basicConfig(
         level=level,
         format="%(levelname)s %(name)s: %(message)s"

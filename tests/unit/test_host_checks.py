@@ -132,7 +132,7 @@ def watch(statuses):
 
     async def run():
         host = HostWatch(
-            HostSettings(True, True), Path("/"), posted.append, probe=probe, interval=0
+            HostSettings(True, True), Path("/"), posted.append, probe=probe, interval=0, recheck=0
         )
         await host.check()
         with pytest.raises(AnswersRanOut):

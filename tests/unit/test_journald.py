@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from controller.table.events import Journal, OpenRound, VoidRound
 from controller.table.journald import (
     JournaldHandler,
+    configure_logging,
     encode_entry,
     log_effect,
     priority,
@@ -95,6 +96,21 @@ def test_without_the_socket_the_line_keeps_its_priority_on_stderr(tmp_path):
     handler.emit(record)
     handler.close()
     assert out.getvalue() == "<3>ledger: full\n"
+
+
+def test_without_a_journal_socket_every_line_keeps_its_prefix(tmp_path, monkeypatch):
+    monkeypatch.setattr("controller.table.journald.JOURNAL_SOCKET", str(tmp_path / "none"))
+    monkeypatch.setattr("controller.table.journald.stderr_is_journal", lambda: True)
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        assert configure_logging(False) == {}
+        handler = root.handlers[0]
+        handler.stream = io.StringIO()
+        logging.getLogger("croupierd").error("ledger: full")
+        assert handler.stream.getvalue() == "<3>croupierd: ledger: full\n"
+    finally:
+        root.handlers[:], root.level = saved
 
 
 def test_stderr_is_the_journal_only_when_systemd_says_so(tmp_path, monkeypatch):
