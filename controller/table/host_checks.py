@@ -19,8 +19,8 @@ Both are on by default on a real table and off on a simulated one (``[shuffler] 
 The decisions (:func:`clock_condition`, :func:`storage_condition`, :func:`mount_of`) are pure;
 the probes (:func:`probe_clock`, :func:`read_mountinfo`) are thin. The clock probe asks
 ``timedatectl show`` (systemd-timedated reads the kernel's NTP state): the unit's
-``ProtectClock=yes`` forbids ``adjtimex()`` even read-only, and its system-call filter would
-kill the daemon for trying. ``adjtimex`` is the fallback only where systemd is not installed.
+``ProtectClock=yes`` forbids ``adjtimex()`` even read-only (the call fails with EPERM).
+``adjtimex`` is the fallback only where systemd is not installed.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ LEDGER_STORAGE = "ledger-storage"
 CLOCK_PROBE_SECONDS = 30.0
 CLOCK_RECHECK_SECONDS = 300.0
 TIMEDATECTL_TIMEOUT = 10.0
-VOLATILE_TYPES = {"tmpfs": "tmpfs", "ramfs": "ramfs"}
+VOLATILE_TYPES = ("tmpfs", "ramfs")
 VOLATILE_DEVICES = ("/dev/zram", "/dev/ram")
 TIME_ERROR = 5  # adjtimex(): the clock is not synchronised
 
@@ -172,7 +172,7 @@ def mount_of(path: str, mounts: list[Mount]) -> Mount | None:
 def volatile_reason(mount: Mount, mounts: list[Mount]) -> str | None:
     """Why data on ``mount`` would not survive a power cut, or None."""
     if mount.fstype in VOLATILE_TYPES:
-        return f"{mount.point} is {VOLATILE_TYPES[mount.fstype]} (kept in RAM)"
+        return f"{mount.point} is {mount.fstype} (kept in RAM)"
     if mount.source.startswith(VOLATILE_DEVICES):
         return f"{mount.point} is on {mount.source} (a RAM disk)"
     if mount.fstype == "overlay":
