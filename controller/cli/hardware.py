@@ -45,7 +45,7 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pin-factory",
         choices=FACTORY_NAMES,
-        help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, rpigpio)",
+        help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, auto)",
     )
     parser.add_argument("--rig-socket", metavar="PATH", help="the rig's socket (rig factory)")
     parser.add_argument(

@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -31,6 +30,8 @@ from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
+from controller.table.host_checks import HostWatch
+from controller.table.journald import configure_logging, stderr_is_journal, with_prefix
 from controller.table.runner import TableRunner
 from controller.table.sdnotify import Notifier
 from controller.table.shuffler_link import ShufflerLink
@@ -154,6 +155,9 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         tasks.append(asyncio.create_task(watchdog(notifier), name="watchdog"))
+        host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
+        await host.check()  # before the table may open
+        tasks.append(asyncio.create_task(host.follow(), name="host-checks"))
         notifier.ready(f"table {config.table_id} up")
         log.info(
             "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name
@@ -200,21 +204,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s"
-        if os.environ.get("INVOCATION_ID")
-        else "%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    journal_fields = configure_logging(args.verbose)
+    # errors printed to stderr carry journald's <3> prefix under systemd (journalctl -p err)
+    error = with_prefix if stderr_is_journal() else str
     try:
         config = load_table_config(args.config)
     except CroupierError as exc:
-        print(f"croupierd: configuration problems:\n{exc}", file=sys.stderr)
+        print(error(f"croupierd: configuration problems:\n{exc}"), file=sys.stderr)
         return 2
+    journal_fields["TABLE"] = config.table_id
     try:
         return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
     except (CroupierError, DriverError, OSError) as exc:
-        print(f"croupierd: cannot run the table: {exc}", file=sys.stderr)
+        print(error(f"croupierd: cannot run the table: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 0

@@ -57,6 +57,7 @@ from controller.table.events import (
     Tick,
     VoidRound,
 )
+from controller.table.journald import log_effect
 from controller.table.machine import MachineSettings, TableMachine, TableState
 from controller.table.outputs import lamp_patterns, sign_state
 from controller.table.tableconfig import TableConfig
@@ -308,6 +309,8 @@ class TableRunner:
         self.metrics.observe(event, before, self.machine.state, started, self.now())
 
     async def _carry_out(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            log_effect(effect)  # the daemon's log (journald: ROUND=, TABLE=)
         ledger_effects = [e for e in effects if isinstance(e, LEDGER_EFFECTS)]
         if ledger_effects:
             await self._commit(ledger_effects)

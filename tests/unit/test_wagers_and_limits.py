@@ -191,4 +191,5 @@ def test_table_configuration_limits_and_progressive_pools_are_checked_with_rules
     assert "UTH-2" in dict(info.value.problems)["pools"]
     # blackjack tables default to the profile's limits
     bj = tomllib.loads((config / "trilux-gr.toml").read_text())
+    bj["shuffler"]["firmware_allow"] = ["ab" * 32]  # the example's placeholder is refused
     assert parse_table_config(bj, "t.toml").limits["main"] == Limit(1000, 100000, "BJ-1")

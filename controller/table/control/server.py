@@ -58,7 +58,11 @@ class ControlServer:
             os.umask(old_umask)
         os.chmod(self.path, 0o660)
         if self.group:
-            os.chown(self.path, -1, grp.getgrnam(self.group).gr_gid)
+            gid = grp.getgrnam(self.group).gr_gid
+            # under the unit (Group=croupier) the socket is born in its group: chown is a
+            # @privileged system call that the unit's filter kills the daemon for
+            if os.stat(self.path).st_gid != gid:
+                os.chown(self.path, -1, gid)
 
     async def close(self) -> None:
         if self._server is not None:
