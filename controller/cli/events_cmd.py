@@ -13,6 +13,7 @@ import argparse
 import json
 
 from controller.books.ledger.journal import verify_chain
+from controller.cli.argtypes import integer
 from controller.cli.ledger_args import add_action, db_path, reader
 from controller.cli.output import print_json
 
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("events", help="the event journal: tail, verify")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = add_action(actions, "tail", "the last journal entries", tail)
-    t.add_argument("-n", type=int, default=20, help="how many entries (default 20)")
+    t.add_argument("-n", type=integer(1), default=20, help="how many entries (default 20)")
     t.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
     add_action(actions, "verify", "check the journal's hash chain", verify)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from gpiozero.pins import Factory
 
+from controller.cli.argtypes import seconds
 from controller.errors import CroupierError
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
@@ -50,7 +51,7 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rig-socket", metavar="PATH", help="the rig's socket (rig factory)")
     parser.add_argument(
         "--rig-wait",
-        type=float,
+        type=seconds(0, 600),
         default=5.0,
         metavar="SECONDS",
         help="how long to wait for the rig link (rig factory, 5)",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from controller.cli.argtypes import seconds
 from controller.cli.hardware import (
     add_pin_options,
     load_table_io,
@@ -28,7 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = actions.add_parser("test", help="light each lamp in turn")
     add_pin_options(t)
-    t.add_argument("--step", type=float, default=0.5, metavar="SECONDS", help="time per lamp (0.5)")
+    t.add_argument(
+        "--step", type=seconds(0, 60), default=0.5, metavar="SECONDS", help="time per lamp (0.5)"
+    )
     t.add_argument("--lamp", action="append", metavar="NAME", help="only this lamp (repeatable)")
     t.add_argument("--all", action="store_true", help="all lamps on together for one step")
     add_json_flag(t)

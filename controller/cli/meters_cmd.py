@@ -14,6 +14,7 @@ import argparse
 import time
 
 from controller.books.ledger.verify import verify_ledger
+from controller.cli.argtypes import integer
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
@@ -56,12 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     add_action(actions, "verify", "check every invariant of the ledger", verify)
     h = add_action(actions, "hits", "the hit history, newest first", hits)
-    h.add_argument("-n", type=int, default=100, help="how many hits (default 100)")
+    h.add_argument("-n", type=integer(1), default=100, help="how many hits (default 100)")
     h.add_argument("--pool", help="only this pool")
     c = add_action(actions, "correct", "a technician sets a pool's amount or reserve", correct)
     c.add_argument("pool")
     c.add_argument("meter", choices=CORRECTABLE)
-    c.add_argument("value", type=int, help="the new value, minor units")
+    c.add_argument("value", type=integer(0), help="the new value, minor units")
     add_technician_flags(c)
     r = add_action(actions, "rebuild", "rewrite every pool's meters from the journal", rebuild)
     add_technician_flags(r)

@@ -13,4 +13,7 @@ def print_json(data: Any) -> None:
 
 
 def add_json_flag(parser: Any) -> None:
-    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    """``--json``, a global option: also accepted before the command (controller.cli.main)."""
+    from controller.cli.main import add_global_options
+
+    add_global_options(parser, "--json")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from controller.cli.argtypes import integer
 from controller.cli.output import add_json_flag, print_json
 from controller.engine.games import par_sheet
 from controller.engine.profiles import load_profile
@@ -22,7 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--profile", required=True, metavar="NAME", help="profile name or TOML path")
     p.add_argument(
-        "--decks", type=int, metavar="N", help="decks in the shoe (games dealt from a shoe only)"
+        "--decks",
+        type=integer(1, 8),
+        metavar="N",
+        help="decks in the shoe (games dealt from a shoe only)",
     )
     add_json_flag(p)
     p.set_defaults(func=run)

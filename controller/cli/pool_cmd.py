@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from controller.cli.argtypes import integer
 from controller.cli.ledger_args import amount
 from controller.cli.meters_cmd import SHOWN
 from controller.cli.output import add_json_flag, print_json
@@ -37,10 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     i = _action(actions, "init", "create or migrate the store; create or change a pool", init)
     i.add_argument("--pool", help="the pool to create or change")
     i.add_argument("--profile", help="the rule profile whose progressive the pool pays (ch-bg)")
-    i.add_argument("--seed", type=int, help="seed, minor units (PRG-5)")
+    i.add_argument("--seed", type=integer(0), help="seed, minor units (PRG-5)")
     i.add_argument("--contribution-rate", help="e.g. 20%% (default: the profile's)")
     i.add_argument("--reserve-rate", default="0", help="hidden reserve rate (default 0)")
-    i.add_argument("--cap", type=int, help="ceiling of the amount displayed, minor units")
+    i.add_argument("--cap", type=integer(0), help="ceiling of the amount displayed, minor units")
     s = _action(actions, "status", "each linked pool, its meters and its tables", status)
     s.add_argument("--pool", help="only this pool")
     v = _action(actions, "verify", "check every invariant, replaying each pool's journal", verify)

@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from controller.cli.argtypes import integer, rate
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
 from controller.rig.play import run_scenario
@@ -23,13 +24,6 @@ from controller.rig.soak import ROYALS, SoakReport, run_soak
 from controller.rig.table import REPO_CONFIG
 from controller.rig.wired import load_wiring
 from drivers.errors import DriverError
-
-
-def _rate(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a rate is 0..1, got {text}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,13 +37,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(r)
     r.set_defaults(func=run)
     s = actions.add_parser("soak", help="random rounds, faults and kill -9; books must agree")
-    s.add_argument("--rounds", type=int, default=1000, help="rounds in all (default 1000)")
-    s.add_argument("--faults", type=_rate, default=0.2, help="share of rounds with a fault")
-    s.add_argument("--kill-rate", type=_rate, default=0.01,
+    s.add_argument("--rounds", type=integer(1), default=1000, help="rounds in all (default 1000)")
+    s.add_argument("--faults", type=rate, default=0.2, help="share of rounds with a fault")
+    s.add_argument("--kill-rate", type=rate, default=0.01,
                    help="share of rounds during which the daemon is killed (SIGKILL)")  # fmt: skip
-    s.add_argument("--royals", type=_rate, default=ROYALS, help="share dealt a royal on purpose")
-    s.add_argument("--tables", type=int, default=1, help="tables soaked at once (default 1)")
-    s.add_argument("--seed", type=int, help="the rig's random choices (default: random)")
+    s.add_argument("--royals", type=rate, default=ROYALS, help="share dealt a royal on purpose")
+    s.add_argument(
+        "--tables", type=integer(1, 16), default=1, help="tables soaked at once (default 1)"
+    )
+    s.add_argument("--seed", type=integer(0), help="the rig's random choices (default: random)")
     s.add_argument(
         "--tablet",
         action="store_true",
@@ -85,8 +81,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def soak(args: argparse.Namespace) -> int:
-    if args.rounds < 1 or args.tables < 1:
-        raise CroupierError("--rounds and --tables must be at least 1")
     step = max(1, args.rounds // 20)
 
     def progress(done: int) -> None:

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from controller.cli.argtypes import integer
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
 from controller.engine.cards import card_name
@@ -48,16 +49,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     ]:
         a = actions.add_parser(name, help=help_text)
         a.add_argument("--port", default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
-        a.add_argument("--baud", type=int, default=115200)
+        a.add_argument(
+            "--baud",
+            type=integer(300, 4_000_000),
+            default=115200,
+            help="line speed of a serial port (default 115200)",
+        )
         add_json_flag(a)
         a.set_defaults(func=run)
         if name == "deal":
-            a.add_argument("count", type=int, metavar="N", help="cards in the packet (1..52)")
-            a.add_argument("--tag", type=int, default=0, help="destination tag (0..255)")
+            a.add_argument(
+                "count", type=integer(1, 52), metavar="N", help="cards in the packet (1..52)"
+            )
+            a.add_argument(
+                "--tag", type=integer(0, 255), default=0, help="destination tag (0..255)"
+            )
         elif name == "shuffle":
             a.add_argument("--shoe", action="store_true", help="shoe mode (one card at a time)")
         elif name == "reset":
-            a.add_argument("--level", type=int, choices=(0, 1), default=0)
+            a.add_argument(
+                "--level",
+                type=integer(0, 1),
+                default=0,
+                help="0 clears the active fault, 1 resets fully (default 0)",
+            )
             add_socket_flag(a)  # with --socket: through the running daemon (technician)
             a.add_argument("--technician", default="technician", help="who resets (journaled)")
     audit = actions.add_parser("audit", help="the live daemon's shuffle audit (chi-square)")

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
+from controller.cli.argtypes import integer, seconds
 from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
 from controller.cli.output import add_json_flag, print_json
 from controller.table.sign import Sign, geometry_for, renderer_for
@@ -29,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = actions.add_parser("test", help="technician test pattern")
     t.add_argument("pattern", nargs="?", default="all", choices=TEST_PATTERNS, help="pattern (all)")
-    t.add_argument("--cycles", type=int, default=1, help="times through the pattern (1)")
+    t.add_argument(
+        "--cycles", type=integer(1, 1000), default=1, help="times through the pattern (1)"
+    )
     _common(t)
     t.set_defaults(func=run_test)
     s = actions.add_parser("show", help="show an amount (rolls up with --from)")
@@ -47,11 +50,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--capture", metavar="PATH", help="capture backend: .gif file or PNG directory")
     p.add_argument("--png", type=Path, metavar="FILE", help="write the frame as the players see it")
     p.add_argument(
-        "--at", type=float, metavar="SECONDS", help="the moment of the scene to print/write"
+        "--at",
+        type=seconds(0, None),
+        metavar="SECONDS",
+        help="the moment of the scene to print/write",
     )
     p.add_argument(
         "--duration",
-        type=float,
+        type=seconds(0, None),
         metavar="SECONDS",
         help="how long to drive the sign (default: the whole pattern, or the roll-up)",
     )

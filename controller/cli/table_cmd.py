@@ -16,15 +16,18 @@ import argparse
 import getpass
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from controller.cli.argtypes import integer
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
-from controller.cli.settle_cmd import print_human
-from controller.engine.games.results import RoundResult, SeatResult, Wager
 from controller.errors import CroupierError
-from controller.table.credentials import hash_credential
-from controller.table.tableconfig import load_table_config
+
+if TYPE_CHECKING:
+    from controller.engine.games.results import RoundResult
+
+# The engine, the configuration loader and the credential hashing are imported by the
+# commands that need them: `croupier status` stays quick on a Pi (controller/cli/main.py).
 
 
 def _sub(actions: argparse._SubParsersAction, name: str, help: str, func: Any) -> Any:
@@ -43,29 +46,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     j = sub.add_parser("jackpot", help="acknowledge a jackpot (technician)")
     ja = j.add_subparsers(dest="action", metavar="ACTION", required=True)
-    ack = _sub(ja, "ack", "acknowledge the 100% award; the table reopens", jackpot_ack)
+    ack = _sub(ja, "ack", "acknowledge the 100%% award; the table reopens", jackpot_ack)
     ack.add_argument("--technician", required=True, help="who acknowledges (journaled)")
 
     st = sub.add_parser("seat", help="clear a seat excluded for a sensor fault (technician)")
     sta = st.add_subparsers(dest="action", metavar="ACTION", required=True)
     cl = _sub(sta, "clear", "the sensor was checked: the seat takes stakes again", seat_clear)
-    cl.add_argument("seat", type=int)
+    cl.add_argument("seat", type=integer(1, 99), help="the seat number")
     cl.add_argument("--technician", required=True, help="who clears it (journaled)")
 
     r = sub.add_parser("round", help="the round in play, and recorded rounds")
     ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
     s = _sub(ra, "stake", "enter a seat's stakes (minor units) and decision", round_stake)
-    s.add_argument("seat", type=int)
+    s.add_argument("seat", type=integer(1, 99), help="the seat number")
     s.add_argument("stakes", nargs="+", metavar="WAGER=AMOUNT", help="e.g. ante=1000 blind=1000")
     s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold; CH play fold")
     se = _sub(ra, "seats", "declare the seats in play besides the sensed ones", round_seats)
-    se.add_argument("seats", type=int, nargs="+")
+    se.add_argument("seats", type=integer(1, 99), nargs="+", metavar="SEAT", help="seat numbers")
     d = _sub(ra, "decide", "a seat's decision (UTH/CH decision, blackjack action)", round_decide)
-    d.add_argument("seat", type=int)
+    d.add_argument("seat", type=integer(1, 99), help="the seat number")
     d.add_argument(
         "decision", help="4x 3x 2x 1x fold | play fold | hit stand double split insurance"
     )
-    d.add_argument("--amount", type=int, default=0, help="insurance stake (minor units)")
+    d.add_argument("--amount", type=integer(0), default=0, help="insurance stake (minor units)")
     cards = _sub(ra, "cards", "enter the cards of a manually dealt round", round_cards)
     cards.add_argument("destination", help="community, dealer or seat:N")
     cards.add_argument("cards", nargs="+", metavar="CARD", help="e.g. As Kd")
@@ -73,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("rule", help="e.g. MD-M2")
     m.add_argument("reason", help="what happened (journaled)")
     x = _sub(ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose)
-    x.add_argument("--card", type=int, action="append", dest="positions", metavar="N",
+    x.add_argument("--card", type=integer(1, 2), action="append", dest="positions", metavar="N",
                    help="which of the dealer's cards (1 or 2; default both)")  # fmt: skip
     _sub(ra, "lock", "press LOCK (bets closed)", round_button)
     _sub(ra, "confirm", "press CONFIRM", round_button)
@@ -201,6 +204,8 @@ def round_button(args: argparse.Namespace) -> int:
 
 
 def _result_from_json(data: dict[str, Any]) -> RoundResult:
+    from controller.engine.games.results import RoundResult, SeatResult, Wager
+
     seats = [
         SeatResult(
             s["seat"],
@@ -217,6 +222,8 @@ def _result_from_json(data: dict[str, Any]) -> RoundResult:
 
 
 def round_recorded(args: argparse.Namespace) -> int:
+    from controller.cli.settle_cmd import print_human
+
     result = call(args, f"round.{args.action}", privileged=True, round=args.round)
     if args.json:
         print_json(result)
@@ -232,6 +239,8 @@ def round_recorded(args: argparse.Namespace) -> int:
 
 
 def config_check(args: argparse.Namespace) -> int:
+    from controller.table.tableconfig import load_table_config
+
     try:
         config = load_table_config(args.file)
     except CroupierError as exc:
@@ -262,6 +271,8 @@ def config_check(args: argparse.Namespace) -> int:
 
 
 def hash_cmd(args: argparse.Namespace) -> int:
+    from controller.table.credentials import hash_credential
+
     first = (
         getpass.getpass("new technician credential: ")
         if sys.stdin.isatty()

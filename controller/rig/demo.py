@@ -10,7 +10,9 @@ round's state, the last verdict and settlement (:mod:`controller.rig.view`). Key
 stakes, press LOCK and CONFIRM, arm a shuffler fault or a royal flush, kill the daemon; ``a``
 or ``--autoplay`` lets a robot dealer play (:mod:`controller.rig.live`).
 
-Ctrl-C (or ``q``) stops everything cleanly. The ledger stays in the state directory (default
+Ctrl-C (or ``q``), SIGTERM and SIGHUP stop everything cleanly: the daemon and its emulator
+are stopped, the terminal restored, the runtime directory removed; when the daemon fails, its
+last log lines are shown. The ledger stays in the state directory (default
 ``.sim/state``, the daemon's log beside it in ``.sim/croupierd.log``): the next start goes on
 from the same meters (a round cut short is voided at start-up, MD-S2); ``--fresh`` starts a
 new ledger.
@@ -34,7 +36,9 @@ from pathlib import Path
 
 from controller.errors import CroupierError
 from controller.rig.live import LiveTable
+from controller.rig.stop_signals import StopSignal, stop_on_signals
 from controller.rig.table import REPO_CONFIG, SimTable
+from controller.rig.target import log_tail
 from controller.rig.view import render
 from display.money import currency, format_plain
 from drivers.errors import DriverError
@@ -42,6 +46,7 @@ from drivers.errors import DriverError
 SIM_DIR = Path(".sim")
 HEADLESS_ROUNDS = 5
 REFRESH = 0.2  # seconds between two pictures of the table
+LOG_LINES = 15  # the daemon's last lines shown when it fails
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -99,12 +104,11 @@ def interactive(live: LiveTable, autoplay: bool, rounds: int | None) -> int:
             readable, _, _ = select.select([fd], [], [], REFRESH)
             if readable and not live.key(os.read(fd, 1).decode(errors="replace")):
                 break
-    except KeyboardInterrupt:
-        pass
     finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        out.write("\x1b[?25h\n")
-        out.flush()
+        with contextlib.suppress(OSError, termios.error):  # after SIGHUP: no terminal left
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            out.write("\x1b[?25h\n")
+            out.flush()
     return 0
 
 
@@ -116,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     watched = sys.stdin.isatty() and sys.stdout.isatty()
     log = args.state_dir.parent / "croupierd.log"
     try:
-        with SimTable(args.config, state_dir=args.state_dir, log_path=log) as table:
+        with stop_on_signals(), SimTable(args.config, state_dir=args.state_dir,
+                                         log_path=log) as table:  # fmt: skip
             live = LiveTable(table, watched=watched)
             table.wait_for_state("open", "closed", timeout=30.0)
             try:
@@ -128,11 +133,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 live.stop_autoplay(timeout=5.0)
                 with contextlib.suppress(CroupierError, OSError):
                     print(f"stopping the table; {pool_line(table)}", flush=True)
-    except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
-        return 0
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the table is stopped
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(f"stopped ({exc or 'Ctrl-C'})", file=sys.stderr)
+        return 0 if not isinstance(exc, StopSignal) else exc.exit_status
     except (CroupierError, DriverError, OSError) as exc:
-        print(f"demo: {exc}".splitlines()[0] + f" (log: {log})", file=sys.stderr)
+        print(f"demo: {exc}".splitlines()[0], file=sys.stderr)
+        tail = log_tail(log, LOG_LINES)
+        if tail:
+            print(f"the daemon's last lines ({log}):", file=sys.stderr)
+            print("\n".join(f"  {line}" for line in tail.splitlines()), file=sys.stderr)
         return 1
     return status
 

@@ -31,6 +31,7 @@ from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
+from controller.table.instance_lock import InstanceLock
 from controller.table.runner import TableRunner
 from controller.table.sdnotify import Notifier
 from controller.table.shuffler_link import ShufflerLink
@@ -211,7 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"croupierd: configuration problems:\n{exc}", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
+        args.runtime_dir.mkdir(parents=True, exist_ok=True)
+        with InstanceLock(args.runtime_dir / "croupierd.lock", f"croupierd on {args.runtime_dir}"):
+            return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
     except (CroupierError, DriverError, OSError) as exc:
         print(f"croupierd: cannot run the table: {exc}", file=sys.stderr)
         return 1
