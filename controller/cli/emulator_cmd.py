@@ -29,6 +29,13 @@ from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
 from firmware_bridge.emulator.serial_runner import SerialPortEmulator
 
+EXAMPLES = {
+    "emulator": [
+        "croupier emulator --link /tmp/shuffler --control /tmp/shuffler.ctl",
+        "croupier emulator --port /dev/ttyUSB1 --baud 115200   (a rig cabled to a controller)",
+    ],
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("emulator", help="run the reference shuffler emulator on a pty")

@@ -17,6 +17,14 @@ from controller.cli.argtypes import integer
 from controller.cli.ledger_args import add_action, db_path, reader
 from controller.cli.output import print_json
 
+EXAMPLES = {
+    "events": [
+        "croupier events tail -n 50 --kind round.settled",
+        "croupier events tail -f",
+        "croupier events verify",
+    ],
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("events", help="the event journal: tail, verify")

@@ -20,6 +20,7 @@ from typing import Any
 from gpiozero.pins import Factory
 
 from controller.cli.argtypes import seconds
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
@@ -28,8 +29,6 @@ from drivers.gpio.factories import make_pin_factory
 from drivers.gpio.pinmap import FACTORY_NAMES, REFERENCE_GPIO
 from drivers.sign.config import REFERENCE_SIGN, SignConfig, parse_sign
 from drivers.tableio import TableIO, validate_table_io
-
-SYSTEM_CONFIG = Path("/etc/croupier/table.toml")
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:

@@ -59,7 +59,7 @@ GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], Any]] = [
             "metavar": "PATH",
             "help": "the daemon's control socket (default $CROUPIER_SOCKET or"
             " /run/croupier/control.sock)",
-        },  # fmt: skip
+        },
         None,
     ),
     (("--json",), {"action": "store_true", "help": "print JSON for scripts"}, False),

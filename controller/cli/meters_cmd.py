@@ -49,6 +49,16 @@ SHOWN = (
 )
 
 
+EXAMPLES = {
+    "meters": [
+        "croupier meters",
+        "croupier meters verify --db /var/lib/croupier/ledger.sqlite3",
+        "croupier meters hits -n 10 --pool progressive",
+        "croupier meters correct progressive current 500000 --technician T-4 --reason 'seed'",
+    ],
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("meters", help="progressive meters, hit history and ledger checks")
     add_db_flag(p)
@@ -60,8 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("-n", type=integer(1), default=100, help="how many hits (default 100)")
     h.add_argument("--pool", help="only this pool")
     c = add_action(actions, "correct", "a technician sets a pool's amount or reserve", correct)
-    c.add_argument("pool")
-    c.add_argument("meter", choices=CORRECTABLE)
+    c.add_argument("pool", help="the pool's name (croupier meters lists them)")
+    c.add_argument("meter", choices=CORRECTABLE, help=f"which meter: {', '.join(CORRECTABLE)}")
     c.add_argument("value", type=integer(0), help="the new value, minor units")
     add_technician_flags(c)
     r = add_action(actions, "rebuild", "rewrite every pool's meters from the journal", rebuild)

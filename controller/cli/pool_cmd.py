@@ -32,6 +32,15 @@ from controller.errors import CroupierError
 T = TypeVar("T")
 
 
+EXAMPLES = {
+    "pool": [
+        "croupier pool init --dsn DSN --pool jumbo7-bg --profile ch-bg --seed 100000",
+        "croupier pool status --dsn DSN",
+        "croupier pool verify --dsn DSN --json",
+    ],
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("pool", help="linked progressive pools in a PostgreSQL store")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -25,12 +25,22 @@ from controller.rig.table import REPO_CONFIG
 from controller.rig.wired import load_wiring
 from drivers.errors import DriverError
 
+EXAMPLES = {
+    "rig": [
+        "croupier rig run tests/hil/*.toml --junit rig.xml",
+        "croupier rig run --wired rig.toml tests/hil/md-s1-wrong-count.toml",
+        "croupier rig soak --rounds 2000 --faults 0.2 --kill-rate 0.005 --tables 3",
+    ],
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rig", help="hardware-in-the-loop rig: scenarios and soak")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     r = actions.add_parser("run", help="play scenario files against a real daemon")
-    r.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml")
+    r.add_argument(
+        "scenarios", nargs="+", metavar="SCENARIO.toml", help="scenario files (tests/hil/)"
+    )
     r.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (CI)")
     r.add_argument("-v", "--verbose", action="store_true", help="every step, not only failures")
     r.add_argument("--wired", metavar="RIG.toml", help="a real controller the rig is cabled to")

@@ -42,6 +42,14 @@ SEAT_MARK = {
 }
 
 
+EXAMPLES = {
+    "sensors": [
+        "croupier sensors watch",
+        "croupier sensors watch --pin-factory mock --duration 5 --json",
+    ],
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sensors", help="seat bet sensors and dealer console")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -15,6 +15,13 @@ from controller.engine.games.results import RoundResult
 from controller.engine.profiles import load_profile
 from controller.errors import RoundError
 
+EXAMPLES = {
+    "settle": [
+        "croupier settle examples/uth-gr-royal.json",
+        "croupier settle - --profile uth-it < round.json",
+    ],
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("settle", help="settle a recorded round (JSON file, or - for stdin)")

@@ -36,6 +36,16 @@ from firmware_bridge.messages import (
 DEFAULT_PORT = "/dev/shuffler"
 
 
+EXAMPLES = {
+    "shuffler": [
+        "croupier shuffler ports                       serial and USB devices, with VID:PID",
+        "croupier shuffler info --port /dev/shuffler",
+        "croupier shuffler deal 2 --port spy:///dev/ttyUSB0   (hex-logs the traffic)",
+        "croupier shuffler reset --socket /run/croupier/control.sock",
+    ],
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("shuffler", help="talk to the card shuffler (info, deck check, test deal)")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -13,16 +13,25 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
-from controller.cli.argtypes import integer, seconds
+from controller.cli.argtypes import UsageError, integer, seconds
 from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
 from controller.cli.output import add_json_flag, print_json
+from controller.errors import CroupierError
 from controller.table.sign import Sign, geometry_for, renderer_for
+from display.errors import AmountError
 from display.geometry import MATRIX, Frame
 from display.money import currency, format_plain, parse_amount
 from display.preview import art, preview
 from display.scenes import BRIGHTNESS_LEVELS, TEST_PATTERNS, Mode, Pool, SignState, Timing
 from drivers.sign.config import BACKENDS, SignConfig
 from drivers.sign.device import open_sign_device
+
+EXAMPLES = {
+    "sign": [
+        "croupier sign show 48213.57 --from 48200 --png sign.png",
+        "croupier sign test digits --backend capture --capture out/test.gif",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -79,10 +88,13 @@ def run_test(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     config = _sign_config(args)
     code = args.currency or config.currency
-    with one_line_errors():
+    try:  # the amounts and currency typed on the command line
         cur = currency(code)
         amount = parse_amount(args.amount, cur)
         start = amount if args.start is None else parse_amount(args.start, cur)
+    except AmountError as exc:
+        raise UsageError(str(exc)) from None
+    with one_line_errors():
         states = [
             (0.0, SignState(pools=(Pool(args.name, start),), currency=code)),
             (0.0, SignState(pools=(Pool(args.name, amount),), currency=code)),
@@ -115,6 +127,8 @@ def _play(
     write) the frame at ``--at`` (default ``at``) of the same scene."""
     if args.duration is not None:
         length = args.duration
+    if args.png and not args.png.parent.is_dir():  # before the scene is played, not after
+        raise CroupierError(f"--png {args.png}: no folder {args.png.parent}")
     with one_line_errors():
         device = open_sign_device(config, persist=persist)
         try:

@@ -7,7 +7,8 @@
 - ``croupier round stake|seats|decide|expose|lock|confirm``: what a dealer tablet (or the rig)
   enters;
 - ``croupier round show|settle [ID|last]``: a recorded round for a dispute (credential);
-- ``croupier config check FILE`` / ``config hash-credential``: work without a daemon.
+- ``croupier config check [FILE]`` (default /etc/croupier/table.toml) and
+  ``config hash-credential``: work without a daemon.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import UsageError, integer
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
 
 if TYPE_CHECKING:
@@ -36,6 +38,30 @@ def _sub(actions: argparse._SubParsersAction, name: str, help: str, func: Any) -
     add_json_flag(p)
     p.set_defaults(func=func)
     return p
+
+
+EXAMPLES = {
+    "status": [
+        "croupier status",
+        "croupier --socket /tmp/sim/run/control.sock status --json",
+    ],
+    "jackpot": [
+        "CROUPIER_CREDENTIAL=... croupier jackpot ack --technician T-4",
+    ],
+    "seat": [
+        "croupier seat clear 3 --technician T-4",
+    ],
+    "round": [
+        "croupier round stake 2 ante=1000 blind=1000 --decision 4x",
+        "croupier round lock",
+        "croupier round show last",
+    ],
+    "config": [
+        "croupier config check                (checks /etc/croupier/table.toml)",
+        "croupier config check config/sim.toml --json",
+        "croupier config hash-credential",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -90,7 +116,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("config", help="check a table configuration, make a credential hash")
     ca = c.add_subparsers(dest="action", metavar="ACTION", required=True)
     ck = ca.add_parser("check", help="report every problem of a table.toml")
-    ck.add_argument("file")
+    ck.add_argument(
+        "file",
+        nargs="?",
+        default=SYSTEM_CONFIG,
+        help=f"the configuration (default {SYSTEM_CONFIG})",
+    )
     add_json_flag(ck)
     ck.set_defaults(func=config_check)
     hc = ca.add_parser("hash-credential", help="salted hash of a technician credential")
@@ -148,9 +179,7 @@ def _parse_stakes(items: list[str]) -> dict[str, int]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not value.isdigit():
-            raise CroupierError(
-                f"stake {item!r}: write WAGER=AMOUNT in minor units, e.g. ante=1000"
-            )
+            raise UsageError(f"stake {item!r}: write WAGER=AMOUNT in minor units, e.g. ante=1000")
         stakes[name] = int(value)
     return stakes
 

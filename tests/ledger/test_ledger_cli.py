@@ -62,7 +62,7 @@ def test_verify_reports_the_counts(db, capsys):
 def test_correction_and_rebuild_take_the_writer_lock(db, capsys):
     argv = ["meters", "correct", "uth", "reserve", "250", "--db", db,
             "--technician", "T-4", "--reason", "opening float"]  # fmt: skip
-    assert main(argv) == 2
+    assert main(argv) == 1
     assert "round r2 is open on pool uth" in capsys.readouterr().err
     with Ledger.open(db, now=0.0) as ledger:
         ledger.recover(1.0)
@@ -91,12 +91,12 @@ def test_selfcheck_commands(db, capsys, tmp_path):
     assert cleared["table_may_open"]
 
 
-def test_errors_are_one_line_with_status_2(db, tmp_path, capsys):
-    assert main(["meters", "--db", str(tmp_path / "none.sqlite3")]) == 2
+def test_errors_are_one_line_with_status_1(db, tmp_path, capsys):
+    assert main(["meters", "--db", str(tmp_path / "none.sqlite3")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no ledger at" in err
     assert main(["meters", "correct", "nope", "current", "1", "--db", db,
-                 "--technician", "T", "--reason", "r"]) == 2  # fmt: skip
+                 "--technician", "T", "--reason", "r"]) == 1  # fmt: skip
     assert "no pool 'nope'" in capsys.readouterr().err
 
 
@@ -107,7 +107,7 @@ def test_a_writer_command_is_refused_while_the_daemon_holds_the_ledger(db):
              "--technician", "T", "--reason", "r"],
             capture_output=True, text=True,
         )  # fmt: skip
-        assert result.returncode == 2
+        assert result.returncode == 1
         assert "open for writing by another process" in result.stderr
         assert result.stderr.count("\n") == 1
         reading = subprocess.run(
