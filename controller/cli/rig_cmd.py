@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 from controller.cli.argtypes import integer, rate
+from controller.cli.meters_cmd import meter_text
+from controller.cli.money import currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
 from controller.rig.play import run_scenario
@@ -23,6 +25,7 @@ from controller.rig.scenario import load_scenario
 from controller.rig.soak import ROYALS, SoakReport, run_soak
 from controller.rig.table import REPO_CONFIG
 from controller.rig.wired import load_wiring
+from display.money import Currency
 from drivers.errors import DriverError
 
 EXAMPLES = {
@@ -103,14 +106,15 @@ def soak(args: argparse.Namespace) -> int:
                           tablet=args.tablet, config=args.config, progress=progress)  # fmt: skip
     except DriverError as exc:
         raise CroupierError(f"rig: {exc}") from exc
+    cur = table_currency(args)
     if args.json:
-        print_json(report.to_json())
+        print_json({**report.to_json(), **currency_json(cur)})
     else:
-        print_soak(report)
+        print_soak(report, cur)
     return 0 if report.ok else 1
 
 
-def print_soak(report: SoakReport) -> None:
+def print_soak(report: SoakReport, cur: Currency) -> None:
     print(f"soak: {report.rounds} rounds in {report.seconds:.1f} s = {report.rate:.1f} rounds/s"
           f" ({len(report.tables) or 1} table(s), seed {report.seed})")  # fmt: skip
     outcomes = ", ".join(f"{n} {k}" for k, n in sorted(report.outcomes.items()))
@@ -118,7 +122,7 @@ def print_soak(report: SoakReport) -> None:
     faults = ", ".join(f"{n} {k}" for k, n in sorted(report.faults.items())) or "none"
     print(f"  faults: {faults}; kill -9: {report.kills}; jackpots: {report.jackpots}")
     for n, meters in enumerate(report.tables or [report.meters], 1):
-        shown = ", ".join(f"{k} {v}" for k, v in meters.items())
+        shown = ", ".join(f"{k} {meter_text(k, v, cur)}" for k, v in meters.items())
         print(f"  table {n} books (rig = ledger = journal): {shown}")
     if report.ok:
         print("OK: the ledger, its journal and the rig's tally agree to the cent")

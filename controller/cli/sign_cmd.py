@@ -20,7 +20,7 @@ from controller.errors import CroupierError
 from controller.table.sign import Sign, geometry_for, renderer_for
 from display.errors import AmountError
 from display.geometry import MATRIX, Frame
-from display.money import currency, format_plain, parse_amount
+from display.money import currency, format_money, parse_amount
 from display.preview import art, preview
 from display.scenes import BRIGHTNESS_LEVELS, TEST_PATTERNS, Mode, Pool, SignState, Timing
 from drivers.sign.config import BACKENDS, SignConfig
@@ -101,7 +101,7 @@ def run_show(args: argparse.Namespace) -> int:
         ]
     length = config.roll_seconds if start < amount else 0.0
     return _play(
-        args, config, states, length, persist=True, at=length, amount=format_plain(amount, cur)
+        args, config, states, length, persist=True, at=length, amount=format_money(amount, cur)
     )
 
 

@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import UsageError, integer
 from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.money import DEFAULT_CURRENCY
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
+from display.money import Currency, currency, format_money
 
 if TYPE_CHECKING:
     from controller.engine.games.results import RoundResult
@@ -149,8 +151,9 @@ def status(args: argparse.Namespace) -> int:
         f"shuffler: link {sh['link']}, {sh['model'] or '?'} firmware {sh['firmware'] or '?'},"
         f" deck {sh['deck'] or '?'}"
     )
+    cur = currency(data.get("currency", DEFAULT_CURRENCY))
     for pool, amount in data["pools"].items():
-        print(f"pool {pool}: {amount // 100:,}.{amount % 100:02d}")
+        print(f"pool {pool}: {format_money(amount, cur)}")
     sensors = data.get("sensors", {})
     for seat, info in data["seats"].items():
         flags = [k for k in ("stake", "locked", "in_play") if info[k]]
@@ -252,6 +255,10 @@ def _result_from_json(data: dict[str, Any]) -> RoundResult:
 
 def round_recorded(args: argparse.Namespace) -> int:
     from controller.cli.settle_cmd import print_human
+    from controller.engine.profiles import load_profile
+
+    def _currency(profile: str) -> Currency:
+        return currency(load_profile(profile).money.currency)
 
     result = call(args, f"round.{args.action}", privileged=True, round=args.round)
     if args.json:
@@ -263,7 +270,7 @@ def round_recorded(args: argparse.Namespace) -> int:
     else:
         verdict = "matches" if result["matches"] else "DIFFERS from"
         print(f"round {result['round']}: the engine's settlement {verdict} the table's")
-    print_human(_result_from_json(result["result"]))
+    print_human(_result_from_json(result["result"]), _currency(result["profile"]))
     return 0
 
 

@@ -40,7 +40,7 @@ from controller.rig.stop_signals import StopSignal, stop_on_signals
 from controller.rig.table import REPO_CONFIG, SimTable
 from controller.rig.target import log_tail
 from controller.rig.view import render
-from display.money import currency, format_plain
+from display.money import currency, format_money
 from drivers.errors import DriverError
 
 SIM_DIR = Path(".sim")
@@ -64,7 +64,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def pool_line(table: SimTable) -> str:
     status = table.status()
     cur = currency(table.config.profile.money.currency)
-    pools = ", ".join(f"{n} {format_plain(a, cur)}" for n, a in status["pools"].items())
+    pools = ", ".join(f"{n} {format_money(a, cur)}" for n, a in status["pools"].items())
     return f"pools: {pools or 'none'}; ledger {table.ledger_path}"
 
 

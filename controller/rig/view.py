@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from display.geometry import Frame
-from display.money import currency, format_plain
+from display.money import currency, format_money
 from display.preview import art
 
 WIDTH = 80
@@ -39,8 +39,8 @@ class Snapshot:
     messages: list[str] = field(default_factory=list)  # the rig's last actions
 
 
-def money(amount: int, code: str) -> str:
-    return format_plain(amount, currency(code))
+def money(amount: int, code: str, *, with_code: bool = True) -> str:
+    return format_money(amount, currency(code), code=with_code)
 
 
 def sign_lines(frame: Frame | None, lit: str = "#") -> list[str]:
@@ -71,7 +71,7 @@ def _wager(name: str, w: dict[str, Any], code: str) -> str:
     if w["result"] == "push":
         return f"{name} push"
     why = w.get("line") or w["rule"]
-    return f"{name} {money(w['paid'], code).split()[0]} ({why})"
+    return f"{name} {money(w['paid'], code, with_code=False)} ({why})"
 
 
 def wrapped(head: str, items: list[str], indent: int = 4) -> list[str]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -83,6 +84,13 @@ def test_a_second_daemon_on_the_same_runtime_directory_refuses(tmp_path):
         )
         assert table.status()["state"] == "open"  # the first one still answers on its socket
         assert len(table.emulator_pids()) == 1
+        # and the technician reads it with the global options before the command
+        cli = [sys.executable, "-m", "controller.cli.main", "--socket", str(table.socket)]
+        shown = subprocess.run([*cli, "status"], capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 0 and "pool progressive: EUR 5,000.00" in shown.stdout
+        data = json.loads(subprocess.run([*cli, "--json", "status"], capture_output=True,
+                                         text=True, timeout=60).stdout)  # fmt: skip
+        assert data["currency"] == "EUR" and data["pools"]["progressive"] == 500_000
     finally:
         table.close()
 

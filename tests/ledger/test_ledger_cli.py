@@ -32,9 +32,13 @@ def test_meters_json_and_human(db, capsys):
     assert pool["meters"]["current"] == 500_045 and pool["meters"]["won_fixed"] == 1000
     assert data["rounds"] == {"open": 1, "settled": 1}
     assert data["selfcheck"]["table_may_open"] is True
+    assert (data["currency"], data["minor_units"]) == ("EUR", 2)  # the integers stay minor units
     assert main(["meters", "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "amount displayed" in out and "500,045" in out and "self-check: OK" in out
+    assert "amount displayed" in out and "EUR 5,000.45" in out and "self-check: OK" in out
+    assert "500,045" not in out
+    assert main(["meters", "hits", "--db", db]) == 0
+    assert "EUR 10.00" in capsys.readouterr().out
 
 
 def test_db_given_before_the_action_is_kept(db, capsys):

@@ -38,7 +38,7 @@ def test_show_an_amount_on_the_matrix(capsys):
     status, out, _ = run(capsys, "sign", "show", "1234.56", "--backend", "dummy", "--json")
     assert status == 0
     report = json.loads(out)
-    assert report["amount"] == "1,234.56 EUR"
+    assert report["amount"] == "EUR 1,234.56"
     assert read(matrix_frame(report["rows"])) == "€1,234.56"
     assert report["frames_sent"] == 1
 

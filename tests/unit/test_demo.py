@@ -117,7 +117,7 @@ def test_the_view_fits_80_columns_and_shows_the_table():
     assert all(len(line) <= 80 for line in lines)
     assert "VOID" in lines[0] and "SIM-1-000007" in lines[0]
     assert "verdict: misdeal MD-S1" in text and "CLOSED by deck" in text
-    assert "stakes returned: seat 2 1.00 EUR" in text
+    assert "stakes returned: seat 2 EUR 1.00" in text
     assert "the sign reads: €5,000.45" in text and text.count("#") > 40  # the LEDs
 
 
