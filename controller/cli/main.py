@@ -96,6 +96,21 @@ class CroupierParser(argparse.ArgumentParser):
         raise argparse.ArgumentError(action, f"invalid choice {value!r}{hint}")
 
 
+class VersionAction(argparse.Action):
+    """``--version``; the installed version is read (importlib.metadata, ~30 ms) only when
+    asked for, not for every command."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from controller import __version__
+
+        parser.exit(0, f"croupier {__version__}\n")
+
+
 def add_global_options(parser: argparse.ArgumentParser, *names: str) -> None:
     """Add the global options (``names``, default all) to a parser, suppressed when absent."""
     for flags, kwargs, _ in GLOBAL_OPTIONS:
@@ -117,10 +132,8 @@ def _command_word(argv: Sequence[str]) -> str | None:
 
 def build_parser(only: str | None = None) -> CroupierParser:
     """The whole parser, or with ``only`` the parser of that command's group alone."""
-    from controller import __version__
-
     parser = CroupierParser(prog="croupier", description=DESCRIPTION, epilog=EPILOG)
-    parser.add_argument("--version", action="version", version=f"croupier {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     add_global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, commands in COMMAND_GROUPS:

@@ -205,3 +205,19 @@ def test_the_cases_of_the_issue_as_real_processes(argv, status, says):
     assert says in (done.stdout if status == 0 else done.stderr)
     if status:
         assert done.stderr.count("\n") == 1
+
+
+HEAVY = ("numpy", "controller.engine", "luma", "gpiozero", "psycopg", "asyncio", "serial")
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--socket", "/nonexistent/s.sock", "status"]])
+def test_quick_commands_load_nothing_heavy(argv):
+    """`croupier --version` and `croupier status` stay quick on a Pi: no NumPy, engine,
+    luma, gpiozero, psycopg or asyncio (python -X importtime lists what was loaded)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "controller.cli.main",
+                           *argv], capture_output=True, text=True, timeout=60)  # fmt: skip
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+              if line.startswith("import time:")}  # fmt: skip
+    assert len(loaded) > 20  # importtime did report
+    heavy = sorted(m for m in loaded if m.startswith(HEAVY))
+    assert heavy == []
