@@ -2,8 +2,9 @@
 
 Both drive the configured sign (``[sign]``; ``--backend dummy`` or ``capture`` off the Pi) for
 the length of the scene, print the frame as text art, and with ``--png FILE`` write it as the
-players see it (``display.preview``). ``sign show`` leaves the amount on the sign; ``--from``
-makes it roll up from a lower amount, as after contributions.
+players see it (``display.preview``); off the Pi (no ``/dev/spidev*``) ``--png`` needs no
+``--backend``: the scene is drawn on luma's dummy device. ``sign show`` leaves the amount on
+the sign; ``--from`` makes it roll up from a lower amount, as after contributions.
 """
 
 from __future__ import annotations
@@ -110,6 +111,12 @@ def _sign_config(args: argparse.Namespace) -> SignConfig:
     changes = {
         k: v for k, v in (("backend", args.backend), ("capture", args.capture)) if v is not None
     }
+    node = Path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
+    if args.png and args.backend is None and config.backend == "spi" and not node.exists():
+        # off the Pi: the picture is what was asked for; the sign is drawn on luma's dummy
+        changes["backend"] = "dummy"
+        if not args.json:
+            say(f"no SPI sign here ({node}): drawn on the dummy device for --png")
     return dataclasses.replace(config, **changes)
 
 

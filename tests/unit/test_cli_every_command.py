@@ -8,6 +8,7 @@ run as real processes."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -152,7 +153,7 @@ def filled(parser: argparse.ArgumentParser) -> list[str]:
 # run a soak): their failures are covered by the battery above and by their own tests.
 RUNS_FOR_REAL = {
     "emulator", "selfcheck manifest", "config hash-credential", "completion", "rig soak",
-    "sensors watch", "lamps test", "sign test", "config check",
+    "sensors watch", "lamps test", "sign test", "config check", "shuffler ports",
 }  # fmt: skip
 
 
@@ -221,3 +222,32 @@ def test_quick_commands_load_nothing_heavy(argv):
     assert len(loaded) > 20  # importtime did report
     heavy = sorted(m for m in loaded if m.startswith(HEAVY))
     assert heavy == []
+
+
+def test_shuffler_ports_lists_usb_serial_adapters_with_vid_pid(capsys, monkeypatch):
+    from serial.tools import list_ports, list_ports_common
+
+    adapter = list_ports_common.ListPortInfo("/dev/ttyUSB0")
+    adapter.vid, adapter.pid, adapter.serial_number = 0x0403, 0x6001, "A10K2XYZ"
+    adapter.description, adapter.manufacturer = "FT232R USB UART", "FTDI"
+    uart = list_ports_common.ListPortInfo("/dev/ttyS0")  # nothing known behind it
+    monkeypatch.setattr(list_ports, "comports", lambda include_links=False: [uart, adapter])
+    status, out, _ = run(capsys, ["shuffler", "ports"])
+    assert status == 0
+    assert "/dev/ttyUSB0" in out and "0403:6001" in out and "FTDI, A10K2XYZ" in out
+    assert "/dev/ttyS0" not in out
+    status, out, _ = run(capsys, ["--json", "shuffler", "ports", "--all"])
+    ports = json.loads(out)["ports"]
+    assert [p["port"] for p in ports if p["kind"] == "serial"] == ["/dev/ttyS0", "/dev/ttyUSB0"]
+
+
+def test_sign_png_off_the_pi_needs_no_backend(capsys, tmp_path):
+    png = tmp_path / "sign.png"
+    status, out, err = run(capsys, ["sign", "show", "5001.80", "--png", str(png)])
+    assert status == 0, err
+    assert png.read_bytes().startswith(b"\x89PNG") and "backend dummy" in out
+
+
+def test_config_check_without_a_file_checks_the_installed_one(capsys):
+    status, out, err = run(capsys, ["config", "check"])
+    assert status == 1 and "/etc/croupier/table.toml" in out
