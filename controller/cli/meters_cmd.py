@@ -25,6 +25,7 @@ from controller.cli.ledger_args import (
 )
 from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
+from controller.cli.progress import progress_bar
 from controller.engine.pools.meters import CORRECTABLE
 from display.money import Currency, format_money
 
@@ -125,7 +126,10 @@ def show(args: argparse.Namespace) -> int:
 def verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with reader(args) as ledger:
-        report = verify_ledger(ledger)
+        entries = ledger.journal.head()[0]
+        # the chain walks every entry, the replay the money entries (at most as many)
+        with progress_bar(args, total=2 * entries, unit="entries", what="verify") as step:
+            report = verify_ledger(ledger, step)
     seconds = round(time.perf_counter() - started, 3)
     if args.json:
         print_json({"ok": report.ok, "problems": report.problems, **report.stats,

@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from controller.cli.argtypes import integer, rate
 from controller.cli.meters_cmd import meter_text
 from controller.cli.money import currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
+from controller.cli.progress import progress_bar
 from controller.errors import CroupierError
 from controller.rig.play import run_scenario
 from controller.rig.report import human, junit
@@ -94,16 +94,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def soak(args: argparse.Namespace) -> int:
-    step = max(1, args.rounds // 20)
-
-    def progress(done: int) -> None:
-        if not args.json and done % step == 0:
-            print(f"  {done} rounds", file=sys.stderr, flush=True)
-
     try:
-        report = run_soak(args.rounds, faults=args.faults, kill_rate=args.kill_rate,
-                          seed=args.seed, royals=args.royals, tables=args.tables,
-                          tablet=args.tablet, config=args.config, progress=progress)  # fmt: skip
+        with progress_bar(args, total=args.rounds, unit="rounds", what="soak") as step:
+            report = run_soak(args.rounds, faults=args.faults, kill_rate=args.kill_rate,
+                              seed=args.seed, royals=args.royals, tables=args.tables,
+                              tablet=args.tablet, config=args.config,
+                              progress=step and (lambda _done: step(1)))  # fmt: skip
     except DriverError as exc:
         raise CroupierError(f"rig: {exc}") from exc
     cur = table_currency(args)

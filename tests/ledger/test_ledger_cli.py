@@ -119,3 +119,53 @@ def test_a_writer_command_is_refused_while_the_daemon_holds_the_ledger(db):
             capture_output=True, text=True,
         )  # fmt: skip
         assert reading.returncode == 0, reading.stderr
+
+
+def test_events_tail_follows_the_journal(db):
+    """``events tail -f`` prints the entries the writer commits after it started (JSON lines
+    with --json), like ``tail -f`` on a log."""
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "events", "tail", "-n", "1", "-f",
+         "--interval", "0.05", "--json", "--db", db],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = json.loads(follow.stdout.readline())
+        assert first["kind"] == "round.opened"  # the last entry of the fixture
+        with Ledger.open(db, now=0.0, wall_clock=FakeWall()) as ledger:
+            ledger.void_round("r2", 4.0, rule="MD-S1", cause="wrong count")
+        new = json.loads(follow.stdout.readline())
+        assert new["seq"] == first["seq"] + 1 and new["kind"].startswith("round.void")
+    finally:
+        follow.send_signal(2)  # Ctrl-C ends it quietly
+        _, err = follow.communicate(timeout=30)
+    assert follow.returncode == 130 and err == ""
+
+
+def test_long_checks_show_progress_only_on_a_terminal(db):
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    argv = [sys.executable, "-m", "controller.cli.main", "events", "verify", "--db", db]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert piped.returncode == 0 and piped.stderr == ""  # no bar into a pipe or a log
+    pid, fd = pty.fork()
+    if pid == 0:  # an 80x24 terminal (a fresh pty has 0 columns: no room for a bar)
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        os.execv(sys.executable, argv)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.waitpid(pid, 0)
+    os.close(fd)
+    text = seen.decode(errors="replace")
+    assert "journal" in text and "entries/s" in text and "verify: OK" in text
