@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import locale
 import os
-import select
 import shutil
 import sys
-import termios
-import tty
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from controller.errors import CroupierError
 from controller.rig.live import LiveTable
@@ -87,29 +86,58 @@ def headless(live: LiveTable, rounds: int) -> int:
 
 
 def interactive(live: LiveTable, autoplay: bool, rounds: int | None) -> int:
-    """The live view in the terminal until ``q`` or Ctrl-C."""
-    fd = sys.stdin.fileno()
-    saved = termios.tcgetattr(fd)
-    lit = "█" if (sys.stdout.encoding or "").lower().startswith("utf") else "#"
-    out = sys.stdout
+    """The live view in the terminal until ``q`` or Ctrl-C (SIGTERM, SIGHUP), drawn with
+    curses: it fits the terminal it has and redraws when the terminal is resized; the
+    terminal is restored however the view ends."""
+    import curses
+
+    locale.setlocale(locale.LC_ALL, "")  # curses draws the LEDs' block character in UTF-8
+    screen = curses.initscr()
     try:
-        tty.setcbreak(fd)
-        out.write("\x1b[?25l\x1b[2J")
-        if autoplay:
-            live.start_autoplay(limit=rounds)
-        while True:
-            picture = render(live.snapshot(), lit=lit)
-            out.write("\x1b[H" + "".join(f"{line}\x1b[K\n" for line in picture) + "\x1b[J")
-            out.flush()
-            readable, _, _ = select.select([fd], [], [], REFRESH)
-            if readable and not live.key(os.read(fd, 1).decode(errors="replace")):
-                break
+        curses.noecho()
+        curses.cbreak()
+        screen.keypad(True)
+        with contextlib.suppress(curses.error):  # a terminal without an invisible cursor
+            curses.curs_set(0)
+        return _live_view(screen, live, autoplay, rounds)
     finally:
-        with contextlib.suppress(OSError, termios.error):  # after SIGHUP: no terminal left
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-            out.write("\x1b[?25h\n")
-            out.flush()
-    return 0
+        with contextlib.suppress(curses.error):  # after SIGHUP there is no terminal left
+            screen.keypad(False)
+            curses.nocbreak()
+            curses.echo()
+            curses.endwin()
+
+
+def _live_view(screen: Any, live: LiveTable, autoplay: bool, rounds: int | None) -> int:
+    import curses
+
+    lit = "█" if locale.getpreferredencoding(False).lower().replace("-", "") == "utf8" else "#"
+    screen.timeout(int(REFRESH * 1000))  # getch() waits at most this long: the refresh rate
+    if autoplay:
+        live.start_autoplay(limit=rounds)
+    while True:
+        _follow_resize(screen)
+        height, width = screen.getmaxyx()
+        screen.erase()
+        # the last column of the last line cannot be written without scrolling: width - 1
+        for y, line in enumerate(render(live.snapshot(), lit=lit, width=width - 1, height=height)):
+            with contextlib.suppress(curses.error):
+                screen.addstr(y, 0, line)
+        screen.refresh()
+        key = screen.getch()
+        if 0 <= key < 256 and not live.key(chr(key)):
+            return 0
+
+
+def _follow_resize(screen: Any) -> None:
+    """Take the terminal's size now. curses learns of a resize from SIGWINCH, which can reach
+    one of the rig's threads instead (seen under tmux): asking the terminal is reliable."""
+    import curses
+
+    with contextlib.suppress(OSError):
+        size = os.get_terminal_size(sys.__stdout__.fileno())
+        if (size.lines, size.columns) != screen.getmaxyx():
+            curses.resizeterm(size.lines, size.columns)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -135,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"stopping the table; {pool_line(table)}", flush=True)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the table is stopped
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-            print(f"stopped ({exc or 'Ctrl-C'})", file=sys.stderr)
+            print(f"stopped ({str(exc) or 'Ctrl-C'})", file=sys.stderr)
         return 0 if not isinstance(exc, StopSignal) else exc.exit_status
     except (CroupierError, DriverError, OSError) as exc:
         print(f"demo: {exc}".splitlines()[0], file=sys.stderr)
