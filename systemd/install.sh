@@ -33,6 +33,11 @@ install -d -m 0750 "$DESTDIR/etc/croupier"
 install -m 0644 systemd/croupierd.service "$DESTDIR/etc/systemd/system/croupierd.service"
 install -m 0644 systemd/99-croupier-shuffler.rules "$DESTDIR/etc/udev/rules.d/99-croupier-shuffler.rules"
 install -m 0644 systemd/croupier.conf "$DESTDIR/etc/tmpfiles.d/croupier.conf"
+# bash completion of the croupier CLI, made from its own parser (croupier completion bash)
+if live; then
+    install -d -m 0755 /usr/share/bash-completion/completions
+    "$PREFIX/bin/croupier" completion bash > /usr/share/bash-completion/completions/croupier
+fi
 if [ ! -e "$DESTDIR/etc/croupier/table.toml" ]; then
     install -m 0640 "config/$PROFILE.toml" "$DESTDIR/etc/croupier/table.toml"
     echo "installed config/$PROFILE.toml as /etc/croupier/table.toml: edit it, then"
