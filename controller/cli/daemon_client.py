@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 from typing import Any
@@ -34,6 +33,8 @@ def credential() -> str:
         raise ControlError(
             "a technician credential is needed: set CROUPIER_CREDENTIAL", "unauthorised"
         )
+    import getpass
+
     return getpass.getpass("technician credential: ")
 
 

@@ -19,7 +19,6 @@ Python traceback only with ``CROUPIER_DEBUG=1``.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
@@ -75,6 +74,11 @@ EPILOG = """examples:
 exit status: 0 done, 1 a failure, 2 a usage error; 128+N stopped by signal N"""
 
 
+# argparse looks every one of its own words up in gettext's catalogues, probing the disk each
+# time (~30 ms of a parser build here, far more on a Pi); the CLI speaks English only.
+argparse._ = str  # type: ignore[attr-defined]
+
+
 class CroupierParser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit status 2), suggestions for typos and
     examples kept as written."""
@@ -90,6 +94,8 @@ class CroupierParser(argparse.ArgumentParser):
         choices = action.choices
         if choices is None or value in choices:
             return
+        import difflib
+
         names = [str(c) for c in choices]
         close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]}?" if close else f" (choose from {', '.join(names)})"
