@@ -143,3 +143,31 @@ def test_a_failing_daemon_shows_its_last_log_lines(tmp_path):
     assert "the daemon's last lines" in demo.stderr
     assert "croupierd: cannot run the table" in demo.stderr  # the log's own words
     assert "Traceback" not in demo.stderr
+
+
+def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
+    """``croupier rig run`` (the CI's HIL job, killed by a ``timeout``) stops its daemon and
+    emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
+    before = set(processes_with("controller.table.daemon", "croupier-rig-"))
+    rig = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "rig", "run",
+         str(ROOT / "tests" / "hil" / "two-jackpots.toml")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        pids = wait_for(
+            lambda: set(processes_with("controller.table.daemon", "croupier-rig-")) - before,
+            "the rig's daemon",
+        )
+        (pid,) = pids
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        runtime = argv[argv.index("--runtime-dir") + 1]
+        rig.send_signal(signal.SIGTERM)
+        _, err = rig.communicate(timeout=60)
+    finally:
+        if rig.poll() is None:
+            rig.kill()
+            rig.wait()
+    assert rig.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
+    assert not processes_with(runtime), "the rig left its daemon or emulator running"
+    assert not os.path.exists(runtime)
