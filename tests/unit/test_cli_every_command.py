@@ -251,3 +251,12 @@ def test_sign_png_off_the_pi_needs_no_backend(capsys, tmp_path):
 def test_config_check_without_a_file_checks_the_installed_one(capsys):
     status, out, err = run(capsys, ["config", "check"])
     assert status == 1 and "/etc/croupier/table.toml" in out
+
+
+def test_the_quick_version_is_the_installed_one(capsys):
+    from importlib.metadata import version
+
+    import controller
+
+    assert controller._version_from_dist_info() == version("croupier")
+    assert run(capsys, ["--version"])[1] == f"croupier {version('croupier')}\n"
