@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -145,21 +146,28 @@ def test_a_failing_daemon_shows_its_last_log_lines(tmp_path):
     assert "Traceback" not in demo.stderr
 
 
+def children(parent: int, word: str) -> list[int]:
+    """The processes started by ``parent`` whose command line holds ``word`` (other tests on
+    the machine run rigs of their own)."""
+    found = []
+    for pid in processes_with(word):
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(pid)
+    return found
+
+
 def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
     """``croupier rig run`` (the CI's HIL job, killed by a ``timeout``) stops its daemon and
     emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
-    before = set(processes_with("controller.table.daemon", "croupier-rig-"))
     rig = subprocess.Popen(
         [sys.executable, "-m", "controller.cli.main", "rig", "run",
          str(ROOT / "tests" / "hil" / "two-jackpots.toml")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )  # fmt: skip
     try:
-        pids = wait_for(
-            lambda: set(processes_with("controller.table.daemon", "croupier-rig-")) - before,
-            "the rig's daemon",
-        )
-        (pid,) = pids
+        (pid,) = wait_for(lambda: children(rig.pid, "controller.table.daemon"), "its daemon")
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
         runtime = argv[argv.index("--runtime-dir") + 1]
         rig.send_signal(signal.SIGTERM)
