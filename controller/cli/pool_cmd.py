@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import UsageError, integer
 from controller.cli.meters_cmd import SHOWN, meter_text
 from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
@@ -76,7 +76,7 @@ def _action(
 
 def _dsn(args: argparse.Namespace) -> str:
     if not args.dsn:
-        raise CroupierError("give the store with --dsn or $CROUPIER_POOL_DSN")
+        raise UsageError("give the store with --dsn or $CROUPIER_POOL_DSN")
     return args.dsn
 
 
