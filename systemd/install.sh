@@ -72,6 +72,11 @@ install -m 0644 docs/install.md README.md LICENSE "$DESTDIR$DOC/"
 for command in croupier croupierd; do
     ln -sf "$PREFIX/bin/$command" "$DESTDIR/usr/local/bin/$command"
 done
+# bash completion of the croupier CLI, made from its own parser (croupier completion bash)
+if live; then
+    install -d -m 0755 /usr/share/bash-completion/completions
+    "$PREFIX/bin/croupier" completion bash > /usr/share/bash-completion/completions/croupier
+fi
 if [ ! -e "$DESTDIR/etc/croupier/table.toml" ]; then
     install -m 0640 "config/$PROFILE.toml" "$DESTDIR/etc/croupier/table.toml"
     echo "installed config/$PROFILE.toml as /etc/croupier/table.toml: edit it, then"

@@ -124,6 +124,7 @@ class Commands:
         identity = link.identity if link is not None else None
         view["table"] = r.config.table_id
         view["profile"] = r.config.profile.name
+        view["currency"] = r.config.profile.money.currency  # the pools' amounts are minor units
         view["shuffler"] = {
             "link": "up" if link is not None and "link" not in view["conditions"] else "down",
             "model": identity.model if identity else None,

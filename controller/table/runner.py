@@ -36,7 +36,7 @@ from controller.books.ledger.selfcheck import default_manifest_path, power_up
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import SurveillanceStore
-from controller.engine.poker.evaluator import warm_up
+from controller.table.evaluator_cache import warm_up_cached
 from controller.table.events import (
     ButtonPressed,
     CheckDeck,
@@ -171,7 +171,7 @@ class TableRunner:
 
         recovered, may_open, failures, pools, last = await self.in_ledger(start)
         if cfg.profile.game != "blackjack":
-            warm_up()  # the evaluator's tables, before the first showdown needs them
+            warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
         self.surveillance = SurveillanceStore(self.state_dir / "surveillance.sqlite3")
         self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
