@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from gpiozero.pins import Factory
 
 from controller.errors import CroupierError
+from controller.validation import read_toml
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
 from drivers.errors import DriverError
@@ -72,12 +72,7 @@ def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
         path = SYSTEM_CONFIG
     if path is None:
         return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
-    try:
-        return tomllib.loads(path.read_text()), str(path)
-    except OSError as exc:
-        raise CroupierError(f"{path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise CroupierError(f"{path}: not valid TOML: {exc}") from exc
+    return read_toml(path), str(path)
 
 
 def load_table_io(path: Path | None) -> tuple[TableIO, str]:
