@@ -112,6 +112,12 @@ def _ch_decision(seat: int, raw: Any) -> Decision:
     raise RoundError(f"seat {seat}: decision {raw!r} is not 'play' or 'fold'", "CH-3")
 
 
+def parse_decision(game: str, seat: int, raw: Any) -> Decision:
+    """A seat's decision in ``game`` (``uth``: UTH-4, ``casino-holdem``: CH-3); RoundError
+    naming the rule otherwise. The control socket checks the dealer's entries with it."""
+    return (_uth_decision if game == "uth" else _ch_decision)(seat, raw)
+
+
 def _stakes(seat: int, raw: Any, known: tuple[str, ...]) -> dict[str, int]:
     if not isinstance(raw, dict):
         raise RoundError(f"seat {seat}: stakes must be an object of wager -> minor units")
@@ -165,8 +171,7 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
         stakes = _stakes(number, raw.get("stakes", {}), known)
         decision = None
         if "decision" in raw:
-            parse = _uth_decision if game == "uth" else _ch_decision
-            decision = parse(number, raw["decision"])
+            decision = parse_decision(game, number, raw["decision"])
         seats.append(SeatInput(number, cards, stakes, decision))
     _check_one_deck(dealer, community, seats)
     pools = _pools(data.get("pools", {}))
