@@ -174,3 +174,33 @@ def test_a_real_daemon_keeps_serving_fuzzed_requests(tmp_path):
     FUZZED["requests"] += sent
     print(f"\ncontrol fuzz (real daemon): {sent} requests, 0 escapes")
     assert json.dumps(status)  # the last status was a whole reply
+
+
+def test_what_escapes_the_checks_closes_the_table_and_it_keeps_serving(tmp_path):
+    """Fail safe: the ledger refusing a settlement with an error nobody planned for (the
+    review's OverflowError) closes the table with a reason, journaled; the socket answers."""
+    t = InProcessTable(tmp_path).start()
+    try:
+        ledger = t.runner.ledger
+
+        def overflow(*args, **kwargs):
+            raise OverflowError("Python int too large to convert to SQLite INTEGER")
+
+        ledger.settle_round = overflow
+        assert t.request("round.stake", seat=1, stakes={"ante": 100, "blind": 100},
+                         decision="fold")["ok"]  # fmt: skip
+        assert t.request("round.lock")["ok"]
+        for destination, cards in (("community", "2c 3d 4h 5s 7c"), ("dealer", "9c 9d"),
+                                   ("seat:1", "Kc Qd")):  # fmt: skip
+            assert t.request("round.cards", destination=destination, cards=cards.split())["ok"]
+        assert t.request("round.confirm")["ok"] and t.request("round.confirm")["ok"]
+        machine = t.runner.machine
+        t.wait_for(lambda: "internal" in machine.conditions, "the fail-safe")
+        assert "OverflowError" in machine.conditions["internal"]
+        assert "restart" in machine.conditions["internal"]
+        status = t.request("status")
+        assert status["ok"] and "internal" in status["result"]["conditions"]
+        entries = t.request("events.tail", n=50)["result"]
+        assert any(e["kind"] == "condition" and e["data"]["name"] == "internal" for e in entries)
+    finally:
+        t.close()
