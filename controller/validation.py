@@ -101,8 +101,6 @@ def _read_text(path: Path, limits: DocumentLimits) -> str:
     try:
         with path.open("rb") as f:
             raw = f.read(limits.max_bytes + 1)
-    except FileNotFoundError:
-        raise ConfigError(str(path), [("(file)", "no such file")]) from None
     except OSError as exc:
         raise ConfigError(str(path), [("(file)", exc.strerror or str(exc))]) from None
     if len(raw) > limits.max_bytes:

@@ -19,7 +19,7 @@ from typing import Any
 from gpiozero.pins import Factory
 
 from controller.errors import CroupierError
-from controller.validation import read_toml
+from controller.validation import ConfigError, read_toml
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
 from drivers.errors import DriverError
@@ -72,7 +72,12 @@ def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
         path = SYSTEM_CONFIG
     if path is None:
         return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
-    return read_toml(path), str(path)
+    try:
+        return read_toml(path), str(path)
+    except ConfigError as exc:  # one line: the file and what is wrong with it
+        key, reason = exc.problems[0]
+        what = {"(syntax)": "not valid TOML: ", "(file)": ""}.get(key, f"{key}: ")
+        raise CroupierError(f"{path}: {what}{reason}") from exc
 
 
 def load_table_io(path: Path | None) -> tuple[TableIO, str]:
