@@ -16,7 +16,7 @@ import time
 
 import pytest
 from conftest import scale
-from daemon_harness import CREDENTIAL, SimTable
+from daemon_harness import CREDENTIAL, SimTable, sim_config
 from table_fixture import InProcessTable
 
 from controller.table.control.protocol import ControlError, decode_reply
@@ -180,3 +180,49 @@ def test_a_wrong_credential_flood_is_bounded(tmp_path):
     counted = sum(e.data["count"] for e in entries)
     assert counted >= sent[0] * 0.9, (counted, sent[0])
     print(f"\nwrong-credential flood: {sent[0]} guesses, {len(entries)} journal entries")
+
+
+def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(tmp_path, monkeypatch):
+    """The review's reproduction, scaled down: a daemon allowed 64 file descriptors and a
+    connection cap above that (so accept itself fails, as a thousand idle connections did
+    with the default limit). The connections it holds keep working, the log has a summary
+    line instead of a traceback per attempt, and the socket recovers when the flood goes."""
+    import resource
+    import subprocess
+
+    real_popen = subprocess.Popen
+
+    def limited(*args, **kwargs):
+        kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+        return real_popen(*args, **kwargs)
+
+    t = SimTable(tmp_path, sim_config(control={"max_connections": 256}))
+    monkeypatch.setattr(subprocess, "Popen", limited)
+    try:
+        t.start()
+    finally:
+        monkeypatch.setattr(subprocess, "Popen", real_popen)
+    flood: list[socket.socket] = []
+    try:
+        first = connect(t.socket)
+        assert status_over(first)["state"] == "open"
+        for _ in range(scale(120, 1000)):
+            with contextlib.suppress(OSError):
+                s = connect(t.socket)
+                s.sendall(b'{"id":1,"cmd":"status"}\n')
+                flood.append(s)
+        time.sleep(1.5)  # asyncio retries accept every second
+        assert status_over(first)["state"] == "open"  # the held connection still answers
+        for s in flood:
+            s.close()
+        flood.clear()
+        t.wait(lambda: status_over(connect(t.socket))["state"] == "open", "a new connection")
+        assert t.proc.poll() is None
+    finally:
+        for s in flood:
+            s.close()
+        t.close()
+    log = t.log.read_text()
+    assert "Traceback" not in log, log[-2000:]
+    summaries = [line for line in log.splitlines() if "could not be accepted" in line]
+    assert 1 <= len(summaries) <= 3, log[-2000:]
