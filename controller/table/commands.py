@@ -153,22 +153,23 @@ class Commands:
                 f"{action}: too many wrong credentials from uid {uid}; retry in {wait:.0f} s",
                 "unauthorised",
             )
+        # counted as a failure before the check, so guesses sent at once on many connections
+        # cannot all slip past the limit while the first ones are being checked
+        self.limiter.failed(uid, now)
         ok = False
         if request.credential:
             loop = asyncio.get_running_loop()
             check = functools.partial(verify, request.credential, stored)
             ok = await loop.run_in_executor(self.kdf_thread, check)
         if not ok:
-            now = self.runner.now()
-            self.limiter.failed(uid, now)
-            self._refused(request, action, "wrong or missing credential", now)
+            self._refused(request, action, "wrong or missing credential", self.runner.now())
             raise ControlError(f"{action}: wrong or missing technician credential", "unauthorised")
         self.limiter.succeeded(uid)
         return who
 
     def _refused(self, request: Request, action: str, reason: str, now: float) -> None:
         """Count a refusal; journal what the tally says is due (coalesced per window)."""
-        peer = request.peer.describe() if request.peer is not None else "unknown peer"
+        peer = f"uid {request.peer.uid}" if request.peer is not None else "unknown peer"
         for entry in self.refusals.refused(peer, action, reason, now):
             self.runner.post_journal("access-refused", entry)
         deadline = self.refusals.next_deadline()

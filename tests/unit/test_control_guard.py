@@ -30,16 +30,20 @@ def test_success_clears_a_peer_and_the_table_of_peers_is_bounded():
 
 def test_refusals_are_journaled_first_at_once_then_as_one_count_per_window():
     tally = RefusalTally(window=60.0)
-    first = tally.refused("uid 1000 pid 7", "jackpot.ack", "wrong or missing credential", 0.0)
-    assert first == [{"action": "jackpot.ack", "peer": "uid 1000 pid 7",
+    first = tally.refused("uid 1000", "jackpot.ack", "wrong or missing credential", 0.0)
+    assert first == [{"action": "jackpot.ack", "peer": "uid 1000",
                       "reason": "wrong or missing credential", "count": 1}]  # fmt: skip
     for n in range(1, 1000):
-        assert tally.refused(f"uid 1000 pid {n}", "jackpot.ack", "wrong", n * 0.01) == []
+        assert tally.refused("uid 1000", "jackpot.ack", "wrong", n * 0.01) == []
+    for uid in range(100):  # many users: the summary stays small
+        tally.refused(f"uid {uid}", "seat.clear", "wrong", 20.0)
     assert tally.next_deadline() == 60.0
     assert tally.flush(59.9) == []
     summary = tally.flush(60.0)
-    assert len(summary) == 1 and summary[0]["count"] == 999 and summary[0]["coalesced"]
-    assert sum(summary[0]["by_peer"][f"uid 1000 pid {n}"]["jackpot.ack"] for n in range(1, 1000))
+    assert len(summary) == 1 and summary[0]["count"] == 1099 and summary[0]["coalesced"]
+    assert summary[0]["by_peer"]["uid 1000"]["jackpot.ack"] == 999
+    assert len(summary[0]["by_peer"]) == 32 + 1  # 32 named, the rest together
+    assert summary[0]["by_peer"]["other peers"]["seat.clear"] == 100 - 31
     assert tally.next_deadline() is None
     # the next refusal after a quiet window is journaled at once again
     assert tally.refused("uid 0 pid 1", "seat.clear", "wrong", 100.0)[0]["count"] == 1

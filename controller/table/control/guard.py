@@ -26,6 +26,7 @@ MAX_FAILURES = 5
 FAILURE_WINDOW = 60.0  # seconds
 REFUSAL_WINDOW = 60.0  # seconds
 MAX_PEERS = 1024
+MAX_PEERS_PER_SUMMARY = 32
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,6 @@ class Peer:
     pid: int
     uid: int
     gid: int
-
-    def describe(self) -> str:
-        return f"uid {self.uid} pid {self.pid}"
 
 
 class FailureLimiter:
@@ -94,6 +92,8 @@ class RefusalTally:
         if self._open is None:
             self._open = _Window(now)
             return [*due, {"action": action, "peer": who, "reason": reason, "count": 1}]
+        if who not in self._open.counts and len(self._open.counts) >= MAX_PEERS_PER_SUMMARY:
+            who = "other peers"  # the summary stays one small entry
         per_peer = self._open.counts.setdefault(who, {})
         per_peer[action] = per_peer.get(action, 0) + 1
         return due
