@@ -109,6 +109,21 @@ def _without_cards(value: Any) -> Any:
     return value
 
 
+def _without_legacy_cards(entry: dict[str, Any]) -> dict[str, Any]:
+    """A journal entry for the socket. Settled rounds journaled before card identities were
+    kept out of the journal carry ``hands`` like "royal-flush As Ks Qs Js Ts": shown with the
+    hand category only (the stored entry and its hash are untouched: `events verify`)."""
+    data = entry.get("data")
+    hands = data.get("hands") if isinstance(data, dict) else None
+    if isinstance(hands, dict):
+        entry["data"] = {
+            **data,
+            "hands": {s: h.split()[0] if isinstance(h, str) and h.strip() else h
+                      for s, h in hands.items()},
+        }  # fmt: skip
+    return entry
+
+
 class Commands:
     def __init__(self, runner: TableRunner) -> None:
         self.runner = runner
@@ -253,7 +268,7 @@ class Commands:
             raise _bad("'n' must be 1..10000")
         ledger = self.runner.ledger
         entries = await self.runner.in_ledger(lambda: ledger.journal.tail(count))
-        return [e.to_json() for e in entries]
+        return [_without_legacy_cards(e.to_json()) for e in entries]
 
     async def events_verify(self, request: Request) -> dict[str, Any]:
         ledger = self.runner.ledger

@@ -86,3 +86,30 @@ def test_no_unprivileged_reply_or_log_line_carries_a_card(tmp_path):
     assert [e for e in replies["events.tail"] if e["kind"] == "round.settled"], "rounds settled"
     log_leaks = [line for line in log.splitlines() if CARD.search(line)]
     assert not log_leaks, log_leaks[:5]
+
+
+def test_a_ledger_journaled_before_the_fix_is_shown_without_cards(tmp_path):
+    """An upgraded table's journal still holds settled rounds with their cards: the socket's
+    `events.tail` shows their hands as categories (the stored entries stay as they were)."""
+    from table_fixture import InProcessTable
+
+    t = InProcessTable(tmp_path).start()
+    try:
+        ledger = t.runner.ledger
+
+        def legacy_round() -> None:  # what the old settle_arguments handed the ledger
+            with ledger.transaction():
+                ledger.open_round("OLD-000001", {1: {"ante": 100}}, 1.0)
+            with ledger.transaction():
+                ledger.settle_round("OLD-000001", 2.0, payouts={1: {"ante": 0}},
+                                    hands={1: "royal-flush As Ks Qs Js Ts"})  # fmt: skip
+
+        t.run(t.runner.in_ledger(legacy_round))
+        entries = t.request("events.tail", n=5)["result"]
+        shown = [e for e in entries if e["kind"] == "round.settled"]
+        assert shown[-1]["data"]["hands"] == {"1": "royal-flush"}
+        assert not leaks(entries)
+        stored = ledger.journal.tail(5, {"round.settled"})[-1]
+        assert stored.data["hands"]["1"] == "royal-flush As Ks Qs Js Ts"  # untouched
+    finally:
+        t.close()
