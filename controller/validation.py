@@ -16,6 +16,7 @@ digits. A document outside the limits is a :class:`ConfigError` naming the key, 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -137,24 +138,19 @@ def read_toml(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> dic
     return loads_toml(_read_text(path, limits), str(path), limits)
 
 
-def _json_int(text: str) -> int:
-    if len(text) > DOCUMENT_LIMITS.max_number_chars:
-        raise _NumberTooLong(text)
-    return int(text)
+class _NumberTooLong(ValueError):
+    pass
 
 
-def _json_float(text: str) -> float:
-    if len(text) > DOCUMENT_LIMITS.max_number_chars:
+def _json_number(kind: type, max_chars: int, text: str) -> Any:
+    """A JSON number literal, refused before int()/float() when longer than ``max_chars``."""
+    if len(text) > max_chars:
         raise _NumberTooLong(text)
-    return float(text)
+    return kind(text)
 
 
 def _json_constant(text: str) -> float:
     raise _NumberTooLong(text)  # NaN, Infinity, -Infinity: not JSON numbers
-
-
-class _NumberTooLong(ValueError):
-    pass
 
 
 def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any:
@@ -168,7 +164,10 @@ def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT
             raise ConfigError(source, [("(file)", f"not UTF-8 text (byte {exc.start})")]) from None
     try:
         data = json.loads(
-            text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant
+            text,
+            parse_int=functools.partial(_json_number, int, limits.max_number_chars),
+            parse_float=functools.partial(_json_number, float, limits.max_number_chars),
+            parse_constant=_json_constant,
         )
     except _NumberTooLong as exc:
         shown = str(exc)[:20] + ("..." if len(str(exc)) > 20 else "")
