@@ -49,8 +49,9 @@ def arrange(t: SimTable, cards: str) -> None:
 
 def test_no_unprivileged_reply_or_log_line_carries_a_card(tmp_path):
     assert set(READ_ONLY) <= set(ARGS)
-    t = SimTable(tmp_path).start()
+    t = SimTable(tmp_path)
     try:
+        t.start()  # inside the try: a daemon slow to start is still stopped
         # round 1: a royal with a hole card wins the pool; the other seat gets envy (PRG-3/4)
         t.table.place_stake(2)
         t.table.place_stake(5)

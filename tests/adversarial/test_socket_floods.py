@@ -143,7 +143,7 @@ def test_a_wrong_credential_flood_is_bounded(tmp_path):
     a coalesced count instead of one entry per guess, and the technician (another uid: root
     here is the daemon's own user, so the limiter is keyed the same; a good credential is
     still checked) is told to wait rather than blocked forever."""
-    t = SimTable(tmp_path).start()
+    t = SimTable(tmp_path)
     stop = threading.Event()
     sent = [0]
     threads = [
@@ -151,6 +151,7 @@ def test_a_wrong_credential_flood_is_bounded(tmp_path):
         for _ in range(4)
     ]
     try:
+        t.start()  # inside the try: a daemon slow to start is still stopped
         for th in threads:
             th.start()
         deadline = time.monotonic() + scale(3, 30)
@@ -197,13 +198,13 @@ def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(tmp_path, monk
         return real_popen(*args, **kwargs)
 
     t = SimTable(tmp_path, sim_config(control={"max_connections": 256}))
-    monkeypatch.setattr(subprocess, "Popen", limited)
-    try:
-        t.start()
-    finally:
-        monkeypatch.setattr(subprocess, "Popen", real_popen)
     flood: list[socket.socket] = []
     try:
+        monkeypatch.setattr(subprocess, "Popen", limited)
+        try:
+            t.start()
+        finally:
+            monkeypatch.setattr(subprocess, "Popen", real_popen)
         first = connect(t.socket)
         assert status_over(first)["state"] == "open"
         for _ in range(scale(120, 1000)):
