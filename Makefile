@@ -36,6 +36,12 @@ test: lint typecheck
 	$(BIN)/coverage report --format=total | sed 's/^/coverage (controller, drivers, firmware_bridge, display): /; s/$$/%/'
 	@tail -n 1 .coverage-data/pytest.log
 
+# The long adversarial run (docs/security.md): many more fuzzed requests, files and
+# configurations, and longer socket floods than `make test` runs.
+.PHONY: fuzz
+fuzz: $(STAMP)
+	CROUPIER_FUZZ=long $(BIN)/pytest -s tests/adversarial
+
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from gpiozero.pins import Factory
 from controller.cli.argtypes import seconds
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
+from controller.validation import ConfigError, read_toml
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
 from drivers.errors import DriverError
@@ -73,11 +73,11 @@ def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
     if path is None:
         return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
     try:
-        return tomllib.loads(path.read_text()), str(path)
-    except OSError as exc:
-        raise CroupierError(f"{path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise CroupierError(f"{path}: not valid TOML: {exc}") from exc
+        return read_toml(path), str(path)
+    except ConfigError as exc:  # one line: the file and what is wrong with it
+        key, reason = exc.problems[0]
+        what = {"(syntax)": "not valid TOML: ", "(file)": ""}.get(key, f"{key}: ")
+        raise CroupierError(f"{path}: {what}{reason}") from exc
 
 
 def load_table_io(path: Path | None) -> tuple[TableIO, str]:

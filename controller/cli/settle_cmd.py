@@ -4,9 +4,6 @@ disputed round). The round names its profile; formats in docs/settle.md."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from controller.cli.output import add_json_errors, add_json_flag, print_json
@@ -15,6 +12,7 @@ from controller.engine.games.results import RoundResult
 from controller.engine.profiles import load_profile
 from controller.engine.wagers import CAP_RULE
 from controller.errors import RoundError
+from controller.validation import ConfigError, read_json
 from display.money import Currency, currency, format_money
 
 EXAMPLES = {
@@ -35,13 +33,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def read_round(path: str) -> dict[str, Any]:
+    """A round file (``-``: standard input) through the checked reader: size, depth and
+    numbers bounded (controller.validation.DOCUMENT_LIMITS), strictly UTF-8."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
-    except OSError as exc:
-        raise RoundError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise RoundError(f"{path}: not valid JSON: {exc}") from None
+        data = read_json(path)
+    except ConfigError as exc:
+        key, reason = exc.problems[0]
+        if key == "(file)":
+            raise RoundError(f"cannot read {exc.source}: {reason}") from None
+        raise RoundError(f"{exc.source}: {key}: {reason}") from None
     if not isinstance(data, dict):
         raise RoundError(f"{path}: a round is a JSON object")
     return data

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -53,6 +52,7 @@ from controller.validation import (
     non_negative_int,
     parse_fraction,
     positive_int,
+    read_toml,
 )
 
 DEAL_MODES = ("shuffler", "manual")
@@ -408,14 +408,10 @@ def find_profile(name: str) -> Path:
 
 def load_profile(name_or_path: str) -> Profile:
     """Load and validate a profile by name (``uth-gr``) or by path to a TOML file."""
+    if not isinstance(name_or_path, str) or not name_or_path.strip():
+        raise ConfigError("(profile)", [("(profile)", "a profile name like 'uth-gr' is required")])
     path = find_profile(name_or_path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [("(file)", str(exc))]) from None
-    return parse_profile(data, str(path))
+    return parse_profile(read_toml(path), str(path))
 
 
 def available_profiles() -> list[str]:

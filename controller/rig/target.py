@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Self
 
 from controller.rig.errors import RigFailure
+from controller.table.control.client import ControlClient
 from controller.table.control.protocol import ControlError
-from controller.table.control.server import ControlClient
 from controller.table.tableconfig import TableConfig
 from display.geometry import SignFrame
 from display.money import currency, fit_amount

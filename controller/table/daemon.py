@@ -126,6 +126,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
     emulator = None
     gpio = None
     server = None
+    commands = None
     link = None
     try:
         port = config.shuffler.port
@@ -163,8 +164,14 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
 
             runner.sign = Sign(config.io.sign, open_sign_device(config.io.sign))
             tasks.append(asyncio.create_task(runner.sign.run(), name="sign"))
-        server = ControlServer(config.resolve_socket(runtime_dir), group=config.control_group)
-        Commands(runner).register(server)
+        server = ControlServer(
+            config.resolve_socket(runtime_dir),
+            group=config.control_group,
+            max_connections=config.max_connections,
+            idle_timeout=config.idle_timeout,
+        )
+        commands = Commands(runner)
+        commands.register(server)
         await server.start()
         await link.start()
         stop = asyncio.Event()
@@ -190,6 +197,8 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
                 await task
         if server is not None:
             await server.close()
+        if commands is not None:
+            await commands.aclose()
         if link is not None:
             await link.close()
         if gpio is not None:

@@ -292,11 +292,28 @@ class TableRunner:
                 event: Event = Tick()
                 if getter in done:
                     event, getter = getter.result(), None
-                await self.handle(event)
+                try:
+                    await self.handle(event)
+                except Exception as exc:  # fail safe: nothing in an event may stop the table
+                    self._fail_safe(event, exc)
         finally:
             stopper.cancel()
             if getter is not None:
                 getter.cancel()
+
+    def _fail_safe(self, event: Event, exc: Exception) -> None:
+        """An event the table could not handle (a bug, or input that escaped the checks at
+        the boundary): the round's state is in doubt, so close the table, journal it and keep
+        serving. A restart voids the round in play (MD-S2) and opens the table again."""
+        what = f"{type(event).__name__} failed: {type(exc).__name__}: {str(exc)[:200]}"
+        log.error("table closed: %s", what)
+        self.post(
+            ConditionChanged(
+                "internal",
+                True,
+                f"{what}; restart the daemon (the round in play is voided, MD-S2)",
+            )
+        )
 
     async def handle(self, event: Event) -> None:
         """One event through the machine, its effects carried out, outputs updated."""
@@ -442,9 +459,7 @@ class TableRunner:
             return [
                 Journal("linked.voided", {"pool": name, "round": effect.round_id, "seq": done.seq})
             ]
-        args = settle_arguments(effect.result, {bet: name})
-        # card identities never leave the controller: the store learns the hand, not the cards
-        args["hands"] = {seat: hand.split()[0] for seat, hand in args["hands"].items()}
+        args = settle_arguments(effect.result, {bet: name})  # hands without their cards
         done = await pool.settle_round(effect.round_id, now, hits=args["hits"], hands=args["hands"])
         paid = {str(seat): wagers for seat, wagers in done.paid.items()}
         return [
@@ -506,6 +521,10 @@ class TableRunner:
     def post_journal(self, kind: str, data: dict[str, Any]) -> None:
         """Journal something that is not a machine transition (an alarm, an audit)."""
         asyncio.get_running_loop().create_task(self._commit([Journal(kind, data)]))
+
+    async def journal_now(self, kind: str, data: dict[str, Any]) -> None:
+        """Journal and wait for the commit (at shutdown, before the ledger closes)."""
+        await self._commit([Journal(kind, data)])
 
     # --- inputs from the GPIO table ----------------------------------------------------
 

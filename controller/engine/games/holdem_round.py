@@ -136,6 +136,12 @@ def _ch_decision(seat: int, raw: Any) -> Decision:
     raise RoundError(f"seat {seat}: decision {raw!r} is not 'play' or 'fold'", "CH-3")
 
 
+def parse_decision(game: str, seat: int, raw: Any) -> Decision:
+    """A seat's decision in ``game`` (``uth``: UTH-4, ``casino-holdem``: CH-3); RoundError
+    naming the rule otherwise. The control socket checks the dealer's entries with it."""
+    return (_uth_decision if game == "uth" else _ch_decision)(seat, raw)
+
+
 def _stakes(profile: Profile, seat: int, raw: Any) -> dict[str, int]:
     if not isinstance(raw, dict):
         raise RoundError(f"seat {seat}: stakes must be an object of wager -> minor units")
@@ -239,8 +245,7 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
         )
         decision = None
         if "decision" in raw:
-            parse = _uth_decision if game == "uth" else _ch_decision
-            decision = parse(number, raw["decision"])
+            decision = parse_decision(game, number, raw["decision"])
         seats.append(SeatInput(number, cards, stakes, decision, returned))
     _check_one_deck(dealer, community, burns, seats)
     pools = _pools(data.get("pools", {}))

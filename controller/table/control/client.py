@@ -55,7 +55,25 @@ class ControlClient:
             self._sock.close()
             self._sock = None
 
+    def _peer_closed(self) -> bool:
+        """Did the daemon close this idle connection (its idle timeout)? Then a request on it
+        would be lost: reconnect first. Nothing was sent, so nothing is sent twice."""
+        assert self._sock is not None
+        try:
+            self._sock.setblocking(False)
+            try:
+                data = self._sock.recv(1, socket.MSG_PEEK)
+            finally:
+                self._sock.settimeout(self.timeout)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+        return data == b""
+
     def call(self, cmd: str, credential: str | None = None, **args: Any) -> Any:
+        if self._sock is not None and not self._buffer and self._peer_closed():
+            self.close()
         if self._sock is None:
             self.connect()
         assert self._sock is not None
