@@ -16,6 +16,7 @@ from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
 from controller.errors import CroupierError
+from controller.table.alerts import AlertError, conditions_of
 from controller.table.control.protocol import ControlError, Request
 from controller.table.control.server import ControlServer
 from controller.table.credentials import verify
@@ -89,6 +90,8 @@ class Commands:
             "round.expose",
             "round.last",
             "shuffler.reset",
+            "alerts",
+            "alert.ack",
         ):
             server.register(name, getattr(self, name.replace(".", "_")))
 
@@ -324,6 +327,26 @@ class Commands:
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
         self.runner.post(JackpotAck(who))
         return "acknowledged"
+
+    def alerts(self, request: Request) -> list[dict[str, Any]]:
+        """The alerts on the book (controller.table.alerts), oldest first."""
+        r = self.runner
+        r.alerts.update(conditions_of(self._machine, r.audit_alarm), r.wall_clock())
+        return [alert.to_json() for alert in self.runner.alerts.alerts()]
+
+    def alert_ack(self, request: Request) -> dict[str, Any]:
+        """Acknowledge alert ``id`` (credential; journaled with who did it)."""
+        who = self._technician(request, "alert.ack")
+        try:
+            alert = self.runner.alerts.acknowledge(_int(request.args, "id"), who)
+        except AlertError as exc:
+            raise ControlError(str(exc), "refused") from None
+        self.runner.post_journal(
+            "alert-acknowledged",
+            {"alert": alert.id, "kind": alert.kind.value, "subject": alert.subject,
+             "technician": who},
+        )  # fmt: skip
+        return alert.to_json()
 
     def shuffler_reset(self, request: Request) -> str:
         """RESET the shuffler after a technician cleared its fault (a jam, a misfeed); the

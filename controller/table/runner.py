@@ -37,6 +37,7 @@ from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import SurveillanceStore
 from controller.engine.poker.evaluator import warm_up
+from controller.table.alerts import AlertBook, conditions_of
 from controller.table.events import (
     ButtonPressed,
     CheckDeck,
@@ -131,6 +132,8 @@ class TableRunner:
         self._sign_shown: Any = None
         self._key_on = False
         self.metrics = PipelineMetrics()
+        self.alerts = AlertBook()  # for the pit (controller.table.alerts)
+        self.audit_alarm = False
 
     # --- time and the ledger thread ----------------------------------------------------
 
@@ -305,6 +308,7 @@ class TableRunner:
         await self._carry_out(effects)
         self._follow(before)
         self.metrics.observe(event, before, self.machine.state, started, self.now())
+        self.alerts.update(conditions_of(self.machine, self.audit_alarm), self.wall_clock())
 
     async def _carry_out(self, effects: list[Effect]) -> None:
         ledger_effects = [e for e in effects if isinstance(e, LEDGER_EFFECTS)]
@@ -490,6 +494,7 @@ class TableRunner:
         ):
             self.surveillance.save_audit(self.audit)
             report = self.audit.report()
+            self.audit_alarm = report.alarm
             if report.alarm:
                 self.post_journal(
                     "shuffle-audit-alarm",
