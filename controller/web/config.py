@@ -105,7 +105,8 @@ def load_web_config(
     top = Section(data, "", problems)
     web = top.section("web", required=False) or Section({}, "web", problems)
     values: dict[str, Any] = {}
-    listen_text = listen or web.get("listen", str, DEFAULT_LISTEN)
+    in_file = web.get("listen", str, DEFAULT_LISTEN)  # read either way: a known key
+    listen_text = listen or in_file
     try:
         values["host"], values["port"] = parse_listen(listen_text or DEFAULT_LISTEN)
     except ValueError as exc:
