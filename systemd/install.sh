@@ -5,6 +5,7 @@
 #   software          /opt/croupier/venv (pip install '.[pi]'), its self-check manifest
 #   configuration     /etc/croupier/table.toml (from config/$PROFILE.toml if none exists yet)
 #   units             croupierd.service, the shuffler's udev rule, tmpfiles for /etc/croupier
+#   web service       croupier-web (system user in group croupier), croupier-web.service
 #
 # DESTDIR=/some/root installs the files under that root and skips the steps that change the
 # running system (user, venv, systemctl, udevadm): for packaging and for the tests.
@@ -25,12 +26,15 @@ if live; then
     "$PREFIX/bin/pip" install --quiet --upgrade pip
     "$PREFIX/bin/pip" install --quiet '.[pi]'
     "$PREFIX/bin/croupier" selfcheck manifest   # what the power-up self-check compares
+    id croupier-web >/dev/null 2>&1 || useradd --system --no-create-home \
+        --shell /usr/sbin/nologin --user-group --groups croupier croupier-web
 fi
 
 install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d" \
     "$DESTDIR/etc/tmpfiles.d"
 install -d -m 0750 "$DESTDIR/etc/croupier"
 install -m 0644 systemd/croupierd.service "$DESTDIR/etc/systemd/system/croupierd.service"
+install -m 0644 systemd/croupier-web.service "$DESTDIR/etc/systemd/system/croupier-web.service"
 install -m 0644 systemd/99-croupier-shuffler.rules "$DESTDIR/etc/udev/rules.d/99-croupier-shuffler.rules"
 install -m 0644 systemd/croupier.conf "$DESTDIR/etc/tmpfiles.d/croupier.conf"
 if [ ! -e "$DESTDIR/etc/croupier/table.toml" ]; then

@@ -126,3 +126,11 @@ def test_metrics_parse_as_prometheus_text(tmp_path):
     assert get("croupier_pipeline_seconds", "croupier_pipeline_seconds_bucket",
                stage="verdict", le="0.005") == 1  # fmt: skip
     assert get("croupier_alerts", "croupier_alerts", kind="stuck-sensor", state="active") == 1
+
+
+def test_the_shipped_example_loads():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "config" / "web" / "web.toml"
+    config = load_web_config(example)
+    assert config.host == "127.0.0.1" and config.tables[0].name == "T1" and config.users == {}
