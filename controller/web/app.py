@@ -97,6 +97,7 @@ async def _start_feeds(app: web.Application) -> None:
 
 
 async def _stop_feeds(app: web.Application) -> None:
+    await app[EDGES].close()
     for feed in app[FEEDS].values():
         await feed.stop()
     app[LEDGER_THREAD].shutdown(wait=True)

@@ -21,6 +21,7 @@ from controller.web.app import build_app
 from controller.web.config import WebConfig, load_web_config
 
 log = logging.getLogger("croupier-web")
+SHUTDOWN_SECONDS = 2.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -34,7 +35,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 async def serve(config: WebConfig) -> None:
     app = build_app(config)
-    runner = web.AppRunner(app, access_log_format='%a "%r" %s %b %Tfs')
+    # live streams never end on their own: a stop gives them SHUTDOWN_SECONDS, not aiohttp's 60
+    runner = web.AppRunner(
+        app, access_log_format='%a "%r" %s %b %Tfs', shutdown_timeout=SHUTDOWN_SECONDS
+    )
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port)
     await site.start()

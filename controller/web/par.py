@@ -1,25 +1,30 @@
 """House edges from the exact PAR engine, for the theoretical win on ``/metrics``.
 
-A full PAR sheet counts every hand (seconds here, longer on a Pi), so it is worked out once per
-profile in a separate process (the web service's event loop keeps serving meanwhile) and kept;
-until it is ready the theoretical win is simply absent from the scrape.
+A full PAR sheet counts every hand (seconds here, a minute or more on a Pi, on every core), so
+it is worked out once per profile in a child process at the lowest priority (``nice 19``: the
+table's daemon comes first) while the service keeps serving, and kept; until it is ready the
+theoretical win is simply absent from the scrape. The child is ended when the service stops.
+
+    python -m controller.web.par PROFILE     # prints {"wager": house edge, ...}
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
-from concurrent.futures import ProcessPoolExecutor
-
-from controller.engine.games import par_sheet
-from controller.engine.profiles import load_profile
-from controller.errors import CroupierError
+import os
+import sys
 
 log = logging.getLogger(__name__)
 
 
 def house_edges(profile: str) -> dict[str, float]:
     """Wager -> house edge (a fraction of the handle) of every bet the PAR sheet prices."""
+    from controller.engine.games import par_sheet
+    from controller.engine.profiles import load_profile
+
     sheet = par_sheet(load_profile(profile))
     return {name: float(bet["house_edge"]) for name, bet in sheet["bets"].items()}
 
@@ -27,23 +32,42 @@ def house_edges(profile: str) -> dict[str, float]:
 class HouseEdges:
     def __init__(self) -> None:
         self._known: dict[str, dict[str, float]] = {}
-        self._working: set[str] = set()
+        self._working: dict[str, asyncio.subprocess.Process | None] = {}
 
     def get(self, profile: str | None) -> dict[str, float] | None:
         """The house edges of ``profile`` if known; starts working them out otherwise."""
         if not profile:
             return None
         if profile not in self._known and profile not in self._working:
-            self._working.add(profile)
+            self._working[profile] = None
             asyncio.get_running_loop().create_task(self._work(profile))
         return self._known.get(profile)
 
     async def _work(self, profile: str) -> None:
-        with ProcessPoolExecutor(1) as pool:
-            try:
-                edges = await asyncio.get_running_loop().run_in_executor(pool, house_edges, profile)
-            except (CroupierError, OSError) as exc:
-                log.warning("no PAR sheet for profile %s: %s", profile, exc)
-                edges = {}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "controller.web.par", profile,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        self._working[profile] = proc
+        out, err = await proc.communicate()
+        edges: dict[str, float] = {}
+        if proc.returncode == 0:
+            with contextlib.suppress(ValueError):
+                edges = {str(k): float(v) for k, v in json.loads(out).items()}
+        else:
+            lines = err.decode(errors="replace").strip().splitlines() or ["(no message)"]
+            log.warning("no PAR sheet for profile %s: %s", profile, lines[-1])
         self._known[profile] = edges
-        self._working.discard(profile)
+        self._working.pop(profile, None)
+
+    async def close(self) -> None:
+        for proc in self._working.values():
+            if proc is not None and proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+
+
+if __name__ == "__main__":
+    os.nice(19)
+    print(json.dumps(house_edges(sys.argv[1])))

@@ -74,6 +74,7 @@ def shot(browser, name: str) -> None:
 
 def log_in(browser, web: WebService) -> None:
     browser.get(web.url + "/login")
+    shot(browser, "login")
     browser.find_element("id", "user").send_keys(USER)
     browser.find_element("id", "secret").send_keys(SIM_CREDENTIAL)
     browser.find_element("id", "submit").click()

@@ -179,3 +179,20 @@ def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, si
         assert found == [], f"{path} shows card notation {found}"
         words = set(re.findall(r"[0-9A-Za-z]+", body))
         assert not (delivered & words), f"{path} names cards {delivered & words}"
+
+
+def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_path):
+    from daemon_harness import processes_with
+
+    web = WebService(tmp_path, [("SIM-1", sim_table)])
+    stream = urllib.request.urlopen(web.url + "/table/SIM-1/events", timeout=10)
+    stream.read1(100)  # a live stream is open
+    urllib.request.urlopen(web.url + "/metrics", timeout=10).read()  # starts the PAR worker
+    deadline = time.monotonic() + 10
+    while not processes_with("controller.web.par", "uth-gr"):
+        assert time.monotonic() < deadline, "the PAR worker did not start"
+        time.sleep(0.05)
+    web.proc.terminate()
+    assert web.proc.wait(15) == 0
+    stream.close()
+    assert processes_with("controller.web.par", "uth-gr") == []
