@@ -1,9 +1,11 @@
 """Each table's live picture: poll the daemon, keep the latest card-free page, tell watchers.
 
 Theory of operation. One :class:`TableFeed` per configured table runs one asyncio task: it
-asks the daemon for ``status``, ``alerts`` and ``sign.state`` every ``poll`` seconds while a
-page watches the table (every ``idle_poll`` seconds otherwise, so an idle service costs next to
-nothing), and the slower things (shuffle audit, the ledger's hits, pace and totals) every
+asks the daemon for its ``status`` every ``poll`` seconds while a page watches the table
+(every ``idle_poll`` seconds otherwise, so an idle service costs next to nothing), for the
+``alerts`` and ``sign.state`` too when the status changed or :data:`FULL_EVERY` seconds have
+passed (an alert's on-delay, a sign's roll-up move without the status), and the slower things
+(shuffle audit, the ledger's hits, pace and totals) every
 :data:`SLOW_EVERY` seconds or when the round changes. A new page is built
 (:func:`controller.web.view.table_view`) and, only when it differs from the last one,
 published to the watchers (server-sent events). A table that has not answered for
@@ -35,6 +37,7 @@ from controller.web.view import table_view, tile_view
 
 log = logging.getLogger(__name__)
 SLOW_EVERY = 5.0
+FULL_EVERY = 1.0  # seconds between reads of the alerts and the sign while the status holds
 
 
 class TableFeed:
@@ -63,6 +66,7 @@ class TableFeed:
         self._wake = asyncio.Event()
         self._audit: dict[str, Any] | None = None
         self._slow_at = float("-inf")
+        self._full_at = float("-inf")
         self._slow_round: str | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -91,13 +95,18 @@ class TableFeed:
                 await asyncio.wait_for(self._wake.wait(), interval)
 
     def wake(self) -> None:
-        """Poll now (after an acknowledgement, or when a page starts watching)."""
+        """Poll everything now (after an acknowledgement, or when a page starts watching)."""
+        self._full_at = float("-inf")
         self._wake.set()
 
     async def poll_once(self) -> None:
         loop = asyncio.get_running_loop()
         try:
             status = await self.link.call("status")
+            if status == self.status and loop.time() - self._full_at < FULL_EVERY:
+                self.last_answer = loop.time()
+                return  # nothing moved: the alerts and the sign follow the status
+            self._full_at = loop.time()
             alerts = await self.link.call("alerts")
             sign = await self._sign()
         except DaemonUnreachable as exc:
