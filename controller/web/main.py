@@ -17,11 +17,12 @@ import sys
 from aiohttp import web
 
 from controller.validation import ConfigError
-from controller.web.app import build_app
+from controller.web.app import EDGES, build_app
 from controller.web.config import WebConfig, load_web_config
 
 log = logging.getLogger("croupier-web")
 SHUTDOWN_SECONDS = 2.0
+CLEANUP_SECONDS = 10.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -51,7 +52,11 @@ async def serve(config: WebConfig) -> None:
     try:
         await stop.wait()
     finally:
-        await runner.cleanup()
+        await app[EDGES].close()  # its child process goes first, whatever happens next
+        try:
+            await asyncio.wait_for(runner.cleanup(), CLEANUP_SECONDS)
+        except TimeoutError:
+            log.warning("stopping took longer than %g s; leaving anyway", CLEANUP_SECONDS)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,10 @@
 """House edges from the exact PAR engine, for the theoretical win on ``/metrics``.
 
-A full PAR sheet counts every hand (seconds here, a minute or more on a Pi, on every core), so
-it is worked out once per profile in a child process at the lowest priority (``nice 19``: the
-table's daemon comes first) while the service keeps serving, and kept; until it is ready the
-theoretical win is simply absent from the scrape. The child is ended when the service stops.
+A full PAR sheet counts every hand (seconds here, minutes on a Pi), so it is worked out once
+per profile in a child process on one core at the lowest priority (``nice 19``: the table's
+daemon comes first) while the service keeps serving, and kept; until it is ready the
+theoretical win is simply absent from the scrape. The child is killed when the service stops,
+and dies with it if the service is killed (``PR_SET_PDEATHSIG``).
 
     python -m controller.web.par PROFILE     # prints {"wager": house edge, ...}
 """
@@ -33,6 +34,7 @@ class HouseEdges:
     def __init__(self) -> None:
         self._known: dict[str, dict[str, float]] = {}
         self._working: dict[str, asyncio.subprocess.Process | None] = {}
+        self._closing = False
 
     def get(self, profile: str | None) -> dict[str, float] | None:
         """The house edges of ``profile`` if known; starts working them out otherwise."""
@@ -54,13 +56,14 @@ class HouseEdges:
         if proc.returncode == 0:
             with contextlib.suppress(ValueError):
                 edges = {str(k): float(v) for k, v in json.loads(out).items()}
-        else:
+        elif not self._closing:
             lines = err.decode(errors="replace").strip().splitlines() or ["(no message)"]
             log.warning("no PAR sheet for profile %s: %s", profile, lines[-1])
         self._known[profile] = edges
         self._working.pop(profile, None)
 
     async def close(self) -> None:
+        self._closing = True
         for proc in self._working.values():
             if proc is not None and proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -68,6 +71,18 @@ class HouseEdges:
                 await proc.wait()
 
 
-if __name__ == "__main__":
+def _behind_the_daemon() -> None:
+    """One core, lowest priority, and die with the parent (Linux)."""
     os.nice(19)
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # the count runs in-process
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+if __name__ == "__main__":
+    _behind_the_daemon()
     print(json.dumps(house_edges(sys.argv[1])))

@@ -3,6 +3,7 @@ no card identity in any response (pages, streams, metrics, pictures' neighbours)
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import time
@@ -10,6 +11,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from http.client import HTTPResponse
+from pathlib import Path
 
 import pytest
 from conftest import USER, WebService
@@ -181,18 +183,30 @@ def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, si
         assert not (delivered & words), f"{path} names cards {delivered & words}"
 
 
-def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_path):
+def par_workers_of(parent: int) -> list[int]:
+    """The PAR sheet's child processes of the web service ``parent``."""
     from daemon_harness import processes_with
 
+    found = []
+    for pid in processes_with("controller.web.par"):
+        with contextlib.suppress(OSError):
+            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == parent:
+                found.append(pid)
+    return found
+
+
+def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_path):
     web = WebService(tmp_path, [("SIM-1", sim_table)])
     stream = urllib.request.urlopen(web.url + "/table/SIM-1/events", timeout=10)
     stream.read1(100)  # a live stream is open
     urllib.request.urlopen(web.url + "/metrics", timeout=10).read()  # starts the PAR worker
     deadline = time.monotonic() + 10
-    while not processes_with("controller.web.par", "uth-gr"):
+    while not (workers := par_workers_of(web.proc.pid)):
         assert time.monotonic() < deadline, "the PAR worker did not start"
         time.sleep(0.05)
     web.proc.terminate()
     assert web.proc.wait(15) == 0
     stream.close()
-    assert processes_with("controller.web.par", "uth-gr") == []
+    time.sleep(0.2)
+    assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []

@@ -139,7 +139,8 @@ function renderFloor(tiles) {
   root.replaceChildren(...tiles.map((t) => el("a", {
       class: `tile ${t.online ? t.state : "offline"}`, id: `tile-${t.name}`, href: `/table/${t.name}`,
       "data-state": t.online ? t.state : "offline", "data-alerts": t.alerts},
-    el("h2", {}, t.name), el("div", {class: "badge"}, t.online ? t.state : "offline"),
+    el("h2", {}, t.name),
+    el("div", {class: `badge ${t.online ? t.state : "offline"}`}, t.online ? t.state : "offline"),
     el("div", {}, t.round ? `round ${t.round}` : ""),
     el("div", {}, `${t.alerts} alert${t.alerts === 1 ? "" : "s"}`,
        t.alert_kinds && t.alert_kinds.length ? `: ${t.alert_kinds.join(", ")}` : ""),
