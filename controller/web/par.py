@@ -6,7 +6,7 @@ daemon comes first) while the service keeps serving, and kept; until it is ready
 theoretical win is simply absent from the scrape. The child is killed when the service stops,
 and dies with it if the service is killed (``PR_SET_PDEATHSIG``).
 
-    python -m controller.web.par PROFILE     # prints {"wager": house edge, ...}
+    python -m controller.web.par PROFILE [PARENT_PID]   # prints {"wager": house edge, ...}
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class HouseEdges:
 
     async def _work(self, profile: str) -> None:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "controller.web.par", profile,
+            sys.executable, "-m", "controller.web.par", profile, str(os.getpid()),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         self._working[profile] = proc
@@ -71,8 +71,8 @@ class HouseEdges:
                 await proc.wait()
 
 
-def _behind_the_daemon() -> None:
-    """One core, lowest priority, and die with the parent (Linux)."""
+def _behind_the_daemon(parent: int) -> None:
+    """One core, lowest priority, and die with the parent ``parent`` (Linux)."""
     os.nice(19)
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # the count runs in-process
@@ -81,8 +81,10 @@ def _behind_the_daemon() -> None:
         import signal
 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the service died before the line above: nobody to answer
+        sys.exit(1)
 
 
 if __name__ == "__main__":
-    _behind_the_daemon()
+    _behind_the_daemon(int(sys.argv[2]) if len(sys.argv) > 2 else os.getppid())
     print(json.dumps(house_edges(sys.argv[1])))

@@ -196,6 +196,14 @@ def par_workers_of(parent: int) -> list[int]:
     return found
 
 
+def alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting for a reaper)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_path):
     web = WebService(tmp_path, [("SIM-1", sim_table)])
     stream = urllib.request.urlopen(web.url + "/table/SIM-1/events", timeout=10)
@@ -209,4 +217,34 @@ def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_
     assert web.proc.wait(15) == 0
     stream.close()
     time.sleep(0.2)
-    assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []
+    assert [pid for pid in workers if alive(pid)] == []
+
+
+def test_a_killed_service_takes_its_par_worker_with_it(sim_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", sim_table)])
+    urllib.request.urlopen(web.url + "/metrics", timeout=10).read()  # starts the PAR worker
+    deadline = time.monotonic() + 10
+    while not (workers := par_workers_of(web.proc.pid)):
+        assert time.monotonic() < deadline, "the PAR worker did not start"
+        time.sleep(0.05)
+    web.proc.kill()
+    web.proc.wait()
+    deadline = time.monotonic() + 10
+    while [pid for pid in workers if alive(pid)]:
+        assert time.monotonic() < deadline, "the PAR worker outlived a killed service"
+        time.sleep(0.05)
+
+
+def test_pages_can_require_a_login_but_metrics_stay_scrapable(sim_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", sim_table)], view_needs_login=True)
+    try:
+        client = Client(web)
+        status, headers, _ = client.request("GET", "/table/SIM-1/state")
+        assert status == 303 and headers["Location"] == "/login"
+        assert client.request("GET", "/metrics")[0] == 200
+        login = {"user": USER, "secret": SIM_CREDENTIAL, "csrf": client.csrf()}
+        assert client.request("POST", "/login", data=login)[0] == 303
+        status, _, body = client.request("GET", "/table/SIM-1/state")
+        assert status == 200 and b'"table":"SIM-1"' in body
+    finally:
+        web.stop()
