@@ -19,6 +19,7 @@
 #   HARDWARE_WATCHDOG=1   systemd pets the Pi's hardware watchdog (RuntimeWatchdogSec=15s)
 #   BOOT=/boot/firmware   where config.txt and cmdline.txt are (/boot on Pi OS before bookworm)
 # The boot options take effect at the next reboot.
+#   web service       croupier-web (system user in group croupier), croupier-web.service
 #
 # DESTDIR=/some/root installs the files under that root and skips the steps that change the
 # running system (packages, user, venv, systemctl, udevadm): for packaging and for the tests.
@@ -60,12 +61,15 @@ if live; then
         usermod -a -G croupier "$TECHNICIAN"
         echo "$TECHNICIAN is in the croupier group (log in again to use croupier status)"
     fi
+    id croupier-web >/dev/null 2>&1 || useradd --system --no-create-home \
+        --shell /usr/sbin/nologin --user-group --groups croupier croupier-web
 fi
 
 install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d" \
     "$DESTDIR/etc/tmpfiles.d" "$DESTDIR/usr/local/bin" "$DESTDIR$DOC"
 install -d -m 0750 "$DESTDIR/etc/croupier"
 install -m 0644 systemd/croupierd.service "$DESTDIR/etc/systemd/system/croupierd.service"
+install -m 0644 systemd/croupier-web.service "$DESTDIR/etc/systemd/system/croupier-web.service"
 install -m 0644 systemd/99-croupier-shuffler.rules "$DESTDIR/etc/udev/rules.d/99-croupier-shuffler.rules"
 install -m 0644 systemd/croupier.conf "$DESTDIR/etc/tmpfiles.d/croupier.conf"
 install -m 0644 docs/install.md README.md LICENSE "$DESTDIR$DOC/"

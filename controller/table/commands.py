@@ -31,6 +31,7 @@ from controller.engine.games.holdem_round import parse_decision
 from controller.engine.profiles import GAME_PROGRESSIVE_BET
 from controller.engine.wagers import TABLE_WAGERS, check_entry
 from controller.errors import CroupierError, RoundError
+from controller.table.alerts import AlertError, conditions_of
 from controller.table.control.guard import FailureLimiter, RefusalTally
 from controller.table.control.protocol import ControlError, Request
 from controller.table.control.server import ControlServer
@@ -83,12 +84,21 @@ ARGS: dict[str, frozenset[str]] = {
         "round.expose": ("positions",),
         "round.last": (),
         "shuffler.reset": ("technician",),
+        "alerts": (),
+        "alert.ack": ("technician", "id"),
     }.items()
 }
 
 
 def _bad(message: str) -> ControlError:
     return ControlError(message, "bad-request")
+
+
+def _alert_id(value: Any) -> int:
+    """An alert's number (the daemon counts them from 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**31:
+        raise _bad(f"'id': {str(value)[:20]!r} is not an alert number")
+    return value
 
 
 def _text(args: dict[str, Any], name: str, *, required: bool = True) -> str:
@@ -484,6 +494,26 @@ class Commands:
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
         self.runner.post(JackpotAck(who))
         return "acknowledged"
+
+    def alerts(self, request: Request) -> list[dict[str, Any]]:
+        """The alerts on the book (controller.table.alerts), oldest first."""
+        r = self.runner
+        r.alerts.update(conditions_of(self._machine, r.audit_alarm), r.wall_clock())
+        return [alert.to_json() for alert in self.runner.alerts.alerts()]
+
+    async def alert_ack(self, request: Request) -> dict[str, Any]:
+        """Acknowledge alert ``id`` (credential; journaled with who did it)."""
+        who = await self._technician(request, "alert.ack")
+        try:
+            alert = self.runner.alerts.acknowledge(_alert_id(request.args.get("id")), who)
+        except AlertError as exc:
+            raise ControlError(str(exc), "refused") from None
+        self.runner.post_journal(
+            "alert-acknowledged",
+            {"alert": alert.id, "kind": alert.kind.value, "subject": alert.subject,
+             "technician": who},
+        )  # fmt: skip
+        return alert.to_json()
 
     async def shuffler_reset(self, request: Request) -> str:
         """RESET the shuffler after a technician cleared its fault (a jam, a misfeed); the

@@ -36,6 +36,7 @@ from controller.books.ledger.selfcheck import default_manifest_path, power_up
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import SurveillanceStore
+from controller.table.alerts import AlertBook, conditions_of
 from controller.table.evaluator_cache import warm_up_cached
 from controller.table.events import (
     ButtonPressed,
@@ -132,6 +133,8 @@ class TableRunner:
         self._sign_shown: Any = None
         self._key_on = False
         self.metrics = PipelineMetrics()
+        self.alerts = AlertBook()  # for the pit (controller.table.alerts)
+        self.audit_alarm = False
 
     # --- time and the ledger thread ----------------------------------------------------
 
@@ -324,6 +327,7 @@ class TableRunner:
         await self._carry_out(effects)
         self._follow(before)
         self.metrics.observe(event, before, self.machine.state, started, self.now())
+        self.alerts.update(conditions_of(self.machine, self.audit_alarm), self.wall_clock())
 
     async def _carry_out(self, effects: list[Effect]) -> None:
         for effect in effects:
@@ -509,6 +513,7 @@ class TableRunner:
         ):
             self.surveillance.save_audit(self.audit)
             report = self.audit.report()
+            self.audit_alarm = report.alarm
             if report.alarm:
                 self.post_journal(
                     "shuffle-audit-alarm",

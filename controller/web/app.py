@@ -1,0 +1,442 @@
+"""The web service (aiohttp): pages, live streams, acknowledgements, /metrics.
+
+Routes::
+
+    GET  /                          the first table's page (redirect)
+    GET  /table/{name}              a table: state, seats, sign, pools, hits, pace, alerts
+    GET  /table/{name}/state        its page as JSON;  /events: server-sent events of it
+    GET  /table/{name}/sign.png     the sign as the players see it
+    POST /table/{name}/alerts/{id}/ack, /table/{name}/jackpot/ack   (login + CSRF)
+    GET  /floor, /floor/events      every table as a tile
+    GET  /login, POST /login, POST /logout
+    GET  /metrics                   Prometheus text format
+
+Every response carries a content security policy (scripts and styles from this origin only,
+no inline code, no framing) and ``no-store``; every POST must carry the session's CSRF token
+and, when the browser sends one, an ``Origin`` of this host. The only things forwarded to a
+daemon are the two acknowledgements, with the logged-in user's secret (checked again and
+journaled by the daemon). Secrets travel in POST bodies only, never in a URL; the access log
+has no bodies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import io
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from controller.table.control.protocol import ControlError
+from controller.table.credentials import verify
+from controller.web.config import WebConfig
+from controller.web.daemon_link import DaemonUnreachable
+from controller.web.feed import TableFeed
+from controller.web.metrics import TableSample, exposition
+from controller.web.par import HouseEdges
+from controller.web.security import LoginLimiter, Session, SessionStore
+
+log = logging.getLogger(__name__)
+STATIC = Path(__file__).with_name("static")
+COOKIE = "croupier_session"
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+HEARTBEAT = 15.0  # seconds between SSE comments on a quiet stream
+MAX_FORM = 4096  # bytes of a login form
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+CONFIG = web.AppKey("config", WebConfig)
+FEEDS = web.AppKey("feeds", dict)
+SESSIONS = web.AppKey("sessions", SessionStore)
+LIMITER = web.AppKey("limiter", LoginLimiter)
+EDGES = web.AppKey("edges", HouseEdges)
+LEDGER_THREAD = web.AppKey("ledger_thread", ThreadPoolExecutor)
+
+
+def build_app(config: WebConfig, *, clock: Callable[[], float] = time.monotonic) -> web.Application:
+    app = web.Application(middlewares=[_headers, _sessions(clock)], client_max_size=MAX_FORM * 4)
+    ledger_thread = ThreadPoolExecutor(1, thread_name_prefix="croupier-web-ledger")
+    app[CONFIG] = config
+    app[LEDGER_THREAD] = ledger_thread
+    app[FEEDS] = {t.name: TableFeed(t, config, ledger_thread) for t in config.tables}
+    app[SESSIONS] = SessionStore(config.session_idle)
+    app[LIMITER] = LoginLimiter(config.login_attempts, config.login_window)
+    app[EDGES] = HouseEdges()
+    app.router.add_get("/", index)
+    app.router.add_get("/table/{name}", table_page)
+    app.router.add_get("/table/{name}/state", table_state)
+    app.router.add_get("/table/{name}/events", table_events)
+    app.router.add_get("/table/{name}/sign.png", sign_png)
+    app.router.add_post("/table/{name}/alerts/{id}/ack", alert_ack)
+    app.router.add_post("/table/{name}/jackpot/ack", jackpot_ack)
+    app.router.add_get("/floor", floor_page)
+    app.router.add_get("/floor/events", floor_events)
+    app.router.add_get("/login", login_page)
+    app.router.add_post("/login", login)
+    app.router.add_post("/logout", logout)
+    app.router.add_get("/metrics", metrics)
+    app.router.add_static("/static", STATIC)
+    app.on_startup.append(_start_feeds)
+    app.on_cleanup.append(_stop_feeds)
+    return app
+
+
+async def _start_feeds(app: web.Application) -> None:
+    for feed in app[FEEDS].values():
+        feed.start()
+
+
+async def _stop_feeds(app: web.Application) -> None:
+    await app[EDGES].close()
+    for feed in app[FEEDS].values():
+        await feed.stop()
+    app[LEDGER_THREAD].shutdown(wait=True)
+
+
+# --- middlewares -----------------------------------------------------------------------
+
+
+@web.middleware
+async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        response = exc
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"  # "no-referrer" makes Origin null
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers.setdefault("Cache-Control", "no-store")
+    if isinstance(response, web.HTTPException):
+        raise response
+    return response
+
+
+def _sessions(clock: Callable[[], float]) -> Any:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Load (or start) the session; refuse a POST without the CSRF token or from
+        another origin; ask for a login where the configuration wants one."""
+        app = request.app
+        store = app[SESSIONS]
+        now = clock()
+        session = store.get(request.cookies.get(COOKIE), now)
+        fresh = session is None
+        if session is None:
+            session = store.new(now)
+        request["session"] = session
+        request["now"] = now
+        public = request.path in ("/login", "/metrics") or request.path.startswith("/static/")
+        if request.method == "POST":
+            origin = request.headers.get("Origin")
+            if origin is not None and origin != f"{request.scheme}://{request.host}":
+                raise web.HTTPForbidden(text="request from another origin refused")
+            token = request.headers.get("X-CSRF-Token")
+            if token is None and request.content_type == "application/x-www-form-urlencoded":
+                if (request.content_length or 0) > MAX_FORM:
+                    raise web.HTTPRequestEntityTooLarge(MAX_FORM, request.content_length or 0)
+                token = (await request.post()).get("csrf")
+            if fresh or not session.csrf_ok(token if isinstance(token, str) else None):
+                raise web.HTTPForbidden(text="missing or wrong CSRF token: reload the page")
+        elif app[CONFIG].view_needs_login and not public and session.user is None:
+            raise web.HTTPSeeOther("/login")
+        response = await handler(request)
+        current: Session = request["session"]
+        if fresh or current is not session:
+            _set_cookie(response, current, app[CONFIG])
+        return response
+
+    return middleware
+
+
+def _set_cookie(response: web.StreamResponse, session: Session, config: WebConfig) -> None:
+    response.set_cookie(
+        COOKIE,
+        session.id,
+        httponly=True,
+        secure=config.cookie_secure,
+        samesite="Strict",
+        path="/",
+    )
+
+
+# --- pages -----------------------------------------------------------------------------
+
+
+def _feed(request: web.Request) -> TableFeed:
+    feed = request.app[FEEDS].get(request.match_info["name"])
+    if feed is None:
+        raise web.HTTPNotFound(text="no such table")
+    return feed
+
+
+def _page(request: web.Request, kind: str, title: str, body: str) -> web.Response:
+    session: Session = request["session"]
+    user = session.user
+    account = (
+        f'<form method="post" action="/logout" class="account">{html.escape(user)} '
+        f'<input type="hidden" name="csrf" value="{html.escape(session.csrf)}">'
+        '<button id="logout">Log out</button></form>'
+        if user
+        else '<a class="account" id="login" href="/login">Log in to acknowledge</a>'
+    )
+    nav = " ".join(
+        f'<a href="/table/{html.escape(n)}">{html.escape(n)}</a>' for n in request.app[FEEDS]
+    )
+    text = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf" content="{html.escape(session.csrf)}">
+<title>{html.escape(title)}</title><link rel="icon" href="/static/favicon.svg">
+<link rel="stylesheet" href="/static/web.css"></head>
+<body data-page="{kind}" data-user="{html.escape(user or "")}">
+<header><a href="/floor">Floor</a> {nav} {account}</header>
+<main>{body}</main>
+<script src="/static/web.js"></script></body></html>"""
+    return web.Response(text=text, content_type="text/html")
+
+
+async def index(request: web.Request) -> web.Response:
+    names = list(request.app[FEEDS])
+    raise web.HTTPFound(f"/table/{names[0]}" if names else "/floor")
+
+
+async def table_page(request: web.Request) -> web.Response:
+    feed = _feed(request)
+    name = html.escape(feed.source.name)
+    body = f'<div id="table" data-table="{name}"><p class="loading">Loading…</p></div>'
+    return _page(request, "table", f"Table {feed.source.name}", body)
+
+
+async def floor_page(request: web.Request) -> web.Response:
+    return _page(request, "floor", "Floor", '<div id="floor"></div>')
+
+
+async def table_state(request: web.Request) -> web.Response:
+    feed = _feed(request)
+    return web.Response(text=feed.page_json(), content_type="application/json")
+
+
+async def _stream(
+    request: web.Request, feeds: list[TableFeed], render: Callable[[], str]
+) -> web.StreamResponse:
+    """Server-sent events: ``render()`` now and after every change of the feeds."""
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    response.headers["X-Accel-Buffering"] = "no"
+    session: Session = request["session"]
+    _set_cookie(response, session, request.app[CONFIG])
+    await response.prepare(request)
+    for feed in feeds:
+        feed.watchers += 1
+        feed.wake()
+    try:
+        last = None
+        versions = [f.version for f in feeds]
+        while True:
+            data = render()
+            if data != last:
+                await response.write(f"data: {data}\n\n".encode())
+                last = data
+            waits = [
+                asyncio.ensure_future(f.wait_change(v, HEARTBEAT))
+                for f, v in zip(feeds, versions, strict=True)
+            ]
+            _done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            versions = [f.version for f in feeds]
+            if data == render():
+                await response.write(b": quiet\n\n")
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        for feed in feeds:
+            feed.watchers -= 1
+    return response
+
+
+async def table_events(request: web.Request) -> web.StreamResponse:
+    feed = _feed(request)
+    return await _stream(request, [feed], feed.page_json)
+
+
+async def floor_events(request: web.Request) -> web.StreamResponse:
+    feeds = list(request.app[FEEDS].values())
+    return await _stream(
+        request, feeds, lambda: json.dumps([f.tile() for f in feeds], separators=(",", ":"))
+    )
+
+
+_PNG_CACHE: dict[str, bytes] = {}
+
+
+async def sign_png(request: web.Request) -> web.Response:
+    from display.geometry import SignFrame
+    from display.preview import preview
+
+    feed = _feed(request)
+    sign = feed.sign
+    if not sign or not sign.get("cells"):
+        raise web.HTTPNotFound(text="no sign frame")
+    key = f"{sign.get('kind')}:{sign['cells']}:{sign.get('level')}"
+    png = _PNG_CACHE.get(key)
+    if png is None:
+        try:
+            frame = SignFrame(str(sign["kind"]), bytes.fromhex(sign["cells"]), sign.get("text"),
+                          sign.get("level"))  # fmt: skip
+            buffer = io.BytesIO()
+            preview(frame, scale=3).save(buffer, format="PNG")
+        except (ValueError, TypeError, KeyError) as exc:
+            raise web.HTTPBadGateway(text=f"the daemon's sign frame is malformed: {exc}") from None
+        png = buffer.getvalue()
+        if len(_PNG_CACHE) > 64:
+            _PNG_CACHE.clear()
+        _PNG_CACHE[key] = png
+    # the page asks for it by the frame's fingerprint (?v=): one picture per frame
+    headers = {"Cache-Control": "private, max-age=3600"}
+    return web.Response(body=png, content_type="image/png", headers=headers)
+
+
+# --- acknowledgements ------------------------------------------------------------------
+
+
+async def _forward(request: web.Request, cmd: str, **args: Any) -> web.Response:
+    feed = _feed(request)
+    session: Session = request["session"]
+    if session.user is None or session.secret is None:
+        return web.json_response({"error": "log in to acknowledge"}, status=401)
+    try:
+        result = await feed.link.call(cmd, session.secret, technician=session.user, **args)
+    except DaemonUnreachable as exc:
+        return web.json_response({"error": f"the table does not answer: {exc}"}, status=503)
+    except ControlError as exc:
+        status = 403 if exc.code == "unauthorised" else 409
+        return web.json_response({"error": str(exc)}, status=status)
+    log.info("%s on table %s by %s", cmd, feed.source.name, session.user)
+    feed.wake()
+    return web.json_response({"ok": True, "result": result})
+
+
+async def alert_ack(request: web.Request) -> web.Response:
+    try:
+        alert_id = int(request.match_info["id"])
+    except ValueError:
+        raise web.HTTPNotFound(text="no such alert") from None
+    return await _forward(request, "alert.ack", id=alert_id)
+
+
+async def jackpot_ack(request: web.Request) -> web.Response:
+    return await _forward(request, "jackpot.ack")
+
+
+# --- login -----------------------------------------------------------------------------
+
+
+def _login_form(request: web.Request, message: str = "") -> web.Response:
+    session: Session = request["session"]
+    note = f'<p class="error" id="login-error">{html.escape(message)}</p>' if message else ""
+    body = f"""<h1>Log in</h1>{note}
+<form method="post" action="/login" id="login-form">
+<input type="hidden" name="csrf" value="{html.escape(session.csrf)}">
+<label>User <input name="user" id="user" autocomplete="username" required maxlength="64"></label>
+<label>Credential <input name="secret" id="secret" type="password"
+ autocomplete="current-password" required maxlength="256"></label>
+<button id="submit">Log in</button></form>"""
+    status = 429 if message.startswith("too many") else (403 if message else 200)
+    response = _page(request, "login", "Log in", body)
+    response.set_status(status)
+    return response
+
+
+async def login_page(request: web.Request) -> web.Response:
+    return _login_form(request)
+
+
+async def login(request: web.Request) -> web.Response:
+    app = request.app
+    form = await request.post()
+    user, secret = form.get("user"), form.get("secret")
+    if not isinstance(user, str) or not isinstance(secret, str) or len(secret) > 256:
+        return _login_form(request, "user and credential are required")
+    now: float = request["now"]
+    keys = [f"addr:{request.remote}", f"user:{user[:64]}"]
+    wait = app[LIMITER].wait(keys, now)
+    if wait > 0:
+        log.warning("login refused for %r from %s: too many failures", user[:64], request.remote)
+        return _login_form(request, f"too many failed logins: try again in {wait:.0f} s")
+    stored = app[CONFIG].users.get(user)
+    ok = False
+    if stored is not None:
+        ok = await asyncio.get_running_loop().run_in_executor(None, verify, secret, stored)
+    if not ok:
+        app[LIMITER].failed(keys, now)
+        log.warning("failed login for %r from %s", user[:64], request.remote)
+        return _login_form(request, "wrong user or credential")
+    app[LIMITER].succeeded(keys)
+    request["session"] = app[SESSIONS].login(request["session"], user, secret, now)
+    log.info("%s logged in from %s", user, request.remote)
+    raise _redirect_with_session(request, "/")
+
+
+def _redirect_with_session(request: web.Request, where: str) -> web.HTTPSeeOther:
+    redirect = web.HTTPSeeOther(where)
+    _set_cookie(redirect, request["session"], request.app[CONFIG])
+    return redirect
+
+
+async def logout(request: web.Request) -> web.Response:
+    session: Session = request["session"]
+    request.app[SESSIONS].end(session.id)
+    request["session"] = request.app[SESSIONS].new(request["now"])
+    raise _redirect_with_session(request, "/")
+
+
+# --- metrics ---------------------------------------------------------------------------
+
+
+async def metrics(request: web.Request) -> web.Response:
+    app = request.app
+    samples = []
+    for feed in app[FEEDS].values():
+        pipeline = None
+        alerts: list[dict[str, Any]] = []
+        with contextlib.suppress(ControlError):
+            pipeline = await feed.link.call("metrics")
+        if feed.page is not None:
+            alerts = feed.page["alerts"]
+        if feed.stats is not None:
+            stats, wall = feed.stats, time.time()
+            with contextlib.suppress(Exception):
+                await asyncio.get_running_loop().run_in_executor(
+                    app[LEDGER_THREAD], lambda stats=stats, wall=wall: stats.refresh(wall)
+                )
+        status = feed.status if feed.online else None
+        profile = status.get("profile") if status else None
+        samples.append(
+            TableSample(
+                feed.source.name,
+                feed.online,
+                status,
+                alerts,
+                feed.stats,
+                pipeline,
+                app[EDGES].get(profile) if feed.stats else None,
+                audit_alarm=bool(
+                    feed.page and feed.page.get("audit") and feed.page["audit"]["alarm"]
+                ),
+            )
+        )
+    body = exposition(samples)
+    return web.Response(
+        body=body, headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}
+    )

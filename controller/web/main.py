@@ -1,0 +1,83 @@
+"""``croupier-web [--config FILE] [--socket PATH] [--ledger PATH] [--listen HOST:PORT]``.
+
+Serves a table's page at ``/``, the floor at ``/floor`` and the metrics at ``/metrics``
+(docs/web.md). Exit status 2 for a bad configuration (every problem listed, one per line),
+0 after SIGTERM / SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+from aiohttp import web
+
+from controller.validation import ConfigError
+from controller.web.app import EDGES, build_app
+from controller.web.config import WebConfig, load_web_config
+
+log = logging.getLogger("croupier-web")
+SHUTDOWN_SECONDS = 2.0
+CLEANUP_SECONDS = 10.0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="croupier-web", description=__doc__.split("\n\n")[1])
+    p.add_argument("--config", metavar="FILE", help="web.toml (tables, users, limits)")
+    p.add_argument("--socket", metavar="PATH", help="one table's control socket")
+    p.add_argument("--ledger", metavar="PATH", help="that table's ledger, read-only")
+    p.add_argument("--listen", metavar="HOST:PORT", help="default 127.0.0.1:8080")
+    return p.parse_args(argv)
+
+
+async def serve(config: WebConfig) -> None:
+    app = build_app(config)
+    # live streams never end on their own: a stop gives them SHUTDOWN_SECONDS, not aiohttp's 60
+    runner = web.AppRunner(
+        app, access_log_format='%a "%r" %s %b %Tfs', shutdown_timeout=SHUTDOWN_SECONDS
+    )
+    await runner.setup()
+    site = web.TCPSite(runner, config.host, config.port)
+    await site.start()
+    names = ", ".join(t.name for t in config.tables)
+    log.info("serving %s on http://%s:%d", names, config.host, config.port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await app[EDGES].close()  # its child process goes first, whatever happens next
+        try:
+            await asyncio.wait_for(runner.cleanup(), CLEANUP_SECONDS)
+        except TimeoutError:
+            log.warning("stopping took longer than %g s; leaving anyway", CLEANUP_SECONDS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_web_config(
+            args.config, socket=args.socket, ledger=args.ledger, listen=args.listen
+        )
+    except ConfigError as exc:
+        print(f"croupier-web: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(config))
+    except OSError as exc:  # the port is taken, the address is not ours
+        print(f"croupier-web: cannot listen on {config.host}:{config.port}: {exc.strerror}",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(main())

@@ -1,0 +1,248 @@
+"""croupier-web over HTTP against a real simulated table: the security of every request and
+no card identity in any response (pages, streams, metrics, pictures' neighbours)."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from http.client import HTTPResponse
+from pathlib import Path
+
+import pytest
+from conftest import USER, WebService
+
+from controller.engine.cards import card_name
+from controller.rig.dealer import Dealer, RoundPlan, royal_order
+from controller.rig.table import SIM_CREDENTIAL
+from controller.web.view import CARD
+
+pytestmark = pytest.mark.integration
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+class Client:
+    """A browser's part that matters here: its cookie (Secure or not, as a browser on
+    localhost sends it) and the CSRF token of the last page."""
+
+    def __init__(self, web: WebService) -> None:
+        self.web = web
+        self.cookie: str | None = None
+        self.opener = urllib.request.build_opener(NoRedirect)
+
+    def request(self, method: str, path: str, data: dict | None = None,
+                headers: dict | None = None) -> tuple[int, dict, bytes]:  # fmt: skip
+        body = urllib.parse.urlencode(data).encode() if data is not None else None
+        req = urllib.request.Request(self.web.url + path, data=body, method=method)
+        for key, value in (headers or {}).items():
+            req.add_header(key, value)
+        if self.cookie:
+            req.add_header("Cookie", self.cookie)
+        try:
+            response: HTTPResponse = self.opener.open(req, timeout=10)
+        except urllib.error.HTTPError as exc:
+            response = exc  # type: ignore[assignment]
+        content = response.read()
+        cookie = response.headers.get("Set-Cookie")
+        if cookie:
+            self.cookie = cookie.split(";")[0]
+        return response.status, dict(response.headers), content
+
+    def csrf(self, path: str = "/login") -> str:
+        status, _, page = self.request("GET", path)
+        return re.search(rb'name="csrf" (?:content|value)="([^"]+)"', page).group(1).decode()
+
+
+def test_every_response_has_the_security_headers_and_the_cookie_is_locked_down(web):
+    status, headers, _ = Client(web).request("GET", "/table/SIM-1")
+    assert status == 200
+    csp = headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert headers["X-Frame-Options"] == "DENY"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    cookie = headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=Strict" in cookie
+    status, headers, _ = Client(web).request("GET", "/table/NOPE")
+    assert status == 404 and "Content-Security-Policy" in headers
+
+
+def test_state_changing_requests_need_the_csrf_token_and_this_origin(web):
+    client = Client(web)
+    token = client.csrf()
+    ack = "/table/SIM-1/alerts/1/ack"
+    assert client.request("POST", ack)[0] == 403  # no token
+    assert client.request("POST", ack, headers={"X-CSRF-Token": "forged"})[0] == 403
+    other = {"X-CSRF-Token": token, "Origin": "http://evil.example"}
+    assert client.request("POST", ack, headers=other)[0] == 403
+    status, _, body = client.request("POST", ack, headers={"X-CSRF-Token": token})
+    assert status == 401 and b"log in to acknowledge" in body  # the token is right: no login
+    stranger = Client(web)  # a session of its own cannot use another's token
+    assert stranger.request("POST", ack, headers={"X-CSRF-Token": token})[0] == 403
+    login = {"user": USER, "secret": SIM_CREDENTIAL}
+    assert stranger.request("POST", "/login", data=login)[0] == 403
+
+
+def test_login_is_rate_limited_and_credentials_never_reach_the_log(web, tmp_path):
+    client = Client(web)
+    wrong = "wrong-secret-7f3a"
+    for _ in range(5):
+        status, _, body = client.request(
+            "POST", "/login", data={"user": "mallory", "secret": wrong, "csrf": client.csrf()}
+        )
+        assert status == 403 and b"wrong user or credential" in body
+    status, _, body = client.request(
+        "POST", "/login", data={"user": "mallory", "secret": wrong, "csrf": client.csrf()}
+    )
+    assert status == 429 and b"too many failed logins" in body
+    # a login from elsewhere (another address is not available here: the same address is
+    # limited too, so even the right credential waits)
+    status, _, _ = client.request(
+        "POST", "/login", data={"user": USER, "secret": SIM_CREDENTIAL, "csrf": client.csrf()}
+    )
+    assert status == 429
+    log = web.log.read_text()
+    assert "failed login for 'mallory'" in log
+    assert wrong not in log and SIM_CREDENTIAL not in log.replace(web.url, "")
+
+
+def test_a_login_gives_a_new_session_and_logout_ends_it(sim_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", sim_table)])  # a fresh login limiter
+    try:
+        client = Client(web)
+        token = client.csrf()
+        before = client.cookie
+        status, headers, _ = client.request(
+            "POST", "/login", data={"user": USER, "secret": SIM_CREDENTIAL, "csrf": token}
+        )
+        assert status == 303 and client.cookie != before  # no session fixation
+        status, _, page = client.request("GET", "/table/SIM-1")
+        assert b'data-user="alice"' in page
+        ack = client.request("POST", "/table/SIM-1/alerts/999/ack",
+                             headers={"X-CSRF-Token": client.csrf("/table/SIM-1")})  # fmt: skip
+        assert ack[0] == 409 and b"no alert 999" in ack[2]  # forwarded: the daemon answered
+        status, _, _ = client.request("POST", "/logout", data={"csrf": client.csrf("/table/SIM-1")})
+        assert status == 303
+        _, _, page = client.request("GET", "/table/SIM-1")
+        assert b'data-user=""' in page
+        assert SIM_CREDENTIAL not in web.log.read_text().replace(web.url, "")
+    finally:
+        web.stop()
+
+
+def read_stream(web: WebService, path: str) -> bytes:
+    """The first event of a server-sent event stream."""
+    with urllib.request.urlopen(web.url + path, timeout=10) as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        data = b""
+        while b"\n\n" not in data:
+            data += response.read1(65536)
+        return data
+
+
+def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, sim_table):
+    dealer = Dealer(sim_table)
+    delivered: set[str] = set()
+    for plan in (
+        RoundPlan(seats=(1, 2), main_bets={"ante": 500, "blind": 500, "trips": 100}),
+        RoundPlan(seats=(3,), arrange=royal_order((3,), random.Random(9), community=False)),
+    ):
+        seen = dealer.play(plan)
+        assert seen.outcome == "settled", seen.problems
+        delivered |= {
+            card_name(c) for c in sim_table.emulate("state")["delivered"] if c is not None
+        }
+    assert len(delivered) >= 9  # the cards the pages must never show (a royal among them)
+    client = Client(web)
+    deadline = time.monotonic() + 20  # the service reads the ledger every few seconds
+    while b"royal" not in client.request("GET", "/table/SIM-1/state")[2]:
+        assert time.monotonic() < deadline, "the hit never showed on the table's page"
+        time.sleep(0.2)
+    responses = {}
+    for path in ("/", "/table/SIM-1", "/table/SIM-1/state", "/floor", "/login", "/metrics",
+                 "/static/web.js", "/static/web.css"):  # fmt: skip
+        status, _, body = client.request("GET", path)
+        assert status in (200, 302), path
+        responses[path] = body.decode()
+    for path in ("/table/SIM-1/events", "/floor/events"):
+        responses[path] = read_stream(web, path).decode()
+    for path, body in responses.items():
+        found = CARD.findall(body)
+        assert found == [], f"{path} shows card notation {found}"
+        words = set(re.findall(r"[0-9A-Za-z]+", body))
+        assert not (delivered & words), f"{path} names cards {delivered & words}"
+
+
+def par_workers_of(parent: int) -> list[int]:
+    """The PAR sheet's child processes of the web service ``parent``."""
+    from daemon_harness import processes_with
+
+    found = []
+    for pid in processes_with("controller.web.par"):
+        with contextlib.suppress(OSError):
+            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == parent:
+                found.append(pid)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting for a reaper)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", sim_table)])
+    stream = urllib.request.urlopen(web.url + "/table/SIM-1/events", timeout=10)
+    stream.read1(100)  # a live stream is open
+    urllib.request.urlopen(web.url + "/metrics", timeout=10).read()  # starts the PAR worker
+    deadline = time.monotonic() + 10
+    while not (workers := par_workers_of(web.proc.pid)):
+        assert time.monotonic() < deadline, "the PAR worker did not start"
+        time.sleep(0.05)
+    web.proc.terminate()
+    assert web.proc.wait(15) == 0
+    stream.close()
+    time.sleep(0.2)
+    assert [pid for pid in workers if alive(pid)] == []
+
+
+def test_a_killed_service_takes_its_par_worker_with_it(sim_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", sim_table)])
+    urllib.request.urlopen(web.url + "/metrics", timeout=10).read()  # starts the PAR worker
+    deadline = time.monotonic() + 10
+    while not (workers := par_workers_of(web.proc.pid)):
+        assert time.monotonic() < deadline, "the PAR worker did not start"
+        time.sleep(0.05)
+    web.proc.kill()
+    web.proc.wait()
+    deadline = time.monotonic() + 10
+    while [pid for pid in workers if alive(pid)]:
+        assert time.monotonic() < deadline, "the PAR worker outlived a killed service"
+        time.sleep(0.05)
+
+
+def test_pages_can_require_a_login_but_metrics_stay_scrapable(sim_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", sim_table)], view_needs_login=True)
+    try:
+        client = Client(web)
+        status, headers, _ = client.request("GET", "/table/SIM-1/state")
+        assert status == 303 and headers["Location"] == "/login"
+        assert client.request("GET", "/metrics")[0] == 200
+        login = {"user": USER, "secret": SIM_CREDENTIAL, "csrf": client.csrf()}
+        assert client.request("POST", "/login", data=login)[0] == 303
+        status, _, body = client.request("GET", "/table/SIM-1/state")
+        assert status == 200 and b'"table":"SIM-1"' in body
+    finally:
+        web.stop()

@@ -1,0 +1,136 @@
+"""The web service's pure parts: configuration limits, sessions and the login limiter, the
+card-free page model, the metrics exposition."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from prometheus_client.parser import text_string_to_metric_families
+
+from controller.engine.cards import card_name
+from controller.table.credentials import hash_credential
+from controller.validation import ConfigError
+from controller.web.config import load_web_config
+from controller.web.ledger_stats import LedgerStats
+from controller.web.metrics import TableSample, exposition
+from controller.web.security import MAX_AGE, LoginLimiter, SessionStore
+from controller.web.view import CARD, card_free, money, table_view
+
+
+def test_one_socket_serves_localhost_by_default():
+    config = load_web_config(socket="/run/croupier/control.sock")
+    assert (config.host, config.port) == ("127.0.0.1", 8080)
+    assert config.cookie_secure and config.tables[0].socket.name == "control.sock"
+
+
+def test_every_bad_key_is_named(tmp_path):
+    path = tmp_path / "web.toml"
+    path.write_text(
+        '[web]\nlisten = "0.0.0.0:99999"\npoll = 0\ncurrency = "XXX"\ncolour = 1\n'
+        '[[tables]]\nname = "bad name"\nsocket = ""\n'
+        '[users]\nalice = "plain-secret"\n'
+    )
+    with pytest.raises(ConfigError) as err:
+        load_web_config(path)
+    keys = [key for key, _ in err.value.problems]
+    assert keys == ["web.listen", "web.currency", "web.poll", "web.colour", "tables[0].name",
+                    "tables[0].socket", "users.alice"]  # fmt: skip
+
+
+def test_binding_beyond_localhost_is_explicit(tmp_path):
+    path = tmp_path / "web.toml"
+    path.write_text(f'[web]\nlisten = "0.0.0.0:8443"\n[[tables]]\nname = "T1"\nsocket = "s"\n'
+                    f'[users]\nbob = "{hash_credential("x")}"\n')  # fmt: skip
+    config = load_web_config(path)
+    assert (config.host, config.port) == ("0.0.0.0", 8443) and set(config.users) == {"bob"}
+    assert load_web_config(path, listen="[::1]:9000").host == "::1"
+
+
+def test_sessions_expire_when_idle_and_after_a_shift():
+    store = SessionStore(idle=60)
+    s = store.new(0.0)
+    assert store.get(s.id, 59.0) is s
+    assert store.get(s.id, 120.0) is None  # idle for 61 s
+    s = store.new(0.0)
+    logged = store.login(s, "alice", "secret", 1.0)
+    assert logged.id != s.id and logged.csrf != s.csrf and store.get(s.id, 2.0) is None
+    now = 1.0
+    while now < MAX_AGE:  # active all shift long
+        now += 50
+        assert store.get(logged.id, now) is not None or now - 1.0 > MAX_AGE
+    assert store.get(logged.id, now + 50) is None
+    assert "secret" not in repr(logged)
+
+
+def test_the_limiter_counts_failures_per_key_in_a_window():
+    limiter = LoginLimiter(attempts=3, window=100)
+    keys = ["addr:1", "user:a"]
+    for t in (0, 1, 2):
+        assert limiter.wait(keys, t) == 0
+        limiter.failed(keys, t)
+    assert limiter.wait(keys, 3) == pytest.approx(97)
+    assert limiter.wait(["user:a"], 50) > 0 and limiter.wait(["addr:2"], 50) == 0
+    assert limiter.wait(keys, 100.5) == 0  # the first failure left the window
+    limiter.succeeded(keys)
+    assert limiter.wait(keys, 101) == 0
+
+
+cards = st.integers(0, 51).map(card_name)
+
+
+@given(st.lists(st.one_of(cards, st.text(max_size=8)), max_size=12).map(" ".join))
+def test_card_free_text_never_shows_a_card(text):
+    assert CARD.search(card_free(text)) is None
+
+
+def test_a_deck_check_detail_keeps_its_counts_but_not_its_cards():
+    assert card_free("deck check: 51 of 52 cards, missing 7h, duplicate As x2") == (
+        "deck check: 51 of 52 cards, missing [card], duplicate [card] x2"
+    )
+
+
+def test_the_page_shows_money_and_a_hit_by_its_category_only():
+    status = {"table": "T1", "state": "open", "pools": {"progressive": 1234567},
+              "seats": {"1": {"stake": True}}, "shuffler": {"link": "up"}}  # fmt: skip
+    hit = {"round_id": "T1-9", "seat": 1, "pool": "main", "line": "100%",
+           "hand": "royal-flush As Ks Qs Js Ts", "amount": 1234567}  # fmt: skip
+    page = table_view(status, [], code="EUR", hits=[hit], pace=12.345)
+    assert page["pools"] == [{"pool": "progressive", "amount": "€12,345.67"}]
+    assert page["hits"][0]["hand"] == "royal-flush" and page["pace"] == 12.3
+    assert CARD.search(str(page)) is None
+    assert money(5, "JPY") == "5"
+
+
+def test_metrics_parse_as_prometheus_text(tmp_path):
+    stats = LedgerStats(tmp_path / "none")
+    stats.rounds.update({("settled", ""): 3, ("voided", "MD-S1"): 1})
+    stats.handle.update({"trips": 1000, "ante": 500})
+    stats.paid.update({"trips": 300})
+    status = {"state": "open", "shuffler": {"link": "up"}, "conditions": {},
+              "seats": {"1": {"excluded": None}, "2": {"excluded": "stuck"}}}  # fmt: skip
+    sample = TableSample("T1", True, status, [{"kind": "stuck-sensor", "state": "active"}],
+                         stats, {"verdict": [0.002, 0.03], "settlement": []},
+                         {"trips": 0.035})  # fmt: skip
+    families = {f.name: f for f in text_string_to_metric_families(exposition([sample]).decode())}
+    value = {(f.name, s.name, tuple(sorted(s.labels.items()))): s.value
+             for f in families.values() for s in f.samples}  # fmt: skip
+
+    def get(family, sample, **labels):
+        return value[family, sample, tuple(sorted({"table": "T1", **labels}.items()))]
+
+    assert get("croupier_rounds", "croupier_rounds_total", outcome="voided", rule="MD-S1") == 1
+    assert get("croupier_theoretical_win", "croupier_theoretical_win_total", wager="trips") == 35
+    assert get("croupier_seat_sensor_ok", "croupier_seat_sensor_ok", seat="2") == 0
+    assert get("croupier_link_up", "croupier_link_up", link="shuffler") == 1
+    assert get("croupier_pipeline_seconds", "croupier_pipeline_seconds_bucket",
+               stage="verdict", le="0.005") == 1  # fmt: skip
+    assert get("croupier_alerts", "croupier_alerts", kind="stuck-sensor", state="active") == 1
+
+
+def test_the_shipped_example_loads():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "config" / "web" / "web.toml"
+    config = load_web_config(example)
+    assert config.host == "127.0.0.1" and config.tables[0].name == "T1" and config.users == {}
