@@ -20,8 +20,9 @@ from controller.table.control.protocol import ControlError, Request
 from controller.table.control.server import ControlServer
 from controller.table.credentials import verify
 from controller.table.events import (
-    ButtonPressed,
+    Button,
     DealerCardsExposed,
+    DealerPressed,
     DeclareMisdeal,
     DeclareSeats,
     EnterCards,
@@ -30,6 +31,7 @@ from controller.table.events import (
     PoolAmount,
     SeatDecision,
 )
+from controller.table.machine import TableState, reinsert_refusal
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
@@ -295,10 +297,8 @@ class Commands:
     def round_expose(self, request: Request) -> str:
         """The dealer exposed his cards with only the flop shown (MD-X3, where the profile
         has the procedure): ``positions`` of his hand, 1-based, default both."""
-        if self.runner.config.profile.options.get("dealer_exposure") != "reinsert":
-            raise ControlError(f"profile {self.runner.config.profile.name} has no re-insertion"
-                               " procedure for exposed dealer cards (MD-X3 is Italian): call"
-                               " the floor")  # fmt: skip
+        if (refused := reinsert_refusal(self.runner.config.profile)) is not None:
+            raise ControlError(refused)
         positions = request.args.get("positions", [1, 2])
         if not isinstance(positions, list) or not all(
             isinstance(p, int) and not isinstance(p, bool) for p in positions
@@ -309,19 +309,19 @@ class Commands:
         return "entered"
 
     def round_lock(self, request: Request) -> str:
-        self.runner.post(ButtonPressed("lock"))
+        self.runner.post(DealerPressed(Button.LOCK))
         return "pressed"
 
     def round_confirm(self, request: Request) -> str:
-        self.runner.post(ButtonPressed("confirm"))
+        self.runner.post(DealerPressed(Button.CONFIRM))
         return "pressed"
 
     # --- privileged --------------------------------------------------------------------
 
     def jackpot_ack(self, request: Request) -> str:
         who = self._technician(request, "jackpot.ack")
-        if self._machine.state.value != "jackpot":
-            raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
+        if self._machine.state is not TableState.JACKPOT:
+            raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state})")
         self.runner.post(JackpotAck(who))
         return "acknowledged"
 
@@ -344,7 +344,7 @@ class Commands:
         if gpio is None:
             raise ControlError("this table has no seat sensors", "refused")
         try:
-            cleared = gpio.clear(seat)
+            cleared = self.runner.clear_seat(seat)
         except DriverError as exc:
             raise ControlError(str(exc), "bad-request") from None
         if not cleared:

@@ -132,6 +132,11 @@ class GpioTable:
     def seat_states(self) -> dict[int, SeatState]:
         return self._core().seat_states()
 
+    def refresh(self) -> None:
+        """The core was commanded directly (the table core holds the same pure object, on
+        the same clock): apply its lamps and deadlines now."""
+        self._wake.set()
+
     def lamp_levels(self) -> dict[str, bool]:
         """Lamp levels as last written to the pins."""
         return dict(self._lit)
