@@ -371,7 +371,7 @@ class ArchiveRound:
     round_id: str
     record: dict[str, Any]
     result: Any  # controller.engine.games.results.RoundResult
-    shuffle_order: tuple[int, ...] | None
+    shuffle_order: tuple[int | None, ...] | None
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from controller.books.linked.settings import (
 from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
 from controller.table.credentials import check_stored
+from controller.table.machine import MachineSettings
 from controller.validation import (
     ConfigError,
     Problems,
@@ -51,7 +52,10 @@ TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-@dataclass(frozen=True)
+# Every default below is written once, on its dataclass field; the parser reads it from there.
+
+
+@dataclass(frozen=True, kw_only=True)
 class EmulatorSettings:
     decks: int = 1
     seed: int | None = None
@@ -59,30 +63,30 @@ class EmulatorSettings:
     trusted: bool = True  # add the started emulator's own firmware build to the allow-list
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShufflerSettings:
     port: str | None  # None: emulate
-    baud: int
-    firmware_allow: tuple[str, ...]
-    packet_timeout: float
-    emulator: EmulatorSettings | None
+    baud: int = 115200
+    firmware_allow: tuple[str, ...] = ()
+    packet_timeout: float = MachineSettings.packet_timeout
+    emulator: EmulatorSettings | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableConfig:
     source: str
     table_id: str
     profile: Profile
     seats: tuple[int, ...]
     shuffler: ShufflerSettings
-    io: TableIO | None  # None: no [gpio] (a table without sensors, e.g. blackjack)
-    pools: dict[str, PoolConfig]  # local pools, in the table's SQLite ledger
-    linked: dict[str, LinkedSettings]  # linked pools, in a PostgreSQL store
-    ledger_path: str
-    credential: str | None
-    control_socket: str
-    control_group: str | None
-    settled_display: float
+    io: TableIO | None = None  # None: no [gpio] (a table without sensors, e.g. blackjack)
+    pools: dict[str, PoolConfig] = field(default_factory=dict)  # local pools (SQLite ledger)
+    linked: dict[str, LinkedSettings] = field(default_factory=dict)  # in a PostgreSQL store
+    ledger_path: str = "ledger.sqlite3"
+    credential: str | None = None
+    control_socket: str = "control.sock"
+    control_group: str | None = None
+    settled_display: float = MachineSettings.settled_display
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     def resolve_state(self, state_dir: Path) -> Path:
@@ -114,7 +118,7 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
             "required: a device path, a pyserial URL or usb:VID:PID"
             " (or emulate = true for a simulated table)",
         )
-    baud = sec.get("baud", int, default=115200, check=positive_int)
+    baud = sec.get("baud", int, default=ShufflerSettings.baud, check=positive_int)
     allow_raw = sec.get("firmware_allow", list, default=[])
     allow = []
     for i, item in enumerate(allow_raw or []):
@@ -130,25 +134,43 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
             "list the SHA-256 of every shuffler firmware build this table trusts"
             " (shown by `croupier shuffler info`)",
         )
-    timeout = sec.get("packet_timeout", (int, float), default=10.0, check=_positive_number)
+    timeout = sec.get(
+        "packet_timeout",
+        (int, float),
+        default=ShufflerSettings.packet_timeout,
+        check=_positive_number,
+    )
     emulator = None
     emu = sec.section("emulator", required=False)
     if emu is not None:
         if not emulate:
             sec.problems.add(emu.path, "only with emulate = true")
+        defaults = EmulatorSettings()
         decks = emu.get(
-            "decks", int, default=1, check=lambda v: None if 1 <= v <= 8 else "must be 1..8"
+            "decks",
+            int,
+            default=defaults.decks,
+            check=lambda v: None if 1 <= v <= 8 else "must be 1..8",
         )
-        seed = emu.get("seed", int, default=None)
-        emu_baud = emu.get("baud", int, default=None, check=positive_int)
-        trusted = emu.get("trusted", bool, default=True)
-        emulator = EmulatorSettings(decks or 1, seed, emu_baud, trusted is not False)
+        seed = emu.get("seed", int, default=defaults.seed)
+        emu_baud = emu.get("baud", int, default=defaults.baud, check=positive_int)
+        trusted = emu.get("trusted", bool, default=defaults.trusted)
+        emulator = EmulatorSettings(
+            decks=decks or defaults.decks,
+            seed=seed,
+            baud=emu_baud,
+            trusted=defaults.trusted if trusted is None else trusted,
+        )
         emu.finish()
     elif emulate:
         emulator = EmulatorSettings()
     sec.finish()
     return ShufflerSettings(
-        None if emulate else port, baud or 115200, tuple(allow), float(timeout or 10.0), emulator
+        port=None if emulate else port,
+        baud=baud or ShufflerSettings.baud,
+        firmware_allow=tuple(allow),
+        packet_timeout=float(timeout or ShufflerSettings.packet_timeout),
+        emulator=emulator,
     )
 
 
@@ -256,7 +278,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     if linked and table_id and (reason := table_id_problem(table_id)):
         problems.add("table.id", f"a linked pool names this table in its store: {reason}")
     ledger = top.section("ledger", required=False)
-    ledger_path = "ledger.sqlite3"
+    ledger_path = TableConfig.ledger_path
     if ledger:
         ledger_path = ledger.get("path", str, default=ledger_path)
         ledger.finish()
@@ -266,37 +288,39 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         credential = tech.get("credential", str, default=None, check=check_stored)
         tech.finish()
     control = top.section("control", required=False)
-    socket_path, group = "control.sock", None
+    socket_path, group = TableConfig.control_socket, TableConfig.control_group
     if control:
         socket_path = control.get("socket", str, default=socket_path)
         group = control.get("group", str, default=None)
         control.finish()
     timing = top.section("timing", required=False)
-    settled_display = 15.0
+    settled_display = TableConfig.settled_display
     if timing:
         settled_display = float(
-            timing.get("settled_display", (int, float), default=15.0, check=_positive_number)
-            or 15.0
+            timing.get(
+                "settled_display", (int, float), default=settled_display, check=_positive_number
+            )
+            or settled_display
         )
         timing.finish()
     top.finish()
     problems.raise_if_any()
     assert table_id and profile and shuffler
     return TableConfig(
-        source,
-        table_id,
-        profile,
-        seats,
-        shuffler,
-        io,
-        pools,
-        linked,
-        ledger_path,
-        credential,
-        socket_path,
-        group,
-        settled_display,
-        data,
+        source=source,
+        table_id=table_id,
+        profile=profile,
+        seats=seats,
+        shuffler=shuffler,
+        io=io,
+        pools=pools,
+        linked=linked,
+        ledger_path=ledger_path,
+        credential=credential,
+        control_socket=socket_path,
+        control_group=group,
+        settled_display=settled_display,
+        raw=data,
     )
 
 
