@@ -141,6 +141,11 @@ class TableLogic:
             self._ledger_written(event, now, outputs)
         elif isinstance(event, JournalNote):
             outputs.append(LedgerWrite((AppendJournal(event.kind, event.data),)))
+        elif isinstance(event, gpio.LampFault):
+            if event.error:
+                self._lamps.faults[f"pin {event.lamp}"] = event.error
+            else:
+                self._lamps.faults.pop(f"pin {event.lamp}", None)
         elif isinstance(event, gpio.TableEvent):
             translated = self._from_sensors(event)
             if translated is not None:
@@ -210,7 +215,8 @@ class TableLogic:
                 seats.lock(now)
             elif isinstance(effect, EndSeatRound):
                 seats.end_round(now, void=effect.void)
-                # the seat lamps start again from the round boundary
+                # the seat lamps' commands start again from the round boundary (a pin that
+                # fails stays reported until its writes work: its own LampFault says so)
                 for lamp in [k for k in self._lamps.faults if k.startswith("seat")]:
                     del self._lamps.faults[lamp]
             elif isinstance(effect, ShowWinners):

@@ -44,7 +44,7 @@ from controller.table.outputs import lamp_patterns
 from controller.table.tableconfig import parse_table_config
 from display.scenes import Mode
 from drivers.gpio.core import SeatError, TableCore
-from drivers.gpio.events import SeatState
+from drivers.gpio.events import LampFault, SeatState
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM = parse_table_config(tomllib.loads((ROOT / "config" / "sim.toml").read_text()), "sim.toml")
@@ -323,3 +323,15 @@ def test_the_core_and_the_machine_load_no_io_module():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert json.loads(loaded.stdout) == []
+
+
+def test_a_lamp_pin_the_shell_cannot_write_is_a_condition_until_it_works_again():
+    t = Table()
+    t.open()
+    t.send(LampFault(t.now, "red", "OSError: [Errno 5] Input/output error"))
+    t.commit_all()
+    assert "pin red: OSError" in t.logic.machine.conditions[Condition.LAMPS]
+    assert t.state is TableState.OPEN
+    t.send(LampFault(t.now, "red", ""))
+    t.commit_all()
+    assert Condition.LAMPS not in t.logic.machine.conditions
