@@ -120,7 +120,9 @@ class Commands:
 
     def status(self, request: Request) -> dict[str, Any]:
         r = self.runner
-        view = self._machine.view()
+        machine = self._machine
+        assert r.logic is not None
+        view = r.logic.view()  # the machine's view and the sensors' own seat states
         link = r.shuffler
         identity = link.identity if link is not None else None
         view["table"] = r.config.table_id
@@ -133,10 +135,8 @@ class Commands:
             "deck": link.last_deck if link is not None else None,
         }
         if r.gpio is not None:
-            view["sensors"] = {s: st.value for s, st in r.gpio.seat_states().items()}
-            view["lamps"] = r.gpio.lamp_levels()
+            view["lamps"] = r.gpio.lamp_levels()  # as last written to the pins
         view["recovered_rounds"] = r.recovered
-        machine = self._machine
         if machine.round is not None:  # how many cards the round has had (no identities)
             view["dealt"] = len(machine.round.deal.delivered_order())
         return view

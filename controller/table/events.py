@@ -343,8 +343,8 @@ class LedgerWrite:
 
     @property
     def money(self) -> tuple[tuple[str, LedgerAction], ...]:
-        return tuple((e.round_id, MONEY_ACTIONS[type(e)]) for e in self.items
-                     if not isinstance(e, AppendJournal))  # fmt: skip
+        money = [e for e in self.items if not isinstance(e, AppendJournal)]
+        return tuple((e.round_id, MONEY_ACTIONS[type(e)]) for e in money)
 
 
 MONEY_ACTIONS: dict[type, LedgerAction] = {

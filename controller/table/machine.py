@@ -10,6 +10,9 @@ States (``TableState``)::
     SHOWDOWN --ledger settle ok--> SETTLED --CONFIRM or display time--> OPEN
                                  \\-> JACKPOT (a 100% award) --technician ack--> OPEN
     DEALING --misdeal (MD-S1/S2/S3)--> VOID --ledger void ok, CONFIRM--> OPEN
+    VERIFIED --misdeal declared (MD-M*), or a shoe's wrong count (blackjack)--> VOID
+    LOCKED --ledger open failed: nothing taken--> OPEN (or CLOSED)
+    OPEN --a condition--> CLOSED;  SETTLED / VOID / JACKPOT --> CLOSED if one is pending
 
 MD-X3 (a profile with ``dealer_exposure = "reinsert"``, Italian): dealer cards exposed after
 the deal (VERIFIED, before the showdown) go back into the shuffler, VERIFIED -> DEALING until
@@ -118,7 +121,7 @@ class TableState(StrEnum):
     JACKPOT = "jackpot"
 
 
-S = TableState
+S = TableState  # shorthand for the two tables below
 # Every move the machine may make (the diagram in the module header, as data).
 TRANSITIONS: Mapping[TableState, frozenset[TableState]] = {
     S.CLOSED: frozenset({S.OPEN}),  # every condition clear
@@ -574,11 +577,11 @@ class TableMachine:
 
         if (why := reinsert_refusal(self.profile)) is not None:
             raise refused(why)
+        too_early = f"only after a verified hand-forming deal, before the showdown ({self.state})"
         if r is None or not isinstance(r.deal, HandFormingDeal):
-            raise refused(self._exposure_too_early())
-        self._take(
-            DealerCardsExposed, "exposure-refused", **refused(self._exposure_too_early()).data
-        )
+            raise refused(too_early)
+        refusal = {"positions": positions, "reason": too_early, "rule": "MD-X3"}
+        self._take(DealerCardsExposed, "exposure-refused", **refusal)
         try:
             effects = r.deal.reinsert_dealer(event.positions, now)
         except RoundError as exc:
@@ -586,9 +589,6 @@ class TableMachine:
         cause = "dealer cards exposed: back into the shuffler, replacements dealt"
         move = self._move(TableState.DEALING, cause, rule="MD-X3", positions=positions)
         return [move, *effects]
-
-    def _exposure_too_early(self) -> str:
-        return f"only after a verified hand-forming deal, before the showdown ({self.state})"
 
     def _on_shuffler_fault(self, event: ShufflerFault, now: float) -> list[Effect]:
         effects: list[Effect] = [

@@ -41,6 +41,7 @@ from controller.books.surveillance import SurveillanceStore
 from controller.engine.poker.evaluator import warm_up
 from controller.table.core import Input, TableLogic
 from controller.table.events import (
+    MONEY_ACTIONS,
     AppendJournal,
     ArchiveRound,
     Condition,
@@ -333,12 +334,12 @@ class TableRunner:
                         AppendJournal("linked.void-queued", {"round": item.round_id})
                     )
                     continue
-                return LedgerWritten(
-                    self._only(request, item), False, str(exc), Condition.PROGRESSIVE_LINK
-                )
+                failed = ((item.round_id, MONEY_ACTIONS[type(item)]),)
+                return LedgerWritten(failed, False, str(exc), Condition.PROGRESSIVE_LINK)
             except LedgerError as exc:
                 log.error("linked pool: %s", exc)
-                return LedgerWritten(self._only(request, item), False, str(exc))
+                failed = ((item.round_id, MONEY_ACTIONS[type(item)]),)
+                return LedgerWritten(failed, False, str(exc))
         local = {p.bet: name for name, p in self.config.pools.items()}
 
         def write() -> dict[str, int]:
@@ -367,11 +368,6 @@ class TableRunner:
                 log.error("ledger: %s", exc)
             return LedgerWritten(money, False, str(exc), probe=request.probe)
         return LedgerWritten(money, True, amounts=tuple(amounts.items()), probe=request.probe)
-
-    @staticmethod
-    def _only(request: LedgerWrite, item: MoneyEffect) -> tuple[Any, ...]:
-        """The (round, action) of one money event of ``request``."""
-        return tuple(m for m in request.money if m[0] == item.round_id)[:1]
 
     def _local_settlement(self, result: Any, local: dict[str, str]) -> dict[str, Any]:
         """The local ledger's settle arguments: a linked pool's wagers are its store's."""
