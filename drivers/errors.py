@@ -42,7 +42,7 @@ class Problem:
         return f"{self.key}: {self.reason}"
 
 
-class ConfigError(DriverError, ValueError):
+class HardwareConfigError(DriverError, ValueError):
     """The ``[gpio]`` or ``[sign]`` table is invalid. ``problems`` lists every problem found
     (the validator does not stop at the first one)."""
 

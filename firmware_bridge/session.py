@@ -26,6 +26,7 @@ import random
 from collections import deque
 from dataclasses import dataclass, field
 
+from firmware_bridge.codes import NakCode
 from firmware_bridge.errors import (
     DeviceError,
     LinkDown,
@@ -50,7 +51,6 @@ from firmware_bridge.messages import (
     IdentifyRequest,
     Message,
     Nak,
-    NakCode,
     Ping,
     Pong,
     ReinsertRequest,

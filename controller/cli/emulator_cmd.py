@@ -20,7 +20,7 @@ import sys
 import threading
 
 from controller.errors import CroupierError
-from firmware_bridge.emulator.control import ControlServer
+from firmware_bridge.emulator.control import EmulatorControlServer
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             emulator = PtyEmulator(firmware, args.link, baud=args.baud or None).start()
     except (OSError, ValueError) as exc:
         raise CroupierError(f"cannot serve on {args.port or args.link}: {exc}") from exc
-    control = ControlServer(emulator, args.control).start() if args.control else None
+    control = EmulatorControlServer(emulator, args.control).start() if args.control else None
     print(
         f"emulator: {args.port or args.link} -> {emulator.slave_path} ({args.decks} deck(s), "
         f"{args.baud or 'unpaced'} baud{', control ' + args.control if control else ''})",

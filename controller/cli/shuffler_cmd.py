@@ -19,14 +19,15 @@ from controller.cli.output import add_json_flag, print_json
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from drivers.errors import DriverError
-from drivers.shuffler_client import ShufflerClient, open_transport
+from drivers.shuffler_client import ShufflerClient
+from drivers.transport import open_transport
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
     Capability,
     DealReply,
     DeckCheckReply,
     DeviceState,
-    ErrorCode,
     IdentifyReply,
     ShuffleMode,
     StatusReply,

@@ -16,7 +16,7 @@ from pathlib import Path
 from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
 from controller.cli.output import add_json_flag, print_json
 from controller.table.sign import Sign, geometry_for, renderer_for
-from display.geometry import MATRIX, Frame
+from display.geometry import MATRIX, SignFrame
 from display.money import currency, format_plain, parse_amount
 from display.preview import art, preview
 from display.scenes import BRIGHTNESS_LEVELS, TEST_PATTERNS, Mode, Pool, SignState, Timing
@@ -151,7 +151,7 @@ def _play(
 
 def _frame_at(
     config: SignConfig, states: list[tuple[float, SignState]], at: float
-) -> tuple[Frame, bool]:
+) -> tuple[SignFrame, bool]:
     renderer = renderer_for(config)
     for when, state in states:
         renderer.update(state, when)

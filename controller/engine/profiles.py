@@ -189,7 +189,7 @@ def _read_progressive(sec: Section, game: str) -> Progressive | None:
     table = _paytable(sec.section("paytable"), bet)
     if table is not None and sum(isinstance(p, PoolPercent) for p in table.pays.values()) > 1:
         sec.problems.add(sec.key("paytable"), "at most one line may pay a percentage of the pool")
-    if None in (stake, band, rate, table):
+    if stake is None or band is None or rate is None or table is None:
         return None
     progressive = Progressive(bet, stake, rate, band, envy, award, multiple, linked, table)
     reason = progressive.check_rate(rate)
@@ -340,6 +340,8 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
     top.finish()
     _check_odds_only(paytables, problems)
     problems.raise_if_any()
+    # every problem raised above, so the head's required keys were read
+    assert name is not None and version is not None and game is not None
     return Profile(
         name,
         version,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from display.geometry import Frame
+from display.geometry import SignFrame
 from display.money import currency, format_plain
 from display.preview import art
 
@@ -29,7 +29,7 @@ KEYS = ("keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a 
 @dataclass
 class Snapshot:
     status: dict[str, Any]
-    frame: Frame | None = None
+    frame: SignFrame | None = None
     sign_text: str | None = None
     lamps: dict[str, str] = field(default_factory=dict)  # lamp -> on / off / blink
     last: dict[str, Any] | None = None  # round.last
@@ -43,7 +43,7 @@ def money(amount: int, code: str) -> str:
     return format_plain(amount, currency(code))
 
 
-def sign_lines(frame: Frame | None, lit: str = "#") -> list[str]:
+def sign_lines(frame: SignFrame | None, lit: str = "#") -> list[str]:
     if frame is None:
         return ["(no sign frame yet)"]
     rows = art(frame)

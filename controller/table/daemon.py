@@ -121,7 +121,8 @@ async def cancel_task(task: asyncio.Task[None]) -> None:
 async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
     """Wire the table's parts and run it until SIGTERM / SIGINT. The exit stack closes every
     part that was started, in the reverse order, whatever stops the daemon."""
-    from drivers.shuffler_client import ShufflerClient, open_transport
+    from drivers.shuffler_client import ShufflerClient
+    from drivers.transport import open_transport
 
     runtime_dir.mkdir(parents=True, exist_ok=True)
     async with contextlib.AsyncExitStack() as stack:

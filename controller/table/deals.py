@@ -342,12 +342,12 @@ class ShoeDeal:
         """The round as ``croupier settle`` reads it (docs/blackjack-round.md)."""
         seats = []
         for play in self.game.seats:
-            stakes = {"main": play.bet.main}
+            seat_stakes = {"main": play.bet.main}
             if play.bet.trilux:
-                stakes["trilux"] = play.bet.trilux
+                seat_stakes["trilux"] = play.bet.trilux
             if play.seat in self.insurance:
-                stakes["insurance"] = self.insurance[play.seat]
-            entry: dict[str, Any] = {"seat": play.seat, "stakes": stakes}
+                seat_stakes["insurance"] = self.insurance[play.seat]
+            entry: dict[str, Any] = {"seat": play.seat, "stakes": seat_stakes}
             if play.seat in self.actions:
                 entry["actions"] = self.actions[play.seat]
             seats.append(entry)

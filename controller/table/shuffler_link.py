@@ -44,11 +44,11 @@ from controller.table.events import (
 from drivers.errors import DriverError
 from drivers.reconnect import Backoff
 from drivers.shuffler_client import ShufflerClient
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
     CardEvent,
     DeckCheckReply,
-    ErrorCode,
     FaultEvent,
     IdentifyReply,
     ShuffleMode,

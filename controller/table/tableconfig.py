@@ -45,7 +45,7 @@ from controller.validation import (
     positive_int,
     read_toml,
 )
-from drivers.errors import ConfigError as DriverConfigError
+from drivers.errors import HardwareConfigError
 from drivers.tableio import TableIO, validate_table_io
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
@@ -230,7 +230,8 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     problems = Problems(source)
     top = Section(data, "", problems)
     table = top.section("table")
-    table_id, profile, seats = None, None, ()
+    table_id, profile = None, None
+    seats: tuple[int, ...] = ()
     if table:
         table_id = table.get(
             "id",
@@ -271,16 +272,16 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         try:
             currencies = (profile.money.currency,) if profile else ()
             io = validate_table_io(gpio_raw or {}, sign_raw, currencies)
-        except DriverConfigError as exc:
+        except HardwareConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
     pools, linked = _read_pools(top.section("pools", required=False), profile, problems)
-    if linked and table_id and (reason := table_id_problem(table_id)):
-        problems.add("table.id", f"a linked pool names this table in its store: {reason}")
+    if linked and table_id and (problem := table_id_problem(table_id)):
+        problems.add("table.id", f"a linked pool names this table in its store: {problem}")
     ledger = top.section("ledger", required=False)
     ledger_path = TableConfig.ledger_path
     if ledger:
-        ledger_path = ledger.get("path", str, default=ledger_path)
+        ledger_path = ledger.get("path", str, default=ledger_path) or ledger_path
         ledger.finish()
     tech = top.section("technician", required=False)
     credential = None

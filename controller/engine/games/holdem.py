@@ -107,7 +107,7 @@ def _settle_uth_seat(
             wagers["ante"] = payer.win(ante, Fraction(1), rule) if qualifies else _push(ante, rule)
             blind_pay = profile.paytables["blind"].lookup(satisfied)
             wagers["blind"] = (
-                payer.win(blind, blind_pay[1].ratio, "UTH-8", blind_pay[0])
+                payer.by_table(profile, "blind", blind, satisfied, "UTH-8")
                 if blind_pay
                 else _push(blind, "UTH-8")  # below a straight the Blind pushes
             )

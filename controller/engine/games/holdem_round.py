@@ -204,5 +204,6 @@ def _pools(raw: Any) -> dict[str, PoolInput]:
                 continue
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise RoundError(f"pools.{name}: {label} {v!r} must be minor units (an integer)")
+        assert isinstance(amount, int)  # checked just above
         pools[name] = PoolInput(amount, seed)
     return pools

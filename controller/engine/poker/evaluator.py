@@ -244,4 +244,5 @@ def strength_batch(cards: np.ndarray) -> np.ndarray:
         in_suit = (fc & 3) == suits[flushed, None]
         masks = np.where(in_suit, card_bit[fc], 0).sum(axis=1)
         result[flushed] = np.maximum(result[flushed], flush_table[masks])
-    return result
+    strengths: np.ndarray = result
+    return strengths

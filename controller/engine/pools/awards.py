@@ -69,6 +69,11 @@ class ProgressiveOutcome:
         return sum(a.amount + a.share + a.envy for a in self.awards.values()) - self.jackpot_paid
 
 
+def line_name(hit: tuple[str, Pay] | None) -> str | None:
+    """The pay-table line of a seat's hit, or None for a seat that hit nothing."""
+    return hit[0] if hit is not None else None
+
+
 def largest_remainder_split(total: int, weights: Mapping[int, int]) -> dict[int, int]:
     """Split ``total`` minor units among keys in proportion to ``weights`` exactly: floors,
     then the leftover units to the largest fractional parts, ties by ascending key."""
@@ -119,7 +124,12 @@ def resolve_awards(
     amount: dict[int, int] = {}
     from_pool: dict[int, int] = dict.fromkeys(seats, 0)
     share: dict[int, int] = dict.fromkeys(seats, 0)
-    jackpot_seats = [s for s in seats if hits[s] and isinstance(hits[s][1], PoolPercent)]
+    pays: dict[int, PoolPercent] = {}
+    for s in seats:
+        hit = hits[s]
+        if hit is not None and isinstance(hit[1], PoolPercent):
+            pays[s] = hit[1]
+    jackpot_seats = list(pays)
     for s in seats:
         hit = hits[s]
         amount[s] = (
@@ -128,7 +138,6 @@ def resolve_awards(
 
     current, paid, resets = pool, 0, 0
     if jackpot_seats:
-        pays = {s: hits[s][1] for s in jackpot_seats}
         if award == SHARE_ROUND or multiple_hits == SPLIT_EQUALLY:
             percent = max(p.percent for p in pays.values())
             jackpot = _percent_of(current, PoolPercent(percent))
@@ -165,7 +174,7 @@ def resolve_awards(
         s: SeatAward(
             seat=s,
             stake=stakes[s],
-            line=hits[s][0] if hits[s] else None,
+            line=line_name(hits[s]),
             amount=amount[s],
             from_pool=from_pool[s],
             share=share[s],
