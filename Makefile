@@ -54,6 +54,7 @@ sign-docs: $(STAMP)
 	$(BIN)/python -m display.gallery tests/sign/golden --scale-matrix 3 --scale-digits 2
 
 # On a Raspberry Pi, as root: user, venv under /opt/croupier, config, systemd unit, udev rule
-# (systemd/install.sh; PROFILE=ch-bg picks the example configuration, DESTDIR=... stages).
+# (systemd/install.sh; PROFILE=ch-bg picks the example configuration, DESTDIR=... stages;
+# TECHNICIAN=login ENABLE_SPI=1 ENABLE_UART=1 HARDWARE_WATCHDOG=1: docs/install.md).
 install:
 	systemd/install.sh

@@ -56,6 +56,12 @@ class PinFactoryError(DriverError, RuntimeError):
     gpiochip, an unknown name...)."""
 
 
+class PinOpenError(DriverError, RuntimeError):
+    """The pin factory loaded but a pin could not be opened or watched: the line is busy, the
+    backend cannot detect its edges (RPi.GPIO on kernel 6.6 and later), its device is hidden
+    by the unit's sandbox... The message names the pin, its role and the backend."""
+
+
 class SignDeviceError(DriverError, RuntimeError):
     """The sign device cannot be opened or written (no SPI device, no emulator...)."""
 

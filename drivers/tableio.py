@@ -27,12 +27,14 @@ def validate_table_io(
     gpio: Mapping[str, Any] | None,
     sign: Mapping[str, Any] | None,
     currencies: Collection[str] = (),
+    reserved: Mapping[int, str] | None = None,
 ) -> TableIO:
-    """Validate both tables (``sign`` ``None``: the table has no sign). Raises
+    """Validate both tables (``sign`` ``None``: the table has no sign). ``reserved``: pins an
+    enabled bus owns (:func:`drivers.gpio.buses.bus_pins`). Raises
     :class:`HardwareConfigError` with every problem of both."""
     problems: list[Problem] = []
     sign_config = None if sign is None else read_sign(sign, problems, currencies)
-    gpio_config = read_gpio(gpio, spi_pins(sign_config), problems)
+    gpio_config = read_gpio(gpio, {**(reserved or {}), **spi_pins(sign_config)}, problems)
     if problems:
         raise HardwareConfigError(problems)
     return TableIO(gpio_config, sign_config)

@@ -19,6 +19,8 @@ from typing import Any
 
 from gpiozero.pins import Factory
 
+from controller.cli.argtypes import seconds
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
@@ -27,8 +29,6 @@ from drivers.gpio.factories import make_pin_factory
 from drivers.gpio.pinmap import FACTORY_NAMES, REFERENCE_GPIO
 from drivers.sign.config import REFERENCE_SIGN, SignConfig, parse_sign
 from drivers.tableio import TableIO, validate_table_io
-
-SYSTEM_CONFIG = Path("/etc/croupier/table.toml")
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -45,12 +45,12 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pin-factory",
         choices=FACTORY_NAMES,
-        help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, rpigpio)",
+        help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, auto)",
     )
     parser.add_argument("--rig-socket", metavar="PATH", help="the rig's socket (rig factory)")
     parser.add_argument(
         "--rig-wait",
-        type=float,
+        type=seconds(0, 600),
         default=5.0,
         metavar="SECONDS",
         help="how long to wait for the rig link (rig factory, 5)",

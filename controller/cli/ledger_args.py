@@ -63,8 +63,3 @@ def reader(args: argparse.Namespace) -> LedgerReader:
 
 def writer(args: argparse.Namespace) -> Ledger:
     return Ledger.open(db_path(args), now=time.monotonic(), create=False)
-
-
-def amount(value: int) -> str:
-    """Minor units with thousands separators (the ledger has no currency exponent)."""
-    return f"{value:,}"

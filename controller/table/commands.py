@@ -15,7 +15,8 @@ from controller.books.ledger.journal import verify_chain
 from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
-from controller.errors import CroupierError
+from controller.engine.wagers import check_entry
+from controller.errors import CroupierError, RoundError
 from controller.table.control.protocol import ControlError, Request
 from controller.table.control.server import ControlServer
 from controller.table.credentials import verify
@@ -127,6 +128,7 @@ class Commands:
         identity = link.identity if link is not None else None
         view["table"] = r.config.table_id
         view["profile"] = r.config.profile.name
+        view["currency"] = r.config.profile.money.currency  # the pools' amounts are minor units
         view["shuffler"] = {
             "link": "up" if link is not None and "link" not in view["conditions"] else "down",
             "model": identity.model if identity else None,
@@ -255,6 +257,11 @@ class Commands:
             for k, v in stakes.items()
         ):
             raise ControlError("'stakes' must map wager names to minor units", "bad-request")
+        config = self.runner.config
+        try:  # an unoffered wager or a stake under the minimum (UTH-2, CH-2, BJ-1, TRX-1)
+            check_entry(config.profile, config.limits, seat, stakes)
+        except RoundError as exc:
+            raise ControlError(str(exc), "refused") from None
         self.runner.post(EnterWagers(seat, stakes, request.args.get("decision")))
         return "entered"
 

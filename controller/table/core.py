@@ -35,7 +35,7 @@ A deterministic simulation drives this object directly: the real ledger on SQLit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.table.events import (
     AppendJournal,
@@ -73,11 +73,13 @@ from controller.table.events import (
 from controller.table.machine import MachineSettings, TableMachine
 from controller.table.outputs import lamp_patterns, sign_state
 from controller.table.seats import LampError, SensorSeats
-from controller.table.tableconfig import TableConfig
 from display.scenes import SignState
 from drivers.errors import DriverError
 from drivers.gpio import events as gpio
 from drivers.gpio.core import TableCore as SensorCore
+
+if TYPE_CHECKING:  # the configuration's reader does I/O (host checks); its dataclass is data
+    from controller.table.tableconfig import TableConfig
 
 LEDGER_PROBE_SECONDS = 5.0
 Input = Event | gpio.TableEvent | LedgerWritten | JournalNote
@@ -111,6 +113,7 @@ class TableLogic:
             config.table_id,
             packet_timeout=config.shuffler.packet_timeout,
             settled_display=config.settled_display,
+            limits=config.limits,
         )
         seats = SensorSeats(sensors) if sensors is not None else None
         self.machine = TableMachine(config.profile, settings, next_round=next_round, seats=seats)

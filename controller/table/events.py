@@ -45,6 +45,8 @@ class Condition(StrEnum):
     LEDGER = "ledger"  # the ledger cannot commit
     DECK = "deck"  # deck out of play until the dealer confirms a replacement
     SHUFFLER = "shuffler"  # the machine reports a fault or an open door
+    CLOCK = "clock"  # the system clock is not synchronised (controller.table.host_checks)
+    LEDGER_STORAGE = "ledger-storage"  # the ledger is on a volatile filesystem (host_checks)
     PROGRESSIVE_LINK = "progressive-link"  # a linked pool is unreachable: no progressive stakes
     LAMPS = "lamps"  # a lamp command failed: the table plays, the status shows it
 

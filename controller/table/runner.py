@@ -38,8 +38,8 @@ from controller.books.ledger.selfcheck import default_manifest_path, power_up
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import SurveillanceStore
-from controller.engine.poker.evaluator import warm_up
 from controller.table.core import Input, TableLogic
+from controller.table.evaluator_cache import warm_up_cached
 from controller.table.events import (
     MONEY_ACTIONS,
     AppendJournal,
@@ -62,6 +62,7 @@ from controller.table.events import (
     ToShuffler,
     VoidRound,
 )
+from controller.table.journald import log_effect
 from controller.table.machine import TableMachine, TableState
 from controller.table.tableconfig import TableConfig
 
@@ -176,7 +177,7 @@ class TableRunner:
 
         recovered, may_open, failures, pools, last = await self.in_ledger(start)
         if cfg.profile.game != "blackjack":
-            warm_up()  # the evaluator's tables, before the first showdown needs them
+            warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
         self.surveillance = SurveillanceStore(self.state_dir / "surveillance.sqlite3")
         self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
@@ -288,11 +289,7 @@ class TableRunner:
     async def _carry_out(self, output: Output) -> None:
         if isinstance(output, LedgerWrite):
             for item in output.items:
-                if isinstance(item, AppendJournal) and item.kind == "condition":
-                    if item.data["blocking"]:
-                        log.warning("condition %s: %s", item.data["name"], item.data["detail"])
-                    else:
-                        log.info("condition %s cleared", item.data["name"])
+                log_effect(item)  # the daemon's log (journald: ROUND=, TABLE=)
             self.post(await self._write(output))
         elif isinstance(output, ToShuffler):
             if self.shuffler is None:

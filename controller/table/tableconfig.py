@@ -8,10 +8,16 @@ with its key and reason, and the daemon refuses to start on any):
 ``[shuffler]``   ``port`` (device path, pyserial URL or ``usb:VID:PID``) or ``emulate = true``
                  (the daemon starts the reference emulator on a pty: the sim table),
                  ``baud``, ``firmware_allow`` (SHA-256 of the shuffler firmware builds this
-                 table trusts; an unknown build keeps the table CLOSED), ``packet_timeout``
+                 table trusts; an unknown build keeps the table CLOSED; the examples' all-zero
+                 placeholder is refused on a real table), ``packet_timeout``
 ``[shuffler.emulator]`` (with ``emulate``): ``decks``, ``seed`` (tests only), ``baud`` pacing,
                  ``trusted`` (default true: the emulator's own build is allowed)
-``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md)
+``[limits]``     the table limits of its wagers, ``WAGER = { min = N, max = N }`` in minor
+                 units (controller.engine.wagers: over the maximum a stake is capped and the
+                 excess returned, BJ-1); default: the profile's own (blackjack ``bet_min``..)
+``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md); pins of a Pi bus that
+                 ``/boot/firmware/config.txt`` enables or the shuffler uses are refused
+                 (drivers.gpio.buses)
 ``[pools.NAME]`` per progressive pool: ``seed``, ``contribution_rate``, ``reserve_rate``,
                  ``cap`` (controller.engine.pools.config; the profile fixes the rules); or, for a
                  linked (wide-area) pool, ``dsn`` and ``pool`` (docs/linked-pools.md)
@@ -19,6 +25,8 @@ with its key and reason, and the daemon refuses to start on any):
 ``[technician]`` ``credential``: a salted hash from ``croupier config hash-credential``
 ``[control]``    ``socket`` (relative: under the runtime directory), ``group``
 ``[timing]``     ``settled_display`` seconds
+``[host]``       ``require_clock_sync``, ``allow_volatile_ledger``: conditions of the machine
+                 that keep the table closed (controller.table.host_checks)
 """
 
 from __future__ import annotations
@@ -36,7 +44,9 @@ from controller.books.linked.settings import (
 )
 from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
+from controller.engine.wagers import GAME_WAGER_RULE, Limit, parse_limits
 from controller.table.credentials import check_stored
+from controller.table.host_checks import HostSettings, read_host_settings
 from controller.table.machine import MachineSettings
 from controller.validation import (
     ConfigError,
@@ -46,10 +56,12 @@ from controller.validation import (
     read_toml,
 )
 from drivers.errors import HardwareConfigError
+from drivers.gpio.buses import BOOT_CONFIG, bus_pins, read_boot_config
 from drivers.tableio import TableIO, validate_table_io
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
+PLACEHOLDER_DIGEST = "0" * 64  # what the shipped examples say until a technician fills it in
 
 
 # Every default below is written once, on its dataclass field; the parser reads it from there.
@@ -88,6 +100,8 @@ class TableConfig:
     control_group: str | None = None
     settled_display: float = MachineSettings.settled_display
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    limits: dict[str, Limit] = field(default_factory=dict)  # wager -> table limits
+    host: HostSettings = field(default_factory=HostSettings)
 
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
@@ -126,9 +140,15 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
             sec.problems.add(
                 f"{sec.key('firmware_allow')}[{i}]", "a firmware SHA-256 is 64 hex digits"
             )
+        elif item == PLACEHOLDER_DIGEST and not emulate:
+            sec.problems.add(
+                f"{sec.key('firmware_allow')}[{i}]",
+                "the example's all-zero placeholder: replace it with the SHA-256 of the"
+                " shuffler's firmware (`croupier shuffler info`)",
+            )
         else:
             allow.append(item.lower())
-    if not allow and not emulate:
+    if not allow_raw and not emulate:
         sec.problems.add(
             sec.key("firmware_allow"),
             "list the SHA-256 of every shuffler firmware build this table trusts"
@@ -188,12 +208,18 @@ def _read_pools(
             problems.add(
                 "pools",
                 f"profile {profile.name} has a progressive ({prog.bet}):"
-                " configure its pool, e.g. [pools.main] seed = 500000",
+                " configure its pool, e.g. [pools.main] seed = 500000"
+                f" ({GAME_WAGER_RULE[profile.game]}, PRG-1)",
             )
         return pools, linked
     entries = list(sec.items())
     if prog is None and entries:
-        problems.add("pools", f"profile {profile.name} has no progressive bet")
+        rule = GAME_WAGER_RULE[profile.game]
+        problems.add(
+            "pools",
+            f"profile {profile.name} offers no progressive bet, so no pool can be fed:"
+            f" a progressive stake at this table would be refused ({rule})",
+        )
         return pools, linked
     if prog is not None and len(entries) != 1:
         problems.add("pools", f"exactly one pool feeds the {prog.bet} bet; got {len(entries)}")
@@ -226,7 +252,10 @@ def _read_pools(
     return pools, linked
 
 
-def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
+def parse_table_config(
+    data: dict[str, Any], source: str, *, boot_config: str | None = None
+) -> TableConfig:
+    """``boot_config``: the text of the Pi's config.txt, whose enabled buses own their pins."""
     problems = Problems(source)
     top = Section(data, "", problems)
     table = top.section("table")
@@ -271,10 +300,18 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     if gpio_raw is not None or sign_raw is not None:
         try:
             currencies = (profile.money.currency,) if profile else ()
-            io = validate_table_io(gpio_raw or {}, sign_raw, currencies)
+            port = shuffler.port if shuffler is not None else None
+            buses = bus_pins(boot_config, port)
+            io = validate_table_io(gpio_raw or {}, sign_raw, currencies, buses)
         except HardwareConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
+    limits: dict[str, Limit] = {}
+    top.section("limits", required=False)
+    if profile is not None:
+        limits, limit_problems = parse_limits(profile, top.data.get("limits", {}))
+        for key, reason in limit_problems:
+            problems.add(key, reason)
     pools, linked = _read_pools(top.section("pools", required=False), profile, problems)
     if linked and table_id and (problem := table_id_problem(table_id)):
         problems.add("table.id", f"a linked pool names this table in its store: {problem}")
@@ -304,6 +341,8 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
             or settled_display
         )
         timing.finish()
+    simulated = shuffler is not None and shuffler.emulator is not None
+    host = read_host_settings(top.section("host", required=False), simulated)
     top.finish()
     problems.raise_if_any()
     assert table_id and profile and shuffler
@@ -322,8 +361,12 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         control_group=group,
         settled_display=settled_display,
         raw=data,
+        limits=limits,
+        host=host,
     )
 
 
-def load_table_config(path: str | Path) -> TableConfig:
-    return parse_table_config(read_toml(path), str(path))
+def load_table_config(path: str | Path, *, boot_config: Path | None = BOOT_CONFIG) -> TableConfig:
+    """Read and check ``path``; ``boot_config`` (None: not read) is the Pi's config.txt."""
+    boot = read_boot_config(boot_config) if boot_config is not None else None
+    return parse_table_config(read_toml(path), str(path), boot_config=boot)

@@ -13,7 +13,8 @@ technician key switch), ``green``, ``red``, ``beacon`` (status lamps).
 Example (the reference wiring, :data:`REFERENCE_GPIO`)::
 
     [gpio]
-    pin_factory = "rpigpio"     # rpigpio | lgpio (Pi 5) | mock | rig
+    pin_factory = "auto"        # auto (lgpio or RPi.GPIO, what the board can use) | lgpio |
+                                # rpigpio | mock | rig
     sensor_active = "low"       # level of a bet sensor with a stake on it
     debounce_ms = 30
     chatter_edges = 12          # more raw edges than this ...
@@ -32,7 +33,7 @@ from typing import Any
 from drivers.errors import HardwareConfigError, Problem
 from drivers.settings import TableReader
 
-FACTORY_NAMES = ("rpigpio", "lgpio", "mock", "rig")
+FACTORY_NAMES = ("auto", "lgpio", "rpigpio", "mock", "rig")
 MAX_SEATS = 7
 CONSOLE_INPUTS = ("lock", "confirm", "key")
 STATUS_LAMPS = ("green", "red", "beacon")

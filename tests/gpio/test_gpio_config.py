@@ -137,7 +137,9 @@ def test_timing_options_are_converted_to_seconds():
 def test_pin_factory_names():
     assert parse_gpio(gpio(pin_factory="rig", rig_socket="/tmp/r.sock")).pin_factory == "rig"
     assert problems(gpio(pin_factory="pigpio")) == [
-        Problem("gpio.pin_factory", "'pigpio' is not one of 'rpigpio', 'lgpio', 'mock', 'rig'")
+        Problem(
+            "gpio.pin_factory", "'pigpio' is not one of 'auto', 'lgpio', 'rpigpio', 'mock', 'rig'"
+        )
     ]
 
 

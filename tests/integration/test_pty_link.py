@@ -159,7 +159,7 @@ def test_cli_against_the_emulator_process(tmp_path):
         deal = _croupier("shuffler", "deal", "2", "--tag", "3", "--port", str(link), "--json")
         assert deal.returncode == 0 and '"count": 2' in deal.stdout
         bad = _croupier("shuffler", "status", "--port", str(tmp_path / "nope"))
-        assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+        assert bad.returncode == 1 and bad.stderr.count("\n") == 1
         assert "does not exist" in bad.stderr
     finally:
         emu.send_signal(signal.SIGTERM)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.books.ledger.journal import verify_chain
+from controller.books.ledger.journal import Progress, counted, verify_chain
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.schema import SEALED
 from controller.engine.pools.awards import outcome_to_json
@@ -295,17 +295,17 @@ def pool_differences(
     return problems
 
 
-def replay_journal(view: LedgerView) -> Replay:
+def replay_journal(view: LedgerView, progress: Progress | None = None) -> Replay:
     """Apply the journal's money entries in order (see the module docstring)."""
     replay = Replay()
-    for entry in view.journal.entries(kinds=MONEY_KINDS):
+    for entry in counted(view.journal.entries(kinds=MONEY_KINDS), progress):
         replay.apply(entry.seq, entry.kind, entry.data)
     return replay
 
 
-def replay_problems(view: LedgerView) -> tuple[list[str], Replay]:
+def replay_problems(view: LedgerView, progress: Progress | None = None) -> tuple[list[str], Replay]:
     """The replay's own problems, then every difference between it and the tables."""
-    replay = replay_journal(view)
+    replay = replay_journal(view, progress)
     problems = list(replay.problems)
     problems += pool_differences(view.pools(), replay.pools)
     open_rows = set(view.open_round_ids())
@@ -319,21 +319,23 @@ def replay_problems(view: LedgerView) -> tuple[list[str], Replay]:
     return problems, replay
 
 
-def verify_ledger(view: LedgerView) -> Report:
+def verify_ledger(view: LedgerView, progress: Progress | None = None) -> Report:
+    """Every invariant; ``progress`` is told of the journal entries walked (the chain, then
+    the money entries replayed)."""
     report = Report()
     quick = [r[0] for r in view.db.execute("PRAGMA quick_check")]
     if quick != ["ok"]:
         _listed(report.problems, [f"SQLite: {q}" for q in quick], "SQLite problems")
     report.problems += sealed_row_problems(view)
     report.problems += pool_problems(view)
-    chain = verify_chain(view.journal)
+    chain = verify_chain(view.journal, progress)
     report.problems += [f"journal: {p}" for p in chain.problems]
     report.problems += cross_check_problems(view)
     report.stats.update(entries=chain.entries, rounds=view.round_counts())
     if any(p.startswith("journal:") and "trigger" not in p for p in report.problems):
         report.problems.append("the replay of the journal was skipped: the journal is broken")
         return report
-    problems, replay = replay_problems(view)
+    problems, replay = replay_problems(view, progress)
     report.problems += problems
     report.stats.update(pools={n: s.current for n, (_, s) in replay.pools.items()})
     return report

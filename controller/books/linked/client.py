@@ -66,7 +66,7 @@ T = TypeVar("T")
 
 QUEUE_LIMIT = 256  # events kept per subscriber that does not keep up (oldest dropped)
 UNSTAKED_MEMORY = 64  # recent rounds opened without a stake on the pool
-RULE_FIELDS = ("bet", "stake", "award", "multiple_hits", "envy_bonus", "paytable")
+RULE_FIELDS = ("bet", "stake", "award", "share_scope", "multiple_hits", "envy_bonus", "paytable")
 
 
 def one_line(exc: BaseException) -> str:
@@ -257,6 +257,12 @@ class LinkedPool:
         if differences:
             raise LinkedStoreError(
                 f"pool {self.pool} does not pay by this table's profile: " + "; ".join(differences)
+            )
+        if config.rules.award == "share-round" and config.rules.share_scope == "link":
+            raise LinkedStoreError(
+                f"pool {self.pool} shares a jackpot across the link (share_scope = 'link', CH-9),"
+                " which this store does not do yet: it fixes the shares over the hitting table's"
+                " round only; use share_scope = 'table' in the profile and the pool"
             )
         now = asyncio.get_running_loop().time()
         recovered = []

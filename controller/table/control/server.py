@@ -1,4 +1,5 @@
-"""The control socket server (asyncio) and the blocking client the CLI uses.
+"""The control socket server (asyncio). The blocking client the CLI uses is
+:mod:`controller.table.control.client` (re-exported here): the CLI loads it without asyncio.
 
 The daemon registers one handler per command: ``async def handler(request) -> result`` (or a
 plain function). Handlers raise :class:`ControlError` for a refusal the caller should see; any
@@ -15,22 +16,22 @@ import grp
 import inspect
 import logging
 import os
-import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from controller.table.control.client import ControlClient
 from controller.table.control.protocol import (
     MAX_LINE,
     ControlError,
     Request,
-    decode_reply,
     decode_request,
     encode_reply,
-    encode_request,
 )
 
 log = logging.getLogger(__name__)
+
+__all__ = ["ControlClient", "ControlServer"]
 
 Handler = Callable[[Request], Any | Awaitable[Any]]
 
@@ -58,7 +59,11 @@ class ControlServer:
             os.umask(old_umask)
         os.chmod(self.path, 0o660)
         if self.group:
-            os.chown(self.path, -1, grp.getgrnam(self.group).gr_gid)
+            gid = grp.getgrnam(self.group).gr_gid
+            # under the unit (Group=croupier) the socket is born in its group: chown is a
+            # @privileged system call that the unit's filter kills the daemon for
+            if os.stat(self.path).st_gid != gid:
+                os.chown(self.path, -1, gid)
 
     async def close(self) -> None:
         if self._server is not None:
@@ -116,63 +121,3 @@ class ControlServer:
             return encode_reply(
                 request_id, error=ControlError(f"internal error: {exc}", "internal")
             )
-
-
-class ControlClient:
-    """Blocking client for the CLI: one connection, requests answered in order."""
-
-    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
-        self.path = str(path)
-        self.timeout = timeout
-        self._sock: socket.socket | None = None
-        self._buffer = b""
-        self._next_id = 1
-
-    def __enter__(self) -> ControlClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.path)
-        except FileNotFoundError:
-            sock.close()
-            raise ControlError(f"no daemon socket at {self.path} (is croupierd running?)") from None
-        except PermissionError:
-            sock.close()
-            raise ControlError(
-                f"permission denied on {self.path} (are you in the croupier group?)"
-            ) from None
-        except OSError as exc:
-            sock.close()
-            raise ControlError(f"cannot connect to {self.path}: {exc.strerror}") from None
-        self._sock = sock
-
-    def close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
-
-    def call(self, cmd: str, credential: str | None = None, **args: Any) -> Any:
-        if self._sock is None:
-            self.connect()
-        assert self._sock is not None
-        request = Request(cmd, args, self._next_id, credential)
-        self._next_id += 1
-        try:
-            self._sock.sendall(encode_request(request))
-            while b"\n" not in self._buffer:
-                chunk = self._sock.recv(65536)
-                if not chunk:
-                    raise ControlError("the daemon closed the connection")
-                self._buffer += chunk
-        except TimeoutError:
-            raise ControlError(f"no answer from the daemon within {self.timeout:g} s") from None
-        except OSError as exc:
-            raise ControlError(f"control socket error: {exc}") from None
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return decode_reply(line)
