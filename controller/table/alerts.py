@@ -197,6 +197,6 @@ def conditions_of(machine: Any, audit_alarm: bool = False) -> TableConditions:
         state=machine.state.value,
         round_id=machine.round.round_id if machine.round is not None else None,
         conditions=dict(machine.conditions),
-        excluded=dict(machine.excluded),
+        excluded=machine.seats.excluded(),
         audit_alarm=audit_alarm,
     )

@@ -37,8 +37,9 @@ from controller.table.control.protocol import ControlError, Request
 from controller.table.control.server import ControlServer
 from controller.table.credentials import verify
 from controller.table.events import (
-    ButtonPressed,
+    Button,
     DealerCardsExposed,
+    DealerPressed,
     DeclareMisdeal,
     DeclareSeats,
     EnterCards,
@@ -47,7 +48,7 @@ from controller.table.events import (
     PoolAmount,
     SeatDecision,
 )
-from controller.table.machine import MISDEAL_RULES
+from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
@@ -244,7 +245,9 @@ class Commands:
 
     def status(self, request: Request) -> dict[str, Any]:
         r = self.runner
-        view = self._machine.view()
+        machine = self._machine
+        assert r.logic is not None
+        view = r.logic.view()  # the machine's view and the sensors' own seat states
         link = r.shuffler
         identity = link.identity if link is not None else None
         view["table"] = r.config.table_id
@@ -258,10 +261,8 @@ class Commands:
             "deck": link.last_deck if link is not None else None,
         }
         if r.gpio is not None:
-            view["sensors"] = {s: st.value for s, st in r.gpio.seat_states().items()}
-            view["lamps"] = r.gpio.lamp_levels()
+            view["lamps"] = r.gpio.lamp_levels()  # as last written to the pins
         view["recovered_rounds"] = r.recovered
-        machine = self._machine
         if machine.round is not None:  # how many cards the round has had (no identities)
             view["dealt"] = len(machine.round.deal.delivered_order())
         return view
@@ -463,10 +464,8 @@ class Commands:
     def round_expose(self, request: Request) -> str:
         """The dealer exposed his cards with only the flop shown (MD-X3, where the profile
         has the procedure): ``positions`` of his hand, 1-based, default both."""
-        if self.runner.config.profile.options.get("dealer_exposure") != "reinsert":
-            raise ControlError(f"profile {self.runner.config.profile.name} has no re-insertion"
-                               " procedure for exposed dealer cards (MD-X3 is Italian): call"
-                               " the floor")  # fmt: skip
+        if (refused := reinsert_refusal(self.runner.config.profile)) is not None:
+            raise ControlError(refused)
         positions = request.args.get("positions", [1, 2])
         if (
             not isinstance(positions, list)
@@ -479,19 +478,19 @@ class Commands:
         return "entered"
 
     def round_lock(self, request: Request) -> str:
-        self.runner.post(ButtonPressed("lock"))
+        self.runner.post(DealerPressed(Button.LOCK))
         return "pressed"
 
     def round_confirm(self, request: Request) -> str:
-        self.runner.post(ButtonPressed("confirm"))
+        self.runner.post(DealerPressed(Button.CONFIRM))
         return "pressed"
 
     # --- privileged --------------------------------------------------------------------
 
     async def jackpot_ack(self, request: Request) -> str:
         who = await self._technician(request, "jackpot.ack")
-        if self._machine.state.value != "jackpot":
-            raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
+        if self._machine.state is not TableState.JACKPOT:
+            raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state})")
         self.runner.post(JackpotAck(who))
         return "acknowledged"
 
@@ -534,7 +533,7 @@ class Commands:
         if gpio is None:
             raise ControlError("this table has no seat sensors", "refused")
         try:
-            cleared = gpio.clear(seat)
+            cleared = self.runner.clear_seat(seat)
         except DriverError as exc:
             raise ControlError(str(exc), "bad-request") from None
         if not cleared:

@@ -22,8 +22,9 @@ import logging
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from controller import __version__
 from controller.engine.cards import card_name
@@ -38,6 +39,9 @@ from controller.table.sdnotify import Notifier
 from controller.table.shuffler_link import ShufflerLink
 from controller.table.tableconfig import TableConfig, load_table_config
 from drivers.errors import DriverError
+
+if TYPE_CHECKING:
+    from drivers.gpio.table import GpioTable
 
 log = logging.getLogger("croupierd")
 EMULATOR_START_TIMEOUT = 10.0
@@ -86,9 +90,9 @@ async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subpro
     return proc, str(link)
 
 
-async def pump_gpio(gpio: object, runner: TableRunner) -> None:
+async def pump_gpio(gpio: GpioTable, runner: TableRunner) -> None:
     while True:
-        runner.gpio_event(await gpio.next_event())  # type: ignore[attr-defined]
+        runner.gpio_event(await gpio.next_event())
 
 
 async def watchdog(notifier: Notifier) -> None:
@@ -100,39 +104,71 @@ async def watchdog(notifier: Notifier) -> None:
         await asyncio.sleep(interval)
 
 
+def stop_emulator(emulator: subprocess.Popen[bytes]) -> None:
+    emulator.terminate()
+    try:
+        emulator.wait(5)
+    except subprocess.TimeoutExpired:
+        emulator.kill()
+
+
+async def finish_emulator(starting: asyncio.Task[tuple[subprocess.Popen[bytes], str]]) -> None:
+    """Stop the emulator, or its start if that is still under way (a failed start has
+    already been reported where the daemon awaited it)."""
+    if not starting.done():
+        starting.cancel()
+    try:
+        emulator, _port = await starting
+    except (asyncio.CancelledError, Exception):
+        return
+    stop_emulator(emulator)
+
+
+async def cancel_task(task: asyncio.Task[None]) -> None:
+    """Stop a helper task; one that failed is logged, not raised over the daemon's own exit."""
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    except Exception as exc:
+        log.error("%s stopped with an error: %s", task.get_name(), exc)
+
+
 async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
+    """Wire the table's parts and run it until SIGTERM / SIGINT. The exit stack closes every
+    part that was started, in the reverse order, whatever stops the daemon."""
     from drivers.shuffler_client import ShufflerClient
     from drivers.transport import open_transport
 
     runtime_dir.mkdir(parents=True, exist_ok=True)
-    runner = TableRunner(config, state_dir=state_dir)
-    # the emulator's interpreter starts while the ledger opens: seconds saved on a Pi
-    starting = (
-        asyncio.create_task(start_emulator(config, runtime_dir), name="emulator-start")
-        if config.shuffler.emulator is not None
-        else None
-    )
-    try:
-        await runner.open()
-    except BaseException:
-        if starting is not None:
-            starting.cancel()
-            with contextlib.suppress(asyncio.CancelledError, CroupierError):
-                await starting
-        raise
-    notifier = Notifier()
-    runner.notifier = notifier
-    tasks: list[asyncio.Task[None]] = []
-    emulator = None
-    gpio = None
-    server = None
-    commands = None
-    link = None
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        # the emulator's interpreter starts while the ledger opens: seconds saved on a Pi
+        starting = None
+        if config.shuffler.emulator is not None:
+            starting = asyncio.create_task(
+                start_emulator(config, runtime_dir), name="emulator-start"
+            )
+            stack.push_async_callback(finish_emulator, starting)
+        gpio = None
+        if config.io is not None and config.io.gpio.inputs:
+            from drivers.gpio.factories import make_pin_factory
+            from drivers.gpio.table import GpioTable
+
+            gpio_cfg = config.io.gpio
+            rig = str(runtime_dir / gpio_cfg.rig_socket) if gpio_cfg.rig_socket else None
+            gpio = GpioTable(gpio_cfg, make_pin_factory(gpio_cfg.pin_factory, rig_socket=rig))
+        runner = TableRunner(config, state_dir=state_dir)
+        stack.push_async_callback(runner.close)
+        if gpio is not None:
+            await stack.enter_async_context(gpio)
+        await runner.open(gpio)
+        notifier = Notifier()
+        runner.notifier = notifier
         port = config.shuffler.port
         allow = set(config.shuffler.firmware_allow)
-        if starting is not None:
-            emulator, port = await starting
+        if starting is not None and config.shuffler.emulator is not None:
+            _emulator, port = await starting
             if config.shuffler.emulator.trusted:
                 from firmware_bridge.emulator.firmware import firmware_digest
 
@@ -148,22 +184,19 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
             is_current=runner.is_current,
         )
         runner.shuffler = link
-        if config.io is not None and config.io.gpio.inputs:
-            from drivers.gpio.factories import make_pin_factory
-            from drivers.gpio.table import GpioTable
+        stack.push_async_callback(link.close)
 
-            gpio_cfg = config.io.gpio
-            rig = str(runtime_dir / gpio_cfg.rig_socket) if gpio_cfg.rig_socket else None
-            gpio = GpioTable(gpio_cfg, make_pin_factory(gpio_cfg.pin_factory, rig_socket=rig))
-            await gpio.start()
-            runner.gpio = gpio
-            tasks.append(asyncio.create_task(pump_gpio(gpio, runner), name="gpio-events"))
+        def background(coroutine: Coroutine[Any, Any, None], name: str) -> None:
+            stack.push_async_callback(cancel_task, asyncio.create_task(coroutine, name=name))
+
+        if gpio is not None:
+            background(pump_gpio(gpio, runner), "gpio-events")
         if config.io is not None and config.io.sign is not None:
             from controller.table.sign import Sign
             from drivers.sign.device import open_sign_device
 
             runner.sign = Sign(config.io.sign, open_sign_device(config.io.sign))
-            tasks.append(asyncio.create_task(runner.sign.run(), name="sign"))
+            background(runner.sign.run(), "sign")
         server = ControlServer(
             config.resolve_socket(runtime_dir),
             group=config.control_group,
@@ -172,16 +205,18 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         )
         commands = Commands(runner)
         commands.register(server)
+        stack.push_async_callback(commands.aclose)  # after the server: refusals journaled
         await server.start()
+        stack.push_async_callback(server.close)
         await link.start()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        tasks.append(asyncio.create_task(watchdog(notifier), name="watchdog"))
+        background(watchdog(notifier), "watchdog")
         host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
         await host.check()  # before the table may open
-        tasks.append(asyncio.create_task(host.follow(), name="host-checks"))
+        background(host.follow(), "host-checks")
         notifier.ready(f"table {config.table_id} up")
         log.info(
             "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name
@@ -189,27 +224,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         await runner.run(stop)
         notifier.stopping()
         return 0
-    finally:
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if server is not None:
-            await server.close()
-        if commands is not None:
-            await commands.aclose()
-        if link is not None:
-            await link.close()
-        if gpio is not None:
-            await gpio.aclose()
-        await runner.close()
-        if emulator is not None:
-            emulator.terminate()
-            try:
-                emulator.wait(5)
-            except subprocess.TimeoutExpired:
-                emulator.kill()
+    raise AssertionError("unreachable")  # the exit stack does not swallow exceptions
 
 
 def main(argv: Sequence[str] | None = None) -> int:

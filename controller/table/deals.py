@@ -355,12 +355,12 @@ class ShoeDeal:
         """The round as ``croupier settle`` reads it (docs/blackjack-round.md)."""
         seats = []
         for play in self.game.seats:  # the stakes as put down; the cap is replayed (BJ-1)
-            stakes = {"main": play.offered.main}
+            seat_stakes = {"main": play.offered.main}
             if play.offered.trilux:
-                stakes["trilux"] = play.offered.trilux
+                seat_stakes["trilux"] = play.offered.trilux
             if play.seat in self.insurance:
-                stakes["insurance"] = self.insurance[play.seat]
-            entry: dict[str, Any] = {"seat": play.seat, "stakes": stakes}
+                seat_stakes["insurance"] = self.insurance[play.seat]
+            entry: dict[str, Any] = {"seat": play.seat, "stakes": seat_stakes}
             if play.seat in self.actions:
                 entry["actions"] = self.actions[play.seat]
             seats.append(entry)

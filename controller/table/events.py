@@ -1,16 +1,57 @@
 """What happens to the table (events in) and what the table asks for (effects out).
 
 The round state machine (:mod:`controller.table.machine`) consumes events and returns effects;
-the daemon turns hardware, shuffler, ledger and control-socket activity into events and carries
-the effects out. Both are plain frozen dataclasses, so a test can script a whole round.
+the pure table core (:mod:`controller.table.core`) wraps it and adds the effects for the
+outside world (one ledger transaction, the shuffler, the sign, the systemd status line); the
+asyncio shell (:mod:`controller.table.runner`) turns hardware, shuffler, ledger and
+control-socket activity into events and carries the effects out. All are plain frozen
+dataclasses, so a test can script a whole round. States, buttons, ledger actions and
+conditions are enums (:class:`~enum.StrEnum`: their values are what the journal and the
+status views show).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from controller.engine.deal.validator import Packet
+from display.scenes import SignState
+
+
+class Button(StrEnum):
+    """The dealer's two buttons (console pins or the tablet)."""
+
+    LOCK = "lock"  # bets closed: the round opens in the ledger
+    CONFIRM = "confirm"  # showdown, end of round, a manual deal complete, a new deck
+
+
+class LedgerAction(StrEnum):
+    """The money events a round asks the ledger for."""
+
+    OPEN = "open"
+    VOID = "void"
+    SETTLE = "settle"
+
+
+class Condition(StrEnum):
+    """A reason that keeps the table closed (``progressive-link`` and ``lamps`` only something
+    less)."""
+
+    STARTUP = "startup"  # the table has not started yet
+    LINK = "link"  # shuffler link down or not identified
+    FIRMWARE = "firmware"  # shuffler firmware not on the allow-list
+    SELFCHECK = "selfcheck"  # power-up self-check failed
+    LEDGER = "ledger"  # the ledger cannot commit
+    DECK = "deck"  # deck out of play until the dealer confirms a replacement
+    SHUFFLER = "shuffler"  # the machine reports a fault or an open door
+    CLOCK = "clock"  # the system clock is not synchronised (controller.table.host_checks)
+    LEDGER_STORAGE = "ledger-storage"  # the ledger is on a volatile filesystem (host_checks)
+    PROGRESSIVE_LINK = "progressive-link"  # a linked pool is unreachable: no progressive stakes
+    LAMPS = "lamps"  # a lamp command failed: the table plays, the status shows it
+    INTERNAL = "internal"  # an event the daemon could not handle: in doubt until a restart
+
 
 # --- events ----------------------------------------------------------------------------------
 
@@ -22,18 +63,9 @@ class Tick:
 
 @dataclass(frozen=True)
 class ConditionChanged:
-    """A reason to keep the table closed appeared (``blocking``) or went away.
+    """A :class:`Condition` appeared (``blocking``) or went away."""
 
-    Names in use: ``link`` (shuffler link down or not identified), ``firmware`` (shuffler
-    firmware not on the allow-list), ``selfcheck`` (power-up self-check failed), ``ledger``
-    (the ledger cannot commit), ``deck`` (deck out of play until the dealer confirms a
-    replacement), ``progressive-link`` (a linked pool is unreachable), ``shuffler`` (the
-    machine reports a fault or an open door until it is cleared and reset), ``clock`` (the
-    system clock is not synchronised), ``ledger-storage`` (the ledger is on a volatile
-    filesystem: see :mod:`controller.table.host_checks`) and ``internal`` (an event the daemon
-    could not handle: the round is in doubt until a restart voids it)."""
-
-    name: str
+    name: Condition
     blocking: bool
     detail: str = ""
 
@@ -56,10 +88,19 @@ class SeatHealth:
 
 
 @dataclass(frozen=True)
-class ButtonPressed:
-    """Dealer console: ``lock`` (bets closed) or ``confirm``."""
+class DealerPressed:
+    """The dealer pressed a :class:`Button` (on the console or the tablet). Not to be
+    confused with :class:`drivers.gpio.events.ButtonPressed`, the debounced pin it may come
+    from."""
 
-    button: str
+    button: Button
+
+
+@dataclass(frozen=True)
+class TechnicianKeyTurned:
+    """The technician key switch on the console turned on or off."""
+
+    on: bool
 
 
 @dataclass(frozen=True)
@@ -79,10 +120,10 @@ class LedgerResult:
     """The outcome of a ledger effect the machine asked for."""
 
     round_id: str
-    action: str  # "open", "void" or "settle"
+    action: LedgerAction
     ok: bool
     error: str = ""
-    condition: str = "ledger"  # what a failure stands for: "ledger" or "progressive-link"
+    condition: Condition = Condition.LEDGER  # what a failure stands for (or PROGRESSIVE_LINK)
 
 
 @dataclass(frozen=True)
@@ -159,7 +200,8 @@ Event = (
     | ConditionChanged
     | StakeSensed
     | SeatHealth
-    | ButtonPressed
+    | DealerPressed
+    | TechnicianKeyTurned
     | PacketDelivered
     | ShufflerFault
     | LedgerResult
@@ -177,8 +219,9 @@ Event = (
 
 
 @dataclass(frozen=True)
-class Journal:
-    """Append to the hash-chained journal: every transition with its cause and rule."""
+class AppendJournal:
+    """Append an entry to the hash-chained journal (:class:`controller.books.ledger.journal.
+    Journal`): every transition with its cause and rule."""
 
     kind: str
     data: dict[str, Any] = field(default_factory=dict)
@@ -237,7 +280,122 @@ class CheckDeck:
     ``ConditionChanged("deck", blocking=...)``."""
 
 
-Effect = (
-    Journal | OpenRound | VoidRound | SettleRound | RequestPacket | ShuffleDeck | ReinsertCards
-    | CheckDeck
-)  # fmt: skip
+@dataclass(frozen=True)
+class LockSeats:
+    """Seats: bets are closed; the seats with a stake are in the round (their lamps on)."""
+
+
+@dataclass(frozen=True)
+class EndSeatRound:
+    """Seats: the round is over and bets open again; ``void``: a misdeal returned the stakes,
+    which may stay on the sensors for the next round (the stuck-sensor check skips them)."""
+
+    void: bool
+
+
+@dataclass(frozen=True)
+class ShowWinners:
+    """Seats: these seats won a pool (their lamps flash until the round is over)."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ClearSeats:
+    """Seats: a technician cleared these excluded seats (stuck or chattering sensors)."""
+
+    seats: tuple[int, ...]
+
+
+SeatEffect = LockSeats | EndSeatRound | ShowWinners | ClearSeats
+MoneyEffect = OpenRound | VoidRound | SettleRound
+ShufflerEffect = RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck
+Effect = AppendJournal | MoneyEffect | ShufflerEffect | SeatEffect
+
+# --- between the pure table core and its shell ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class JournalNote:
+    """Journal something that is not a transition of the machine (an access, an alarm)."""
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LedgerWritten:
+    """The outcome of a :class:`LedgerWrite`: committed (``amounts``: each ledger pool's
+    current amount after it) or not (``error``; ``condition`` says what failed)."""
+
+    money: tuple[tuple[str, LedgerAction], ...]  # (round, action) of each money event
+    ok: bool
+    error: str = ""
+    condition: Condition = Condition.LEDGER
+    amounts: tuple[tuple[str, int], ...] = ()  # ledger pool name -> current amount
+    probe: bool = False  # the answer to a probe of a failing ledger
+
+
+@dataclass(frozen=True)
+class LedgerWrite:
+    """Shell: ONE ledger transaction (a linked pool's part first) of these journal entries and
+    money events, in order; the shell answers with :class:`LedgerWritten`. ``probe``: a
+    journal entry that tests whether a failing ledger takes writes again."""
+
+    items: tuple[AppendJournal | MoneyEffect, ...]
+    probe: bool = False
+
+    @property
+    def money(self) -> tuple[tuple[str, LedgerAction], ...]:
+        money = [e for e in self.items if not isinstance(e, AppendJournal)]
+        return tuple((e.round_id, MONEY_ACTIONS[type(e)]) for e in money)
+
+
+MONEY_ACTIONS: dict[type, LedgerAction] = {
+    OpenRound: LedgerAction.OPEN,
+    VoidRound: LedgerAction.VOID,
+    SettleRound: LedgerAction.SETTLE,
+}
+
+
+@dataclass(frozen=True)
+class ToShuffler:
+    """Shell: a shuffler command for ``round_id`` (dropped if that round is over by the time
+    its turn comes: a voided round's packets are never dealt)."""
+
+    command: ShufflerEffect
+    round_id: str | None
+
+
+@dataclass(frozen=True)
+class ArchiveRound:
+    """Shell: keep a settled round for surveillance (card identities) and feed the shuffle
+    audit with the order the cards came in (``None``: not one shuffle's order, e.g. a shoe)."""
+
+    round_id: str
+    record: dict[str, Any]
+    result: Any  # controller.engine.games.results.RoundResult
+    shuffle_order: tuple[int | None, ...] | None
+
+
+@dataclass(frozen=True)
+class DeckChainBroken:
+    """Shell: a round was voided; the deck may be replaced, so the shuffle audit starts a new
+    chain of shuffles."""
+
+
+@dataclass(frozen=True)
+class ShowSign:
+    """Shell: the sign shows this from now on."""
+
+    state: SignState
+
+
+@dataclass(frozen=True)
+class ReportStatus:
+    """Shell: the one-line status for systemd (``STATUS=``)."""
+
+    text: str
+
+
+Output = LedgerWrite | ToShuffler | ArchiveRound | DeckChainBroken | ShowSign | ReportStatus

@@ -32,11 +32,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.table.events import ConditionChanged
+from controller.table.events import Condition, ConditionChanged
 from controller.validation import Section
 
-CLOCK = "clock"
-LEDGER_STORAGE = "ledger-storage"
+CLOCK = Condition.CLOCK
+LEDGER_STORAGE = Condition.LEDGER_STORAGE
 CLOCK_PROBE_SECONDS = 30.0
 CLOCK_RECHECK_SECONDS = 300.0
 TIMEDATECTL_TIMEOUT = 10.0

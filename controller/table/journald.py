@@ -26,7 +26,7 @@ import struct
 import sys
 from typing import Any, TextIO
 
-from controller.table.events import Journal, OpenRound, SettleRound, VoidRound
+from controller.table.events import AppendJournal, OpenRound, SettleRound, VoidRound
 
 JOURNAL_SOCKET = "/run/systemd/journal/socket"
 IDENTIFIER = "croupierd"
@@ -162,7 +162,7 @@ def log_effect(effect: Any) -> None:
         )
     elif isinstance(effect, SettleRound):
         log.info("round %s settled", effect.round_id, extra={"round_id": effect.round_id})
-    elif isinstance(effect, Journal) and effect.kind == "condition":
+    elif isinstance(effect, AppendJournal) and effect.kind == "condition":
         name, detail = effect.data.get("name"), effect.data.get("detail", "")
         if effect.data.get("blocking"):
             log.warning("table closed: %s: %s", name, detail)

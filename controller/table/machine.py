@@ -10,6 +10,9 @@ States (``TableState``)::
     SHOWDOWN --ledger settle ok--> SETTLED --CONFIRM or display time--> OPEN
                                  \\-> JACKPOT (a 100% award) --technician ack--> OPEN
     DEALING --misdeal (MD-S1/S2/S3)--> VOID --ledger void ok, CONFIRM--> OPEN
+    VERIFIED --misdeal declared (MD-M*), or a shoe's wrong count (blackjack)--> VOID
+    LOCKED --ledger open failed: nothing taken--> OPEN (or CLOSED)
+    OPEN --a condition--> CLOSED;  SETTLED / VOID / JACKPOT --> CLOSED if one is pending
 
 MD-X3 (a profile with ``dealer_exposure = "reinsert"``, Italian): dealer cards exposed after
 the deal (VERIFIED, before the showdown) go back into the shuffler, VERIFIED -> DEALING until
@@ -30,6 +33,17 @@ The machine waits for each :class:`LedgerResult` before it moves on, so a failed
 full) leaves nothing half-done: a failed open takes no stakes and closes the table; a failed
 settlement is retried when the ledger is back.
 
+Every transition goes through one method, checked against one table (:data:`TRANSITIONS`,
+the diagram above as data); a move the table does not have is a bug and raises
+:class:`TransitionError`. Events that only some states take are checked in one place too
+(:data:`TAKEN_IN`): anything else is refused with :class:`EventRefused`, which becomes the
+journal entry that says why (``lock-ignored``, ``misdeal-refused``...), never an exception out
+of :meth:`TableMachine.handle`.
+
+Seats: the machine reads the one seat model (:mod:`controller.table.seats`) and changes it
+only through seat effects (LOCK, the round's end, the winners, a technician's CONFIRM with the
+key on that clears excluded seats), so seats and lamps can never disagree with the round.
+
 Every transition is journaled with its cause and, where a rule decided it, the rule ID.
 Card identities appear only in the settlement record, never in status views (see
 :meth:`TableMachine.view`).
@@ -41,7 +55,7 @@ the daemon must send the next :class:`Tick`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -54,34 +68,45 @@ from controller.engine.wagers import Limit
 from controller.errors import CroupierError, RoundError
 from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
 from controller.table.events import (
-    ButtonPressed,
+    AppendJournal,
+    Button,
     CheckDeck,
+    ClearSeats,
+    Condition,
     ConditionChanged,
     DealerCardsExposed,
+    DealerPressed,
     DeclareMisdeal,
     DeclareSeats,
     Effect,
+    EndSeatRound,
     EnterCards,
     EnterWagers,
     Event,
     JackpotAck,
-    Journal,
+    LedgerAction,
     LedgerResult,
+    LockSeats,
     OpenRound,
     PacketDelivered,
     PoolAmount,
     SeatDecision,
     SeatHealth,
     SettleRound,
+    ShowWinners,
     ShufflerFault,
     StakeSensed,
+    TechnicianKeyTurned,
     Tick,
     VoidRound,
 )
+from controller.table.seats import ReportedSeats, SeatBoard
 
 Deal = HandFormingDeal | ShoeDeal | ManualDeal
 # Conditions that close only the progressive (its stakes are not taken), not the table.
-PROGRESSIVE_ONLY = {"progressive-link"}
+PROGRESSIVE_ONLY = frozenset({Condition.PROGRESSIVE_LINK})
+# Conditions the status shows that close nothing: the table plays on.
+ADVISORY = frozenset({Condition.LAMPS})
 MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])$")
 
 
@@ -95,6 +120,60 @@ class TableState(StrEnum):
     SETTLED = "settled"
     VOID = "void"
     JACKPOT = "jackpot"
+
+
+S = TableState  # shorthand for the two tables below
+# Every move the machine may make (the diagram in the module header, as data).
+TRANSITIONS: Mapping[TableState, frozenset[TableState]] = {
+    S.CLOSED: frozenset({S.OPEN}),  # every condition clear
+    S.OPEN: frozenset({S.CLOSED, S.LOCKED}),  # a condition; LOCK
+    S.LOCKED: frozenset({S.DEALING, S.OPEN, S.CLOSED}),  # ledger open ok / failed
+    S.DEALING: frozenset({S.VERIFIED, S.VOID}),  # count verified; misdeal
+    S.VERIFIED: frozenset({S.SHOWDOWN, S.VOID, S.DEALING}),  # CONFIRM; misdeal; MD-X3
+    S.SHOWDOWN: frozenset({S.SETTLED, S.JACKPOT}),  # ledger settle ok
+    S.SETTLED: frozenset({S.OPEN, S.CLOSED}),  # CONFIRM or display time over
+    S.VOID: frozenset({S.OPEN, S.CLOSED}),  # CONFIRM
+    S.JACKPOT: frozenset({S.OPEN, S.CLOSED}),  # technician acknowledgement
+}
+ROUND_OVER = frozenset({S.SETTLED, S.VOID, S.JACKPOT})
+# The events (and buttons) that only some states take; every other one is taken anywhere.
+TAKEN_IN: Mapping[object, frozenset[TableState]] = {
+    Button.LOCK: frozenset({S.OPEN}),
+    Button.CONFIRM: frozenset({S.DEALING, S.VERIFIED, S.SETTLED, S.VOID}),
+    JackpotAck: frozenset({S.JACKPOT}),
+    DeclareSeats: frozenset({S.OPEN, S.CLOSED}),
+    EnterWagers: frozenset(TableState) - ROUND_OVER,
+    EnterCards: frozenset({S.DEALING, S.VERIFIED}),
+    DeclareMisdeal: frozenset({S.DEALING, S.VERIFIED}),
+    DealerCardsExposed: frozenset({S.VERIFIED}),
+}
+
+
+class TransitionError(CroupierError):
+    """The machine tried a move that :data:`TRANSITIONS` does not have: a bug, never the
+    outside world's doing."""
+
+
+class EventRefused(CroupierError):
+    """An event the table's state (or its profile) does not take. ``kind`` and ``data`` are
+    the journal entry that records the refusal and why."""
+
+    def __init__(self, kind: str, data: dict[str, Any]) -> None:
+        self.kind = kind
+        self.data = data
+        super().__init__(f"{kind}: {data.get('reason', data)}")
+
+
+def reinsert_refusal(profile: Profile) -> str | None:
+    """Why this profile cannot put exposed dealer cards back into the shuffler (MD-X3), or
+    ``None`` when it can (the Italian Shuffler Mate procedure, ``dealer_exposure =
+    "reinsert"``)."""
+    if profile.options.get("dealer_exposure") == "reinsert":
+        return None
+    return (
+        f"profile {profile.name} has no re-insertion procedure for exposed dealer cards (MD-X3"
+        " is Italian): call the floor"
+    )
 
 
 @dataclass(frozen=True)
@@ -121,15 +200,22 @@ class Round:
 class TableMachine:
     """One table's rounds. Feed it events with :meth:`handle`; carry out the effects."""
 
-    def __init__(self, profile: Profile, settings: MachineSettings, *, next_round: int = 1) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        settings: MachineSettings,
+        *,
+        next_round: int = 1,
+        seats: SeatBoard | None = None,
+    ) -> None:
         if profile.game not in ("uth", "casino-holdem", "blackjack"):
             raise CroupierError(f"no table machine for game {profile.game!r}")
         self.profile = profile
         self.settings = settings
         self.state = TableState.CLOSED
-        self.conditions: dict[str, str] = {"startup": "the table has not started yet"}
-        self.sensed: set[int] = set()
-        self.excluded: dict[int, str] = {}
+        self.conditions: dict[Condition, str] = {Condition.STARTUP: "the table has not started yet"}
+        self.seats: SeatBoard = seats if seats is not None else ReportedSeats()
+        self.key_on = False  # the technician key switch
         self.declared: set[int] = set()
         self.entered: dict[int, tuple[dict[str, int], Any]] = {}
         self.pools: dict[str, tuple[int, int]] = {}  # pool -> (amount, seed)
@@ -137,6 +223,25 @@ class TableMachine:
         self.last_result: RoundResult | None = None
         self.next_round = next_round
         self._pending_settle = False
+        self._handlers: dict[type, Callable[[Any, float], list[Effect]]] = {
+            Tick: self._on_tick,
+            ConditionChanged: self._on_condition,
+            StakeSensed: self._on_stake_sensed,
+            SeatHealth: self._on_seat_health,
+            TechnicianKeyTurned: self._on_key,
+            DealerPressed: self._on_button,
+            PacketDelivered: self._on_packet,
+            ShufflerFault: self._on_shuffler_fault,
+            LedgerResult: self._on_ledger_result,
+            PoolAmount: self._on_pool_amount,
+            DeclareSeats: self._on_declare_seats,
+            EnterWagers: self._on_enter_wagers,
+            SeatDecision: self._on_seat_decision,
+            EnterCards: self._on_enter_cards,
+            DeclareMisdeal: self._on_declare_misdeal,
+            DealerCardsExposed: self._on_dealer_cards_exposed,
+            JackpotAck: self._on_jackpot_ack,
+        }
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -144,15 +249,30 @@ class TableMachine:
     def pool_name(self) -> str | None:
         return self.profile.progressive.bet if self.profile.progressive else None
 
-    def _move(self, state: TableState, cause: str, **data: Any) -> Journal:
+    @property
+    def is_round_over(self) -> bool:
+        """The round in play (if any) is settled, voided or won: its shuffler commands are no
+        longer wanted."""
+        return self.state in ROUND_OVER
+
+    def _move(self, state: TableState, cause: str, **data: Any) -> AppendJournal:
+        """The one place the state changes (checked against :data:`TRANSITIONS`)."""
+        if state not in TRANSITIONS[self.state]:
+            raise TransitionError(f"no move {self.state} -> {state} ({cause})")
         before, self.state = self.state, state
         entry = {"from": before.value, "to": state.value, "cause": cause, **data}
         if self.round is not None:
             entry.setdefault("round", self.round.round_id)
-        return Journal("transition", entry)
+        return AppendJournal("transition", entry)
+
+    def _take(self, what: object, kind: str, **data: Any) -> None:
+        """Refuse an event (``what``: its class, or the button) that the state does not take:
+        :class:`EventRefused` with the journal entry ``kind`` and ``data``."""
+        if self.state not in TAKEN_IN[what]:
+            raise EventRefused(kind, data)
 
     def _can_open(self) -> bool:
-        return not (set(self.conditions) - PROGRESSIVE_ONLY)
+        return not (set(self.conditions) - PROGRESSIVE_ONLY - ADVISORY)
 
     def _dealing(self) -> bool:
         """Cards are still coming: the deal, or (shoe) the whole round until it is complete."""
@@ -164,7 +284,7 @@ class TableMachine:
 
     def next_deadline(self) -> float | None:
         r = self.round
-        if self._dealing():
+        if r is not None and self._dealing():
             return r.deal.next_deadline()
         if self.state == TableState.SETTLED and r and r.settled_at is not None:
             return r.settled_at + self.settings.settled_display
@@ -173,80 +293,82 @@ class TableMachine:
     # --- the event loop's entry point --------------------------------------------------
 
     def handle(self, event: Event, now: float) -> list[Effect]:
-        """Apply one event; return the effects to carry out, in order."""
-        handler = getattr(self, f"_on_{type(event).__name__}")
-        return handler(event, now)
+        """Apply one event; return the effects to carry out, in order. An event the state
+        does not take is journaled as refused (:class:`EventRefused`)."""
+        try:
+            return self._handlers[type(event)](event, now)
+        except EventRefused as refused:
+            return [AppendJournal(refused.kind, refused.data)]
 
-    def _on_Tick(self, event: Tick, now: float) -> list[Effect]:
-        if self._dealing():
+    def _on_tick(self, event: Tick, now: float) -> list[Effect]:
+        if self.round is not None and self._dealing():
             return self._after_verdict(self.round.deal.poll(now), [], now)
         deadline = self.next_deadline()
         if self.state == TableState.SETTLED and deadline is not None and now >= deadline:
             return self._end_round("display time over", now)
         return []
 
-    def _on_ConditionChanged(self, event: ConditionChanged, now: float) -> list[Effect]:
+    def _on_condition(self, event: ConditionChanged, now: float) -> list[Effect]:
         effects: list[Effect] = []
+        name = event.name
         if event.blocking:
-            if self.conditions.get(event.name) == event.detail:
+            if self.conditions.get(name) == event.detail:
                 return []
-            self.conditions[event.name] = event.detail
+            self.conditions[name] = event.detail
             effects.append(
-                Journal("condition", {"name": event.name, "blocking": True, "detail": event.detail})
+                AppendJournal("condition", {"name": name, "blocking": True, "detail": event.detail})
             )
-            if self.state == TableState.OPEN and event.name not in PROGRESSIVE_ONLY:
-                effects.append(self._move(TableState.CLOSED, f"{event.name}: {event.detail}"))
-            elif self._dealing() and event.name == "link":
+            closes = name not in PROGRESSIVE_ONLY and name not in ADVISORY
+            if self.state == TableState.OPEN and closes:
+                effects.append(self._move(TableState.CLOSED, f"{name}: {event.detail}"))
+            elif self.round is not None and self._dealing() and name == Condition.LINK:
                 verdict = self.round.deal.fault(f"link lost: {event.detail}", now)
                 effects += self._after_verdict(verdict, [], now)
             return effects
-        if self.conditions.pop(event.name, None) is None:
+        if self.conditions.pop(name, None) is None:
             return []
-        effects.append(Journal("condition", {"name": event.name, "blocking": False}))
+        effects.append(AppendJournal("condition", {"name": name, "blocking": False}))
         if self.state == TableState.CLOSED and self._can_open():
             effects.append(self._move(TableState.OPEN, "all conditions clear"))
-        if event.name in ("ledger", "progressive-link") and self._pending_settle:
+        if name in (Condition.LEDGER, Condition.PROGRESSIVE_LINK) and self._pending_settle:
             effects += self._request_settlement()
         return effects
 
-    def _on_StakeSensed(self, event: StakeSensed, now: float) -> list[Effect]:
+    def _on_stake_sensed(self, event: StakeSensed, now: float) -> list[Effect]:
         if not 1 <= event.seat <= self.profile.seats:
-            return [Journal("sensor-ignored", {"seat": event.seat, "reason": "no such seat"})]
-        was = event.seat in self.sensed
-        if event.present:
-            self.sensed.add(event.seat)
-        else:
-            self.sensed.discard(event.seat)
-        if was == event.present:
+            return [AppendJournal("sensor-ignored", {"seat": event.seat, "reason": "no such seat"})]
+        if not self.seats.stake_sensed(event.seat, event.present):
             return []
         data = {"seat": event.seat, "present": event.present, "state": self.state.value}
         if self.state not in (TableState.OPEN, TableState.CLOSED):
             data["note"] = "after LOCK: the round's stakes are frozen (PRG-2)"
-        return [Journal("stake", data)]
+        return [AppendJournal("stake", data)]
 
-    def _on_SeatHealth(self, event: SeatHealth, now: float) -> list[Effect]:
-        if event.excluded:
-            self.excluded[event.seat] = event.reason
-        else:
-            self.excluded.pop(event.seat, None)
+    def _on_seat_health(self, event: SeatHealth, now: float) -> list[Effect]:
+        self.seats.health(event.seat, event.excluded, event.reason)
         return [
-            Journal(
+            AppendJournal(
                 "seat-health",
                 {"seat": event.seat, "excluded": event.excluded, "reason": event.reason},
             )
         ]
 
-    def _on_DeclareSeats(self, event: DeclareSeats, now: float) -> list[Effect]:
-        bad = [s for s in event.seats if not 1 <= s <= self.profile.seats]
-        if bad or self.state not in (TableState.OPEN, TableState.CLOSED):
-            why = f"no such seat {bad}" if bad else f"bets are closed ({self.state.value})"
-            return [Journal("declare-refused", {"seats": list(event.seats), "reason": why})]
-        self.declared = set(event.seats)
-        return [Journal("seats-declared", {"seats": sorted(self.declared)})]
+    def _on_key(self, event: TechnicianKeyTurned, now: float) -> list[Effect]:
+        self.key_on = event.on
+        return [AppendJournal("technician-key", {"on": event.on})]
 
-    def _on_EnterWagers(self, event: EnterWagers, now: float) -> list[Effect]:
-        if self.state in (TableState.SETTLED, TableState.VOID, TableState.JACKPOT):
-            return [Journal("wagers-refused", {"seat": event.seat, "reason": "round is over"})]
+    def _on_declare_seats(self, event: DeclareSeats, now: float) -> list[Effect]:
+        bad = [s for s in event.seats if not 1 <= s <= self.profile.seats]
+        if bad:
+            why = f"no such seat {bad}"
+            return [AppendJournal("declare-refused", {"seats": list(event.seats), "reason": why})]
+        why = f"bets are closed ({self.state.value})"
+        self._take(DeclareSeats, "declare-refused", seats=list(event.seats), reason=why)
+        self.declared = set(event.seats)
+        return [AppendJournal("seats-declared", {"seats": sorted(self.declared)})]
+
+    def _on_enter_wagers(self, event: EnterWagers, now: float) -> list[Effect]:
+        self._take(EnterWagers, "wagers-refused", seat=event.seat, reason="round is over")
         target = self.round.wagers if self.round else self.entered
         stakes, decision = dict(event.stakes), event.decision
         if not stakes and event.seat in target:  # a decision alone keeps the stakes entered
@@ -255,49 +377,46 @@ class TableMachine:
             decision = target[event.seat][1]
         target[event.seat] = (stakes, decision)
         return [
-            Journal(
+            AppendJournal(
                 "wagers",
                 {"seat": event.seat, "stakes": dict(event.stakes), "decision": event.decision},
             )
         ]
 
-    def _on_PoolAmount(self, event: PoolAmount, now: float) -> list[Effect]:
+    def _on_pool_amount(self, event: PoolAmount, now: float) -> list[Effect]:
         self.pools[event.pool] = (event.amount, event.seed)
         return []
 
     # --- LOCK, deal, verdicts ----------------------------------------------------------
 
     def seats_in_play(self) -> tuple[int, ...]:
-        return tuple(sorted(self.sensed | self.declared | set(self.entered)))
+        return tuple(sorted(self.seats.with_stake() | self.declared | set(self.entered)))
 
-    def _on_ButtonPressed(self, event: ButtonPressed, now: float) -> list[Effect]:
-        if event.button == "lock":
+    def _on_button(self, event: DealerPressed, now: float) -> list[Effect]:
+        if event.button is Button.LOCK:
             return self._lock(now)
-        if event.button == "confirm":
-            return self._confirm(now)
-        return [Journal("button-ignored", {"button": event.button})]
+        return self._confirm(now)
 
     def _lock(self, now: float) -> list[Effect]:
-        if self.state != TableState.OPEN:
-            return [
-                Journal(
-                    "lock-ignored",
-                    {"state": self.state.value, "reason": "LOCK only closes bets of an open table"},
-                )
-            ]
+        self._take(
+            Button.LOCK,
+            "lock-ignored",
+            state=self.state.value,
+            reason="LOCK only closes bets of an open table",
+        )
         seats = self.seats_in_play()
         if not seats:
-            return [Journal("lock-ignored", {"reason": "no seat in play"})]
+            return [AppendJournal("lock-ignored", {"reason": "no seat in play"})]
         progressive: dict[int, int] = {}
         notes: dict[str, str] = {}
-        if "progressive-link" in self.conditions:
+        excluded_now = self.seats.excluded()
+        if Condition.PROGRESSIVE_LINK in self.conditions:
             # a linked pool is unreachable: its stakes are not taken, the other bets play
-            notes["progressive_closed"] = self.conditions["progressive-link"]
+            notes["progressive_closed"] = self.conditions[Condition.PROGRESSIVE_LINK]
         elif self.profile.progressive:
+            stake = self.profile.progressive.stake
             progressive = {
-                s: self.profile.progressive.stake
-                for s in sorted(self.sensed)
-                if s not in self.excluded
+                s: stake for s in sorted(self.seats.with_stake()) if s not in excluded_now
             }
         wagers = dict(self.entered)
         try:
@@ -310,12 +429,13 @@ class TableMachine:
             else:
                 deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
         except RoundError as exc:
-            return [Journal("lock-ignored", {"reason": str(exc), "rule": exc.rule})]
+            return [AppendJournal("lock-ignored", {"reason": str(exc), "rule": exc.rule})]
         round_id = f"{self.settings.table_id}-{self.next_round:06d}"
         self.next_round += 1
         self.round = Round(round_id, seats, progressive, wagers, deal)
         self.entered = {}
-        excluded = {s: why for s, why in self.excluded.items() if s in self.sensed}
+        sensed = self.seats.with_stake()
+        excluded = {s: why for s, why in excluded_now.items() if s in sensed}
         move = self._move(
             TableState.LOCKED,
             "dealer LOCK",
@@ -324,35 +444,35 @@ class TableMachine:
             excluded=excluded,
             **notes,
         )
-        return [move, OpenRound(round_id, self.pool_name, progressive)]
+        return [move, LockSeats(), OpenRound(round_id, self.pool_name, progressive)]
 
-    def _on_LedgerResult(self, event: LedgerResult, now: float) -> list[Effect]:
+    def _on_ledger_result(self, event: LedgerResult, now: float) -> list[Effect]:
         r = self.round
         if r is None or event.round_id != r.round_id:
-            return [Journal("ledger-result-ignored", {"round": event.round_id})]
+            return [AppendJournal("ledger-result-ignored", {"round": event.round_id})]
         if not event.ok:
             return self._ledger_failed(event, now)
-        if event.action == "open" and self.state == TableState.LOCKED:
+        if event.action is LedgerAction.OPEN and self.state == TableState.LOCKED:
             move = self._move(
                 TableState.DEALING, "round opened in the ledger", plan=r.deal.plan_text()
             )
             return [move, *r.deal.start(now)]
-        if event.action == "void" and self.state == TableState.VOID:
-            return [Journal("round-voided", {"round": r.round_id})]
-        if event.action == "settle" and self.state == TableState.SHOWDOWN:
+        if event.action is LedgerAction.VOID and self.state == TableState.VOID:
+            return [AppendJournal("round-voided", {"round": r.round_id})]
+        if event.action is LedgerAction.SETTLE and self.state == TableState.SHOWDOWN:
             self._pending_settle = False
             r.settled_at = now
             self.last_result = r.result
-            if r.result and any(
-                p.get("jackpot_seats") for p in r.result.pools.values()
-            ):  # a 100% award locks the table until a technician acknowledges
-                return [
-                    self._move(
-                        TableState.JACKPOT, "jackpot awarded", seats=self._jackpot_seats(r.result)
-                    )
-                ]
+            winners = self._jackpot_seats(r.result) if r.result else []
+            if winners:  # a 100% award locks the table until a technician acknowledges
+                move = self._move(TableState.JACKPOT, "jackpot awarded", seats=winners)
+                return [move, ShowWinners(tuple(winners))]
             return [self._move(TableState.SETTLED, "round settled in the ledger")]
-        return [Journal("ledger-result-ignored", {"round": event.round_id, "action": event.action})]
+        return [
+            AppendJournal(
+                "ledger-result-ignored", {"round": event.round_id, "action": event.action}
+            )
+        ]
 
     @staticmethod
     def _jackpot_seats(result: RoundResult) -> list[int]:
@@ -360,35 +480,36 @@ class TableMachine:
 
     def _ledger_failed(self, event: LedgerResult, now: float) -> list[Effect]:
         effects: list[Effect] = [
-            Journal(
+            AppendJournal(
                 "ledger-failed",
                 {"action": event.action, "error": event.error, "condition": event.condition},
             )
         ]
         self.conditions[event.condition] = event.error
-        if event.action == "open":  # nothing was taken: the round never existed
+        if event.action is LedgerAction.OPEN:  # nothing was taken: the round never existed
             self.round = None
             target = TableState.OPEN if self._can_open() else TableState.CLOSED
             # a linked pool that went down at LOCK: bets stay open, LOCK again takes no
             # linked stakes; the ledger failing closes the table
             effects.append(self._move(target, f"{event.condition} failed: {event.error}"))
-        elif event.action == "settle":
+            effects.append(EndSeatRound(void=False))
+        elif event.action is LedgerAction.SETTLE:
             self._pending_settle = True  # retried when the condition clears
         return effects
 
-    def _on_PacketDelivered(self, event: PacketDelivered, now: float) -> list[Effect]:
+    def _on_packet(self, event: PacketDelivered, now: float) -> list[Effect]:
         r = self.round
         if event.round_id is not None and (r is None or event.round_id != r.round_id):
             # the answer to a request of a round that is over (a slow link): not this deal
             return [
-                Journal(
+                AppendJournal(
                     "packet-stale",
                     {"round": event.round_id, "destination": event.packet.destination},
                 )
             ]
-        if not self._dealing():
+        if r is None or not self._dealing():
             return [
-                Journal(
+                AppendJournal(
                     "packet-unexpected",
                     {
                         "state": self.state.value,
@@ -398,125 +519,93 @@ class TableMachine:
                     },
                 )
             ]
-        verdict, requests = self.round.deal.packet(event.packet, now)
+        verdict, requests = r.deal.packet(event.packet, now)
         return self._after_verdict(verdict, requests, now)
 
-    def _on_SeatDecision(self, event: SeatDecision, now: float) -> list[Effect]:
+    def _on_seat_decision(self, event: SeatDecision, now: float) -> list[Effect]:
         r = self.round
-        if not (self._dealing() and isinstance(r.deal, ShoeDeal)):
-            return [
-                Journal(
-                    "decision-refused",
-                    {
-                        "seat": event.seat,
-                        "action": event.action,
-                        "reason": "no decision is awaited",
-                    },
-                )
-            ]
+        refusal = {"seat": event.seat, "action": event.action}
+        if r is None or not (self._dealing() and isinstance(r.deal, ShoeDeal)):
+            raise EventRefused("decision-refused", {**refusal, "reason": "no decision is awaited"})
         try:
             r.deal.decide(event.seat, event.action, event.amount)
         except RoundError as exc:
-            return [
-                Journal(
-                    "decision-refused",
-                    {
-                        "seat": event.seat,
-                        "action": event.action,
-                        "reason": str(exc),
-                        "rule": exc.rule,
-                    },
-                )
-            ]
+            raise EventRefused(
+                "decision-refused", {**refusal, "reason": str(exc), "rule": exc.rule}
+            ) from None
         effects: list[Effect] = [
-            Journal(
+            AppendJournal(
                 "decision", {"seat": event.seat, "action": event.action, "amount": event.amount}
             )
         ]
         return effects + self._maybe_complete(now)
 
-    def _on_EnterCards(self, event: EnterCards, now: float) -> list[Effect]:
+    def _on_enter_cards(self, event: EnterCards, now: float) -> list[Effect]:
         r = self.round
-        if (
-            r is None
-            or not isinstance(r.deal, ManualDeal)
-            or self.state
-            not in (
-                TableState.DEALING,
-                TableState.VERIFIED,
-            )
-        ):
-            return [
-                Journal(
-                    "cards-refused",
-                    {"destination": event.destination, "reason": "no manually dealt round in play"},
-                )
-            ]
+        refusal = {"destination": event.destination, "reason": "no manually dealt round in play"}
+        if r is None or not isinstance(r.deal, ManualDeal):
+            raise EventRefused("cards-refused", refusal)
+        self._take(EnterCards, "cards-refused", **refusal)
         try:
             r.deal.enter_cards(event.destination, event.cards)
         except RoundError as exc:
-            return [
-                Journal(
-                    "cards-refused",
-                    {"destination": event.destination, "reason": str(exc), "rule": exc.rule},
-                )
-            ]
+            raise EventRefused(
+                "cards-refused",
+                {"destination": event.destination, "reason": str(exc), "rule": exc.rule},
+            ) from None
         return [
-            Journal("cards-entered", {"destination": event.destination, "count": len(event.cards)})
+            AppendJournal(
+                "cards-entered", {"destination": event.destination, "count": len(event.cards)}
+            )
         ]
 
-    def _on_DeclareMisdeal(self, event: DeclareMisdeal, now: float) -> list[Effect]:
-        r = self.round
-        if r is None or self.state not in (TableState.DEALING, TableState.VERIFIED):
-            return [
-                Journal("misdeal-refused", {"rule": event.rule, "reason": "no deal in progress"})
-            ]
+    def _on_declare_misdeal(self, event: DeclareMisdeal, now: float) -> list[Effect]:
+        refusal = {"rule": event.rule, "reason": "no deal in progress"}
+        if self.round is None:
+            raise EventRefused("misdeal-refused", refusal)
+        self._take(DeclareMisdeal, "misdeal-refused", **refusal)
         if not MISDEAL_RULES.match(event.rule):
-            return [
-                Journal(
-                    "misdeal-refused",
-                    {"rule": event.rule, "reason": "not a misdeal rule (MD-S1..3, MD-M1..7)"},
-                )
-            ]
+            reason = "not a misdeal rule (MD-S1..3, MD-M1..7)"
+            raise EventRefused("misdeal-refused", {"rule": event.rule, "reason": reason})
         verdict = Verdict(MISDEAL, event.rule, f"declared by the dealer: {event.reason}")
         return self._after_verdict(verdict, [], now)
 
-    def _on_DealerCardsExposed(self, event: DealerCardsExposed, now: float) -> list[Effect]:
+    def _on_dealer_cards_exposed(self, event: DealerCardsExposed, now: float) -> list[Effect]:
+        """MD-X3: the exposed dealer cards go back into the shuffler, replacements follow."""
+        positions = list(event.positions)
         r = self.round
-        refused = None
-        if self.profile.options.get("dealer_exposure") != "reinsert":
-            refused = (
-                f"profile {self.profile.name} has no re-insertion procedure (MD-X3 is"
-                " Italian): call the floor"
-            )
-        elif self.state != TableState.VERIFIED or not isinstance(r.deal, HandFormingDeal):
-            refused = f"only after a verified hand-forming deal, before the showdown ({self.state})"
-        if refused is None:
-            try:
-                effects = r.deal.reinsert_dealer(event.positions, now)
-            except RoundError as exc:
-                refused = str(exc)
-        if refused is not None:
-            return [
-                Journal(
-                    "exposure-refused",
-                    {"positions": list(event.positions), "reason": refused, "rule": "MD-X3"},
-                )
-            ]
+
+        def refused(reason: str) -> EventRefused:
+            data = {"positions": positions, "reason": reason, "rule": "MD-X3"}
+            return EventRefused("exposure-refused", data)
+
+        if (why := reinsert_refusal(self.profile)) is not None:
+            raise refused(why)
+        too_early = f"only after a verified hand-forming deal, before the showdown ({self.state})"
+        if r is None or not isinstance(r.deal, HandFormingDeal):
+            raise refused(too_early)
+        refusal = {"positions": positions, "reason": too_early, "rule": "MD-X3"}
+        self._take(DealerCardsExposed, "exposure-refused", **refusal)
+        try:
+            effects = r.deal.reinsert_dealer(event.positions, now)
+        except RoundError as exc:
+            raise refused(str(exc)) from None
         cause = "dealer cards exposed: back into the shuffler, replacements dealt"
-        move = self._move(TableState.DEALING, cause, rule="MD-X3", positions=list(event.positions))
+        move = self._move(TableState.DEALING, cause, rule="MD-X3", positions=positions)
         return [move, *effects]
 
-    def _on_ShufflerFault(self, event: ShufflerFault, now: float) -> list[Effect]:
-        effects: list[Effect] = [Journal("shuffler-fault", {"description": event.description})]
-        if self._dealing():
+    def _on_shuffler_fault(self, event: ShufflerFault, now: float) -> list[Effect]:
+        effects: list[Effect] = [
+            AppendJournal("shuffler-fault", {"description": event.description})
+        ]
+        if self.round is not None and self._dealing():
             effects += self._after_verdict(self.round.deal.fault(event.description, now), [], now)
         return effects
 
     def _after_verdict(self, verdict: Verdict, requests: list[Effect], now: float) -> list[Effect]:
         r = self.round
         assert r is not None
-        effects: list[Effect] = [Journal("exposure", {"note": n}) for n in verdict.notes]
+        effects: list[Effect] = [AppendJournal("exposure", {"note": n}) for n in verdict.notes]
         if verdict.status == MISDEAL:
             if r.verdict is not None and r.verdict.status == MISDEAL:
                 return effects
@@ -530,7 +619,7 @@ class TableMachine:
             if verdict.rule == "MD-S1" or verdict.deck_error:
                 # a wrong count takes the deck out of play until the dealer confirms a
                 # replacement (shuffler trust)
-                self.conditions["deck"] = "deck out of play after " + (verdict.rule or "")
+                self.conditions[Condition.DECK] = "deck out of play after " + (verdict.rule or "")
             return effects
         if verdict.status == VERIFIED and self.state == TableState.DEALING:
             r.verdict = verdict
@@ -553,28 +642,35 @@ class TableMachine:
 
     def _confirm(self, now: float) -> list[Effect]:
         r = self.round
-        if self.state == TableState.DEALING and r and isinstance(r.deal, ManualDeal):
+        excluded = sorted(self.seats.excluded())
+        if self.key_on and excluded:
+            # CONFIRM with the technician key on clears the excluded seats (docs/tableio.md);
+            # it is not the dealer's CONFIRM
+            data = {"seats": excluded, "by": "technician key"}
+            return [AppendJournal("seats-cleared", data), ClearSeats(tuple(excluded))]
+        self._take(Button.CONFIRM, "confirm-ignored", state=self.state.value)
+        if self.state == TableState.DEALING:
+            if r is None or not isinstance(r.deal, ManualDeal):
+                raise EventRefused("confirm-ignored", {"state": self.state.value})
             r.verdict = r.deal.confirm_dealt()
             return [self._move(TableState.VERIFIED, "the dealer confirmed the manual deal")]
         if self.state == TableState.VERIFIED:
             return self._showdown(now)
-        if self.state in (TableState.SETTLED, TableState.VOID):
-            effects: list[Effect] = []
-            if "deck" in self.conditions:
-                # the dealer confirms a replacement deck: the shuffler counts it before the
-                # table may open again (the daemon answers with ConditionChanged("deck"))
-                effects += [Journal("deck-replaced", {"by": "dealer CONFIRM"}), CheckDeck()]
-            return effects + self._end_round("dealer CONFIRM", now)
-        return [Journal("confirm-ignored", {"state": self.state.value})]
+        effects: list[Effect] = []
+        if Condition.DECK in self.conditions:
+            # the dealer confirms a replacement deck: the shuffler counts it before the
+            # table may open again (the daemon answers with ConditionChanged(DECK))
+            effects += [AppendJournal("deck-replaced", {"by": "dealer CONFIRM"}), CheckDeck()]
+        return effects + self._end_round("dealer CONFIRM", now)
 
     def _showdown(self, now: float) -> list[Effect]:
         r = self.round
         assert r is not None
         if r.deal.unrecognised():
             reason = "cards not recognised by the shuffler; enter the round for settlement"
-            return [Journal("showdown-waiting", {"reason": reason})]
+            return [AppendJournal("showdown-waiting", {"reason": reason})]
         if not r.deal.is_complete:
-            return [Journal("confirm-ignored", {"reason": "the round is still being played"})]
+            return [AppendJournal("confirm-ignored", {"reason": "the round is still being played"})]
         try:
             r.record = r.deal.record(
                 RoundStakes(
@@ -583,7 +679,7 @@ class TableMachine:
             )
             r.result = settle(self.profile, r.record)
         except RoundError as exc:  # e.g. entered wagers the engine refuses
-            return [Journal("settlement-refused", {"reason": str(exc), "rule": exc.rule})]
+            return [AppendJournal("settlement-refused", {"reason": str(exc), "rule": exc.rule})]
         cause = "dealer CONFIRM" if r.deal.needs_confirm else "every hand played out"
         move = self._move(TableState.SHOWDOWN, cause)
         self._pending_settle = True
@@ -597,16 +693,19 @@ class TableMachine:
 
     def _end_round(self, cause: str, now: float) -> list[Effect]:
         finished = self.round
+        void = self.state == TableState.VOID
         target = TableState.OPEN if self._can_open() else TableState.CLOSED
         move = self._move(target, cause)
         self.round = None
         self.declared = set()
-        return [move, Journal("round-ended", {"round": finished.round_id if finished else None})]
+        ended = AppendJournal("round-ended", {"round": finished.round_id if finished else None})
+        return [move, ended, EndSeatRound(void=void)]
 
-    def _on_JackpotAck(self, event: JackpotAck, now: float) -> list[Effect]:
-        if self.state != TableState.JACKPOT:
-            return [Journal("jackpot-ack-ignored", {"state": self.state.value})]
-        effects: list[Effect] = [Journal("jackpot-acknowledged", {"technician": event.technician})]
+    def _on_jackpot_ack(self, event: JackpotAck, now: float) -> list[Effect]:
+        self._take(JackpotAck, "jackpot-ack-ignored", state=self.state.value)
+        effects: list[Effect] = [
+            AppendJournal("jackpot-acknowledged", {"technician": event.technician})
+        ]
         return effects + self._end_round("jackpot acknowledged", now)
 
     # --- what others may see -----------------------------------------------------------
@@ -614,14 +713,15 @@ class TableMachine:
     def view(self) -> dict[str, Any]:
         """Status for lamps, sign, CLI and other systems: no live card identities."""
         r = self.round
+        sensed, excluded = self.seats.with_stake(), self.seats.excluded()
         return {
             "state": self.state.value,
             "round": r.round_id if r else None,
             "conditions": dict(self.conditions),
             "seats": {
                 s: {
-                    "stake": s in self.sensed,
-                    "excluded": self.excluded.get(s),
+                    "stake": s in sensed,
+                    "excluded": excluded.get(s),
                     "locked": bool(r and s in r.progressive),
                     "in_play": bool(r and s in r.seats) or s in self.seats_in_play(),
                 }

@@ -14,31 +14,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from controller.table.events import Condition
+from controller.table.machine import TableState
 from display.scenes import Mode, Pool, SignState
 
 if TYPE_CHECKING:
     from controller.table.machine import TableMachine
     from controller.table.tableconfig import TableConfig
 
-GREEN_STATES = ("verified", "showdown", "settled", "jackpot")
-QUIET_CONDITIONS = {"startup"}  # closing reasons that are not faults
+GREEN_STATES = (TableState.VERIFIED, TableState.SHOWDOWN, TableState.SETTLED, TableState.JACKPOT)
+QUIET_CONDITIONS = {Condition.STARTUP}  # closing reasons that are not faults
 
 
 def lamp_patterns(machine: TableMachine) -> dict[str, str]:
-    state = machine.state.value
+    state = machine.state
     faults = set(machine.conditions) - QUIET_CONDITIONS
-    if state == "void":
+    if state is TableState.VOID:
         red = "fast"
-    elif state == "closed" and faults:
+    elif state is TableState.CLOSED and faults:
         red = "on"
-    elif "progressive-link" in faults:
+    elif Condition.PROGRESSIVE_LINK in faults:
         red = "slow"  # a linked pool is offline: no progressive stakes taken, the table plays
     else:
         red = "off"
     return {
         "green": "on" if state in GREEN_STATES else "off",
         "red": red,
-        "beacon": "fast" if state == "jackpot" else "off",
+        "beacon": "fast" if state is TableState.JACKPOT else "off",
     }
 
 
@@ -54,11 +56,11 @@ def sign_state(machine: TableMachine, config: TableConfig) -> SignState:
         for name, pool in config.pools.items()
         if pool.bet in machine.pools
     )
-    if "progressive-link" in machine.conditions:
+    if Condition.PROGRESSIVE_LINK in machine.conditions:
         return SignState(pools, currency, Mode.OFFLINE)
-    if machine.state.value == "jackpot" and machine.last_result is not None:
+    if machine.state is TableState.JACKPOT and machine.last_result is not None:
         won = sum(p.get("jackpot_paid", 0) for p in machine.last_result.pools.values())
         return SignState(pools, currency, Mode.JACKPOT, jackpot=won)
-    if machine.state.value == "closed":
+    if machine.state is TableState.CLOSED:
         return SignState(pools, currency, Mode.CLOSED)
     return SignState(pools, currency, Mode.OPEN)

@@ -6,7 +6,7 @@
   ``link`` condition meanwhile), and lets the client reconnect by itself after that;
 - checks trust on every identify: the firmware SHA-256 must be on the allow-list, or the
   ``firmware`` condition keeps the table CLOSED; then counts the deck (``deck`` condition);
-- translates the client's events: link up/down -> ``ConditionChanged("link")``, a device fault
+- translates the client's events: link up/down -> ``ConditionChanged(LINK)``, a device fault
   -> ``ShufflerFault``, a card leaving the shoe -> ``PacketDelivered`` (shoe mode);
 - keeps the table closed while the machine reports a fault or an open door (the ``shuffler``
   condition, from a STATUS asked at identify and after every fault event): a jam stays until
@@ -32,6 +32,7 @@ from typing import Any
 from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
 from controller.table.events import (
     CheckDeck,
+    Condition,
     ConditionChanged,
     Event,
     PacketDelivered,
@@ -137,7 +138,9 @@ class ShufflerLink:
 
     async def start(self) -> None:
         self.post(
-            ConditionChanged("link", True, f"connecting to {self.client.transport.description}")
+            ConditionChanged(
+                Condition.LINK, True, f"connecting to {self.client.transport.description}"
+            )
         )
         self._tasks = [
             asyncio.create_task(self._supervise(), name="shuffler-supervisor"),
@@ -172,7 +175,7 @@ class ShufflerLink:
                 break
             except (DriverError, LinkError, OSError) as exc:
                 when = backoff.failed(loop.time())
-                self.post(ConditionChanged("link", True, f"shuffler not reachable: {exc}"))
+                self.post(ConditionChanged(Condition.LINK, True, f"shuffler not reachable: {exc}"))
                 await asyncio.sleep(max(0.0, when - loop.time()))
         # The session reports LinkUp at the first frame it receives, i.e. during the identify
         # just made: only a link that went down since (or an identify that failed) calls for
@@ -185,7 +188,7 @@ class ShufflerLink:
                     identified = await self._identify()
             elif isinstance(event, LinkDownEvent):
                 identified = False
-                self.post(ConditionChanged("link", True, event.reason))
+                self.post(ConditionChanged(Condition.LINK, True, event.reason))
             elif isinstance(event, DeviceRebooted):
                 self.post(ShufflerFault("the shuffler restarted"))
             elif isinstance(event, DeviceEvent):
@@ -196,30 +199,30 @@ class ShufflerLink:
         try:
             identity = await self.client.identify()
         except (LinkError, DriverError) as exc:
-            self.post(ConditionChanged("link", True, f"shuffler does not identify: {exc}"))
+            self.post(ConditionChanged(Condition.LINK, True, f"shuffler does not identify: {exc}"))
             return False
         self.identity = identity
         digest = identity.fw_sha256.hex()
         if digest not in self.firmware_allow:
             self.post(
                 ConditionChanged(
-                    "firmware",
+                    Condition.FIRMWARE,
                     True,
                     f"shuffler firmware {identity.fw_version} sha256 {digest} is not on the"
                     " allow-list ([shuffler] firmware_allow)",
                 )
             )
         else:
-            self.post(ConditionChanged("firmware", False))
+            self.post(ConditionChanged(Condition.FIRMWARE, False))
         await self._check_status()
         await self._check_deck()
         if self.shoe:  # blackjack: the machine works as a shoe, reporting every card
             try:
                 await self.client.shuffle(ShuffleMode.SHOE)
             except (LinkError, DriverError) as exc:
-                self.post(ConditionChanged("link", True, f"shoe mode refused: {exc}"))
+                self.post(ConditionChanged(Condition.LINK, True, f"shoe mode refused: {exc}"))
                 return False
-        self.post(ConditionChanged("link", False))
+        self.post(ConditionChanged(Condition.LINK, False))
         return True
 
     def _device_event(self, event: DeviceEvent) -> None:
@@ -293,16 +296,16 @@ class ShufflerLink:
             )
         if status.door_open:
             problems.append("the shuffler's door is open")
-        self.post(ConditionChanged("shuffler", bool(problems), "; ".join(problems)))
+        self.post(ConditionChanged(Condition.SHUFFLER, bool(problems), "; ".join(problems)))
 
     async def _check_deck(self) -> None:
         try:
             reply = await self.client.deck_check()
         except (LinkError, DriverError) as exc:
-            self.post(ConditionChanged("deck", True, f"deck check failed: {exc}"))
+            self.post(ConditionChanged(Condition.DECK, True, f"deck check failed: {exc}"))
             return
         # counts only: the text reaches status and the journal (no card identities there);
         # `croupier shuffler deck-check` on the port names the cards for a technician
         good, text = describe_deck(reply, None)
         self.last_deck = text
-        self.post(ConditionChanged("deck", not good, "" if good else f"deck check: {text}"))
+        self.post(ConditionChanged(Condition.DECK, not good, "" if good else f"deck check: {text}"))

@@ -57,6 +57,7 @@ from controller.engine.profiles import Profile, load_profile
 from controller.engine.wagers import GAME_WAGER_RULE, Limit, parse_limits
 from controller.table.credentials import check_stored
 from controller.table.host_checks import HostSettings, read_host_settings
+from controller.table.machine import MachineSettings
 from controller.validation import (
     ConfigError,
     Problems,
@@ -79,7 +80,10 @@ MAX_CONNECTIONS_DEFAULT, MAX_CONNECTIONS_CEILING = 32, 256
 IDLE_TIMEOUT_DEFAULT, IDLE_TIMEOUT_CEILING = 300.0, 86400.0
 
 
-@dataclass(frozen=True)
+# Every default below is written once, on its dataclass field; the parser reads it from there.
+
+
+@dataclass(frozen=True, kw_only=True)
 class EmulatorSettings:
     decks: int = 1
     seed: int | None = None
@@ -87,30 +91,30 @@ class EmulatorSettings:
     trusted: bool = True  # add the started emulator's own firmware build to the allow-list
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShufflerSettings:
     port: str | None  # None: emulate
-    baud: int
-    firmware_allow: tuple[str, ...]
-    packet_timeout: float
-    emulator: EmulatorSettings | None
+    baud: int = 115200
+    firmware_allow: tuple[str, ...] = ()
+    packet_timeout: float = MachineSettings.packet_timeout
+    emulator: EmulatorSettings | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableConfig:
     source: str
     table_id: str
     profile: Profile
     seats: tuple[int, ...]
     shuffler: ShufflerSettings
-    io: TableIO | None  # None: no [gpio] (a table without sensors, e.g. blackjack)
-    pools: dict[str, PoolConfig]  # local pools, in the table's SQLite ledger
-    linked: dict[str, LinkedSettings]  # linked pools, in a PostgreSQL store
-    ledger_path: str
-    credential: str | None
-    control_socket: str
-    control_group: str | None
-    settled_display: float
+    io: TableIO | None = None  # None: no [gpio] (a table without sensors, e.g. blackjack)
+    pools: dict[str, PoolConfig] = field(default_factory=dict)  # local pools (SQLite ledger)
+    linked: dict[str, LinkedSettings] = field(default_factory=dict)  # in a PostgreSQL store
+    ledger_path: str = "ledger.sqlite3"
+    credential: str | None = None
+    control_socket: str = "control.sock"
+    control_group: str | None = None
+    settled_display: float = MachineSettings.settled_display
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
     limits: dict[str, Limit] = field(default_factory=dict)  # wager -> table limits
     host: HostSettings = field(default_factory=HostSettings)
@@ -153,7 +157,7 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
             "required: a device path, a pyserial URL or usb:VID:PID"
             " (or emulate = true for a simulated table)",
         )
-    baud = sec.get("baud", int, default=115200, check=positive_int)
+    baud = sec.get("baud", int, default=ShufflerSettings.baud, check=positive_int)
     allow_raw = sec.get("firmware_allow", list, default=[])
     allow = []
     for i, item in enumerate(allow_raw or []):
@@ -175,25 +179,43 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
             "list the SHA-256 of every shuffler firmware build this table trusts"
             " (shown by `croupier shuffler info`)",
         )
-    timeout = sec.get("packet_timeout", (int, float), default=10.0, check=_seconds)
+    timeout = sec.get(
+        "packet_timeout",
+        (int, float),
+        default=ShufflerSettings.packet_timeout,
+        check=_seconds,
+    )
     emulator = None
     emu = sec.section("emulator", required=False)
     if emu is not None:
         if not emulate:
             sec.problems.add(emu.path, "only with emulate = true")
+        defaults = EmulatorSettings()
         decks = emu.get(
-            "decks", int, default=1, check=lambda v: None if 1 <= v <= 8 else "must be 1..8"
+            "decks",
+            int,
+            default=defaults.decks,
+            check=lambda v: None if 1 <= v <= 8 else "must be 1..8",
         )
-        seed = emu.get("seed", int, default=None)
-        emu_baud = emu.get("baud", int, default=None, check=positive_int)
-        trusted = emu.get("trusted", bool, default=True)
-        emulator = EmulatorSettings(decks or 1, seed, emu_baud, trusted is not False)
+        seed = emu.get("seed", int, default=defaults.seed)
+        emu_baud = emu.get("baud", int, default=defaults.baud, check=positive_int)
+        trusted = emu.get("trusted", bool, default=defaults.trusted)
+        emulator = EmulatorSettings(
+            decks=decks or defaults.decks,
+            seed=seed,
+            baud=emu_baud,
+            trusted=defaults.trusted if trusted is None else trusted,
+        )
         emu.finish()
     elif emulate:
         emulator = EmulatorSettings()
     sec.finish()
     return ShufflerSettings(
-        None if emulate else port, baud or 115200, tuple(allow), float(timeout or 10.0), emulator
+        port=None if emulate else port,
+        baud=baud or ShufflerSettings.baud,
+        firmware_allow=tuple(allow),
+        packet_timeout=float(timeout or ShufflerSettings.packet_timeout),
+        emulator=emulator,
     )
 
 
@@ -262,7 +284,8 @@ def parse_table_config(
     problems = Problems(source)
     top = Section(data, "", problems)
     table = top.section("table")
-    table_id, profile, seats = None, None, ()
+    table_id, profile = None, None
+    seats: tuple[int, ...] = ()
     if table:
         table_id = table.get(
             "id",
@@ -316,10 +339,10 @@ def parse_table_config(
                     f"profile {profile.name} has seats 1..{profile.seats}",
                 )
     pools, linked = _read_pools(top.section("pools", required=False), profile, problems)
-    if linked and table_id and (reason := table_id_problem(table_id)):
-        problems.add("table.id", f"a linked pool names this table in its store: {reason}")
+    if linked and table_id and (problem := table_id_problem(table_id)):
+        problems.add("table.id", f"a linked pool names this table in its store: {problem}")
     ledger = top.section("ledger", required=False)
-    ledger_path = "ledger.sqlite3"
+    ledger_path = TableConfig.ledger_path
     if ledger:
         ledger_path = ledger.get("path", str, default=ledger_path, check=_non_empty)
         ledger.finish()
@@ -329,8 +352,8 @@ def parse_table_config(
         credential = tech.get("credential", str, default=None, check=check_stored)
         tech.finish()
     control = top.section("control", required=False)
-    socket_path, group = "control.sock", None
-    max_connections, idle_timeout = MAX_CONNECTIONS_DEFAULT, IDLE_TIMEOUT_DEFAULT
+    socket_path, group = TableConfig.control_socket, TableConfig.control_group
+    max_connections, idle_timeout = TableConfig.max_connections, TableConfig.idle_timeout
     if control:
         socket_path = control.get("socket", str, default=socket_path, check=_non_empty)
         group = control.get("group", str, default=None, check=_non_empty)
@@ -352,7 +375,7 @@ def parse_table_config(
         )
         control.finish()
     limits_sec = top.section("limits", required=False)
-    stake_max = STAKE_MAX_DEFAULT
+    stake_max = TableConfig.stake_max
     if limits_sec:
         stake_max = limits_sec.get(
             "stake_max",
@@ -375,14 +398,14 @@ def parse_table_config(
         for wager, limit in limits.items():
             if stake_max and limit.high > stake_max:
                 problems.add(
-                    f"limits.{wager}",
-                    f"max {limit.high} is above limits.stake_max {stake_max}",
+                    f"limits.{wager}", f"max {limit.high} is above limits.stake_max {stake_max}"
                 )
     timing = top.section("timing", required=False)
-    settled_display = 15.0
+    settled_display = TableConfig.settled_display
     if timing:
         settled_display = float(
-            timing.get("settled_display", (int, float), default=15.0, check=_seconds) or 15.0
+            timing.get("settled_display", (int, float), default=settled_display, check=_seconds)
+            or settled_display
         )
         timing.finish()
     simulated = shuffler is not None and shuffler.emulator is not None
@@ -392,26 +415,27 @@ def parse_table_config(
     if not (table_id and profile and shuffler):  # each has recorded a problem when missing
         problems.add("table", "incomplete")
         problems.raise_if_any()
+    assert table_id and profile and shuffler  # for the type checker: raised above otherwise
     return TableConfig(
-        source,
-        table_id,
-        profile,
-        seats,
-        shuffler,
-        io,
-        pools,
-        linked,
-        ledger_path,
-        credential,
-        socket_path,
-        group,
-        settled_display,
-        data,
-        limits,
-        host,
-        stake_max,
-        max_connections,
-        float(idle_timeout),
+        source=source,
+        table_id=table_id,
+        profile=profile,
+        seats=seats,
+        shuffler=shuffler,
+        io=io,
+        pools=pools,
+        linked=linked,
+        ledger_path=ledger_path,
+        credential=credential,
+        control_socket=socket_path,
+        control_group=group,
+        settled_display=settled_display,
+        raw=data,
+        limits=limits,
+        host=host,
+        stake_max=stake_max,
+        max_connections=max_connections,
+        idle_timeout=float(idle_timeout),
     )
 
 

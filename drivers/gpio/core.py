@@ -248,6 +248,10 @@ class TableCore:
     def exclusion_reason(self, seat_number: int) -> str:
         return self._seat(seat_number).excluded_for
 
+    def is_on(self, seat_number: int) -> bool:
+        """Is something on the seat's sensor (its debounced level)?"""
+        return self._seat(seat_number).sensor.level
+
     def lamp_levels(self, now: float) -> dict[str, bool]:
         return self.lamps.levels(now)
 

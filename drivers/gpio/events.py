@@ -113,3 +113,15 @@ class RawEdge(TableEvent):
     text: ClassVar[str] = "  edge {line} {active}"
     line: str
     active: bool
+
+
+@dataclass(frozen=True)
+class LampFault(TableEvent):
+    """Writing a lamp's pin failed (``error`` says why), or works again (``error`` empty)."""
+
+    kind: ClassVar[str] = "lamp_fault"
+    lamp: str
+    error: str
+
+    def describe(self) -> str:
+        return f"lamp {self.lamp}: " + (self.error or "works again")

@@ -20,13 +20,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gpiozero import LED, InputDevice
+from gpiozero import LED, GPIOZeroError, InputDevice
 from gpiozero.pins import Factory
 
 from drivers.asynctools import wait_for_event
 from drivers.errors import DriverError, PinOpenError
 from drivers.gpio.core import TableCore
-from drivers.gpio.events import SeatState, TableEvent
+from drivers.gpio.events import LampFault, SeatState, TableEvent
 from drivers.gpio.pinmap import GpioConfig, InputLine, OutputLine
 
 
@@ -72,6 +72,7 @@ class GpioTable:
         self._inputs: dict[str, InputDevice] = {}
         self._lamps: dict[str, LED] = {}
         self._lit: dict[str, bool] = {}
+        self.lamp_faults: dict[str, str] = {}  # lamp -> why its pin cannot be written
         self._callbacks: list[Callable[[Any, Any], None]] = []  # gpiozero keeps weak references
         self._events: asyncio.Queue[TableEvent] = asyncio.Queue()
         self._wake = asyncio.Event()
@@ -145,6 +146,11 @@ class GpioTable:
     def seat_states(self) -> dict[int, SeatState]:
         return self._core().seat_states()
 
+    def refresh(self) -> None:
+        """The core was commanded directly (the table core holds the same pure object, on
+        the same clock): apply its lamps and deadlines now."""
+        self._wake.set()
+
     def lamp_levels(self) -> dict[str, bool]:
         """Lamp levels as last written to the pins."""
         return dict(self._lit)
@@ -201,10 +207,23 @@ class GpioTable:
             await wait_for_event(self._wake, timeout)
 
     def _apply_lamps(self, now: float) -> None:
+        """Write the lamps that changed. A pin that cannot be written is reported once as a
+        :class:`LampFault` (and again, with no error, once it takes writes) and retried at
+        the next wake-up; the other lamps go on."""
         for name, lit in self._core().lamp_levels(now).items():
-            if self._lit.get(name) != lit:
+            if self._lit.get(name) == lit:
+                continue
+            try:
                 self._lamps[name].value = lit
-                self._lit[name] = lit
+            except (GPIOZeroError, OSError) as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                if self.lamp_faults.get(name) != error:
+                    self.lamp_faults[name] = error
+                    self._events.put_nowait(LampFault(now, name, error))
+                continue
+            self._lit[name] = lit
+            if self.lamp_faults.pop(name, None) is not None:
+                self._events.put_nowait(LampFault(now, name, ""))
 
     def _close_devices(self) -> None:
         for device in [*self._inputs.values(), *self._lamps.values()]:

@@ -4,11 +4,8 @@
 sets ``CROUPIER_FUZZ=long`` for many more examples and longer floods.
 """
 
-import os
-
+from fuzz_budget import LONG
 from hypothesis import HealthCheck, settings
-
-LONG = os.environ.get("CROUPIER_FUZZ") == "long"
 
 settings.register_profile(
     "adversarial",
@@ -16,8 +13,3 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-
-
-def scale(short: int, long: int) -> int:
-    """A count for `make test` or, under `make fuzz`, the long run."""
-    return long if LONG else short

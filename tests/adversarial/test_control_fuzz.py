@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import scale
 from daemon_harness import CREDENTIAL, SimTable
+from fuzz_budget import scale
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_fixture import InProcessTable

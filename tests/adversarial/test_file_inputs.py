@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import tomli_w
-from conftest import scale
+from fuzz_budget import scale
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -15,8 +15,8 @@ import threading
 import time
 
 import pytest
-from conftest import scale
 from daemon_harness import CREDENTIAL, SimTable, sim_config
+from fuzz_budget import scale
 from table_fixture import InProcessTable
 
 from controller.table.control.client import ControlClient

@@ -10,11 +10,12 @@ import copy
 import threading
 
 import pytest
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from drivers.gpio.events import (
     ButtonPressed,
     KeySwitched,
+    LampFault,
     SeatState,
     SensorChatter,
     StakePlaced,
@@ -162,5 +163,37 @@ def test_closing_releases_every_pin():
             pass
         async with GpioTable(config(), factory):  # the same pins can be opened again
             pass
+
+    run(scenario())
+
+
+class BreakablePin(MockPin):
+    """A mock pin whose writes fail while ``broken`` (a lamp driver gone, an I/O error)."""
+
+    broken = False
+
+    def _set_state(self, value):
+        if self.broken:
+            raise OSError(5, "Input/output error")
+        super()._set_state(value)
+
+
+def test_a_lamp_pin_that_cannot_be_written_is_reported_and_retried():
+    async def scenario():
+        factory = MockFactory(pin_class=BreakablePin)
+        async with GpioTable(config(), factory) as table:
+            lamp = factory.pin(24)  # seat 3's lamp
+            lamp.broken = True
+            factory.pin(27).drive_low()  # a stake on seat 3: its lamp should blink
+            fault = await next_event(table, LampFault)  # reported once, before or after it
+            assert isinstance(await next_event(table, StakePlaced), StakePlaced)
+            assert fault.lamp == "seat3" and "Input/output error" in fault.error
+            assert "seat3" in table.lamp_faults and lamp.state == 0
+            assert table.seat_states()[3] is SeatState.STAKE_PLACED  # the table goes on
+            lamp.broken = False
+            table.refresh()
+            recovered = await next_event(table, LampFault)
+            assert (recovered.lamp, recovered.error) == ("seat3", "")
+            assert table.lamp_faults == {}
 
     run(scenario())

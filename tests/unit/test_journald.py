@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.table.events import Journal, OpenRound, VoidRound
+from controller.table.events import AppendJournal, OpenRound, VoidRound
 from controller.table.journald import (
     JournaldHandler,
     configure_logging,
@@ -128,8 +128,8 @@ def test_round_and_condition_effects_are_logged_with_their_round(caplog):
     caplog.set_level(logging.INFO, logger="croupierd.table")
     log_effect(OpenRound("T-1", "main", {2: 500}))
     log_effect(VoidRound("T-1", "MD-S1", "wrong count"))
-    log_effect(Journal("condition", {"name": "clock", "blocking": True, "detail": "no NTP"}))
-    log_effect(Journal("round-ended", {"round": "T-1"}))
+    log_effect(AppendJournal("condition", {"name": "clock", "blocking": True, "detail": "no NTP"}))
+    log_effect(AppendJournal("round-ended", {"round": "T-1"}))
     got = [(r.levelname, r.getMessage(), getattr(r, "round_id", None)) for r in caplog.records]
     assert got == [
         ("INFO", "round T-1 opened", "T-1"),

@@ -6,7 +6,14 @@ import contextlib
 import tomllib
 
 from controller.books.ledger.errors import LedgerFullError
-from controller.table.events import ButtonPressed, ConditionChanged, DeclareSeats, StakeSensed
+from controller.table.events import (
+    Button,
+    Condition,
+    ConditionChanged,
+    DealerPressed,
+    DeclareSeats,
+    StakeSensed,
+)
 from controller.table.runner import TableRunner
 from controller.table.tableconfig import parse_table_config
 
@@ -39,7 +46,7 @@ def test_disk_full_at_lock_takes_nothing_and_closes(tmp_path):
         runner = TableRunner(parse_table_config(CONFIG, "t.toml"), state_dir=tmp_path)
         await runner.open()
         runner.shuffler = NoShuffler()
-        await runner.handle(ConditionChanged("startup", False))
+        await runner.handle(ConditionChanged(Condition.STARTUP, False))
         await drain(runner)
         assert runner.machine.state.value == "open"
         await runner.handle(StakeSensed(1, True))
@@ -57,7 +64,7 @@ def test_disk_full_at_lock_takes_nothing_and_closes(tmp_path):
                             ledger.journal.append("padding", {"pad": "x" * size}, 0.0)
 
         await runner.in_ledger(fill)
-        await runner.handle(ButtonPressed("lock"))
+        await runner.handle(DealerPressed(Button.LOCK))
         await drain(runner)
         machine = runner.machine
         assert machine.state.value == "closed"
@@ -73,10 +80,10 @@ def test_disk_full_at_lock_takes_nothing_and_closes(tmp_path):
             return count, opened
 
         assert await runner.in_ledger(rounds) == (0, 0)  # nothing half-written
-        await runner.handle(ConditionChanged("ledger", False))
+        await runner.handle(ConditionChanged(Condition.LEDGER, False))
         await drain(runner)
         assert machine.state.value == "open"
-        await runner.handle(ButtonPressed("lock"))
+        await runner.handle(DealerPressed(Button.LOCK))
         await drain(runner)
         assert machine.state.value == "dealing"
         assert [type(e).__name__ for e in runner.shuffler.submitted] == [

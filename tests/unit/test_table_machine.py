@@ -7,16 +7,19 @@ from controller.engine.cards import parse_cards
 from controller.engine.deal.validator import Packet
 from controller.engine.profiles import load_profile
 from controller.table.events import (
-    ButtonPressed,
+    AppendJournal,
+    Button,
     CheckDeck,
+    Condition,
     ConditionChanged,
     DealerCardsExposed,
+    DealerPressed,
     DeclareMisdeal,
     DeclareSeats,
     EnterCards,
     EnterWagers,
     JackpotAck,
-    Journal,
+    LedgerAction,
     LedgerResult,
     OpenRound,
     PacketDelivered,
@@ -61,17 +64,17 @@ class Table:
         return [e for e in self.effects if isinstance(e, kind)]
 
     def journal(self, kind):
-        return [e.data for e in self.of(Journal) if e.kind == kind]
+        return [e.data for e in self.of(AppendJournal) if e.kind == kind]
 
     def open(self, pool=1_000_000):
         self.send(PoolAmount("progressive", pool, 500_000))
-        self.send(ConditionChanged("startup", False))
+        self.send(ConditionChanged(Condition.STARTUP, False))
         assert self.m.state == TableState.OPEN
 
     def lock_and_open_ledger(self):
-        self.send(ButtonPressed("lock"))
+        self.send(DealerPressed(Button.LOCK))
         rid = self.m.round.round_id
-        return self.send(LedgerResult(rid, "open", True))
+        return self.send(LedgerResult(rid, LedgerAction.OPEN, True))
 
 
 ROYAL_DEAL = [
@@ -92,10 +95,10 @@ def deal(t, packets=ROYAL_DEAL):
 def test_starts_closed_and_opens_when_conditions_clear():
     t = Table()
     assert t.m.state == TableState.CLOSED
-    t.send(ConditionChanged("link", True, "no shuffler"))
-    t.send(ConditionChanged("startup", False))
+    t.send(ConditionChanged(Condition.LINK, True, "no shuffler"))
+    t.send(ConditionChanged(Condition.STARTUP, False))
     assert t.m.state == TableState.CLOSED
-    t.send(ConditionChanged("link", False))
+    t.send(ConditionChanged(Condition.LINK, False))
     assert t.m.state == TableState.OPEN
 
 
@@ -104,10 +107,10 @@ def test_full_round_with_royal_jackpot_and_envy():
     t.open()
     t.send(StakeSensed(1, True))
     t.send(StakeSensed(3, True))
-    out = t.send(ButtonPressed("lock"))
+    out = t.send(DealerPressed(Button.LOCK))
     assert t.m.state == TableState.LOCKED
     assert out[-1] == OpenRound("T1-000001", "progressive", {1: 100, 3: 100})  # PRG-1
-    out = t.send(LedgerResult("T1-000001", "open", True))
+    out = t.send(LedgerResult("T1-000001", LedgerAction.OPEN, True))
     assert t.m.state == TableState.DEALING
     assert out[-2:] == [ShuffleDeck(), RequestPacket("community", 5)]  # UTH-11: community first
     requests = []
@@ -119,7 +122,7 @@ def test_full_round_with_royal_jackpot_and_envy():
         RequestPacket("dealer", 2),
     ]
     assert t.m.state == TableState.VERIFIED  # green lamp
-    out = t.send(ButtonPressed("confirm"))
+    out = t.send(DealerPressed(Button.CONFIRM))
     assert t.m.state == TableState.SHOWDOWN
     settle = out[-1]
     assert isinstance(settle, SettleRound)
@@ -128,9 +131,9 @@ def test_full_round_with_royal_jackpot_and_envy():
     # the recorded round settles again to the same result (surveillance, docs/settle.md)
     assert games.settle(GR, t.m.round.record) == settle.result
     assert seats[3].wagers["envy"].paid == 10_000  # PRG-4
-    t.send(LedgerResult("T1-000001", "settle", True))
+    t.send(LedgerResult("T1-000001", LedgerAction.SETTLE, True))
     assert t.m.state == TableState.JACKPOT  # locked until a technician acknowledges
-    t.send(ButtonPressed("confirm"))
+    t.send(DealerPressed(Button.CONFIRM))
     assert t.m.state == TableState.JACKPOT
     t.send(JackpotAck("tech-7"))
     assert t.m.state == TableState.OPEN
@@ -143,8 +146,8 @@ def test_round_without_jackpot_reopens_on_confirm_or_after_display_time():
     t.send(StakeSensed(2, True))
     t.lock_and_open_ledger()
     deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:2", "Kd Tc"), ("dealer", "Jd 3c")])
-    t.send(ButtonPressed("confirm"))
-    t.send(LedgerResult("T1-000001", "settle", True))
+    t.send(DealerPressed(Button.CONFIRM))
+    t.send(LedgerResult("T1-000001", LedgerAction.SETTLE, True))
     assert t.m.state == TableState.SETTLED
     assert t.m.next_deadline() == pytest.approx(t.now + 10)
     t.send(Tick(), dt=9.9)
@@ -164,11 +167,11 @@ def test_wrong_count_voids_md_s1_and_takes_the_deck_out_of_play():
     assert t.m.state == TableState.VOID
     assert "deck" in t.m.conditions
     assert not any(isinstance(e, RequestPacket) for e in out[-1])
-    t.send(LedgerResult("T1-000001", "void", True))
-    out = t.send(ButtonPressed("confirm"))  # the dealer confirms a replacement deck
+    t.send(LedgerResult("T1-000001", LedgerAction.VOID, True))
+    out = t.send(DealerPressed(Button.CONFIRM))  # the dealer confirms a replacement deck
     assert CheckDeck() in out
     assert t.m.state == TableState.CLOSED  # until the shuffler has counted the new deck
-    t.send(ConditionChanged("deck", False))
+    t.send(ConditionChanged(Condition.DECK, False))
     assert t.m.state == TableState.OPEN
     assert t.journal("deck-replaced")
 
@@ -194,7 +197,7 @@ def test_shuffler_malfunction_voids_md_s2(how):
     if how == "fault":
         t.send(ShufflerFault("jam at the gripper"))
     elif how == "link":
-        t.send(ConditionChanged("link", True, "serial port vanished"))
+        t.send(ConditionChanged(Condition.LINK, True, "serial port vanished"))
     else:
         t.send(Tick(), dt=4.9)
         assert t.m.state == TableState.DEALING
@@ -202,8 +205,8 @@ def test_shuffler_malfunction_voids_md_s2(how):
     assert t.m.state == TableState.VOID
     assert t.of(VoidRound)[0].rule == "MD-S2"
     if how == "link":  # after the void the table stays closed until the link is back
-        t.send(LedgerResult("T1-000001", "void", True))
-        t.send(ButtonPressed("confirm"))
+        t.send(LedgerResult("T1-000001", LedgerAction.VOID, True))
+        t.send(DealerPressed(Button.CONFIRM))
         assert t.m.state == TableState.CLOSED
 
 
@@ -213,11 +216,11 @@ def test_lock_twice_and_deal_without_lock():
     t.send(packet("community", "2c 7d 9h Js Qs"))
     assert t.journal("packet-unexpected")[0]["rule"] == "MD-S1"
     assert t.m.state == TableState.OPEN
-    t.send(ButtonPressed("lock"))
+    t.send(DealerPressed(Button.LOCK))
     assert t.journal("lock-ignored")[0]["reason"] == "no seat in play"
     t.send(StakeSensed(1, True))
-    t.send(ButtonPressed("lock"))
-    t.send(ButtonPressed("lock"))
+    t.send(DealerPressed(Button.LOCK))
+    t.send(DealerPressed(Button.LOCK))
     assert len(t.of(OpenRound)) == 1
     assert t.journal("lock-ignored")[1]["state"] == "locked"
 
@@ -226,11 +229,11 @@ def test_ledger_failure_at_lock_takes_nothing_and_closes():
     t = Table()
     t.open()
     t.send(StakeSensed(1, True))
-    t.send(ButtonPressed("lock"))
-    t.send(LedgerResult("T1-000001", "open", False, "database or disk is full"))
+    t.send(DealerPressed(Button.LOCK))
+    t.send(LedgerResult("T1-000001", LedgerAction.OPEN, False, "database or disk is full"))
     assert t.m.state == TableState.CLOSED and t.m.round is None
     assert t.m.conditions["ledger"] == "database or disk is full"
-    t.send(ConditionChanged("ledger", False))
+    t.send(ConditionChanged(Condition.LEDGER, False))
     assert t.m.state == TableState.OPEN
 
 
@@ -240,10 +243,10 @@ def test_failed_settlement_is_retried_when_the_ledger_is_back():
     t.send(StakeSensed(1, True))
     t.lock_and_open_ledger()
     deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")])
-    t.send(ButtonPressed("confirm"))
-    t.send(LedgerResult("T1-000001", "settle", False, "disk I/O error"))
+    t.send(DealerPressed(Button.CONFIRM))
+    t.send(LedgerResult("T1-000001", LedgerAction.SETTLE, False, "disk I/O error"))
     assert t.m.state == TableState.SHOWDOWN
-    out = t.send(ConditionChanged("ledger", False))
+    out = t.send(ConditionChanged(Condition.LEDGER, False))
     assert any(isinstance(e, SettleRound) for e in out)
 
 
@@ -253,7 +256,7 @@ def test_excluded_seat_takes_no_progressive_stake():
     t.send(StakeSensed(1, True))
     t.send(StakeSensed(2, True))
     t.send(SeatHealth(2, True, "sensor chatter"))
-    out = t.send(ButtonPressed("lock"))
+    out = t.send(DealerPressed(Button.LOCK))
     assert out[-1].stakes == {1: 100}
     assert t.m.round.seats == (1, 2)  # seat 2 still plays, without the progressive
 
@@ -275,7 +278,7 @@ def test_full_settlement_with_entered_wagers():
     t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
     t.lock_and_open_ledger()
     deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:2", "Kd Tc"), ("dealer", "Jd 3c")])
-    out = t.send(ButtonPressed("confirm"))
+    out = t.send(DealerPressed(Button.CONFIRM))
     seat = out[-1].result.seats[0]
     assert seat.wagers["play"].paid == 8000  # UTH-6
     assert seat.wagers["blind"].paid == 2000  # UTH-8 straight
@@ -290,7 +293,7 @@ def test_unrecognised_cards_wait_at_showdown():
     for dest, n in [("community", 5), ("seat:1", 2), ("dealer", 2)]:
         t.send(PacketDelivered(Packet(dest, (None,) * n, (False,) * n)))
     assert t.m.state == TableState.VERIFIED
-    t.send(ButtonPressed("confirm"))
+    t.send(DealerPressed(Button.CONFIRM))
     assert t.m.state == TableState.VERIFIED
     assert t.journal("showdown-waiting")
 
@@ -318,7 +321,7 @@ def shoe(card):
 
 def blackjack_table():
     t = Table(BJ)
-    t.send(ConditionChanged("startup", False))
+    t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(EnterWagers(1, {"main": 1000, "trilux": 100}))
     t.send(EnterWagers(2, {"main": 1000}))
     t.lock_and_open_ledger()
@@ -349,7 +352,7 @@ def test_blackjack_round_from_the_shoe():
     assert seats[1].wagers["main"].result == "win" and seats[1].wagers["main"].paid == 2000
     assert seats[2].wagers["main"].result == "lose"
     assert seats[1].wagers["trilux"].result == "lose"  # Ts 8d 7c: no class (TRX-2)
-    t.send(LedgerResult("T1-000001", "settle", True))
+    t.send(LedgerResult("T1-000001", LedgerAction.SETTLE, True))
     assert t.m.state == TableState.SETTLED
 
 
@@ -373,9 +376,9 @@ def test_blackjack_shoe_fault_mid_round_voids_md_s2():
 
 def test_blackjack_lock_needs_a_main_bet():
     t = Table(BJ)
-    t.send(ConditionChanged("startup", False))
+    t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(EnterWagers(1, {"trilux": 100}))
-    t.send(ButtonPressed("lock"))
+    t.send(DealerPressed(Button.LOCK))
     assert t.m.state == TableState.OPEN
     assert t.journal("lock-ignored")[0]["rule"] == "BJ-1"
 
@@ -387,26 +390,26 @@ SK = load_profile("uth-sk")
 
 def test_manual_deal_confirmed_by_the_dealer_then_cards_entered():
     t = Table(SK)
-    t.send(ConditionChanged("startup", False))
+    t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(EnterWagers(1, {"ante": 1000, "blind": 1000}, "4x"))
     t.lock_and_open_ledger()
     assert t.m.state == TableState.DEALING and not t.of(RequestPacket)
-    t.send(ButtonPressed("confirm"))  # the initial deal is out
+    t.send(DealerPressed(Button.CONFIRM))  # the initial deal is out
     assert t.m.state == TableState.VERIFIED
-    t.send(ButtonPressed("confirm"))
+    t.send(DealerPressed(Button.CONFIRM))
     assert t.journal("showdown-waiting")  # the cards are not entered yet
     for dest, cards in [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")]:
         t.send(EnterCards(dest, tuple(parse_cards(cards))))
     t.send(EnterCards("seat:1", tuple(parse_cards("Kd Jd"))))  # Jd is the dealer's
     assert t.journal("cards-refused")[-1]["rule"] == "POK-1"
-    out = t.send(ButtonPressed("confirm"))
+    out = t.send(DealerPressed(Button.CONFIRM))
     seat = out[-1].result.seats[0]
     assert seat.wagers["play"].paid == 8000  # straight beats jacks (UTH-6)
 
 
 def test_declared_misdeal_voids_with_its_rule():
     t = Table(SK)
-    t.send(ConditionChanged("startup", False))
+    t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(DeclareSeats((1, 2)))
     t.lock_and_open_ledger()
     t.send(DeclareMisdeal("MD-X1", "not a misdeal rule"))
@@ -420,12 +423,12 @@ def test_linked_pool_down_closes_the_progressive_not_the_table():
     t = Table()
     t.open()
     t.send(StakeSensed(1, True))
-    t.send(ConditionChanged("progressive-link", True, "pool server unreachable"))
+    t.send(ConditionChanged(Condition.PROGRESSIVE_LINK, True, "pool server unreachable"))
     assert t.m.state == TableState.OPEN  # the other bets still play
-    out = t.send(ButtonPressed("lock"))
+    out = t.send(DealerPressed(Button.LOCK))
     assert out[-1].stakes == {}  # nothing taken while the link is down
     assert out[0].data["progressive_closed"] == "pool server unreachable"
-    t.send(ConditionChanged("progressive-link", False))
+    t.send(ConditionChanged(Condition.PROGRESSIVE_LINK, False))
     assert t.m.state == TableState.LOCKED
 
 
@@ -433,10 +436,14 @@ def test_linked_pool_failing_at_lock_reopens_bets_without_closing():
     t = Table()
     t.open()
     t.send(StakeSensed(1, True))
-    t.send(ButtonPressed("lock"))
-    t.send(LedgerResult("T1-000001", "open", False, "link lost", condition="progressive-link"))
+    t.send(DealerPressed(Button.LOCK))
+    t.send(
+        LedgerResult(
+            "T1-000001", LedgerAction.OPEN, False, "link lost", condition="progressive-link"
+        )
+    )
     assert t.m.state == TableState.OPEN and t.m.round is None
-    out = t.send(ButtonPressed("lock"))  # LOCK again: the linked stakes are not taken
+    out = t.send(DealerPressed(Button.LOCK))  # LOCK again: the linked stakes are not taken
     assert out[-1].stakes == {} and out[-1].round_id == "T1-000002"
 
 
@@ -446,10 +453,14 @@ def test_linked_settlement_waits_for_the_link():
     t.send(StakeSensed(1, True))
     t.lock_and_open_ledger()
     deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")])
-    t.send(ButtonPressed("confirm"))
-    t.send(LedgerResult("T1-000001", "settle", False, "link lost", condition="progressive-link"))
+    t.send(DealerPressed(Button.CONFIRM))
+    t.send(
+        LedgerResult(
+            "T1-000001", LedgerAction.SETTLE, False, "link lost", condition="progressive-link"
+        )
+    )
     assert t.m.state == TableState.SHOWDOWN
-    out = t.send(ConditionChanged("progressive-link", False))
+    out = t.send(ConditionChanged(Condition.PROGRESSIVE_LINK, False))
     assert any(isinstance(e, SettleRound) for e in out)
 
 
@@ -461,7 +472,7 @@ IT_DEAL = [("community", "As Ks Qs 7c 4c"), ("seat:2", "Ts 5h"), ("dealer", "2d 
 
 def verified_italian_round():
     t = Table(IT)
-    t.send(ConditionChanged("startup", False))
+    t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
     t.lock_and_open_ledger()
     deal(t, IT_DEAL)
@@ -477,7 +488,7 @@ def test_exposed_dealer_cards_are_reinserted_and_replaced_md_x3():
     assert t.journal("transition")[-1]["rule"] == "MD-X3"
     t.send(packet("dealer", "Kh Kd"))
     assert t.m.state == TableState.VERIFIED
-    settle = t.send(ButtonPressed("confirm"))[-1]
+    settle = t.send(DealerPressed(Button.CONFIRM))[-1]
     assert isinstance(settle, SettleRound)
     assert t.m.round.record["dealer"] == ["Kh", "Kd"]
     assert settle.result.dealer["hand"] == "three-of-a-kind"  # Kh Kd with the board Ks
@@ -489,7 +500,7 @@ def test_one_exposed_card_may_come_back_as_its_own_replacement():
     assert out[-2:] == [ReinsertCards(tuple(parse_cards("3d"))), RequestPacket("dealer", 1)]
     t.send(packet("dealer", "3d"))  # reshuffled into the rest, it may be dealt again
     assert t.m.state == TableState.VERIFIED
-    t.send(ButtonPressed("confirm"))
+    t.send(DealerPressed(Button.CONFIRM))
     assert t.m.round.record["dealer"] == ["2d", "3d"]
 
 
@@ -512,7 +523,7 @@ def test_a_wrong_replacement_count_is_still_md_s1():
 def test_exposure_refused_without_the_procedure_or_out_of_turn(profile, when, positions, why):
     t = Table(profile)
     t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged("startup", False))
+    t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(DeclareSeats((2,)))
     t.lock_and_open_ledger()
     deal(t, IT_DEAL if when == "verified" else IT_DEAL[:1])

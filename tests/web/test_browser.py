@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FAST_SHUFFLER, USER, WebService
+from web_service import FAST_SHUFFLER, USER, WebService
 
 from controller.rig.dealer import Dealer, RoundPlan, royal_order
 from controller.rig.table import SIM_CREDENTIAL, SimTable

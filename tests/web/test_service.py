@@ -14,7 +14,7 @@ from http.client import HTTPResponse
 from pathlib import Path
 
 import pytest
-from conftest import USER, WebService
+from web_service import USER, WebService
 
 from controller.engine.cards import card_name
 from controller.rig.dealer import Dealer, RoundPlan, royal_order
