@@ -52,7 +52,13 @@ from firmware_bridge.messages import (
     IdentifyReply,
     ShuffleMode,
 )
-from firmware_bridge.session import DeviceEvent, DeviceRebooted, LinkDownEvent, LinkUp
+from firmware_bridge.session import (
+    DeviceEvent,
+    DeviceRebooted,
+    LinkDownEvent,
+    LinkUp,
+    ProtocolViolation,
+)
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +187,8 @@ class ShufflerLink:
                 self.post(ConditionChanged("link", True, event.reason))
             elif isinstance(event, DeviceRebooted):
                 self.post(ShufflerFault("the shuffler restarted"))
+            elif isinstance(event, ProtocolViolation):
+                self.post(ShufflerFault(f"the shuffler broke the protocol: {event.reason}"))
             elif isinstance(event, DeviceEvent):
                 self._device_event(event)
 
