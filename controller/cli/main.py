@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "controller.cli.meters_cmd",
     "controller.cli.events_cmd",
     "controller.cli.selfcheck_cmd",
+    "controller.cli.ledger_key_cmd",
     "controller.cli.sensors_cmd",
     "controller.cli.lamps_cmd",
     "controller.cli.sign_cmd",

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 from controller.books.audit.shuffle_audit import ShuffleStats
 from controller.books.ledger.errors import LedgerError
+from controller.books.ledger.powerup import Safeguards, open_ledger
 from controller.books.ledger.rounds import settle_arguments
-from controller.books.ledger.selfcheck import default_manifest_path, power_up
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import SurveillanceStore
@@ -154,21 +154,30 @@ class TableRunner:
         path.parent.mkdir(parents=True, exist_ok=True)
         now = self.now()
 
-        def start() -> tuple[list[str], bool, list[str], dict[str, tuple[int, int]], int]:
-            self.ledger = Ledger.open(path, now=now, wall_clock=self.wall_clock)
-            recovered = [v.round_id for v in self.ledger.recover(now)]
-            manifest = default_manifest_path()
-            status = power_up(self.ledger, now, manifest if manifest.exists() else None)
+        safeguards = Safeguards(
+            simulated=cfg.shuffler.emulator is not None,
+            table_id=cfg.table_id,
+            key_path=Path(cfg.ledger_key) if cfg.ledger_key else None,
+            witness_url=cfg.witness_url,
+        )
+        closed: list[tuple[str, str]] = []  # conditions that keep the table closed
+
+        def start() -> tuple[list[str], dict[str, tuple[int, int]], int]:
+            opened = open_ledger(path, now, self.wall_clock, safeguards)
+            self.ledger, status = opened.ledger, opened.status
+            closed.extend(opened.conditions)
+            may_open = status.table_may_open
+            recovered = [v.round_id for v in self.ledger.recover(now)] if may_open else []
             pools = {}
-            if status.table_may_open:
+            if may_open:
                 for pool in cfg.pools.values():
                     self.ledger.configure_pool(pool, now)
             for name, (pool_cfg, state) in self.ledger.pools().items():
                 if name in cfg.pools:
                     pools[pool_cfg.bet] = (state.current, pool_cfg.seed)
-            return recovered, status.table_may_open, status.failures, pools, self._last_round()
+            return recovered, pools, self._last_round()
 
-        recovered, may_open, failures, pools, last = await self.in_ledger(start)
+        recovered, pools, last = await self.in_ledger(start)
         if cfg.profile.game != "blackjack":
             warm_up()  # the evaluator's tables, before the first showdown needs them
         self.recovered = recovered
@@ -182,9 +191,8 @@ class TableRunner:
         self.machine = TableMachine(cfg.profile, settings, next_round=last + 1)
         for bet, (amount, seed) in pools.items():
             self.post(PoolAmount(bet, amount, seed))
-        if not may_open:
-            reason = "; ".join(failures[:2]) or "self-check failed"
-            self.post(ConditionChanged("selfcheck", True, reason))
+        for name, reason in closed:
+            self.post(ConditionChanged(name, True, reason))
         for name, settings in cfg.linked.items():
             await self._join_linked(name, settings)
 

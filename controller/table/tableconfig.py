@@ -15,7 +15,10 @@ with its key and reason, and the daemon refuses to start on any):
 ``[pools.NAME]`` per progressive pool: ``seed``, ``contribution_rate``, ``reserve_rate``,
                  ``cap`` (controller.engine.pools.config; the profile fixes the rules); or, for a
                  linked (wide-area) pool, ``dsn`` and ``pool`` (docs/linked-pools.md)
-``[ledger]``     ``path`` (relative paths are under the state directory)
+``[ledger]``     ``path`` (relative paths are under the state directory), ``key`` (the keyring
+                 sealing the ledger; default ``$CROUPIER_LEDGER_KEY`` or
+                 ``/etc/croupier/ledger.key``, the sim table's own in its state directory),
+                 ``witness`` (``http://`` or ``https://`` URL the journal head is published to)
 ``[technician]`` ``credential``: a salted hash from ``croupier config hash-credential``
 ``[control]``    ``socket`` (relative: under the runtime directory), ``group``
 ``[timing]``     ``settled_display`` seconds
@@ -84,6 +87,8 @@ class TableConfig:
     control_group: str | None
     settled_display: float
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    ledger_key: str | None = None  # the keyring's path; None: the default (docs/ledger.md)
+    witness_url: str | None = None
 
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
@@ -99,6 +104,15 @@ def _under(base: Path, value: str) -> Path:
 
 def _positive_number(value: Any) -> str | None:
     return None if value > 0 else f"must be above zero, got {value}"
+
+
+def _absolute_path(value: str) -> str | None:
+    return None if value.startswith("/") and len(value) < 4096 else "an absolute file path"
+
+
+def _witness_url(value: str) -> str | None:
+    ok = re.match(r"^https?://[A-Za-z0-9.\-\[\]:]+(/[\x21-\x7e]*)?$", value)
+    return None if ok and len(value) <= 2048 else "an http:// or https:// URL (host[:port][/path])"
 
 
 def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
@@ -257,8 +271,11 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         problems.add("table.id", f"a linked pool names this table in its store: {reason}")
     ledger = top.section("ledger", required=False)
     ledger_path = "ledger.sqlite3"
+    ledger_key, witness_url = None, None
     if ledger:
         ledger_path = ledger.get("path", str, default=ledger_path)
+        ledger_key = ledger.get("key", str, default=None, check=_absolute_path)
+        witness_url = ledger.get("witness", str, default=None, check=_witness_url)
         ledger.finish()
     tech = top.section("technician", required=False)
     credential = None
@@ -297,6 +314,8 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         group,
         settled_display,
         data,
+        ledger_key=ledger_key,
+        witness_url=witness_url,
     )
 
 

@@ -29,7 +29,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -127,8 +127,13 @@ class Database:
         self.seal_key: LedgerKey | None = None  # the key rows are sealed with now
         self.keyring: Keyring | None = None
         self.unverifiable: str | None = None  # a keyed ledger read without its keyring
+        self.after_commit: list[Callable[[], None]] = []  # e.g. publish the journal head
+        self.on_close: list[Callable[[], None]] = []
 
     def close(self) -> None:
+        for hook in self.on_close:
+            hook()
+        self.on_close.clear()
         self.conn.close()
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # releases the flock
@@ -254,6 +259,8 @@ class Transaction:
         try:
             if kind is None:
                 db._execute("COMMIT", self.doing)
+                for hook in db.after_commit:
+                    hook()
                 return
         except BaseException:
             db._rollback()

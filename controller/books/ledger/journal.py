@@ -210,6 +210,10 @@ class Journal:
         for row in cursor:
             yield Entry.from_row(row)
 
+    def last_written(self) -> tuple[int, str] | None:
+        """The sequence number and hash of the last entry this writer appended."""
+        return None if self._last is None else self._last[1:]
+
     def head(self) -> tuple[int, str]:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'journal_head'").fetchone()
         if row is None:

@@ -85,6 +85,16 @@ def default_key_path() -> Path:
     return Path(os.environ.get(KEY_ENV) or DEFAULT_KEY_PATH)
 
 
+SIM_KEY = "ledger.key"  # the simulated table's keyring: beside its ledger, in the state dir
+
+
+def keyring_beside(ledger_path: Path) -> Keyring | None:
+    """The simulated table's keyring (``ledger.key`` beside the ledger), if there is one. A
+    real table keeps its keyring in /etc/croupier, away from the ledger's directory."""
+    path = Path(ledger_path).parent / SIM_KEY
+    return load_keyring(path) if path.exists() else None
+
+
 def load_keyring(path: Path) -> Keyring:
     """Read a keyring; refuses one that others than its owner may read (one-line errors)."""
     path = Path(path)
