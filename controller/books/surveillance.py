@@ -5,7 +5,11 @@ One SQLite file beside the ledger (``surveillance.sqlite3`` in the state directo
 - ``rounds``: every played round as ``croupier settle`` reads it (cards, stakes, decisions,
   pool) and the settlement the table made, so ``croupier round show|settle ID`` can replay a
   disputed round with the engine;
-- ``audit``: the shuffle audit's position counts (:mod:`controller.books.audit.shuffle_audit`).
+- ``audit``: the shuffle audit's position counts (:mod:`controller.books.audit.shuffle_audit`);
+- ``reused``: a round whose ID was already recorded. A round is never overwritten: the first
+  record stays the evidence, the second is kept beside it, and :class:`RoundReusedError` tells
+  the daemon, which journals an alarm and closes the table (a ledger put back to an older copy
+  numbers its rounds again from where that copy ended).
 
 Status views, metrics and the events other systems read carry no live card data; this file
 and the surveillance commands do (DESIGN.md, shuffler trust).
@@ -30,6 +34,13 @@ CREATE TABLE IF NOT EXISTS rounds (
     result TEXT NOT NULL,
     wall REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS reused (
+    round_id TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    record TEXT NOT NULL,
+    result TEXT NOT NULL,
+    wall REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS audit (
     positions INTEGER NOT NULL,
     stats TEXT NOT NULL
@@ -39,6 +50,11 @@ CREATE TABLE IF NOT EXISTS audit (
 
 class SurveillanceError(CroupierError, LookupError):
     """A round or the audit store cannot be read."""
+
+
+class RoundReusedError(SurveillanceError):
+    """A round ID that the store already holds: the old record is kept, the new one set
+    aside in ``reused``; an alarm (a rolled-back ledger, or a round numbered twice)."""
 
 
 class SurveillanceStore:
@@ -66,12 +82,25 @@ class SurveillanceStore:
         result: dict[str, Any],
         wall: float,
     ) -> None:
+        """Record a played round. Raises RoundReusedError (after keeping the new record in
+        ``reused``) when the round ID is already recorded: evidence is never overwritten."""
+        texts = (json.dumps(record), json.dumps(result))
         with self.db:
             seq = self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM rounds").fetchone()[0]
-            self.db.execute(
-                "INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?, ?)",
-                (round_id, seq, profile, json.dumps(record), json.dumps(result), wall),
-            )
+            try:
+                self.db.execute(
+                    "INSERT INTO rounds VALUES (?, ?, ?, ?, ?, ?)",
+                    (round_id, seq, profile, *texts, wall),
+                )
+                return
+            except sqlite3.IntegrityError:
+                self.db.execute(
+                    "INSERT INTO reused VALUES (?, ?, ?, ?, ?)", (round_id, profile, *texts, wall)
+                )
+        raise RoundReusedError(
+            f"round {round_id} was recorded before: its first record is kept and this one set "
+            f"aside in {self.path} (reused); a ledger put back to an older copy?"
+        )
 
     def round(self, round_id: str) -> dict[str, Any]:
         """A round by ID, or the last one for ``last``."""

@@ -35,7 +35,7 @@ from controller.books.ledger.powerup import Safeguards, open_ledger
 from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
-from controller.books.surveillance import SurveillanceStore
+from controller.books.surveillance import RoundReusedError, SurveillanceStore
 from controller.engine.poker.evaluator import warm_up
 from controller.table.events import (
     ButtonPressed,
@@ -486,9 +486,13 @@ class TableRunner:
         if r is None or r.round_id != effect.round_id or r.record is None:
             return
         result = effect.result.to_json()
-        self.surveillance.add_round(
-            r.round_id, self.config.profile.name, r.record, result, self.wall_clock()
-        )
+        try:
+            self.surveillance.add_round(
+                r.round_id, self.config.profile.name, r.record, result, self.wall_clock()
+            )
+        except RoundReusedError as exc:
+            self.post_journal("alarm.round-reused", {"round": r.round_id, "cause": str(exc)})
+            self.post(ConditionChanged("round-reused", True, str(exc)))
         self.last_settled = {"round": r.round_id, "result": result}
         hand_formed = r.deal.needs_confirm  # a shoe's order is not one shuffle's
         if (
