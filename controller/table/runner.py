@@ -159,6 +159,7 @@ class TableRunner:
             table_id=cfg.table_id,
             key_path=Path(cfg.ledger_key) if cfg.ledger_key else None,
             witness_url=cfg.witness_url,
+            witness_dsn=next((s.dsn for s in cfg.linked.values()), None),
         )
         closed: list[tuple[str, str]] = []  # conditions that keep the table closed
 

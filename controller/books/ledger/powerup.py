@@ -31,6 +31,7 @@ from controller.books.ledger.store import Ledger
 from controller.books.ledger.witness import (
     HeadPublisher,
     HttpWitness,
+    Witness,
     WitnessError,
     head_problems,
     ledger_id,
@@ -44,7 +45,8 @@ class Safeguards:
     simulated: bool  # the simulated table: see the module docstring
     table_id: str
     key_path: Path | None = None  # None: $CROUPIER_LEDGER_KEY or /etc/croupier/ledger.key
-    witness_url: str | None = None
+    witness_url: str | None = None  # an HTTP witness; else
+    witness_dsn: str | None = None  # the linked-pool store, when the table has a linked pool
     manifest: Path = field(default_factory=default_manifest_path)
 
 
@@ -66,8 +68,6 @@ def open_ledger(
     now: float,
     wall_clock: Callable[[], float],
     safeguards: Safeguards,
-    *,
-    witness_factory: Callable[[str], HttpWitness] = HttpWitness,
 ) -> Opened:
     """Open and check the ledger (see the module docstring). Raises LedgerKeyError when the
     keyring is missing or unreadable on a real table, and the errors of ``Ledger.open``."""
@@ -82,8 +82,9 @@ def open_ledger(
             manifest = None
         status = power_up(ledger, now, manifest)
         conditions = []
-        if safeguards.witness_url:
-            conditions += _witness(ledger, now, safeguards, witness_factory)
+        witness = _witness_for(safeguards)
+        if witness is not None:
+            conditions += _witness(ledger, now, safeguards.table_id, witness)
             status = ledger.selfcheck_status()
         if not status.table_may_open:
             reason = "; ".join(status.failures[:2]) or "self-check failed"
@@ -94,24 +95,29 @@ def open_ledger(
     return Opened(ledger, status, conditions)
 
 
-def _witness(
-    ledger: Ledger,
-    now: float,
-    safeguards: Safeguards,
-    factory: Callable[[str], HttpWitness],
-) -> list[tuple[str, str]]:
-    assert safeguards.witness_url
-    witness = factory(safeguards.witness_url)
+def _witness_for(safeguards: Safeguards) -> Witness | None:
+    if safeguards.witness_url:
+        return HttpWitness(safeguards.witness_url)
+    if safeguards.witness_dsn:
+        from controller.books.linked.witness import PgWitness  # psycopg only when linked
+
+        return PgWitness(safeguards.witness_dsn)
+    return None
+
+
+def _witness(ledger: Ledger, now: float, table: str, witness: Witness) -> list[tuple[str, str]]:
     identity = ledger_id(ledger)
     try:
         seen = witness.latest(identity)
     except WitnessError as exc:
+        witness.close()
         return [("witness", f"{exc}: a rollback of the ledger cannot be ruled out")]
     problems = head_problems(ledger, seen)
     if problems:
+        witness.close()
         ledger.record_selfcheck_failure(problems, now)
         return [("ledger-rollback", problems[0])]
-    publisher = HeadPublisher(witness, identity, safeguards.table_id)
+    publisher = HeadPublisher(witness, identity, table)
 
     def publish() -> None:
         last = ledger.journal.last_written()

@@ -8,7 +8,8 @@ for the last head it saw and compares (:func:`head_problems`): a ledger that end
 entry, or holds a different entry there, is a rollback or a replacement, and the table stays
 closed.
 
-The witness here is an HTTP endpoint (docs/ledger.md, "The witness"):
+A witness is an HTTP endpoint (:class:`HttpWitness`; docs/ledger.md, "The witness") or, on a
+table with a linked pool, the linked-pool store (``controller.books.linked.witness``):
 
 - ``PUT {url}/heads/{ledger_id}`` with ``{"seq": N, "hash": H, "table": ID}``: the witness
   keeps the head with the highest ``seq`` (it refuses a lower one with 409);
@@ -28,7 +29,7 @@ import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.reader import LedgerView
@@ -51,7 +52,21 @@ class Head:
     hash: str
 
 
-def _head(data: Any, where: str) -> Head:
+class Witness(Protocol):
+    """What a witness does (HTTP here; the linked-pool store: ``books.linked.witness``)."""
+
+    url: str  # how messages name it
+    timeout: float
+
+    def latest(self, ledger_id: str) -> Head | None: ...
+
+    def publish(self, ledger_id: str, head: Head, table: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def parse_head(data: Any, where: str) -> Head:
+    """A head from a witness's answer, every field checked (WitnessError)."""
     if not isinstance(data, dict):
         raise WitnessError(f"{where}: the answer is not a JSON object")
     seq, digest = data.get("seq"), data.get("hash")
@@ -99,10 +114,13 @@ class HttpWitness:
 
     def latest(self, ledger_id: str) -> Head | None:
         data = self._call("GET", ledger_id)
-        return None if data is None else _head(data, f"witness {self.url}")
+        return None if data is None else parse_head(data, f"witness {self.url}")
 
     def publish(self, ledger_id: str, head: Head, table: str) -> None:
         self._call("PUT", ledger_id, {"seq": head.seq, "hash": head.hash, "table": table})
+
+    def close(self) -> None:
+        """Nothing held between requests."""
 
 
 def ledger_id(view: LedgerView) -> str:
@@ -137,7 +155,7 @@ class HeadPublisher:
 
     RETRY = 2.0  # seconds between tries while the witness does not answer
 
-    def __init__(self, witness: HttpWitness, ledger: str, table: str) -> None:
+    def __init__(self, witness: Witness, ledger: str, table: str) -> None:
         self.witness = witness
         self.ledger = ledger
         self.table = table
@@ -159,6 +177,8 @@ class HeadPublisher:
             self._closed = True
             self._wake.notify()
         self._thread.join(timeout=self.witness.timeout + 1)
+        if not self._thread.is_alive():
+            self.witness.close()
 
     def _run(self) -> None:
         while True:
