@@ -158,7 +158,7 @@ def check_ledger(view: LedgerView, *, full: bool = False) -> list[Failure]:
     )
     failures += [Failure("pool", p) for p in pool_problems(view)]
     failures += [Failure("journal", p) for p in _journal_tail_problems(view)]
-    failures += [Failure("selfcheck", p) for p in selfcheck_row_problems(view, recent=True)]
+    failures += [Failure("selfcheck", p) for p in selfcheck_row_problems(view, recent=TAIL)]
     return failures
 
 

@@ -159,10 +159,12 @@ CROSS_CHECKS = (
 _SELFCHECK_KINDS = "('ledger.created', 'selfcheck.failed', 'selfcheck.cleared')"
 
 
-def selfcheck_row_problems(view: LedgerView, *, recent: bool = False) -> list[str]:
+def selfcheck_row_problems(view: LedgerView, *, recent: int | None = None) -> list[str]:
     """The self-check status row against the journal entry that set it: that entry is the
     last one changing the status, and the row says what it says. ``recent``: the power-up's
-    quick form (looks only at the entries after the row's own, by primary key)."""
+    quick form, which looks for a later status change only among the last ``recent`` entries
+    (a range of the primary key; a closed table writes few entries, so a hidden failure is
+    among them; verify looks at all)."""
     row = view.db.execute("SELECT state, failures, seq FROM selfcheck WHERE id = 1").fetchone()
     if row is None:
         return ["the self-check status row is missing"]
@@ -170,10 +172,11 @@ def selfcheck_row_problems(view: LedgerView, *, recent: bool = False) -> list[st
     entry = view.db.execute(
         f"SELECT kind, data FROM journal WHERE seq = ? AND kind IN {_SELFCHECK_KINDS}", (seq,)
     ).fetchone()
+    start = seq if recent is None else max(seq, view.journal.head()[0] - recent)
     later = view.db.execute(
         f"SELECT seq, kind FROM journal WHERE seq > ? AND kind IN {_SELFCHECK_KINDS} "
         "ORDER BY seq LIMIT 1",
-        (seq,),
+        (start,),
     ).fetchone()
     if entry is None:
         return [f"the self-check status row points to entry {seq}, which did not set it"]
@@ -188,7 +191,6 @@ def selfcheck_row_problems(view: LedgerView, *, recent: bool = False) -> list[st
         return [f"the self-check status row says {state} but entry {seq} ({kind}) set {wanted}"]
     if wanted == "failed" and json.loads(failures) != json.loads(data).get("failures"):
         return [f"the self-check failures differ from entry {seq}"]
-    del recent  # both forms look up the same few entries by primary key
     return []
 
 
