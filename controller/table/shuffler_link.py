@@ -187,6 +187,9 @@ class ShufflerLink:
                 self.post(ConditionChanged("link", True, event.reason))
             elif isinstance(event, DeviceRebooted):
                 self.post(ShufflerFault("the shuffler restarted"))
+                # its session is gone (every request would be NAK NO_SESSION) and it sends
+                # no event before the next IDENTIFY (docs/protocol.md sec. 2.3, 2.4)
+                identified = await self._identify()
             elif isinstance(event, ProtocolViolation):
                 self.post(ShufflerFault(f"the shuffler broke the protocol: {event.reason}"))
             elif isinstance(event, DeviceEvent):

@@ -200,6 +200,23 @@ class DeviceFirmware:
 
     # --- physical events (fault injection, the dealer) --------------------------------------
 
+    def power_cycle(self, rng: random.Random | None = None) -> None:
+        """The device restarts: a new ``boot_id``, no session (every request but IDENTIFY and
+        PING is answered NAK NO_SESSION), the request memory, the event queue and its
+        numbering gone, the operation in progress and the shuffled stack lost."""
+        self.boot_id = (rng or random.SystemRandom()).getrandbits(32)
+        self.nonce = None
+        self._session += 1
+        self._memory.clear()
+        self._running = None
+        self._events.clear()
+        self._event_seq = 0
+        self._in_flight = None
+        self.decoder = FrameDecoder()
+        self.machine.busy = False
+        self.machine.fault = ErrorCode.OK
+        self.machine.cards_home()
+
     def raise_fault(self, code: ErrorCode, detail: str, now: float) -> None:
         """An asynchronous fault: the machine stops and the host gets a FAULT event."""
         self.machine.raise_fault(code)

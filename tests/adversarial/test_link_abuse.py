@@ -13,6 +13,7 @@ import logging
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -277,3 +278,27 @@ def test_link_down_dumps_the_recent_frames(caplog):
     assert "down (no frame from the shuffler" in text
     assert "type=0x10" in text and "type=0x90" in text  # the IDENTIFY and its reply
     assert len(sim.host.recent_frames) <= 2 * RING_FRAMES
+
+
+@pytest.mark.integration
+def test_the_real_daemon_reidentifies_a_rebooted_shuffler_and_deals_again(tmp_path):
+    """croupierd against the emulator on a pty: the shuffler restarts under an open table (no
+    link-down: it answers PONG with a new boot_id at once). The table re-identifies it (a new
+    session; events resume), reopens and plays a round."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+    from daemon_harness import SimTable
+
+    table = SimTable(tmp_path / "t")
+    try:
+        table.start()
+        with table.emulator() as emu:
+            emu.call("reboot")
+        faults = table.wait(lambda: table.journal("shuffler-fault"), "the reboot noticed")
+        assert "restarted" in faults[-1]["description"]
+        table.wait_state("open")
+        table.table.place_stake(2)
+        table.wait(lambda: table.status()["seats"]["2"]["stake"], "stake sensed")
+        table.press("lock")
+        table.wait_state("verified")
+    finally:
+        table.close()
