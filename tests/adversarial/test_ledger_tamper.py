@@ -408,3 +408,47 @@ def test_the_real_daemon_with_a_changed_file_stays_closed(tmp_path):
         assert f"{changed} differs from the installed version" in status["conditions"]["selfcheck"]
     finally:
         table.close()
+
+
+@pytest.mark.integration
+def test_without_a_witness_a_rollback_is_caught_when_a_round_id_is_reused(tmp_path):
+    """The real daemon, no witness: an older copy of the ledger put back opens (it is
+    consistent in itself, docs/security-books.md), but the next round reuses a round ID the
+    surveillance store holds: alarm journaled, table closed, the first record kept."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+    from daemon_harness import SimTable, sim_config
+
+    def play(table):
+        table.call("round.seats", seats=[1])
+        table.call("round.lock")
+        table.wait_state("verified")
+        table.call("round.confirm")
+
+    table = SimTable(tmp_path / "t", sim_config(timing={"settled_display": 0.05}))
+    ledger = table.state_dir / "ledger.sqlite3"
+    try:
+        table.start()
+        play(table)
+        table.wait_state("open")
+        table.stop()
+        shutil.copy(ledger, tmp_path / "backup.sqlite3")
+        table.start()
+        play(table)
+        table.wait_state("open")
+        first = SurveillanceStore(table.state_dir / "surveillance.sqlite3", read_only=True)
+        kept = first.round("SIM-1-000002")["result"]
+        first.close()
+        table.stop()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{ledger}{suffix}").unlink(missing_ok=True)
+        shutil.copy(tmp_path / "backup.sqlite3", ledger)
+        table.start()
+        play(table)  # numbered SIM-1-000002 again
+        table.wait(lambda: "round-reused" in table.status()["conditions"], "the alarm")
+        table.wait_state("closed")  # after the settled display
+        assert table.wait(lambda: table.journal("alarm.round-reused"), "the alarm journaled")
+        store = SurveillanceStore(table.state_dir / "surveillance.sqlite3", read_only=True)
+        assert store.round("SIM-1-000002")["result"] == kept
+        store.close()
+    finally:
+        table.close()
