@@ -182,7 +182,10 @@ class TableRunner:
         if cfg.profile.game != "blackjack":
             warm_up()  # the evaluator's tables, before the first showdown needs them
         self.recovered = recovered
-        self.surveillance = SurveillanceStore(self.state_dir / "surveillance.sqlite3")
+        self.surveillance = SurveillanceStore(
+            self.state_dir / "surveillance.sqlite3",
+            keyring=self.ledger.db.keyring if self.ledger else None,
+        )
         self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
         settings = MachineSettings(
             cfg.table_id,

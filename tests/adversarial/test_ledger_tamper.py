@@ -34,7 +34,7 @@ from controller.books.ledger.reader import LedgerReader
 from controller.books.ledger.selfcheck import make_manifest, run_checks
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.verify import verify_ledger
-from controller.books.surveillance import RoundReusedError, SurveillanceStore
+from controller.books.surveillance import RoundReusedError, SurveillanceError, SurveillanceStore
 
 UNLOCK = "DROP TRIGGER journal_no_update; DROP TRIGGER journal_no_delete;"
 STAKES = {1: {"progressive": 100, "ante": 500, "blind": 500}, 2: {"progressive": 100}}
@@ -452,3 +452,22 @@ def test_without_a_witness_a_rollback_is_caught_when_a_round_id_is_reused(tmp_pa
         store.close()
     finally:
         table.close()
+
+
+def test_a_swapped_surveillance_record_is_refused(tmp_path, keyring):
+    path = tmp_path / "surveillance.sqlite3"
+    store = SurveillanceStore(path, keyring=keyring)
+    store.add_round("T1-000001", "uth-gr", {"seats": [{"cards": ["As", "Ks"]}]}, {"paid": 0}, 1.0)
+    store.add_round("T1-000002", "uth-gr", {"seats": [{"cards": ["2c", "7d"]}]}, {"paid": 0}, 2.0)
+    store.close()
+    conn = sqlite3.connect(path)  # the insider swaps the two rounds' cards
+    (one,), (two,) = conn.execute("SELECT record FROM rounds ORDER BY seq").fetchall()
+    conn.execute("UPDATE rounds SET record = ? WHERE round_id = 'T1-000001'", (two,))
+    conn.execute("UPDATE rounds SET record = ? WHERE round_id = 'T1-000002'", (one,))
+    conn.commit()
+    conn.close()
+    store = SurveillanceStore(path, read_only=True, keyring=keyring)
+    with pytest.raises(SurveillanceError, match="does not match its seal"):
+        store.round("T1-000001")
+    assert len(store.problems()) == 2
+    assert SurveillanceStore(path, read_only=True).round("T1-000002")  # readable without key
