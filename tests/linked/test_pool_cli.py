@@ -24,8 +24,8 @@ def test_init_creates_the_store_then_the_pool(capsys, store_dsn):
     code, out, _ = cli(capsys, *args)
     assert code == 0 and "pool jumbo7-bg: created (journaled)" in out
     code, out, _ = cli(capsys, *args, "--json")
-    assert json.loads(out) == {"schema_before": SCHEMA_VERSION, "schema": SCHEMA_VERSION, "pool": "jumbo7-bg",
-                               "result": "unchanged"}  # fmt: skip
+    assert json.loads(out) == {"schema_before": SCHEMA_VERSION, "schema": SCHEMA_VERSION,
+                               "pool": "jumbo7-bg", "result": "unchanged"}  # fmt: skip
 
 
 def test_status_shows_each_pool_and_its_tables(capsys, pool_dsn):
