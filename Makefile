@@ -1,11 +1,13 @@
 # Two commands on a fresh machine: `make demo` (the main job; ARGS="--autoplay" etc.,
 # docs/rig.md) and `make test`.
+SHELL  := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench manifest clean sign-docs install
+.PHONY: demo test lint typecheck venv bench manifest clean sign-docs install
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +24,23 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
-	$(BIN)/pytest
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+# The suite under coverage, including the daemons and emulators the tests start (coverage's
+# subprocess patch, pyproject.toml); the total is printed, then pytest's closing line again.
+test: lint typecheck
+	rm -rf .coverage-data && mkdir -p .coverage-data
+	$(BIN)/coverage run -m pytest $(PYTEST_ARGS) | tee .coverage-data/pytest.log
+	$(BIN)/coverage combine -q
+	$(BIN)/coverage report --format=total | sed 's/^/coverage (controller, drivers, firmware_bridge, display): /; s/$$/%/'
+	@tail -n 1 .coverage-data/pytest.log
+
+# The long adversarial run (docs/security.md): many more fuzzed requests, files and
+# configurations, and longer socket floods than `make test` runs.
+.PHONY: fuzz
+fuzz: $(STAMP)
+	CROUPIER_FUZZ=long $(BIN)/pytest -s tests/adversarial
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
@@ -35,7 +52,7 @@ manifest: $(STAMP)
 	$(BIN)/croupier selfcheck manifest
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .coverage-data
 
 # Pictures of every sign scene: docs/sign/ (docs/sign.md) and the golden images of the tests.
 sign-docs: $(STAMP)
@@ -43,6 +60,7 @@ sign-docs: $(STAMP)
 	$(BIN)/python -m display.gallery tests/sign/golden --scale-matrix 3 --scale-digits 2
 
 # On a Raspberry Pi, as root: user, venv under /opt/croupier, config, systemd unit, udev rule
-# (systemd/install.sh; PROFILE=ch-bg picks the example configuration, DESTDIR=... stages).
+# (systemd/install.sh; PROFILE=ch-bg picks the example configuration, DESTDIR=... stages;
+# TECHNICIAN=login ENABLE_SPI=1 ENABLE_UART=1 HARDWARE_WATCHDOG=1: docs/install.md).
 install:
 	systemd/install.sh

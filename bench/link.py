@@ -22,7 +22,8 @@ import sys
 import tempfile
 import time
 
-from drivers.shuffler_client import ShufflerClient, open_transport
+from drivers.shuffler_client import ShufflerClient
+from drivers.transport import open_transport
 from firmware_bridge.framing import OVERHEAD, Frame, FrameDecoder, crc16, encode_frame
 from firmware_bridge.messages import DealReply, DealRequest, DealtCard
 

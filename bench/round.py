@@ -30,7 +30,7 @@ from pathlib import Path
 
 import tomli_w
 
-from controller.table.control.server import ControlClient
+from controller.table.control.client import ControlClient
 from firmware_bridge.framing import encode_frame
 from firmware_bridge.messages import DealReply, DealtCard
 

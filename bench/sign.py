@@ -21,7 +21,7 @@ import timeit
 
 from controller.table.sign import Sign, send_frame
 from display.gallery import SCENES, SIGNS
-from display.geometry import Frame
+from display.geometry import SignFrame
 from display.scenes import Pool, SignRenderer, SignState
 from drivers.sign.config import SignConfig
 from drivers.sign.device import RecordingSpi, SignDevice, open_sign_device
@@ -36,7 +36,7 @@ def per_call_us(fn, repeat: int = 5, number: int = 200) -> float:
     return min(timeit.repeat(fn, repeat=repeat, number=number)) / number * 1e6
 
 
-def push(device: SignDevice, spi: RecordingSpi, frame: Frame) -> None:
+def push(device: SignDevice, spi: RecordingSpi, frame: SignFrame) -> None:
     device.invalidate()  # force the send: the device skips unchanged frames
     send_frame(device, frame)
     spi.transfers.clear()

@@ -17,11 +17,36 @@ def __getattr__(name: str) -> Any:
     ``croupier --version`` should not pay for."""
     if name != "__version__":
         raise AttributeError(f"module 'controller' has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
+    found = _version_from_dist_info()
+    if found is None:  # an unusual installation: ask importlib.metadata (~100 modules)
+        from importlib.metadata import PackageNotFoundError, version
 
-    try:
-        found = version("croupier")
-    except PackageNotFoundError:  # a source tree that was never installed
-        found = "0.0.0+source"
+        try:
+            found = version("croupier")
+        except PackageNotFoundError:  # a source tree that was never installed
+            found = "0.0.0+source"
     globals()["__version__"] = found
     return found
+
+
+def _version_from_dist_info() -> str | None:
+    """The ``Version:`` of the ``croupier-*.dist-info`` on ``sys.path``, read directly: what
+    ``importlib.metadata`` finds, without its imports (``croupier --version`` on a Pi)."""
+    import os
+    import sys
+
+    for entry in sys.path:
+        try:
+            names = [n for n in os.listdir(entry or ".") if n.startswith("croupier-")]
+        except OSError:
+            continue
+        for dist in names:
+            if dist.endswith(".dist-info"):
+                try:
+                    with open(os.path.join(entry, dist, "METADATA"), encoding="utf-8") as f:
+                        for line in f:
+                            if line.startswith("Version:"):
+                                return line.split(":", 1)[1].strip()
+                except OSError:
+                    continue
+    return None

@@ -14,6 +14,8 @@ class CardError(CroupierError, ValueError):
     """A card string or a set of cards is not acceptable (unknown rank/suit, duplicate,
     wrong count)."""
 
+    rule = "POK-1"  # one deck of 52 cards: ranks 2..A, four suits
+
 
 class ProfileError(CroupierError, ValueError):
     """A rule profile is malformed. Carries the file, the key and the reason."""
@@ -37,3 +39,14 @@ class RoundError(CroupierError, ValueError):
 class ParError(CroupierError, ValueError):
     """A PAR sheet cannot be computed as asked (an option the game does not have, such as a
     deck count for a one-deck game)."""
+
+
+class WagerNotOffered(RoundError):
+    """A stake on a wager the profile does not offer (a progressive stake at a table without
+    a progressive pool, UTH-2, CH-2; an unknown wager). Refused, never dropped."""
+
+
+class StakeBelowMinimum(RoundError):
+    """A stake below the table minimum of its wager (BJ-1, TRX-1, UTH-2, CH-2). A stake above
+    the maximum is not an error: it is capped and the excess returned
+    (:mod:`controller.engine.wagers`)."""

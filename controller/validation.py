@@ -4,10 +4,23 @@ A :class:`Problems` collects ``(key, reason)`` pairs while a loader walks a docu
 :class:`Section`; the loader raises :class:`ConfigError` at the end if anything was wrong, so
 a technician sees the whole list in one go and nothing is ever half-loaded. Keys are dotted
 paths (``paytables.blind.flush``) so each problem points at one line of the file.
+
+Every TOML or JSON document that comes from outside (table configurations, rule profiles,
+round files, rig scenarios, control requests) is read through :func:`read_toml`,
+:func:`loads_toml`, :func:`read_json` or :func:`loads_json`, which hold it to
+:data:`DOCUMENT_LIMITS` before anything looks at a value: the file's size, the nesting depth,
+integers within SQLite's signed 64-bit range, finite floats, no numbers written with hundreds of
+digits. A document outside the limits is a :class:`ConfigError` naming the key, never a hang, a
+``RecursionError`` or a traceback.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+import math
+import re
+import sys
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -32,17 +45,154 @@ class ConfigError(CroupierError, ValueError):
         super().__init__("\n".join(lines) if lines else f"{source}: invalid")
 
 
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file as a table; ConfigError for a missing, unreadable or malformed file."""
-    path = Path(path)
+INT64_MAX = 2**63 - 1  # SQLite INTEGER is signed 64-bit
+# Any one amount of money (a stake, a payout, a pool's seed or cap), in minor units: EUR 10
+# billion. A round's total (7 seats, 5 wagers, odds up to 1000:1 on the table's stake limit)
+# and a lifetime of meters stay many orders of magnitude inside INT64_MAX.
+MONEY_MAX = 10**12
+
+
+@dataclass(frozen=True)
+class DocumentLimits:
+    """What a document from outside may hold (docs/security.md lists them)."""
+
+    max_bytes: int = 1024 * 1024  # a table configuration is a few kB, a round file less
+    max_depth: int = 32  # tables or arrays inside each other
+    max_number_chars: int = 40  # a longer JSON number literal is refused before int()/float()
+    int_range: tuple[int, int] = (-INT64_MAX - 1, INT64_MAX)
+
+
+DOCUMENT_LIMITS = DocumentLimits()
+
+
+def _limits_problem(
+    value: Any, key: str, limits: DocumentLimits, depth: int = 0
+) -> tuple[str, str] | None:
+    """The first value of a parsed document outside ``limits``, as (key, reason)."""
+    if depth > limits.max_depth:
+        return key or "(top)", f"nested deeper than {limits.max_depth} levels"
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        low, high = limits.int_range
+        if not low <= value <= high:
+            return key or "(top)", f"integer outside {low}..{high}"
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return key or "(top)", f"{value} is not a finite number"
+        return None
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = ((f"[{i}]", v) for i, v in enumerate(value))  # type: ignore[assignment]
+    else:
+        return None
+    for name, item in items:
+        name = str(name)
+        child = f"{key}{name}" if name.startswith("[") else (f"{key}.{name}" if key else name)
+        found = _limits_problem(item, child, limits, depth + 1)
+        if found:
+            return found
+    return None
+
+
+def _read_text(path: Path, limits: DocumentLimits) -> str:
+    """A file's text, at most ``limits.max_bytes``, strictly UTF-8 (ConfigError otherwise)."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(str(path), [("(file)", "no such file")]) from None
+        with path.open("rb") as f:
+            raw = f.read(limits.max_bytes + 1)
+    except OSError as exc:
+        raise ConfigError(str(path), [("(file)", exc.strerror or str(exc))]) from None
+    if len(raw) > limits.max_bytes:
+        raise ConfigError(str(path), [("(file)", f"larger than {limits.max_bytes} bytes")])
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            str(path), [("(file)", f"not UTF-8 text (byte {exc.start}: {raw[exc.start]:#04x})")]
+        ) from None
+
+
+def loads_toml(text: str, source: str, limits: DocumentLimits = DOCUMENT_LIMITS) -> dict[str, Any]:
+    """Parse TOML text from outside within ``limits``; ConfigError naming the key otherwise."""
+    if len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes:
+        raise ConfigError(source, [("(file)", f"larger than {limits.max_bytes} bytes")])
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [("(file)", str(exc))]) from None
+        raise ConfigError(source, [("(syntax)", str(exc))]) from None
+    except (ValueError, RecursionError) as exc:  # a number of more than 4300 digits
+        reason = "a number too long to read" if isinstance(exc, ValueError) else "nested too deep"
+        raise ConfigError(source, [("(syntax)", reason)]) from None
+    found = _limits_problem(data, "", limits)
+    if found:
+        raise ConfigError(source, [found])
+    return data
+
+
+def read_toml(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> dict[str, Any]:
+    """A TOML file as a table; ConfigError for a missing, unreadable, malformed or oversized
+    file, or a value outside ``limits``."""
+    path = Path(path)
+    return loads_toml(_read_text(path, limits), str(path), limits)
+
+
+class _NumberTooLong(ValueError):
+    pass
+
+
+def _json_number(kind: type, max_chars: int, text: str) -> Any:
+    """A JSON number literal, refused before int()/float() when longer than ``max_chars``."""
+    if len(text) > max_chars:
+        raise _NumberTooLong(text)
+    return kind(text)
+
+
+def _json_constant(text: str) -> float:
+    raise _NumberTooLong(text)  # NaN, Infinity, -Infinity: not JSON numbers
+
+
+def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any:
+    """Parse JSON from outside within ``limits``; ConfigError naming the key otherwise."""
+    if len(text) > limits.max_bytes:
+        raise ConfigError(source, [("(file)", f"larger than {limits.max_bytes} bytes")])
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(source, [("(file)", f"not UTF-8 text (byte {exc.start})")]) from None
+    try:
+        data = json.loads(
+            text,
+            parse_int=functools.partial(_json_number, int, limits.max_number_chars),
+            parse_float=functools.partial(_json_number, float, limits.max_number_chars),
+            parse_constant=_json_constant,
+        )
+    except _NumberTooLong as exc:
+        shown = str(exc)[:20] + ("..." if len(str(exc)) > 20 else "")
+        raise ConfigError(
+            source, [("(syntax)", f"number {shown} is not allowed (too long, or not finite)")]
+        ) from None
+    except RecursionError:  # the parser recurses once per level: far past max_depth
+        raise ConfigError(
+            source, [("(top)", f"nested deeper than {limits.max_depth} levels")]
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(source, [("(syntax)", f"not valid JSON: {exc}")]) from None
+    found = _limits_problem(data, "", limits)
+    if found:
+        raise ConfigError(source, [found])
+    return data
+
+
+def read_json(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any:
+    """A JSON file (``-`` is standard input) within ``limits``; ConfigError otherwise."""
+    if str(path) == "-":
+        stream = getattr(sys.stdin, "buffer", sys.stdin)  # a test's StringIO has no buffer
+        return loads_json(stream.read(limits.max_bytes + 1), "(stdin)", limits)
+    path = Path(path)
+    return loads_json(_read_text(path, limits), str(path), limits)
 
 
 @dataclass
@@ -145,8 +295,18 @@ def positive_int(value: int) -> str | None:
     return None if value > 0 else f"must be a positive integer, got {value}"
 
 
+def money(value: int) -> str | None:
+    """A check for an amount in minor units: 0..MONEY_MAX."""
+    return None if 0 <= value <= MONEY_MAX else f"must be 0..{MONEY_MAX} minor units, got {value}"
+
+
 def non_negative_int(value: int) -> str | None:
     return None if value >= 0 else f"must be zero or more, got {value}"
+
+
+# A rate or fraction as written in a file: "0.15", "15%", "3/20". Digits are bounded and
+# exponents are not accepted: Fraction("1e999999999") would compute 10**999999999 (a hang).
+_FRACTION = re.compile(r"^[+-]?(\d{1,18}(\.\d{0,18})?|\.\d{1,18})(/\d{1,18})?$")
 
 
 def parse_fraction(text: Any) -> Fraction:
@@ -158,7 +318,10 @@ def parse_fraction(text: Any) -> Fraction:
     scale = Fraction(1)
     if s.endswith("%"):
         s, scale = s[:-1].strip(), Fraction(1, 100)
+    shown = repr(text) if len(str(text)) <= 40 else repr(str(text)[:40] + "...")
+    if not _FRACTION.match(s):
+        raise ValueError(f"{shown} is not a number like '0.15', '15%' or '3/20'")
     try:
         return Fraction(s) * scale
     except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{text!r} is not a number like '0.15' or '15%'") from None
+        raise ValueError(f"{shown} is not a number like '0.15' or '15%'") from None

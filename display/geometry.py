@@ -8,7 +8,7 @@
 
 Both lay out text the same way over their positions ("units"): right- or centre-aligned when it
 fits, or scrolled through the sign (a marquee: the text enters on the right and leaves on the
-left, one position per step). The result is a :class:`Frame`, the unit of change the device
+left, one position per step). The result is a :class:`SignFrame`, the unit of change the device
 layer compares and sends.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from PIL import Image
 
@@ -28,7 +28,7 @@ MATRIX = "matrix"
 
 
 @dataclass(frozen=True)
-class Frame:
+class SignFrame:
     """One picture of the sign.
 
     ``cells`` holds one byte per position, left to right: on a seven-segment sign the segment
@@ -84,17 +84,17 @@ class _Layout:
     def can_draw(self, text: str) -> bool:
         raise NotImplementedError
 
-    def units(self, text: str) -> list:
+    def units(self, text: str) -> list[Any]:
         raise NotImplementedError
 
-    def frame(self, units: Sequence, level: int | None = None) -> Frame:
+    def frame(self, units: Sequence[Any], level: int | None = None) -> SignFrame:
         raise NotImplementedError
 
     def fits(self, text: str) -> bool:
         """True when the sign can draw every character of ``text`` and has room for it."""
         return self.can_draw(text) and len(self.units(text)) <= self.positions
 
-    def static(self, text: str, align: Align = "right", level: int | None = None) -> Frame:
+    def static(self, text: str, align: Align = "right", level: int | None = None) -> SignFrame:
         units = self.units(text)
         spare = self.positions - len(units)
         if spare < 0:
@@ -102,14 +102,14 @@ class _Layout:
         left = spare if align == "right" else spare // 2
         return self.frame([self._blank] * left + units + [self._blank] * (spare - left), level)
 
-    def blank(self) -> Frame:
+    def blank(self) -> SignFrame:
         return self.frame([self._blank] * self.positions)
 
     def marquee_steps(self, text: str) -> int:
         """Steps of one pass of ``text`` through the sign (from blank to blank)."""
         return self.positions + len(self.units(text))
 
-    def marquee(self, text: str, step: int) -> Frame:
+    def marquee(self, text: str, step: int) -> SignFrame:
         """Step ``step`` of the pass: at step 0 the sign is blank and the text is about to
         enter on the right."""
         pad = [self._blank] * self.positions
@@ -146,18 +146,18 @@ class SevenSegment(_Layout):
     def units(self, text: str) -> list[str]:
         return digit_tokens(text)
 
-    def frame(self, units: Sequence, level: int | None = None) -> Frame:
+    def frame(self, units: Sequence[Any], level: int | None = None) -> SignFrame:
         text = "".join(units)
-        return Frame(SEVEN_SEGMENT, segments.encode(text), text, level)
+        return SignFrame(SEVEN_SEGMENT, segments.encode(text), text, level)
 
-    def all_on(self, level: int | None = None) -> Frame:
+    def all_on(self, level: int | None = None) -> SignFrame:
         return self.frame(["8."] * self.digits, level)
 
-    def one_on(self, index: int) -> Frame:
+    def one_on(self, index: int) -> SignFrame:
         """Only digit ``index`` (0 = leftmost) fully lit: the "each digit" test pattern."""
         return self.frame(["8." if i == index else " " for i in range(self.digits)])
 
-    def dashes(self) -> Frame:
+    def dashes(self) -> SignFrame:
         return self.frame(["-"] * self.digits)
 
 
@@ -189,17 +189,17 @@ class Matrix(_Layout):
     def units(self, text: str) -> list[int]:
         return font.text_columns(text)
 
-    def frame(self, units: Sequence, level: int | None = None) -> Frame:
-        return Frame(MATRIX, bytes(units), None, level)
+    def frame(self, units: Sequence[Any], level: int | None = None) -> SignFrame:
+        return SignFrame(MATRIX, bytes(units), None, level)
 
-    def all_on(self, level: int | None = None) -> Frame:
+    def all_on(self, level: int | None = None) -> SignFrame:
         return self.frame([0xFF] * self.width, level)
 
-    def one_on(self, index: int) -> Frame:
+    def one_on(self, index: int) -> SignFrame:
         """Only module ``index`` (0 = leftmost) fully lit: the "each digit" test pattern."""
         return self.frame([0xFF if x // 8 == index else 0 for x in range(self.width)])
 
-    def dashes(self) -> Frame:
+    def dashes(self) -> SignFrame:
         count = (self.width + 1) // (len(font.GLYPHS["-"]) + 1)  # a dash and its gap
         return self.static("-" * count, "center")
 

@@ -122,10 +122,13 @@ def parse_amount(text: str, cur: Currency) -> int:
     return int(minor)
 
 
-def format_plain(amount: int, cur: Currency) -> str:
-    """``123456`` -> ``"1,234.56 EUR"``, for logs and the CLI (not for the sign)."""
-    units, fraction = _split(amount, cur)
-    return f"{units:,}{fraction} {cur.code}"
+def format_money(amount: int, cur: Currency, *, code: bool = True) -> str:
+    """``500180`` -> ``"EUR 5,001.80"`` (``"5,001.80"`` without the code): how a person reads
+    an amount of minor units in the CLI, the rig and logs (the sign has :func:`fit_amount`).
+    Negative amounts (a correction's difference) keep their sign: ``"EUR -0.05"``."""
+    units, fraction = _split(abs(amount), cur)
+    text = f"{'-' if amount < 0 else ''}{units:,}{fraction}"
+    return f"{cur.code} {text}" if code else text
 
 
 def _split(amount: int, cur: Currency) -> tuple[int, str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from display.geometry import MATRIX, Frame
+from display.geometry import MATRIX, SignFrame
 from display.segments import DP
 
 FACE = (18, 14, 14)
@@ -35,10 +35,13 @@ _SEGMENTS = {  # bit -> (orientation, fixed coordinate, start, end)
 def lit_colour(level: int) -> tuple[int, int, int]:
     """The lit colour at MAX7219 level 0..15 (duty (2 * level + 1) / 32)."""
     duty = (2 * level + 1) / 32
-    return tuple(round(u + (c - u) * (0.25 + 0.75 * duty)) for c, u in zip(LIT, UNLIT, strict=True))
+    red, green, blue = (
+        round(u + (c - u) * (0.25 + 0.75 * duty)) for c, u in zip(LIT, UNLIT, strict=True)
+    )
+    return red, green, blue
 
 
-def preview(frame: Frame, scale: int = 4, level: int = 15) -> Image.Image:
+def preview(frame: SignFrame, scale: int = 4, level: int = 15) -> Image.Image:
     """The frame as seen from the table. ``level`` is the configured brightness; a test
     pattern's own level (``frame.level``) wins."""
     on = lit_colour(level if frame.level is None else frame.level)
@@ -47,7 +50,7 @@ def preview(frame: Frame, scale: int = 4, level: int = 15) -> Image.Image:
     return _seven_segment(frame, scale, on)
 
 
-def _matrix(frame: Frame, scale: int, on: tuple[int, int, int]) -> Image.Image:
+def _matrix(frame: SignFrame, scale: int, on: tuple[int, int, int]) -> Image.Image:
     image = Image.new("RGB", (len(frame.cells) * scale, 8 * scale), FACE)
     draw = ImageDraw.Draw(image)
     inset = max(scale // 8, 0.5 if scale > 2 else 0)
@@ -63,7 +66,7 @@ def _matrix(frame: Frame, scale: int, on: tuple[int, int, int]) -> Image.Image:
     return image
 
 
-def _seven_segment(frame: Frame, scale: int, on: tuple[int, int, int]) -> Image.Image:
+def _seven_segment(frame: SignFrame, scale: int, on: tuple[int, int, int]) -> Image.Image:
     image = Image.new("RGB", (len(frame.cells) * _CELL_W * scale, _CELL_H * scale), FACE)
     draw = ImageDraw.Draw(image)
     for i, byte in enumerate(frame.cells):
@@ -91,7 +94,7 @@ def _segment(orientation: str, fixed: float, start: float, end: float) -> list[t
     return [(fixed + d, a) for a, d in along]
 
 
-def art(frame: Frame) -> list[str]:
+def art(frame: SignFrame) -> list[str]:
     """The frame as text for a terminal: LED rows of ``#`` and ``.``, or seven-segment digits
     drawn with ``_`` and ``|`` (three rows, decimal point as ``.``)."""
     if frame.kind == MATRIX:

@@ -11,7 +11,7 @@ from bit 7.
 from __future__ import annotations
 
 from display.font import GLYPHS
-from display.geometry import MATRIX, Frame
+from display.geometry import MATRIX, SignFrame
 
 _BY_COLUMNS = {cols: ch for ch, cols in GLYPHS.items() if ch != " "}
 assert len(_BY_COLUMNS) == len(GLYPHS) - 1, "two glyphs share their columns"
@@ -33,7 +33,7 @@ _DIGITS = {
 }
 
 
-def read(frame: Frame) -> str:
+def read(frame: SignFrame) -> str:
     return _read_matrix(frame.cells) if frame.kind == MATRIX else _read_digits(frame.cells)
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from display.errors import SignStateError
-from display.geometry import Frame, Geometry
+from display.geometry import Geometry, SignFrame
 from display.money import Shown, currency, fit_amount, spellings
 from display.odometer import Odometer
 
@@ -103,14 +103,14 @@ class Rendered:
     """A frame, when it may next change (``None``: not before the state changes), and whether
     an amount was too long for the sign (dashes shown, :mod:`display.money` step 3)."""
 
-    frame: Frame
+    frame: SignFrame
     next_change: float | None
     overflow: bool = False
 
 
 # A step draws its frame given the time since the step began and the absolute time; it returns
 # the frame, the absolute time of its next change within the step (or None) and the overflow flag.
-Draw = Callable[[float, float], tuple[Frame, float | None, bool]]
+Draw = Callable[[float, float], tuple[SignFrame, float | None, bool]]
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class _Step:
 
 @dataclass
 class _Program:
-    key: tuple
+    key: tuple[object, ...]
     started: float
     steps: list[_Step] = field(default_factory=list)
 
@@ -248,7 +248,7 @@ class SignRenderer:
             ]
         rate = g.scroll_rate
 
-        def scroll(t: float, now: float) -> tuple[Frame, float | None, bool]:
+        def scroll(t: float, now: float) -> tuple[SignFrame, float | None, bool]:
             step = math.floor(t * rate + EPSILON)
             return g.marquee(text, step), now - t + (step + 1) / rate, False
 
@@ -257,11 +257,11 @@ class SignRenderer:
     # -- frames -----------------------------------------------------------------------------
 
     @staticmethod
-    def _still(frame: Frame) -> Draw:
+    def _still(frame: SignFrame) -> Draw:
         return lambda t, now: (frame, None, False)
 
     def _meter(self, name: str) -> Draw:
-        def draw(t: float, now: float) -> tuple[Frame, float | None, bool]:
+        def draw(t: float, now: float) -> tuple[SignFrame, float | None, bool]:
             odo = self._odometers[name]
             frame, overflow = self._amount_frame(odo.value(now))
             tick = odo.next_tick(now, 1.0 / self.timing.frame_rate)
@@ -269,7 +269,7 @@ class SignRenderer:
 
         return draw
 
-    def _amount_frame(self, amount: int) -> tuple[Frame, bool]:
+    def _amount_frame(self, amount: int) -> tuple[SignFrame, bool]:
         shown = fit_amount(amount, currency(self.state.currency), self.geometry.fits)
         if shown.shown is Shown.OVERFLOW or shown.text is None:
             return self.geometry.dashes(), True

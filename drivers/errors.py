@@ -42,7 +42,7 @@ class Problem:
         return f"{self.key}: {self.reason}"
 
 
-class ConfigError(DriverError, ValueError):
+class HardwareConfigError(DriverError, ValueError):
     """The ``[gpio]`` or ``[sign]`` table is invalid. ``problems`` lists every problem found
     (the validator does not stop at the first one)."""
 
@@ -54,6 +54,12 @@ class ConfigError(DriverError, ValueError):
 class PinFactoryError(DriverError, RuntimeError):
     """The configured pin factory cannot be used here (RPi.GPIO off a Pi, lgpio without a
     gpiochip, an unknown name...)."""
+
+
+class PinOpenError(DriverError, RuntimeError):
+    """The pin factory loaded but a pin could not be opened or watched: the line is busy, the
+    backend cannot detect its edges (RPi.GPIO on kernel 6.6 and later), its device is hidden
+    by the unit's sandbox... The message names the pin, its role and the backend."""
 
 
 class SignDeviceError(DriverError, RuntimeError):

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import errno
-from collections.abc import Callable
 
 import serial
 import serial_asyncio_fast
 
 from drivers.errors import DeviceNotFound, PortBusy, TransportError
-
-DEFAULT_BAUD = 115200
-OnData = Callable[[bytes], None]
-OnLost = Callable[[Exception | None], None]
+from drivers.transport import DEFAULT_BAUD, OnData, OnLost
 
 
 class _Protocol(asyncio.Protocol):

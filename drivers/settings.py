@@ -8,6 +8,7 @@ nobody asked for (a misspelt key is a problem, not a silent default).
 
 from __future__ import annotations
 
+import builtins
 import difflib
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -78,7 +79,7 @@ class TableReader:
             return None
         return value
 
-    def sub(self, name: str, required: bool = True) -> TableReader:
+    def sub(self, name: str, required: builtins.bool = True) -> TableReader:
         return TableReader(
             self.raw(name, MISSING if required else {}), self.key(name), self.problems
         )

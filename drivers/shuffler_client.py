@@ -1,6 +1,6 @@
 """The asyncio adapter over the sans-I/O shuffler session: what the daemon and the CLI use.
 
-    client = ShufflerClient(open_transport("/dev/shuffler"))
+    client = ShufflerClient(open_transport("/dev/shuffler"))   # drivers.transport
     await client.connect()              # opens the port, identifies the device
     await client.shuffle()
     packet = await client.deal(2, tag=3)
@@ -21,13 +21,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from collections.abc import AsyncIterator
 
-from drivers.errors import BadPortSpec, TransportError
+from drivers.errors import TransportError
 from drivers.reconnect import Backoff
-from drivers.serial_transport import DEFAULT_BAUD, SerialTransport
-from drivers.usb_transport import UsbTransport
+from drivers.transport import Transport
 from firmware_bridge.errors import RequestFailed
 from firmware_bridge.messages import (
     DealReply,
@@ -62,34 +60,6 @@ log = logging.getLogger(__name__)
 
 ClientEvent = DeviceEvent | LinkUp | LinkDownEvent | DeviceRebooted | ProtocolViolation
 EVENT_BACKLOG = 1000
-
-
-class Transport(Protocol):
-    description: str
-
-    async def open(
-        self, on_data: Callable[[bytes], None], on_lost: Callable[[Exception | None], None]
-    ) -> None: ...
-
-    def write(self, data: bytes) -> None: ...
-
-    def close(self) -> None: ...
-
-
-def open_transport(port: str, baud: int = DEFAULT_BAUD, usb_backend: Any = None) -> Transport:
-    """``usb:VID:PID`` (hex) -> USB; anything else is a device path or a pyserial URL."""
-    if port.startswith("usb:"):
-        parts = port.split(":")
-        try:
-            vid, pid = (int(x, 16) for x in parts[1:])
-        except ValueError:
-            raise BadPortSpec(
-                f"port {port!r}: expected usb:VID:PID in hex, e.g. usb:1209:c5f1"
-            ) from None
-        return UsbTransport(vid, pid, backend=usb_backend)
-    if not port:
-        raise BadPortSpec("no shuffler port given (a device path, a pyserial URL or usb:VID:PID)")
-    return SerialTransport(port, baud)
 
 
 class ShufflerClient:

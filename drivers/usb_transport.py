@@ -22,6 +22,7 @@ import usb.core
 import usb.util
 
 from drivers.errors import DeviceNotFound, TransportError
+from drivers.transport import OnData, OnLost
 
 READ_SIZE = 512
 READ_TIMEOUT_MS = 100
@@ -53,9 +54,7 @@ class UsbTransport:
     def description(self) -> str:
         return f"usb:{self.vid:04x}:{self.pid:04x}"
 
-    async def open(
-        self, on_data: Callable[[bytes], None], on_lost: Callable[[Exception | None], None]
-    ) -> None:
+    async def open(self, on_data: OnData, on_lost: OnLost) -> None:
         loop = asyncio.get_running_loop()
         ep_in, ep_out = await loop.run_in_executor(None, self._claim)
         self._stop.clear()

@@ -9,6 +9,8 @@ a request fail. Messages are written for a technician.
 
 from __future__ import annotations
 
+from firmware_bridge.codes import error_name, nak_name
+
 
 class LinkError(Exception):
     """Base of every error the shuffler link raises on purpose."""
@@ -32,8 +34,6 @@ class DeviceError(RequestFailed):
     """The device refused or could not complete a well-formed request (``ERROR`` reply)."""
 
     def __init__(self, code: int, detail: str) -> None:
-        from firmware_bridge.messages import error_name
-
         self.code = code
         self.detail = detail
         super().__init__(f"shuffler error {error_name(code)}: {detail}")
@@ -43,8 +43,6 @@ class Rejected(RequestFailed):
     """The device answered ``NAK`` to the request (malformed, busy, no session)."""
 
     def __init__(self, code: int) -> None:
-        from firmware_bridge.messages import nak_name
-
         self.code = code
         super().__init__(f"shuffler rejected the request: NAK {nak_name(code)}")
 

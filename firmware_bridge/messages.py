@@ -17,10 +17,12 @@ Wire kinds: ``u8 u16 u32`` big-endian integers; ``str8`` length-prefixed printab
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from firmware_bridge.codes import ErrorCode, NakCode
 from firmware_bridge.errors import MessageError
 
 PROTOCOL_VERSION = 1
@@ -32,30 +34,6 @@ MAX_DEAL = 52
 MAX_DELIVERED = 64
 MAX_REINSERT = 16
 MAX_DECKS = 8
-
-
-class NakCode(IntEnum):
-    CORRUPT = 1
-    UNKNOWN_TYPE = 2
-    BAD_PAYLOAD = 3
-    BUSY = 4
-    NO_SESSION = 5
-
-
-class ErrorCode(IntEnum):
-    """Error codes of ERROR replies, DEAL status and FAULT events (protocol sec. 4.2)."""
-
-    OK = 0
-    NOT_SHUFFLED = 1
-    NOT_ENOUGH_CARDS = 2
-    DOOR_OPEN = 3
-    JAM = 4
-    MISFEED = 5
-    DECK_ERROR = 6
-    SENSOR_FAILURE = 7
-    FAULT_ACTIVE = 8
-    WRONG_MODE = 9
-    BAD_ARGUMENT = 10
 
 
 class DeviceState(IntEnum):
@@ -75,14 +53,6 @@ class Capability(IntEnum):
     RECOGNITION = 1
     HAND_FORMING = 2
     SHOE = 4
-
-
-def error_name(code: int) -> str:
-    return ErrorCode(code).name if code in ErrorCode._value2member_map_ else f"code {code}"
-
-
-def nak_name(code: int) -> str:
-    return NakCode(code).name if code in NakCode._value2member_map_ else f"code {code}"
 
 
 class UnknownMessageType(MessageError):
@@ -221,20 +191,25 @@ def _tally_out(out: bytearray, tally: tuple[tuple[int, int], ...]) -> None:
         out += bytes((card, times))
 
 
-def _int_codec(fmt: str) -> tuple:
+_Encoder = Callable[[bytearray, Any], None]
+_Decoder = Callable[["_Reader"], Any]
+
+
+def _int_codec(fmt: str) -> tuple[_Encoder, _Decoder]:
     s = struct.Struct(fmt)
 
     def enc(out: bytearray, v: int) -> None:
         out += s.pack(v)
 
     def dec(r: _Reader) -> int:
-        return s.unpack(r.take(s.size))[0]
+        value: int = s.unpack(r.take(s.size))[0]
+        return value
 
     return enc, dec
 
 
-_ENCODERS: dict = {}
-_DECODERS: dict = {}
+_ENCODERS: dict[str, _Encoder] = {}
+_DECODERS: dict[str, _Decoder] = {}
 for _kind, _fmt in (("u8", ">B"), ("u16", ">H"), ("u32", ">I")):
     _ENCODERS[_kind], _DECODERS[_kind] = _int_codec(_fmt)
 _ENCODERS["str8"], _DECODERS["str8"] = _str8_out, _str8_in

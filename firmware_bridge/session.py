@@ -35,6 +35,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from firmware_bridge.codes import NakCode
 from firmware_bridge.errors import (
     DeviceError,
     LinkDown,
@@ -60,7 +61,6 @@ from firmware_bridge.messages import (
     IdentifyRequest,
     Message,
     Nak,
-    NakCode,
     Ping,
     Pong,
     ReinsertReply,

@@ -1,42 +1,108 @@
 #!/bin/sh
 # Install croupierd on a Raspberry Pi (run as root from the source tree): `make install`.
+# Step by step, with what each option does: docs/install.md.
 #
-#   user and groups   croupier (system user) in gpio, spi, dialout, plugdev
-#   software          /opt/croupier/venv (pip install '.[pi]'), its self-check manifest
+#   build tools       gcc, python3-dev, python3-venv (RPi.GPIO, lgpio and spidev build from source)
+#   user and groups   croupier (system user) in gpio, spi, dialout, plugdev (created if missing)
+#   software          /opt/croupier/venv (pip install '.[pi]'), its self-check manifest;
+#                     croupier and croupierd on PATH (/usr/local/bin)
 #   configuration     /etc/croupier/table.toml (from config/$PROFILE.toml if none exists yet)
 #   units             croupierd.service, the shuffler's udev rule, tmpfiles for /etc/croupier
+#   documentation     /usr/share/doc/croupier (the unit's Documentation=)
+#
+# Options (environment variables):
+#   PROFILE=uth-gr        the example configuration installed as /etc/croupier/table.toml
+#   TECHNICIAN=login      add this login to the croupier group (the CLI's control socket)
+#   ENABLE_SPI=1          dtparam=spi=on in config.txt (the LED sign on SPI0; GPIO7-11)
+#   ENABLE_UART=1         enable_uart=1 in config.txt, the serial console off (a shuffler on
+#                         /dev/serial0; GPIO14/15)
+#   HARDWARE_WATCHDOG=1   systemd pets the Pi's hardware watchdog (RuntimeWatchdogSec=15s)
+#   BOOT=/boot/firmware   where config.txt and cmdline.txt are (/boot on Pi OS before bookworm)
+# The boot options take effect at the next reboot.
 #
 # DESTDIR=/some/root installs the files under that root and skips the steps that change the
-# running system (user, venv, systemctl, udevadm): for packaging and for the tests.
+# running system (packages, user, venv, systemctl, udevadm): for packaging and for the tests.
 set -eu
 cd "$(dirname "$0")/.."
 DESTDIR=${DESTDIR:-}
 PROFILE=${PROFILE:-uth-gr}
+BOOT=${BOOT:-/boot/firmware}
 PREFIX=/opt/croupier/venv
+DOC=/usr/share/doc/croupier
 live() { [ -z "$DESTDIR" ]; }
 
+# config.txt: add "key=value" under a final [all] section unless the line is there already.
+boot_line() {
+    config="$DESTDIR$BOOT/config.txt"
+    [ -f "$config" ] || { echo "no $config: is BOOT right?" >&2; exit 1; }
+    grep -qx "$1" "$config" && return 0
+    last=$(grep -E '^\[.*\]' "$config" | tail -n 1)
+    [ -z "$last" ] || [ "$last" = "[all]" ] || printf '\n[all]\n' >> "$config"
+    echo "$1" >> "$config"
+    echo "$BOOT/config.txt: $1 (takes effect at the next reboot)"
+}
+
 if live; then
+    if command -v apt-get >/dev/null; then
+        apt-get update -q && apt-get install -y -q gcc python3-dev python3-venv
+    fi
     id croupier >/dev/null 2>&1 || useradd --system --home-dir /var/lib/croupier \
         --shell /usr/sbin/nologin --user-group croupier
-    for group in gpio spi dialout plugdev; do
-        if getent group "$group" >/dev/null; then usermod -a -G "$group" croupier; fi
+    for group in gpio spi dialout plugdev; do  # the unit's SupplementaryGroups=
+        getent group "$group" >/dev/null || groupadd --system "$group"
+        usermod -a -G "$group" croupier
     done
     python3 -m venv "$PREFIX"
     "$PREFIX/bin/pip" install --quiet --upgrade pip
     "$PREFIX/bin/pip" install --quiet '.[pi]'
     "$PREFIX/bin/croupier" selfcheck manifest   # what the power-up self-check compares
+    if [ -n "${TECHNICIAN:-}" ]; then
+        usermod -a -G croupier "$TECHNICIAN"
+        echo "$TECHNICIAN is in the croupier group (log in again to use croupier status)"
+    fi
 fi
 
 install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d" \
-    "$DESTDIR/etc/tmpfiles.d"
+    "$DESTDIR/etc/tmpfiles.d" "$DESTDIR/usr/local/bin" "$DESTDIR$DOC"
 install -d -m 0750 "$DESTDIR/etc/croupier"
 install -m 0644 systemd/croupierd.service "$DESTDIR/etc/systemd/system/croupierd.service"
 install -m 0644 systemd/99-croupier-shuffler.rules "$DESTDIR/etc/udev/rules.d/99-croupier-shuffler.rules"
 install -m 0644 systemd/croupier.conf "$DESTDIR/etc/tmpfiles.d/croupier.conf"
+install -m 0644 docs/install.md README.md LICENSE "$DESTDIR$DOC/"
+for command in croupier croupierd; do
+    ln -sf "$PREFIX/bin/$command" "$DESTDIR/usr/local/bin/$command"
+done
+# bash completion of the croupier CLI, made from its own parser (croupier completion bash)
+if live; then
+    install -d -m 0755 /usr/share/bash-completion/completions
+    "$PREFIX/bin/croupier" completion bash > /usr/share/bash-completion/completions/croupier
+fi
 if [ ! -e "$DESTDIR/etc/croupier/table.toml" ]; then
     install -m 0640 "config/$PROFILE.toml" "$DESTDIR/etc/croupier/table.toml"
     echo "installed config/$PROFILE.toml as /etc/croupier/table.toml: edit it, then"
     echo "  croupier config check /etc/croupier/table.toml"
+fi
+
+if [ "${ENABLE_SPI:-0}" = 1 ]; then
+    boot_line "dtparam=spi=on"
+fi
+if [ "${ENABLE_UART:-0}" = 1 ]; then
+    boot_line "enable_uart=1"
+    cmdline="$DESTDIR$BOOT/cmdline.txt"
+    if [ -f "$cmdline" ] && grep -Eq 'console=(serial0|ttyAMA0|ttyS0),[0-9]+' "$cmdline"; then
+        sed -E -i 's/ ?console=(serial0|ttyAMA0|ttyS0),[0-9]+//g' "$cmdline"
+        echo "$BOOT/cmdline.txt: the serial console is off (the UART is the shuffler's)"
+    fi
+    if live; then
+        systemctl disable --now serial-getty@serial0.service serial-getty@ttyAMA0.service \
+            serial-getty@ttyS0.service 2>/dev/null || true
+    fi
+fi
+if [ "${HARDWARE_WATCHDOG:-0}" = 1 ]; then
+    install -d -m 0755 "$DESTDIR/etc/systemd/system.conf.d"
+    printf '[Manager]\nRuntimeWatchdogSec=15s\nRebootWatchdogSec=2min\n' \
+        > "$DESTDIR/etc/systemd/system.conf.d/croupier-watchdog.conf"
+    echo "hardware watchdog: systemd pets it every 7.5 s; a hung Pi reboots after 15 s"
 fi
 
 if live; then

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 from typing import Any
 
+from controller.table.control.client import ControlClient
 from controller.table.control.protocol import ControlError
-from controller.table.control.server import ControlClient
 
 DEFAULT_SOCKET = "/run/croupier/control.sock"
 
 
 def add_socket_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--socket",
-        default=argparse.SUPPRESS,
-        metavar="PATH",
-        help=f"the daemon's control socket (default $CROUPIER_SOCKET or {DEFAULT_SOCKET})",
-    )
+    """``--socket``, a global option: also accepted before the command (controller.cli.main)."""
+    from controller.cli.main import add_global_options
+
+    add_global_options(parser, "--socket")
 
 
 def socket_path(args: argparse.Namespace) -> str:
@@ -36,6 +33,8 @@ def credential() -> str:
         raise ControlError(
             "a technician credential is needed: set CROUPIER_CREDENTIAL", "unauthorised"
         )
+    import getpass
+
     return getpass.getpass("technician credential: ")
 
 

@@ -13,18 +13,28 @@ table's daemon starts it so: a daemon killed with ``kill -9`` leaves no orphan s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import signal
 import sys
 import threading
 
+from controller.cli.argtypes import integer, seconds
 from controller.errors import CroupierError
-from firmware_bridge.emulator.control import ControlServer
+from controller.table.instance_lock import InstanceLock
+from firmware_bridge.emulator.control import EmulatorControlServer
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
 from firmware_bridge.emulator.serial_runner import SerialPortEmulator
+
+EXAMPLES = {
+    "emulator": [
+        "croupier emulator --link /tmp/shuffler --control /tmp/shuffler.ctl",
+        "croupier emulator --port /dev/ttyUSB1 --baud 115200   (a rig cabled to a controller)",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,12 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--link", metavar="PATH", help="symlink to the pty to create")
     where.add_argument("--port", metavar="DEVICE", help="a real serial port instead (a rig)")
-    p.add_argument("--decks", type=int, default=1, help="1..8 (default 1)")
-    p.add_argument("--baud", type=int, default=115200, help="output pacing; 0 = none")
-    p.add_argument("--seed", type=int, help="deterministic shuffles (tests only)")
+    p.add_argument("--decks", type=integer(1, 8), default=1, help="1..8 (default 1)")
+    p.add_argument(
+        "--baud", type=integer(0, 4_000_000), default=115200, help="output pacing; 0 = none"
+    )
+    p.add_argument("--seed", type=integer(0), help="deterministic shuffles (tests only)")
     p.add_argument("--control", metavar="SOCKET", help="Unix socket for fault injection")
-    p.add_argument("--card-time", type=float, default=0.0, help="seconds per card dealt")
-    p.add_argument("--shuffle-time", type=float, default=0.0, help="seconds per shuffle")
+    p.add_argument("--card-time", type=seconds(0, 60), default=0.0, help="seconds per card dealt")
+    p.add_argument("--shuffle-time", type=seconds(0, 600), default=0.0, help="seconds per shuffle")
     p.add_argument("--no-recognition", action="store_true", help="a machine without a reader")
     p.add_argument(
         "--exit-with-parent", action="store_true", help="stop when the starting process dies"
@@ -58,8 +70,21 @@ def run(args: argparse.Namespace) -> int:
     firmware = DeviceFirmware(machine, rng=random.Random(args.seed + 1) if seeded else None)
     stop = threading.Event()
     parent = os.getppid()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: stop.set())
+    # one emulator per link: a second one would take the link over, then delete it
+    held = (
+        InstanceLock(f"{args.link}.lock", f"an emulator on {args.link}")
+        if args.link
+        else contextlib.nullcontext()  # a real serial port: pyserial's exclusive open
+    )
+    with held:
+        return _serve(args, firmware, stop, parent)
+
+
+def _serve(
+    args: argparse.Namespace, firmware: DeviceFirmware, stop: threading.Event, parent: int
+) -> int:
     try:
         if args.port:
             emulator = SerialPortEmulator(firmware, args.port, baud=args.baud or 115200).start()
@@ -67,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             emulator = PtyEmulator(firmware, args.link, baud=args.baud or None).start()
     except (OSError, ValueError) as exc:
         raise CroupierError(f"cannot serve on {args.port or args.link}: {exc}") from exc
-    control = ControlServer(emulator, args.control).start() if args.control else None
+    control = EmulatorControlServer(emulator, args.control).start() if args.control else None
     print(
         f"emulator: {args.port or args.link} -> {emulator.slave_path} ({args.decks} deck(s), "
         f"{args.baud or 'unpaced'} baud{', control ' + args.control if control else ''})",

@@ -4,20 +4,33 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.argtypes import UsageError
+from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.cards import format_cards, parse_cards
 from controller.engine.poker import evaluate, longest_straight_flush
+from controller.errors import CardError
+
+EXAMPLES = {
+    "eval": [
+        "croupier eval As Ks Qs Js 10s 2c 3d",
+        "croupier eval 7h 7d 7c 2s 2h --json",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="evaluate a poker hand of 5 to 7 cards")
     p.add_argument("cards", nargs="+", metavar="CARD", help="cards like As Kd 10h (5 to 7)")
     add_json_flag(p)
+    add_json_errors(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    cards = parse_cards(" ".join(args.cards), count=(5, 6, 7), what="hand")
+    try:
+        cards = parse_cards(" ".join(args.cards), count=(5, 6, 7), what="hand")
+    except CardError as exc:
+        raise UsageError(str(exc)) from exc
     result = evaluate(cards)
     run_length = longest_straight_flush(cards)
     if args.json:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from gpiozero.pins import Factory
 
+from controller.cli.argtypes import seconds
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
+from controller.validation import ConfigError, read_toml
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
 from drivers.errors import DriverError
@@ -27,8 +29,6 @@ from drivers.gpio.factories import make_pin_factory
 from drivers.gpio.pinmap import FACTORY_NAMES, REFERENCE_GPIO
 from drivers.sign.config import REFERENCE_SIGN, SignConfig, parse_sign
 from drivers.tableio import TableIO, validate_table_io
-
-SYSTEM_CONFIG = Path("/etc/croupier/table.toml")
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -45,12 +45,12 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pin-factory",
         choices=FACTORY_NAMES,
-        help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, rpigpio)",
+        help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, auto)",
     )
     parser.add_argument("--rig-socket", metavar="PATH", help="the rig's socket (rig factory)")
     parser.add_argument(
         "--rig-wait",
-        type=float,
+        type=seconds(0, 600),
         default=5.0,
         metavar="SECONDS",
         help="how long to wait for the rig link (rig factory, 5)",
@@ -73,11 +73,11 @@ def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
     if path is None:
         return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
     try:
-        return tomllib.loads(path.read_text()), str(path)
-    except OSError as exc:
-        raise CroupierError(f"{path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise CroupierError(f"{path}: not valid TOML: {exc}") from exc
+        return read_toml(path), str(path)
+    except ConfigError as exc:  # one line: the file and what is wrong with it
+        key, reason = exc.problems[0]
+        what = {"(syntax)": "not valid TOML: ", "(file)": ""}.get(key, f"{key}: ")
+        raise CroupierError(f"{path}: {what}{reason}") from exc
 
 
 def load_table_io(path: Path | None) -> tuple[TableIO, str]:

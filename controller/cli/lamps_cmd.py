@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from controller.cli.argtypes import UsageError, seconds
 from controller.cli.hardware import (
     add_pin_options,
     load_table_io,
@@ -19,8 +20,15 @@ from controller.cli.hardware import (
     say,
 )
 from controller.cli.output import add_json_flag, print_json
-from controller.errors import CroupierError
 from drivers.gpio.table import open_lamps
+
+EXAMPLES = {
+    "lamps": [
+        "croupier lamps test",
+        "croupier lamps test --lamp green --lamp red --step 2",
+        "croupier lamps test --pin-factory mock --all",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = actions.add_parser("test", help="light each lamp in turn")
     add_pin_options(t)
-    t.add_argument("--step", type=float, default=0.5, metavar="SECONDS", help="time per lamp (0.5)")
+    t.add_argument(
+        "--step", type=seconds(0, 60), default=0.5, metavar="SECONDS", help="time per lamp (0.5)"
+    )
     t.add_argument("--lamp", action="append", metavar="NAME", help="only this lamp (repeatable)")
     t.add_argument("--all", action="store_true", help="all lamps on together for one step")
     add_json_flag(t)
@@ -40,7 +50,7 @@ def run_test(args: argparse.Namespace) -> int:
     names = args.lamp or list(io.gpio.lamps)
     unknown = [n for n in names if n not in io.gpio.lamps]
     if unknown:
-        raise CroupierError(f"no lamp {', '.join(unknown)} (lamps: {', '.join(io.gpio.lamps)})")
+        raise UsageError(f"no lamp {', '.join(unknown)} (lamps: {', '.join(io.gpio.lamps)})")
     factory = open_factory(args, io)
     results = []
     try:

@@ -97,8 +97,3 @@ def writer(args: argparse.Namespace, *, keyed: bool = True) -> Ledger:
     """The ledger for writing (``keyed=False``: open an unkeyed ledger to adopt a key)."""
     ring = keyring(args) if keyed else None
     return Ledger.open(db_path(args), now=time.monotonic(), create=False, keyring=ring)
-
-
-def amount(value: int) -> str:
-    """Minor units with thousands separators (the ledger has no currency exponent)."""
-    return f"{value:,}"

@@ -1,6 +1,6 @@
 """``croupier ledger-key``: the per-table key that seals the ledger (docs/ledger.md, keyed ledgers).
 
-- ``croupier ledger-key create [--key PATH]``: provision a table's keyring (mode 0400; run at
+- ``croupier ledger-key create --key PATH``: provision a table's keyring (mode 0400; run at
   install time as the daemon's user: ``systemd/install.sh`` does it); refuses to overwrite one;
 - ``croupier ledger-key show [--key PATH]``: the key IDs of the keyring (never a secret);
 - ``croupier ledger-key adopt --technician T --reason R``: an existing, unkeyed ledger is keyed
@@ -29,11 +29,23 @@ from controller.cli.ledger_args import (
 )
 from controller.cli.output import print_json
 
+EXAMPLES = {
+    "ledger-key": [
+        "croupier ledger-key create --key /etc/croupier/ledger.key   # at install (0400)",
+        "sudo -u croupier croupier ledger-key show",
+        "croupier ledger-key adopt --technician T --reason 'keyed ledger'   # daemon stopped",
+        "croupier ledger-key rotate --technician T --reason 'yearly'        # daemon stopped",
+    ]
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ledger-key", help="the per-table ledger key: create, show, adopt, rotate")
     actions = p.add_subparsers(dest="action", required=True)
-    add_key_flag(add_action(actions, "create", "provision the table's keyring", create, db=False))
+    c = add_action(actions, "create", "provision the table's keyring", create, db=False)
+    c.add_argument(  # required: a secret is never written to a path nobody named
+        "--key", type=Path, required=True, metavar="PATH", help="where (mode 0400)"
+    )
     add_key_flag(add_action(actions, "show", "the key IDs of the keyring", show, db=False))
     add_technician_flags(add_action(actions, "adopt", "key an unkeyed ledger", adopt))
     add_technician_flags(add_action(actions, "rotate", "re-key the ledger with a new key", rotate))
@@ -51,7 +63,7 @@ def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
 
 
 def create(args: argparse.Namespace) -> int:
-    ring = create_keyring(_path(args))
+    ring = create_keyring(args.key)
     emit(args, {"keyring": str(ring.path), "key": ring.current.key_id},
          f"created {ring.path} (mode 0400) with key {ring.current.key_id}")  # fmt: skip
     return 0

@@ -1,65 +1,231 @@
 """``croupier``: the technician CLI.
 
 Each command group lives in its own module under ``controller/cli/`` and exposes
-``register(subparsers)``, which adds its sub-parser and sets ``func(args) -> int`` as the
-default. Human output by default, ``--json`` for scripts. Errors the controller raises on
-purpose (:class:`~controller.errors.CroupierError`) print as one line on stderr, exit status 2.
+``register(subparsers)``, which adds its sub-parser(s) and sets ``func(args) -> int`` as the
+default; an optional ``EXAMPLES`` mapping (command -> lines) becomes the epilog of its
+``--help``. :data:`COMMAND_GROUPS` lists the modules with the commands each registers: only
+the module of the command asked for is imported (``croupier status`` does not load NumPy or
+the engine), all of them for ``--help``, a typo, or the shell completion.
+
+Global options (``--socket``, ``--json``) work before or after the command, as in
+``croupier --socket S status`` or ``croupier status --json``.
+
+Exit status: 0 done; 1 a failure (no daemon, a device or file that cannot be used, a check
+that found problems); 2 a usage error (unknown command or option, a value out of its limits);
+128 + N when stopped by signal N (130 for Ctrl-C). Every error is one line on stderr; a
+Python traceback only with ``CROUPIER_DEBUG=1``.
+
+Commands that opt in (``add_json_errors``) also print an error with ``--json`` as a JSON object
+with the message and the rule ID on stdout (controller.cli.output.error_json).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
-from controller import __version__
+from controller.cli.argtypes import UsageError
 from controller.errors import CroupierError
 
-# Command modules, in the order `croupier --help` lists them.
-COMMAND_MODULES = [
-    "controller.cli.eval_cmd",
-    "controller.cli.settle_cmd",
-    "controller.cli.par_cmd",
-    "controller.cli.shuffler_cmd",
-    "controller.cli.emulator_cmd",
-    "controller.cli.meters_cmd",
-    "controller.cli.events_cmd",
-    "controller.cli.selfcheck_cmd",
-    "controller.cli.ledger_key_cmd",
-    "controller.cli.sensors_cmd",
-    "controller.cli.lamps_cmd",
-    "controller.cli.sign_cmd",
-    "controller.cli.table_cmd",
-    "controller.cli.pool_cmd",
-    "controller.cli.rig_cmd",
+# Command-group modules, in the order `croupier --help` lists them, with the commands each
+# registers (so that only the module of the command asked for is imported).
+COMMAND_GROUPS: list[tuple[str, tuple[str, ...]]] = [
+    ("controller.cli.eval_cmd", ("eval",)),
+    ("controller.cli.settle_cmd", ("settle",)),
+    ("controller.cli.par_cmd", ("par",)),
+    ("controller.cli.shuffler_cmd", ("shuffler",)),
+    ("controller.cli.emulator_cmd", ("emulator",)),
+    ("controller.cli.meters_cmd", ("meters",)),
+    ("controller.cli.events_cmd", ("events",)),
+    ("controller.cli.selfcheck_cmd", ("selfcheck",)),
+    ("controller.cli.ledger_key_cmd", ("ledger-key",)),
+    ("controller.cli.sensors_cmd", ("sensors",)),
+    ("controller.cli.lamps_cmd", ("lamps",)),
+    ("controller.cli.sign_cmd", ("sign",)),
+    ("controller.cli.table_cmd", ("status", "jackpot", "seat", "round", "config")),
+    ("controller.cli.pool_cmd", ("pool",)),
+    ("controller.cli.rig_cmd", ("rig",)),
+    ("controller.cli.completion_cmd", ("completion",)),
 ]
 
+# Options every command takes, before or after the command: (flags, argparse keywords,
+# the value when not given). Commands add them with the same keywords (output.add_json_flag,
+# daemon_client.add_socket_flag); argparse.SUPPRESS keeps a value given before the command.
+GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], Any]] = [
+    (
+        ("--socket",),
+        {
+            "metavar": "PATH",
+            "help": "the daemon's control socket (default $CROUPIER_SOCKET or"
+            " /run/croupier/control.sock)",
+        },
+        None,
+    ),
+    (("--json",), {"action": "store_true", "help": "print JSON for scripts"}, False),
+]
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="croupier", description="Croupier table controller: technician tools."
-    )
-    parser.add_argument("--version", action="version", version=f"croupier {__version__}")
+DESCRIPTION = "Croupier table controller: technician tools."
+EPILOG = """examples:
+  croupier status                       the live table (daemon on /run/croupier)
+  croupier --socket /tmp/sim/run/control.sock status --json
+  croupier meters                       progressive meters, as money
+  croupier COMMAND --help               each command's options and examples
+
+exit status: 0 done, 1 a failure, 2 a usage error; 128+N stopped by signal N"""
+
+
+# argparse looks every one of its own words up in gettext's catalogues, probing the disk each
+# time (~30 ms of a parser build here, far more on a Pi); the CLI speaks English only.
+argparse._ = str  # type: ignore[attr-defined]
+
+
+class CroupierParser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit status 2), suggestions for typos and
+    examples kept as written."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        import difflib
+
+        names = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else f" (choose from {', '.join(names)})"
+        raise argparse.ArgumentError(action, f"invalid choice {value!r}{hint}")
+
+
+class VersionAction(argparse.Action):
+    """``--version``; the installed version is read (importlib.metadata, ~30 ms) only when
+    asked for, not for every command."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from controller import __version__
+
+        parser.exit(0, f"croupier {__version__}\n")
+
+
+def add_global_options(parser: argparse.ArgumentParser, *names: str) -> None:
+    """Add the global options (``names``, default all) to a parser, suppressed when absent."""
+    for flags, kwargs, _ in GLOBAL_OPTIONS:
+        if not names or flags[0] in names:
+            parser.add_argument(*flags, default=argparse.SUPPRESS, **kwargs)
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command in ``argv``, skipping global options and their values."""
+    takes_value = {flags[0] for flags, kwargs, _ in GLOBAL_OPTIONS if "action" not in kwargs}
+    words = iter(argv)
+    for word in words:
+        if word in takes_value:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(only: str | None = None) -> CroupierParser:
+    """The whole parser, or with ``only`` the parser of that command's group alone."""
+    parser = CroupierParser(prog="croupier", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action=VersionAction)
+    add_global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for module_name, commands in COMMAND_GROUPS:
+        if only is not None and only not in commands:
+            continue
+        module = importlib.import_module(module_name)
+        module.register(sub)
+        for command, lines in getattr(module, "EXAMPLES", {}).items():
+            sub.choices[command].epilog = "examples:\n" + "\n".join(f"  {x}" for x in lines)
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        where = exc.filename if exc.filename is not None else ""
+        return f"{where}: {exc.strerror}" if where else exc.strerror
+    text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    return text or type(exc).__name__
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """The errors raised on purpose by our packages and the OS: a failure, not a bug."""
+    from display.errors import DisplayError
+    from drivers.errors import DriverError
+    from firmware_bridge.errors import LinkError
+
+    return (CroupierError, DriverError, DisplayError, LinkError, OSError)
+
+
+def _json_error(args: argparse.Namespace, exc: BaseException) -> None:
+    """With ``--json``, a command that opted in (``add_json_errors``) also prints its error as a
+    JSON object on stdout, so scripts need not parse stderr."""
+    if getattr(args, "json_errors", False) and getattr(args, "json", False):
+        from controller.cli.output import error_json, print_json
+
+        print_json(error_json(exc))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # the quickest answer: no command module loaded
+        from controller import __version__
+
+        print(f"croupier {__version__}")
+        return 0
+    word = _command_word(argv)
+    known = any(word in commands for _, commands in COMMAND_GROUPS)
+    parser = build_parser(word if known else None)
     args = parser.parse_args(argv)
+    for flags, _, default in GLOBAL_OPTIONS:
+        dest = flags[0].lstrip("-").replace("-", "_")
+        if not hasattr(args, dest) and dest != "socket":  # socket: getattr(), then $ENV
+            setattr(args, dest, default)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from controller.rig.stop_signals import exit_status, stop_on_signals
+
+    name = f"croupier {args.command}"
     try:
-        return int(args.func(args) or 0)
-    except CroupierError as exc:
-        print(f"croupier {args.command}: {exc}", file=sys.stderr)
+        with stop_on_signals():
+            return int(args.func(args) or 0)
+    except UsageError as exc:
+        _json_error(args, exc)
+        print(f"{name}: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: cleaned up on the way out
+        return exit_status(exc)
     except BrokenPipeError:  # `croupier ... | head`
+        with open(os.devnull, "w") as devnull:  # no second error when Python flushes stdout
+            os.dup2(devnull.fileno(), sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        if os.environ.get("CROUPIER_DEBUG"):
+            raise
+        if isinstance(exc, _failures()):
+            _json_error(args, exc)
+            print(f"{name}: {_one_line(exc)}", file=sys.stderr)
+        else:
+            print(f"{name}: internal error ({type(exc).__name__}: {_one_line(exc)}); run"
+                  " again with CROUPIER_DEBUG=1 for the traceback", file=sys.stderr)  # fmt: skip
+        return 1
 
 
 if __name__ == "__main__":

@@ -14,17 +14,20 @@ import argparse
 import time
 
 from controller.books.ledger.verify import verify_ledger
+from controller.cli.argtypes import integer
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
     add_technician_flags,
-    amount,
     db_path,
     reader,
     writer,
 )
+from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
+from controller.cli.progress import progress_bar
 from controller.engine.pools.meters import CORRECTABLE
+from display.money import Currency, format_money
 
 # The meters shown to people, with their labels, in the order regulators read them.
 SHOWN = (
@@ -46,25 +49,45 @@ SHOWN = (
     ("corrections", "technician corrections"),
     ("cycle", "cycle (resets)"),
 )
+COUNTS = {"rounds", "hits", "voids", "corrections", "cycle"}  # the other meters are money
+
+
+def meter_text(key: str, value: int, cur: Currency) -> str:
+    """A meter as people read it: a count, or an amount of money."""
+    return f"{value:,}" if key in COUNTS else format_money(value, cur)
+
+
+EXAMPLES = {
+    "meters": [
+        "croupier meters",
+        "croupier meters verify --db /var/lib/croupier/ledger.sqlite3",
+        "croupier meters hits -n 10 --pool progressive",
+        "croupier meters correct progressive current 500000 --technician T-4 --reason 'seed'",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("meters", help="progressive meters, hit history and ledger checks")
     add_db_flag(p)
+    add_currency_config(p)
     add_json_flag(p)
     p.set_defaults(func=show)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     add_action(actions, "verify", "check every invariant of the ledger", verify)
     h = add_action(actions, "hits", "the hit history, newest first", hits)
-    h.add_argument("-n", type=int, default=100, help="how many hits (default 100)")
+    h.add_argument("-n", type=integer(1), default=100, help="how many hits (default 100)")
     h.add_argument("--pool", help="only this pool")
+    add_currency_config(h)
     c = add_action(actions, "correct", "a technician sets a pool's amount or reserve", correct)
-    c.add_argument("pool")
-    c.add_argument("meter", choices=CORRECTABLE)
-    c.add_argument("value", type=int, help="the new value, minor units")
+    c.add_argument("pool", help="the pool's name (croupier meters lists them)")
+    c.add_argument("meter", choices=CORRECTABLE, help=f"which meter: {', '.join(CORRECTABLE)}")
+    c.add_argument("value", type=integer(0), help="the new value, minor units")
     add_technician_flags(c)
+    add_currency_config(c)
     r = add_action(actions, "rebuild", "rewrite every pool's meters from the journal", rebuild)
     add_technician_flags(r)
+    add_currency_config(r)
 
 
 def show(args: argparse.Namespace) -> int:
@@ -72,8 +95,10 @@ def show(args: argparse.Namespace) -> int:
         pools = ledger.meters()
         status = ledger.selfcheck_status()
         rounds = ledger.round_counts()
+    cur = table_currency(args)
     if args.json:
-        print_json({"pools": pools, "rounds": rounds, "selfcheck": status.to_json()})
+        print_json({"pools": pools, "rounds": rounds, "selfcheck": status.to_json(),
+                    **currency_json(cur)})  # fmt: skip
         return 0
     print(f"ledger {db_path(args)}")
     state = "OK" if status.table_may_open else "FAILED: the table stays closed"
@@ -85,14 +110,14 @@ def show(args: argparse.Namespace) -> int:
         print("no pools")
     for pool in pools:
         m = pool["meters"]
-        cap = amount(pool["cap"]) if pool["cap"] is not None else "none"
+        cap = format_money(pool["cap"], cur) if pool["cap"] is not None else "none"
         print(
-            f"\npool {pool['pool']} (bet {pool['bet']}, seed {amount(pool['seed'])}, "
+            f"\npool {pool['pool']} (bet {pool['bet']}, seed {format_money(pool['seed'], cur)}, "
             f"rate {pool['contribution_rate']}, reserve rate {pool['reserve_rate']}, cap {cap})"
         )
         for key, label in SHOWN:
-            print(f"  {label:<30} {amount(m[key]):>15}")
-        print(f"  {'fraction carried (units)':<30} {m['carry']:>15}")
+            print(f"  {label:<30} {meter_text(key, m[key], cur):>20}")
+        print(f"  {'fraction carried (units)':<30} {m['carry']:>20}")
         for problem in pool["problems"]:
             print(f"  PROBLEM: {problem}")
     return 0
@@ -101,7 +126,10 @@ def show(args: argparse.Namespace) -> int:
 def verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with reader(args) as ledger:
-        report = verify_ledger(ledger)
+        entries = ledger.journal.head()[0]
+        # the chain walks every entry, the replay the money entries (at most as many)
+        with progress_bar(args, total=2 * entries, unit="entries", what="verify") as step:
+            report = verify_ledger(ledger, step)
     seconds = round(time.perf_counter() - started, 3)
     if args.json:
         print_json({"ok": report.ok, "problems": report.problems, **report.stats,
@@ -119,18 +147,22 @@ def verify(args: argparse.Namespace) -> int:
 def hits(args: argparse.Namespace) -> int:
     with reader(args) as ledger:
         records = ledger.hits(args.pool, args.n)
+    cur = table_currency(args)
     if args.json:
-        print_json([h.to_json() for h in records])
+        print_json([{**h.to_json(), **currency_json(cur)} for h in records])
         return 0
     if not records:
         print("no hits")
     for h in records:
         extra = "".join(
-            f" {label} {amount(v)}" for label, v in (("share", h.share), ("envy", h.envy)) if v
+            f" {label} {format_money(v, cur)}"
+            for label, v in (("share", h.share), ("envy", h.envy))
+            if v
         )
         print(
             f"{h.wall}  {h.pool}  round {h.round_id}  seat {h.seat}  {h.line or '-'}  "
-            f"{amount(h.amount)} (pool {amount(h.from_pool)}){extra}  {h.hand or ''}".rstrip()
+            f"{format_money(h.amount, cur)} (pool {format_money(h.from_pool, cur, code=False)})"
+            f"{extra}  {h.hand or ''}".rstrip()
         )
     return 0
 
@@ -144,7 +176,8 @@ def correct(args: argparse.Namespace) -> int:
     if args.json:
         print_json(state.to_row())
     else:
-        print(f"pool {args.pool}: {args.meter} set to {amount(args.value)} (journaled)")
+        shown = format_money(args.value, table_currency(args))
+        print(f"pool {args.pool}: {args.meter} set to {shown} (journaled)")
     return 0
 
 
@@ -157,5 +190,6 @@ def rebuild(args: argparse.Namespace) -> int:
         print_json({name: state.to_row() for name, state in pools.items()})
     else:
         for name, state in pools.items():
-            print(f"pool {name}: rebuilt from the journal, displays {amount(state.current)}")
+            shown = format_money(state.current, table_currency(args))
+            print(f"pool {name}: rebuilt from the journal, displays {shown}")
     return 0

@@ -9,11 +9,22 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.argtypes import UsageError, integer
+from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.games import par_sheet
 from controller.engine.profiles import load_profile
+from controller.errors import ParError, ProfileError
+from controller.validation import ConfigError
 
 COLUMNS = ("hand", "pays", "combinations", "probability", "contribution")
+
+
+EXAMPLES = {
+    "par": [
+        "croupier par --profile uth-gr",
+        "croupier par --profile trilux-gr --decks 6 --json",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,16 +33,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--profile", required=True, metavar="NAME", help="profile name or TOML path")
     p.add_argument(
-        "--decks", type=int, metavar="N", help="decks in the shoe (games dealt from a shoe only)"
+        "--decks",
+        type=integer(1, 8),
+        metavar="N",
+        help="decks in the shoe (games dealt from a shoe only)",
     )
     add_json_flag(p)
+    add_json_errors(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    profile = load_profile(args.profile)
     options = {} if args.decks is None else {"decks": args.decks}
-    sheet = par_sheet(profile, **options)
+    try:
+        sheet = par_sheet(load_profile(args.profile), **options)
+    except (
+        ConfigError,
+        ProfileError,
+        ParError,
+    ) as exc:  # the profile or options named on the command line
+        raise UsageError(str(exc)) from exc
     if args.json:
         print_json(sheet)
     else:

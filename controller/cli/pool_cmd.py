@@ -23,12 +23,23 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from controller.cli.ledger_args import amount
-from controller.cli.meters_cmd import SHOWN
+from controller.cli.argtypes import UsageError, integer
+from controller.cli.meters_cmd import SHOWN, meter_text
+from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
+from display.money import format_money
 
 T = TypeVar("T")
+
+
+EXAMPLES = {
+    "pool": [
+        "croupier pool init --dsn DSN --pool jumbo7-bg --profile ch-bg --seed 100000",
+        "croupier pool status --dsn DSN",
+        "croupier pool verify --dsn DSN --json",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,14 +48,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     i = _action(actions, "init", "create or migrate the store; create or change a pool", init)
     i.add_argument("--pool", help="the pool to create or change")
     i.add_argument("--profile", help="the rule profile whose progressive the pool pays (ch-bg)")
-    i.add_argument("--seed", type=int, help="seed, minor units (PRG-5)")
+    i.add_argument("--seed", type=integer(0), help="seed, minor units (PRG-5)")
     i.add_argument("--contribution-rate", help="e.g. 20%% (default: the profile's)")
     i.add_argument("--reserve-rate", default="0", help="hidden reserve rate (default 0)")
-    i.add_argument("--cap", type=int, help="ceiling of the amount displayed, minor units")
+    i.add_argument("--cap", type=integer(0), help="ceiling of the amount displayed, minor units")
     s = _action(actions, "status", "each linked pool, its meters and its tables", status)
     s.add_argument("--pool", help="only this pool")
+    add_currency_config(s)
     v = _action(actions, "verify", "check every invariant, replaying each pool's journal", verify)
     v.add_argument("--pool", help="only this pool")
+    add_currency_config(v)
 
 
 def _action(
@@ -63,7 +76,7 @@ def _action(
 
 def _dsn(args: argparse.Namespace) -> str:
     if not args.dsn:
-        raise CroupierError("give the store with --dsn or $CROUPIER_POOL_DSN")
+        raise UsageError("give the store with --dsn or $CROUPIER_POOL_DSN")
     return args.dsn
 
 
@@ -134,21 +147,22 @@ def status(args: argparse.Namespace) -> int:
     from controller.books.linked.admin import pool_status
 
     result = _run(args, lambda conn: pool_status(conn, args.pool))
+    cur = table_currency(args)
     if args.json:
-        print_json(result)
+        print_json({**result, **currency_json(cur)})
         return 0
     if not result["pools"]:
         print("no linked pools (create one with croupier pool init --pool ...)")
     for pool in result["pools"]:
         m = pool["meters"]
-        cap = amount(pool["cap"]) if pool["cap"] is not None else "none"
+        cap = format_money(pool["cap"], cur) if pool["cap"] is not None else "none"
         print(
             f"pool {pool['pool']} (bet {pool['bet']}, award {pool['award']}, seed "
-            f"{amount(pool['seed'])}, rate {pool['contribution_rate']}, reserve rate "
+            f"{format_money(pool['seed'], cur)}, rate {pool['contribution_rate']}, reserve rate "
             f"{pool['reserve_rate']}, cap {cap}, journal entry {pool['journal_head']})"
         )
         for key, label in SHOWN:
-            print(f"  {label:<30} {amount(m[key]):>15}")
+            print(f"  {label:<30} {meter_text(key, m[key], cur):>20}")
         for problem in pool["identities"]:
             print(f"  PROBLEM: {problem}")
         print(f"  tables: {len(pool['tables'])}")
@@ -156,8 +170,8 @@ def status(args: argparse.Namespace) -> int:
             state = "connected" if t["connected"] else f"last seen {t['last_seen']}"
             print(
                 f"    {t['table_id']:<16} {state:<36} rounds {t['rounds']:>8,}  "
-                f"open {t['open_rounds']}  contributed {amount(t['contributions'])}  "
-                f"won {amount(t['won_from_pool'])}"
+                f"open {t['open_rounds']}  contributed {format_money(t['contributions'], cur)}"
+                f"  won {format_money(t['won_from_pool'], cur)}"
             )
     return 0
 
@@ -180,7 +194,7 @@ def verify(args: argparse.Namespace) -> int:
         return 0 if report.ok else 1
     for name, stats in report.stats.items():
         print(f"pool {name}: {stats['entries']} journal entries, displays "
-              f"{amount(stats['current'])}")  # fmt: skip
+              f"{format_money(stats['current'], table_currency(args))}")  # fmt: skip
     for problem in report.problems:
         print(f"PROBLEM: {problem}")
     print(

@@ -20,6 +20,14 @@ from controller.books.ledger.journal import wall_text
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
 from controller.cli.output import print_json
 
+EXAMPLES = {
+    "selfcheck": [
+        "croupier selfcheck status",
+        "croupier selfcheck run --full",
+        "croupier selfcheck clear --technician T-4 --reason 'software updated'",
+    ],
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("selfcheck", help="power-up self-check: manifest, status, run, clear")

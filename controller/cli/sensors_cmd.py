@@ -20,6 +20,7 @@ import time
 
 from gpiozero.pins import Factory
 
+from controller.cli.argtypes import integer, seconds
 from controller.cli.hardware import (
     add_pin_options,
     load_table_io,
@@ -41,13 +42,23 @@ SEAT_MARK = {
 }
 
 
+EXAMPLES = {
+    "sensors": [
+        "croupier sensors watch",
+        "croupier sensors watch --pin-factory mock --duration 5 --json",
+    ],
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sensors", help="seat bet sensors and dealer console")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     w = actions.add_parser("watch", help="live per-seat view: stakes, console, edges and health")
     add_pin_options(w)
-    w.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long")
-    w.add_argument("--events", type=int, metavar="N", help="stop after N events")
+    w.add_argument(
+        "--duration", type=seconds(0, None), metavar="SECONDS", help="stop after this long"
+    )
+    w.add_argument("--events", type=integer(1), metavar="N", help="stop after N events")
     w.add_argument("--edges", action="store_true", help="also show raw (undebounced) edges")
     add_json_flag(w)
     w.set_defaults(func=run_watch)

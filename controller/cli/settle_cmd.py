@@ -4,16 +4,23 @@ disputed round). The round names its profile; formats in docs/settle.md."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import load_profile
+from controller.engine.wagers import CAP_RULE
 from controller.errors import RoundError
+from controller.validation import ConfigError, read_json
+from display.money import Currency, currency, format_money
+
+EXAMPLES = {
+    "settle": [
+        "croupier settle examples/uth-gr-royal.json",
+        "croupier settle - --profile uth-it < round.json",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,17 +28,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("round", metavar="ROUND.json", help="the recorded round")
     p.add_argument("--profile", help="profile name or file (default: the round's 'profile')")
     add_json_flag(p)
+    add_json_errors(p)
     p.set_defaults(func=run)
 
 
 def read_round(path: str) -> dict[str, Any]:
+    """A round file (``-``: standard input) through the checked reader: size, depth and
+    numbers bounded (controller.validation.DOCUMENT_LIMITS), strictly UTF-8."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
-    except OSError as exc:
-        raise RoundError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise RoundError(f"{path}: not valid JSON: {exc}") from None
+        data = read_json(path)
+    except ConfigError as exc:
+        key, reason = exc.problems[0]
+        if key == "(file)":
+            raise RoundError(f"cannot read {exc.source}: {reason}") from None
+        raise RoundError(f"{exc.source}: {key}: {reason}") from None
     if not isinstance(data, dict):
         raise RoundError(f"{path}: a round is a JSON object")
     return data
@@ -42,19 +52,21 @@ def run(args: argparse.Namespace) -> int:
     name = args.profile or data.get("profile")
     if not isinstance(name, str):
         raise RoundError('the round names no profile; add "profile" or pass --profile')
-    result = settle(load_profile(name), data)
+    profile = load_profile(name)
+    result = settle(profile, data)
+    cur = currency(profile.money.currency)
     if args.json:
-        print_json(result.to_json())
+        print_json({**result.to_json(), "currency": cur.code, "minor_units": cur.exponent})
     else:
-        print_human(result)
+        print_human(result, cur)
     return 0
 
 
-def _money(amount: int) -> str:
-    return f"{amount // 100:,}.{amount % 100:02d}"
+def print_human(result: RoundResult, cur: Currency) -> None:
+    def _money(amount: int) -> str:
+        return format_money(amount, cur, code=False)
 
-
-def print_human(result: RoundResult) -> None:
+    print(f"amounts in {cur.code}")
     dealer = result.dealer
     line = f"dealer: {dealer.get('hand')}"
     if "cards" in dealer:
@@ -73,6 +85,10 @@ def print_human(result: RoundResult) -> None:
                 f"  {name:<14} stake {_money(w.stake):>12}  {w.result:<4}  paid"
                 f" {_money(w.paid):>14}  {w.rule}{line_txt}"
             )
+            if w.returned:
+                print(
+                    f"  {'':<14} {_money(w.returned)} over the table maximum returned ({CAP_RULE})"
+                )
         print(
             f"  {'total':<14} stake {_money(seat.staked):>12}        paid {_money(seat.paid):>14}"
         )

@@ -1,4 +1,5 @@
-"""``croupier shuffler info|status|deck-check|shuffle|deal N|reset --port PORT``.
+"""``croupier shuffler info|status|deck-check|shuffle|deal N|reset --port PORT``, and
+``croupier shuffler ports``: the serial and USB devices a shuffler could be on (VID:PID).
 
 Technician tools over the same client the daemon uses. PORT is a device path
 (``/dev/shuffler``, the udev name), a pyserial URL (``spy:///dev/ttyUSB0`` logs the traffic)
@@ -14,25 +15,37 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from controller.cli.argtypes import integer
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from drivers.errors import DriverError
-from drivers.shuffler_client import ShufflerClient, open_transport
+from drivers.shuffler_client import ShufflerClient
+from drivers.transport import open_transport
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
     Capability,
     DealReply,
     DeckCheckReply,
     DeviceState,
-    ErrorCode,
     IdentifyReply,
     ShuffleMode,
     StatusReply,
 )
 
 DEFAULT_PORT = "/dev/shuffler"
+
+
+EXAMPLES = {
+    "shuffler": [
+        "croupier shuffler ports                       serial and USB devices, with VID:PID",
+        "croupier shuffler info --port /dev/shuffler",
+        "croupier shuffler deal 2 --port spy:///dev/ttyUSB0   (hex-logs the traffic)",
+        "croupier shuffler reset --socket /run/croupier/control.sock",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,22 +61,82 @@ def register(sub: argparse._SubParsersAction) -> None:
     ]:
         a = actions.add_parser(name, help=help_text)
         a.add_argument("--port", default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
-        a.add_argument("--baud", type=int, default=115200)
+        a.add_argument(
+            "--baud",
+            type=integer(300, 4_000_000),
+            default=115200,
+            help="line speed of a serial port (default 115200)",
+        )
         add_json_flag(a)
         a.set_defaults(func=run)
         if name == "deal":
-            a.add_argument("count", type=int, metavar="N", help="cards in the packet (1..52)")
-            a.add_argument("--tag", type=int, default=0, help="destination tag (0..255)")
+            a.add_argument(
+                "count", type=integer(1, 52), metavar="N", help="cards in the packet (1..52)"
+            )
+            a.add_argument(
+                "--tag", type=integer(0, 255), default=0, help="destination tag (0..255)"
+            )
         elif name == "shuffle":
             a.add_argument("--shoe", action="store_true", help="shoe mode (one card at a time)")
         elif name == "reset":
-            a.add_argument("--level", type=int, choices=(0, 1), default=0)
+            a.add_argument(
+                "--level",
+                type=integer(0, 1),
+                default=0,
+                help="0 clears the active fault, 1 resets fully (default 0)",
+            )
             add_socket_flag(a)  # with --socket: through the running daemon (technician)
             a.add_argument("--technician", default="technician", help="who resets (journaled)")
+    ports = actions.add_parser(
+        "ports", help="candidate serial and USB devices for the shuffler, with VID:PID"
+    )
+    ports.add_argument("--all", action="store_true", help="also ports with no device behind")
+    add_json_flag(ports)
+    ports.set_defaults(func=list_ports)
     audit = actions.add_parser("audit", help="the live daemon's shuffle audit (chi-square)")
     add_socket_flag(audit)
     add_json_flag(audit)
     audit.set_defaults(func=show_audit)
+
+
+def list_ports(args: argparse.Namespace) -> int:
+    """Serial ports (pyserial's list_ports: USB-serial adapters with VID:PID, built-in UARTs)
+    and USB devices (pyusb, where libusb is installed), for the technician wiring a machine:
+    the ``--port`` (``/dev/ttyUSB0``, ``usb:VID:PID``) to give and the udev rule to write."""
+    from serial.tools import list_ports as serial_ports
+
+    found = []
+    for port in sorted(serial_ports.comports(include_links=True), key=lambda p: p.device):
+        usb_id = f"{port.vid:04x}:{port.pid:04x}" if port.vid is not None else None
+        if usb_id is None and port.description == "n/a" and not args.all:
+            continue  # a UART with nothing known behind it (ttyS*)
+        found.append({"kind": "serial", "port": port.device, "usb_id": usb_id,
+                      "description": port.description, "manufacturer": port.manufacturer,
+                      "serial_number": port.serial_number, "location": port.location})  # fmt: skip
+    import usb.core
+
+    usb_note = None
+    try:
+        for dev in usb.core.find(find_all=True):
+            usb_id = f"{dev.idVendor:04x}:{dev.idProduct:04x}"
+            found.append({"kind": "usb", "port": f"usb:{usb_id}", "usb_id": usb_id,
+                          "description": f"bus {dev.bus} address {dev.address}",
+                          "manufacturer": None, "serial_number": None,
+                          "location": f"{dev.bus}-{dev.address}"})  # fmt: skip
+    except (usb.core.NoBackendError, usb.core.USBError) as exc:  # no libusb: say so
+        usb_note = f"USB devices not listed: {exc} (apt-get install libusb-1.0-0)"
+    if args.json:
+        print_json({"ports": found, "usb_note": usb_note})
+        return 0
+    if not found:
+        print("no serial or USB device found" + ("" if args.all else " (--all: every port)"))
+    for f in found:
+        extra = ", ".join(x for x in (f["manufacturer"], f["serial_number"]) if x)
+        print(f"{f['port']:<22} {f['usb_id'] or '-':<10} {f['description']}"
+              + (f" ({extra})" if extra else ""))  # fmt: skip
+    if usb_note:
+        print(usb_note)
+    return 0
 
 
 def show_audit(args: argparse.Namespace) -> int:

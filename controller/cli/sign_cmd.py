@@ -2,8 +2,9 @@
 
 Both drive the configured sign (``[sign]``; ``--backend dummy`` or ``capture`` off the Pi) for
 the length of the scene, print the frame as text art, and with ``--png FILE`` write it as the
-players see it (``display.preview``). ``sign show`` leaves the amount on the sign; ``--from``
-makes it roll up from a lower amount, as after contributions.
+players see it (``display.preview``); off the Pi (no ``/dev/spidev*``) ``--png`` needs no
+``--backend``: the scene is drawn on luma's dummy device. ``sign show`` leaves the amount on
+the sign; ``--from`` makes it roll up from a lower amount, as after contributions.
 """
 
 from __future__ import annotations
@@ -13,15 +14,25 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
+from controller.cli.argtypes import UsageError, integer, seconds
 from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
 from controller.cli.output import add_json_flag, print_json
+from controller.errors import CroupierError
 from controller.table.sign import Sign, geometry_for, renderer_for
-from display.geometry import MATRIX, Frame
-from display.money import currency, format_plain, parse_amount
+from display.errors import AmountError
+from display.geometry import MATRIX, SignFrame
+from display.money import currency, format_money, parse_amount
 from display.preview import art, preview
 from display.scenes import BRIGHTNESS_LEVELS, TEST_PATTERNS, Mode, Pool, SignState, Timing
 from drivers.sign.config import BACKENDS, SignConfig
 from drivers.sign.device import open_sign_device
+
+EXAMPLES = {
+    "sign": [
+        "croupier sign show 48213.57 --from 48200 --png sign.png",
+        "croupier sign test digits --backend capture --capture out/test.gif",
+    ],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = actions.add_parser("test", help="technician test pattern")
     t.add_argument("pattern", nargs="?", default="all", choices=TEST_PATTERNS, help="pattern (all)")
-    t.add_argument("--cycles", type=int, default=1, help="times through the pattern (1)")
+    t.add_argument(
+        "--cycles", type=integer(1, 1000), default=1, help="times through the pattern (1)"
+    )
     _common(t)
     t.set_defaults(func=run_test)
     s = actions.add_parser("show", help="show an amount (rolls up with --from)")
@@ -47,11 +60,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--capture", metavar="PATH", help="capture backend: .gif file or PNG directory")
     p.add_argument("--png", type=Path, metavar="FILE", help="write the frame as the players see it")
     p.add_argument(
-        "--at", type=float, metavar="SECONDS", help="the moment of the scene to print/write"
+        "--at",
+        type=seconds(0, None),
+        metavar="SECONDS",
+        help="the moment of the scene to print/write",
     )
     p.add_argument(
         "--duration",
-        type=float,
+        type=seconds(0, None),
         metavar="SECONDS",
         help="how long to drive the sign (default: the whole pattern, or the roll-up)",
     )
@@ -73,17 +89,20 @@ def run_test(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     config = _sign_config(args)
     code = args.currency or config.currency
-    with one_line_errors():
+    try:  # the amounts and currency typed on the command line
         cur = currency(code)
         amount = parse_amount(args.amount, cur)
         start = amount if args.start is None else parse_amount(args.start, cur)
+    except AmountError as exc:
+        raise UsageError(str(exc)) from None
+    with one_line_errors():
         states = [
             (0.0, SignState(pools=(Pool(args.name, start),), currency=code)),
             (0.0, SignState(pools=(Pool(args.name, amount),), currency=code)),
         ]
     length = config.roll_seconds if start < amount else 0.0
     return _play(
-        args, config, states, length, persist=True, at=length, amount=format_plain(amount, cur)
+        args, config, states, length, persist=True, at=length, amount=format_money(amount, cur)
     )
 
 
@@ -92,6 +111,12 @@ def _sign_config(args: argparse.Namespace) -> SignConfig:
     changes = {
         k: v for k, v in (("backend", args.backend), ("capture", args.capture)) if v is not None
     }
+    node = Path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
+    if args.png and args.backend is None and config.backend == "spi" and not node.exists():
+        # off the Pi: the picture is what was asked for; the sign is drawn on luma's dummy
+        changes["backend"] = "dummy"
+        if not args.json:
+            say(f"no SPI sign here ({node}): drawn on the dummy device for --png")
     return dataclasses.replace(config, **changes)
 
 
@@ -109,6 +134,8 @@ def _play(
     write) the frame at ``--at`` (default ``at``) of the same scene."""
     if args.duration is not None:
         length = args.duration
+    if args.png and not args.png.parent.is_dir():  # before the scene is played, not after
+        raise CroupierError(f"--png {args.png}: no folder {args.png.parent}")
     with one_line_errors():
         device = open_sign_device(config, persist=persist)
         try:
@@ -151,7 +178,7 @@ def _play(
 
 def _frame_at(
     config: SignConfig, states: list[tuple[float, SignState]], at: float
-) -> tuple[Frame, bool]:
+) -> tuple[SignFrame, bool]:
     renderer = renderer_for(config)
     for when, state in states:
         renderer.update(state, when)

@@ -7,7 +7,8 @@
 - ``croupier round stake|seats|decide|expose|lock|confirm``: what a dealer tablet (or the rig)
   enters;
 - ``croupier round show|settle [ID|last]``: a recorded round for a dispute (credential);
-- ``croupier config check FILE`` / ``config hash-credential``: work without a daemon.
+- ``croupier config check [FILE]`` (default /etc/croupier/table.toml) and
+  ``config hash-credential``: work without a daemon.
 """
 
 from __future__ import annotations
@@ -16,15 +17,21 @@ import argparse
 import getpass
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from controller.cli.argtypes import UsageError, integer
 from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.money import DEFAULT_CURRENCY
 from controller.cli.output import add_json_flag, print_json
-from controller.cli.settle_cmd import print_human
-from controller.engine.games.results import RoundResult, SeatResult, Wager
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
-from controller.table.credentials import hash_credential
-from controller.table.tableconfig import load_table_config
+from display.money import Currency, currency, format_money
+
+if TYPE_CHECKING:
+    from controller.engine.games.results import RoundResult
+
+# The engine, the configuration loader and the credential hashing are imported by the
+# commands that need them: `croupier status` stays quick on a Pi (controller/cli/main.py).
 
 
 def _sub(actions: argparse._SubParsersAction, name: str, help: str, func: Any) -> Any:
@@ -35,6 +42,30 @@ def _sub(actions: argparse._SubParsersAction, name: str, help: str, func: Any) -
     return p
 
 
+EXAMPLES = {
+    "status": [
+        "croupier status",
+        "croupier --socket /tmp/sim/run/control.sock status --json",
+    ],
+    "jackpot": [
+        "CROUPIER_CREDENTIAL=... croupier jackpot ack --technician T-4",
+    ],
+    "seat": [
+        "croupier seat clear 3 --technician T-4",
+    ],
+    "round": [
+        "croupier round stake 2 ante=1000 blind=1000 --decision 4x",
+        "croupier round lock",
+        "croupier round show last",
+    ],
+    "config": [
+        "croupier config check                (checks /etc/croupier/table.toml)",
+        "croupier config check config/sim.toml --json",
+        "croupier config hash-credential",
+    ],
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="the live table: state, round, link, sensors, pools")
     add_socket_flag(p)
@@ -43,29 +74,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     j = sub.add_parser("jackpot", help="acknowledge a jackpot (technician)")
     ja = j.add_subparsers(dest="action", metavar="ACTION", required=True)
-    ack = _sub(ja, "ack", "acknowledge the 100% award; the table reopens", jackpot_ack)
+    ack = _sub(ja, "ack", "acknowledge the 100%% award; the table reopens", jackpot_ack)
     ack.add_argument("--technician", required=True, help="who acknowledges (journaled)")
 
     st = sub.add_parser("seat", help="clear a seat excluded for a sensor fault (technician)")
     sta = st.add_subparsers(dest="action", metavar="ACTION", required=True)
     cl = _sub(sta, "clear", "the sensor was checked: the seat takes stakes again", seat_clear)
-    cl.add_argument("seat", type=int)
+    cl.add_argument("seat", type=integer(1, 99), help="the seat number")
     cl.add_argument("--technician", required=True, help="who clears it (journaled)")
 
     r = sub.add_parser("round", help="the round in play, and recorded rounds")
     ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
     s = _sub(ra, "stake", "enter a seat's stakes (minor units) and decision", round_stake)
-    s.add_argument("seat", type=int)
+    s.add_argument("seat", type=integer(1, 99), help="the seat number")
     s.add_argument("stakes", nargs="+", metavar="WAGER=AMOUNT", help="e.g. ante=1000 blind=1000")
     s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold; CH play fold")
     se = _sub(ra, "seats", "declare the seats in play besides the sensed ones", round_seats)
-    se.add_argument("seats", type=int, nargs="+")
+    se.add_argument("seats", type=integer(1, 99), nargs="+", metavar="SEAT", help="seat numbers")
     d = _sub(ra, "decide", "a seat's decision (UTH/CH decision, blackjack action)", round_decide)
-    d.add_argument("seat", type=int)
+    d.add_argument("seat", type=integer(1, 99), help="the seat number")
     d.add_argument(
         "decision", help="4x 3x 2x 1x fold | play fold | hit stand double split insurance"
     )
-    d.add_argument("--amount", type=int, default=0, help="insurance stake (minor units)")
+    d.add_argument("--amount", type=integer(0), default=0, help="insurance stake (minor units)")
     cards = _sub(ra, "cards", "enter the cards of a manually dealt round", round_cards)
     cards.add_argument("destination", help="community, dealer or seat:N")
     cards.add_argument("cards", nargs="+", metavar="CARD", help="e.g. As Kd")
@@ -73,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("rule", help="e.g. MD-M2")
     m.add_argument("reason", help="what happened (journaled)")
     x = _sub(ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose)
-    x.add_argument("--card", type=int, action="append", dest="positions", metavar="N",
+    x.add_argument("--card", type=integer(1, 2), action="append", dest="positions", metavar="N",
                    help="which of the dealer's cards (1 or 2; default both)")  # fmt: skip
     _sub(ra, "lock", "press LOCK (bets closed)", round_button)
     _sub(ra, "confirm", "press CONFIRM", round_button)
@@ -87,7 +118,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("config", help="check a table configuration, make a credential hash")
     ca = c.add_subparsers(dest="action", metavar="ACTION", required=True)
     ck = ca.add_parser("check", help="report every problem of a table.toml")
-    ck.add_argument("file")
+    ck.add_argument(
+        "file",
+        nargs="?",
+        default=SYSTEM_CONFIG,
+        help=f"the configuration (default {SYSTEM_CONFIG})",
+    )
     add_json_flag(ck)
     ck.set_defaults(func=config_check)
     hc = ca.add_parser("hash-credential", help="salted hash of a technician credential")
@@ -115,8 +151,9 @@ def status(args: argparse.Namespace) -> int:
         f"shuffler: link {sh['link']}, {sh['model'] or '?'} firmware {sh['firmware'] or '?'},"
         f" deck {sh['deck'] or '?'}"
     )
+    cur = currency(data.get("currency", DEFAULT_CURRENCY))
     for pool, amount in data["pools"].items():
-        print(f"pool {pool}: {amount // 100:,}.{amount % 100:02d}")
+        print(f"pool {pool}: {format_money(amount, cur)}")
     sensors = data.get("sensors", {})
     for seat, info in data["seats"].items():
         flags = [k for k in ("stake", "locked", "in_play") if info[k]]
@@ -145,9 +182,7 @@ def _parse_stakes(items: list[str]) -> dict[str, int]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not value.isdigit():
-            raise CroupierError(
-                f"stake {item!r}: write WAGER=AMOUNT in minor units, e.g. ante=1000"
-            )
+            raise UsageError(f"stake {item!r}: write WAGER=AMOUNT in minor units, e.g. ante=1000")
         stakes[name] = int(value)
     return stakes
 
@@ -201,6 +236,8 @@ def round_button(args: argparse.Namespace) -> int:
 
 
 def _result_from_json(data: dict[str, Any]) -> RoundResult:
+    from controller.engine.games.results import RoundResult, SeatResult, Wager
+
     seats = [
         SeatResult(
             s["seat"],
@@ -217,6 +254,12 @@ def _result_from_json(data: dict[str, Any]) -> RoundResult:
 
 
 def round_recorded(args: argparse.Namespace) -> int:
+    from controller.cli.settle_cmd import print_human
+    from controller.engine.profiles import load_profile
+
+    def _currency(profile: str) -> Currency:
+        return currency(load_profile(profile).money.currency)
+
     result = call(args, f"round.{args.action}", privileged=True, round=args.round)
     if args.json:
         print_json(result)
@@ -227,11 +270,13 @@ def round_recorded(args: argparse.Namespace) -> int:
     else:
         verdict = "matches" if result["matches"] else "DIFFERS from"
         print(f"round {result['round']}: the engine's settlement {verdict} the table's")
-    print_human(_result_from_json(result["result"]))
+    print_human(_result_from_json(result["result"]), _currency(result["profile"]))
     return 0
 
 
 def config_check(args: argparse.Namespace) -> int:
+    from controller.table.tableconfig import load_table_config
+
     try:
         config = load_table_config(args.file)
     except CroupierError as exc:
@@ -262,6 +307,8 @@ def config_check(args: argparse.Namespace) -> int:
 
 
 def hash_cmd(args: argparse.Namespace) -> int:
+    from controller.table.credentials import hash_credential
+
     first = (
         getpass.getpass("new technician credential: ")
         if sys.stdin.isatty()

@@ -44,10 +44,13 @@ class Card(int):
         return _CARDS[value]
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: object) -> Card:
         """Parse ``As``, ``10d``, ``td``... Raises :class:`CardError` naming the bad text."""
         if not isinstance(text, str):
-            raise CardError(f"card {text!r} is not a string like 'As'")
+            shown = (
+                repr(text) if isinstance(text, int | float | bool | None) else type(text).__name__
+            )
+            raise CardError(f"card {shown} is not written like 'As' (card notation, not a code)")
         t = text.strip()
         rank = _RANK_OF_CHAR.get(t[:-1]) if len(t) >= 2 else None
         suit = _SUIT_OF_CHAR.get(t[-1:]) if len(t) >= 2 else None
@@ -93,7 +96,8 @@ def parse_cards(
     what: str = "cards",
     unique: bool = True,
 ) -> list[Card]:
-    """Parse cards from ``"As Kd"`` or ``["As", "Kd"]`` (ints pass through as card codes).
+    """Parse cards from ``"As Kd"`` or ``["As", "Kd"]``. Only notation: a number (a wire card
+    code, or JSON ``true``) is refused, never read silently as a card.
 
     ``count`` is the number of cards required (or the allowed numbers); ``what`` names the
     cards in error messages ("dealer cards", "seat 3 cards"). With ``unique`` (one deck, POK-1)
@@ -101,7 +105,10 @@ def parse_cards(
     """
     if isinstance(items, str):
         items = items.replace(",", " ").split()
-    cards = [Card(x) if isinstance(x, int) else Card.parse(x) for x in items]
+    try:
+        cards = [Card.parse(x) for x in items]
+    except CardError as exc:
+        raise CardError(f"{what}: {exc}") from None
     if count is not None:
         allowed = (count,) if isinstance(count, int) else tuple(count)
         if len(cards) not in allowed:

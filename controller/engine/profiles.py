@@ -15,6 +15,9 @@ such choice is a hidden constant:
   machine, which deals replacements);
 - ``progressive.contribution_rate`` within ``progressive.contribution_band`` (PRG-1);
 - ``progressive.award``: ``winner`` or ``share-round`` (CH-9);
+- ``progressive.share_scope`` (CH-9, with ``share-round``): ``link`` (default: the share runs
+  over every Jumbo 7 stake accepted in the round each participating table has in play at the
+  hit) or ``table`` (only the hitting table's bettors);
 - ``progressive.multiple_hits``: ``split-equally`` or ``seat-order`` (PRG-3 with several
   100% hits in one round);
 - blackjack ``rules.double_on`` (BJ-6), ``rules.split_same_rank_only`` (BJ-7),
@@ -27,7 +30,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -42,6 +44,7 @@ from controller.engine.paytable import (
     PoolPercent,
     parse_pay,
 )
+from controller.engine.rulebook import check_profile_rules, tag_rule
 from controller.validation import (
     ConfigError,
     Problems,
@@ -49,6 +52,7 @@ from controller.validation import (
     non_negative_int,
     parse_fraction,
     positive_int,
+    read_toml,
 )
 
 DEAL_MODES = ("shuffler", "manual")
@@ -56,6 +60,7 @@ ROUNDING = ("down", "nearest")
 DEALER_NOT_QUALIFIED = ("ante-pushes", "ante-wins")
 DEALER_EXPOSURE = ("none", "reinsert")  # MD-X3
 AWARD_POLICIES = ("winner", "share-round")
+SHARE_SCOPES = ("link", "table")  # CH-9 [interpretation]
 MULTIPLE_HITS = ("split-equally", "seat-order")
 ENHC_LOSES = ("all", "original-only")
 DEALER_DRAWS = ("when-needed", "always")
@@ -101,6 +106,7 @@ class Progressive:
     multiple_hits: str  # MULTIPLE_HITS
     linked: bool  # PRG-6: a wide-area pool shared by several tables
     paytable: PayTable
+    share_scope: str = "link"  # CH-9 with award share-round: SHARE_SCOPES
 
     def jackpot_line(self) -> str | None:
         """The line paying a percentage of the pool (at most one)."""
@@ -184,14 +190,19 @@ def _read_progressive(sec: Section, game: str) -> Progressive | None:
     rate = parse_fraction(rate_raw) if rate_raw is not None else None
     envy = sec.get("envy_bonus", int, default=0, check=non_negative_int)
     award = sec.choice("award", AWARD_POLICIES, default="winner")
+    scope = sec.choice("share_scope", SHARE_SCOPES, default="link")
+    if sec.has("share_scope") and award != "share-round":
+        sec.problems.add(sec.key("share_scope"), "only with award = 'share-round' (CH-9)")
     multiple = sec.choice("multiple_hits", MULTIPLE_HITS, default="split-equally")
     linked = sec.get("linked", bool, default=False)
     table = _paytable(sec.section("paytable"), bet)
     if table is not None and sum(isinstance(p, PoolPercent) for p in table.pays.values()) > 1:
         sec.problems.add(sec.key("paytable"), "at most one line may pay a percentage of the pool")
-    if None in (stake, band, rate, table):
+    if stake is None or band is None or rate is None or table is None:
         return None
-    progressive = Progressive(bet, stake, rate, band, envy, award, multiple, linked, table)
+    progressive = Progressive(
+        bet, stake, rate, band, envy, award, multiple, linked, table, scope or "link"
+    )
     reason = progressive.check_rate(rate)
     if reason:
         sec.problems.add(sec.key("contribution_rate"), reason)
@@ -339,7 +350,12 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
         prog_sec.finish()
     top.finish()
     _check_odds_only(paytables, problems)
+    if game in GAME_SECTIONS and not problems:
+        problems.items += check_profile_rules(game, seats, burns, paytables, progressive)
+    problems.items[:] = [(key, tag_rule(key, why, game)) for key, why in problems.items]
     problems.raise_if_any()
+    # every problem raised above, so the head's required keys were read
+    assert name is not None and version is not None and game is not None
     return Profile(
         name,
         version,
@@ -392,14 +408,10 @@ def find_profile(name: str) -> Path:
 
 def load_profile(name_or_path: str) -> Profile:
     """Load and validate a profile by name (``uth-gr``) or by path to a TOML file."""
+    if not isinstance(name_or_path, str) or not name_or_path.strip():
+        raise ConfigError("(profile)", [("(profile)", "a profile name like 'uth-gr' is required")])
     path = find_profile(name_or_path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), [("(syntax)", str(exc))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [("(file)", str(exc))]) from None
-    return parse_profile(data, str(path))
+    return parse_profile(read_toml(path), str(path))
 
 
 def available_profiles() -> list[str]:

@@ -10,7 +10,9 @@ round's state, the last verdict and settlement (:mod:`controller.rig.view`). Key
 stakes, press LOCK and CONFIRM, arm a shuffler fault or a royal flush, kill the daemon; ``a``
 or ``--autoplay`` lets a robot dealer play (:mod:`controller.rig.live`).
 
-Ctrl-C (or ``q``) stops everything cleanly. The ledger stays in the state directory (default
+Ctrl-C (or ``q``), SIGTERM and SIGHUP stop everything cleanly: the daemon and its emulator
+are stopped, the terminal restored, the runtime directory removed; when the daemon fails, its
+last log lines are shown. The ledger stays in the state directory (default
 ``.sim/state``, the daemon's log beside it in ``.sim/croupierd.log``): the next start goes on
 from the same meters (a round cut short is voided at start-up, MD-S2); ``--fresh`` starts a
 new ledger.
@@ -23,25 +25,27 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import locale
 import os
-import select
 import shutil
 import sys
-import termios
-import tty
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from controller.errors import CroupierError
 from controller.rig.live import LiveTable
+from controller.rig.stop_signals import StopSignal, stop_on_signals
 from controller.rig.table import REPO_CONFIG, SimTable
+from controller.rig.target import log_tail
 from controller.rig.view import render
-from display.money import currency, format_plain
+from display.money import currency, format_money
 from drivers.errors import DriverError
 
 SIM_DIR = Path(".sim")
 HEADLESS_ROUNDS = 5
 REFRESH = 0.2  # seconds between two pictures of the table
+LOG_LINES = 15  # the daemon's last lines shown when it fails
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -59,7 +63,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def pool_line(table: SimTable) -> str:
     status = table.status()
     cur = currency(table.config.profile.money.currency)
-    pools = ", ".join(f"{n} {format_plain(a, cur)}" for n, a in status["pools"].items())
+    pools = ", ".join(f"{n} {format_money(a, cur)}" for n, a in status["pools"].items())
     return f"pools: {pools or 'none'}; ledger {table.ledger_path}"
 
 
@@ -82,30 +86,58 @@ def headless(live: LiveTable, rounds: int) -> int:
 
 
 def interactive(live: LiveTable, autoplay: bool, rounds: int | None) -> int:
-    """The live view in the terminal until ``q`` or Ctrl-C."""
-    fd = sys.stdin.fileno()
-    saved = termios.tcgetattr(fd)
-    lit = "█" if (sys.stdout.encoding or "").lower().startswith("utf") else "#"
-    out = sys.stdout
+    """The live view in the terminal until ``q`` or Ctrl-C (SIGTERM, SIGHUP), drawn with
+    curses: it fits the terminal it has and redraws when the terminal is resized; the
+    terminal is restored however the view ends."""
+    import curses
+
+    locale.setlocale(locale.LC_ALL, "")  # curses draws the LEDs' block character in UTF-8
+    screen = curses.initscr()
     try:
-        tty.setcbreak(fd)
-        out.write("\x1b[?25l\x1b[2J")
-        if autoplay:
-            live.start_autoplay(limit=rounds)
-        while True:
-            picture = render(live.snapshot(), lit=lit)
-            out.write("\x1b[H" + "".join(f"{line}\x1b[K\n" for line in picture) + "\x1b[J")
-            out.flush()
-            readable, _, _ = select.select([fd], [], [], REFRESH)
-            if readable and not live.key(os.read(fd, 1).decode(errors="replace")):
-                break
-    except KeyboardInterrupt:
-        pass
+        curses.noecho()
+        curses.cbreak()
+        screen.keypad(True)
+        with contextlib.suppress(curses.error):  # a terminal without an invisible cursor
+            curses.curs_set(0)
+        return _live_view(screen, live, autoplay, rounds)
     finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        out.write("\x1b[?25h\n")
-        out.flush()
-    return 0
+        with contextlib.suppress(curses.error):  # after SIGHUP there is no terminal left
+            screen.keypad(False)
+            curses.nocbreak()
+            curses.echo()
+            curses.endwin()
+
+
+def _live_view(screen: Any, live: LiveTable, autoplay: bool, rounds: int | None) -> int:
+    import curses
+
+    lit = "█" if locale.getpreferredencoding(False).lower().replace("-", "") == "utf8" else "#"
+    screen.timeout(int(REFRESH * 1000))  # getch() waits at most this long: the refresh rate
+    if autoplay:
+        live.start_autoplay(limit=rounds)
+    while True:
+        _follow_resize(screen)
+        height, width = screen.getmaxyx()
+        screen.erase()
+        # the last column of the last line cannot be written without scrolling: width - 1
+        for y, line in enumerate(render(live.snapshot(), lit=lit, width=width - 1, height=height)):
+            with contextlib.suppress(curses.error):
+                screen.addstr(y, 0, line)
+        screen.refresh()
+        key = screen.getch()
+        if 0 <= key < 256 and not live.key(chr(key)):
+            return 0
+
+
+def _follow_resize(screen: Any) -> None:
+    """Take the terminal's size now. curses learns of a resize from SIGWINCH, which can reach
+    one of the rig's threads instead (seen under tmux): asking the terminal is reliable."""
+    import curses
+
+    with contextlib.suppress(OSError):
+        size = os.get_terminal_size(sys.__stdout__.fileno())
+        if (size.lines, size.columns) != screen.getmaxyx():
+            curses.resizeterm(size.lines, size.columns)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,7 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     watched = sys.stdin.isatty() and sys.stdout.isatty()
     log = args.state_dir.parent / "croupierd.log"
     try:
-        with SimTable(args.config, state_dir=args.state_dir, log_path=log) as table:
+        with stop_on_signals(), SimTable(args.config, state_dir=args.state_dir,
+                                         log_path=log) as table:  # fmt: skip
             live = LiveTable(table, watched=watched)
             table.wait_for_state("open", "closed", timeout=30.0)
             try:
@@ -128,11 +161,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 live.stop_autoplay(timeout=5.0)
                 with contextlib.suppress(CroupierError, OSError):
                     print(f"stopping the table; {pool_line(table)}", flush=True)
-    except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
-        return 0
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the table is stopped
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(f"stopped ({str(exc) or 'Ctrl-C'})", file=sys.stderr)
+        return 0 if not isinstance(exc, StopSignal) else exc.exit_status
     except (CroupierError, DriverError, OSError) as exc:
-        print(f"demo: {exc}".splitlines()[0] + f" (log: {log})", file=sys.stderr)
+        print(f"demo: {exc}".splitlines()[0], file=sys.stderr)
+        tail = log_tail(log, LOG_LINES)
+        if tail:
+            print(f"the daemon's last lines ({log}):", file=sys.stderr)
+            print("\n".join(f"  {line}" for line in tail.splitlines()), file=sys.stderr)
         return 1
     return status
 

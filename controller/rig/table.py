@@ -70,6 +70,17 @@ def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, A
     return out
 
 
+def _end_group(pgid: int, timeout: float = 5.0) -> None:
+    """Power off what is left of the daemon's process group (its shuffler emulator) and wait
+    until the group is gone, so that nothing of the table outlives the rig."""
+    deadline = time.monotonic() + timeout
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+        while time.monotonic() < deadline:
+            os.killpg(pgid, 0)  # ProcessLookupError once every member is gone
+            time.sleep(0.01)
+
+
 class SimTable(TableUnderTest):
     """A simulated table; ``with SimTable(config) as table:`` starts it and cleans up.
 
@@ -182,6 +193,7 @@ class SimTable(TableUnderTest):
                 self.kill()
                 raise
         self.proc = None
+        _end_group(proc.pid)
         return proc.returncode
 
     def kill(self) -> None:
@@ -192,8 +204,7 @@ class SimTable(TableUnderTest):
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        _end_group(self.proc.pid)
         self.proc = None
 
     def close(self) -> None:

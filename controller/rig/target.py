@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Self
 
 from controller.rig.errors import RigFailure
+from controller.table.control.client import ControlClient
 from controller.table.control.protocol import ControlError
-from controller.table.control.server import ControlClient
 from controller.table.tableconfig import TableConfig
-from display.geometry import Frame
+from display.geometry import SignFrame
 from display.money import currency, fit_amount
 from display.reader import read
 from drivers.gpio.rig_server import RigServer
@@ -177,11 +177,13 @@ class TableUnderTest:
 
     # --- the sign, as a camera sees it ---------------------------------------------------
 
-    def sign_frame(self) -> Frame | None:
+    def sign_frame(self) -> SignFrame | None:
         state = self.call("sign.state")
         if state.get("cells") is None:
             return None
-        return Frame(state["kind"], bytes.fromhex(state["cells"]), state["text"], state["level"])
+        return SignFrame(
+            state["kind"], bytes.fromhex(state["cells"]), state["text"], state["level"]
+        )
 
     def shown_amount(self, amount: int) -> str | None:
         """How the sign writes ``amount`` (display.money's rule), to compare with what it

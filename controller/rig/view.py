@@ -10,6 +10,9 @@ closed); :func:`render` lays it out in at most 80 columns:
 - the round's state, the conditions keeping the table closed, the status lamps;
 - the last round closed: settled or voided with its rule, and each seat's payments;
 - the rig's last actions, and the keys.
+
+On a terminal shorter than the whole picture, :func:`render` leaves out what is needed least
+(``height``); the live view (:mod:`controller.rig.live_screen`) redraws on every resize.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from display.geometry import Frame
-from display.money import currency, format_plain
+from display.geometry import SignFrame
+from display.money import currency, format_money
 from display.preview import art
 
 WIDTH = 80
@@ -29,7 +32,7 @@ KEYS = ("keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a 
 @dataclass
 class Snapshot:
     status: dict[str, Any]
-    frame: Frame | None = None
+    frame: SignFrame | None = None
     sign_text: str | None = None
     lamps: dict[str, str] = field(default_factory=dict)  # lamp -> on / off / blink
     last: dict[str, Any] | None = None  # round.last
@@ -39,11 +42,11 @@ class Snapshot:
     messages: list[str] = field(default_factory=list)  # the rig's last actions
 
 
-def money(amount: int, code: str) -> str:
-    return format_plain(amount, currency(code))
+def money(amount: int, code: str, *, with_code: bool = True) -> str:
+    return format_money(amount, currency(code), code=with_code)
 
 
-def sign_lines(frame: Frame | None, lit: str = "#") -> list[str]:
+def sign_lines(frame: SignFrame | None, lit: str = "#") -> list[str]:
     if frame is None:
         return ["(no sign frame yet)"]
     rows = art(frame)
@@ -71,7 +74,7 @@ def _wager(name: str, w: dict[str, Any], code: str) -> str:
     if w["result"] == "push":
         return f"{name} push"
     why = w.get("line") or w["rule"]
-    return f"{name} {money(w['paid'], code).split()[0]} ({why})"
+    return f"{name} {money(w['paid'], code, with_code=False)} ({why})"
 
 
 def wrapped(head: str, items: list[str], indent: int = 4) -> list[str]:
@@ -111,35 +114,76 @@ def _last_round(snap: Snapshot) -> list[str]:
     return lines
 
 
-def render(snap: Snapshot, *, lit: str = "#") -> list[str]:
+def render(
+    snap: Snapshot, *, lit: str = "#", width: int = WIDTH, height: int | None = None
+) -> list[str]:
+    """The picture of the table, at most ``width`` columns and, with ``height``, at most
+    ``height`` lines: on a short terminal the blank separators go first, then the parts a
+    technician needs least (the sign's LEDs, the last round's detail, the rig's messages), so
+    that the state, the sign's amount, the seats and the keys stay on screen."""
+    sections = _sections(snap, lit)
+    if height is not None:
+        sections = _fit(sections, height)
+    lines = [line for _, part in sections for line in part]
+    return [line[:width] for line in lines[:height]]
+
+
+# What stays on a short terminal: the higher, the longer it stays.
+KEEP_TITLE, KEEP_TABLE, KEEP_ROUND, KEEP_KEYS, KEEP_DETAIL, KEEP_SIGN, KEEP_BLANK = (
+    9, 8, 7, 6, 4, 3, 0,
+)  # fmt: skip
+
+
+def _sections(snap: Snapshot, lit: str) -> list[tuple[int, list[str]]]:
     status, code = snap.status, snap.currency
     state = status["state"].upper()
     title = f"Croupier simulated table {status['table']} ({status['profile']})"
     rnd = f"round {status['round']}" if status.get("round") else "no round in play"
-    lines = [f"{title}  {state}  {rnd}"[:WIDTH], ""]
-    lines += sign_lines(snap.frame, lit)
+    blank = (KEEP_BLANK, [""])
     pools = ", ".join(f"{name} {money(amount, code)}" for name, amount in status["pools"].items())
-    lines.append(f"the sign reads: {snap.sign_text or '...'}    pools: {pools or 'none'}"[:WIDTH])
-    lines.append("")
-    lines += _seats(snap)
     status_lamps = "  ".join(f"{n} {snap.lamps.get(n, '?')}" for n in ("green", "red", "beacon"))
-    lines.append(f"status lamps: {status_lamps}")
     shuffler = status.get("shuffler", {})
-    lines.append(f"shuffler: link {shuffler.get('link')}, deck {shuffler.get('deck') or '?'}"
-                 [:WIDTH])  # fmt: skip
-    for name, detail in status.get("conditions", {}).items():
-        lines.append(f"CLOSED by {name}: {detail}"[:WIDTH])
+    table = [
+        *_seats(snap),
+        f"status lamps: {status_lamps}",
+        f"shuffler: link {shuffler.get('link')}, deck {shuffler.get('deck') or '?'}"[:WIDTH],
+    ]
+    closed = [f"CLOSED by {name}: {detail}"[:WIDTH]
+              for name, detail in status.get("conditions", {}).items()]  # fmt: skip
     verdict = status.get("verdict")
     if verdict:
         rule = f" {verdict['rule']}" if verdict.get("rule") else ""
-        lines.append(f"verdict: {verdict['status']}{rule}: {verdict['reason']}"[:WIDTH])
-    lines.append("")
-    lines += _last_round(snap)
-    lines.append("")
+        closed.append(f"verdict: {verdict['status']}{rule}: {verdict['reason']}"[:WIDTH])
+    last = _last_round(snap)
+    nxt = []
     if snap.armed or snap.autoplay:
-        lines.append(
-            f"next round: {snap.armed or 'no fault'}    autoplay: {snap.autoplay or 'off'}"
-        )
-    lines += [f"> {m}"[:WIDTH] for m in snap.messages[-4:]]
-    lines += list(KEYS)
-    return lines
+        nxt.append(f"next round: {snap.armed or 'no fault'}    autoplay: {snap.autoplay or 'off'}")
+    return [
+        (KEEP_TITLE, [f"{title}  {state}  {rnd}"[:WIDTH]]),
+        blank,
+        (KEEP_SIGN, sign_lines(snap.frame, lit)),
+        (
+            KEEP_TITLE,
+            [f"the sign reads: {snap.sign_text or '...'}    pools: {pools or 'none'}"[:WIDTH]],
+        ),
+        blank,
+        (KEEP_TABLE, table),
+        (KEEP_ROUND, closed),
+        blank,
+        (KEEP_ROUND, last[:1]),
+        (KEEP_DETAIL, last[1:]),
+        blank,
+        (KEEP_ROUND, nxt),
+        (KEEP_DETAIL, [f"> {m}"[:WIDTH] for m in snap.messages[-4:]]),
+        (KEEP_KEYS, list(KEYS)),
+    ]
+
+
+def _fit(sections: list[tuple[int, list[str]]], height: int) -> list[tuple[int, list[str]]]:
+    """Drop whole sections, the least needed first, until the rest fits ``height`` lines."""
+    kept = list(sections)
+    for level in sorted({keep for keep, _ in sections}):
+        if sum(len(part) for _, part in kept) <= height:
+            break
+        kept = [(keep, part) for keep, part in kept if keep > level]
+    return kept

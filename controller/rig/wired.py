@@ -23,7 +23,7 @@ same files as for the simulated table.
 
     [pins]
     backend = "gpio"               # gpio: the rig's GPIO lines; rig: the rig socket
-    pin_factory = "rpigpio"        # the rig's own (gpio backend)
+    pin_factory = "auto"           # the rig's own (gpio backend)
     # socket = "/tmp/rig.sock"     # rig backend: the controller's [gpio] rig_socket
     [pins.wiring]                  # the controller's BCM pin = the rig's BCM pin wired to it
     4 = 5

@@ -5,17 +5,33 @@ dealer's tablet enters (stakes, decisions, LOCK/CONFIRM). Privileged commands (`
 ``meters.reset``, ``shuffler.reset``, ``seat.clear``) and the surveillance commands that show
 card identities
 (``round.show``, ``round.settle``) need the technician credential; each use is journaled.
+
+Every field of every request is checked here, at entry, before anything reaches the machine
+(docs/daemon.md lists the limits): only the arguments a command knows; seats of this table;
+money whole minor units from 0 to the table's ``[limits] stake_max``; wager names and
+decisions of the profile's game; texts short and printable. A bad field is a ``bad-request``
+naming it. The credential check (scrypt) runs off the event loop, failures are limited per
+peer user and refusals journaled coalesced (controller.table.control.guard).
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from controller.books.ledger.journal import verify_chain
 from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
-from controller.errors import CroupierError
+from controller.engine.games.holdem_round import parse_decision
+from controller.engine.profiles import GAME_PROGRESSIVE_BET
+from controller.engine.wagers import TABLE_WAGERS, check_entry
+from controller.errors import CroupierError, RoundError
+from controller.table.control.guard import FailureLimiter, RefusalTally
 from controller.table.control.protocol import ControlError, Request
 from controller.table.control.server import ControlServer
 from controller.table.credentials import verify
@@ -30,24 +46,59 @@ from controller.table.events import (
     PoolAmount,
     SeatDecision,
 )
+from controller.table.machine import MISDEAL_RULES
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
 
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
+MAX_TEXT = 200  # characters of a reason, a technician's name, a destination
+MAX_WAGERS = 8  # wagers in one stake entry: more than any game has
+ROUND_REF = re.compile(r"^(last|[A-Za-z0-9][A-Za-z0-9._:-]{0,63})$")
+
+# The arguments each command takes; anything else is refused (a typo must not be ignored).
+ARGS: dict[str, frozenset[str]] = {
+    name: frozenset(args)
+    for name, args in {
+        "status": (),
+        "ledger.path": (),
+        "meters": (),
+        "events.tail": ("n",),
+        "events.verify": (),
+        "jackpot.ack": ("technician",),
+        "meters.reset": ("technician", "pool", "reason"),
+        "round.show": ("technician", "round"),
+        "round.settle": ("technician", "round"),
+        "round.stake": ("seat", "stakes", "decision"),
+        "round.seats": ("seats",),
+        "round.decide": ("seat", "action", "amount"),
+        "round.lock": (),
+        "round.confirm": (),
+        "round.cards": ("destination", "cards"),
+        "round.misdeal": ("rule", "reason"),
+        "shuffler.audit": (),
+        "sign.state": (),
+        "metrics": (),
+        "seat.clear": ("technician", "seat"),
+        "round.expose": ("positions",),
+        "round.last": (),
+        "shuffler.reset": ("technician",),
+    }.items()
+}
 
 
-def _int(args: dict[str, Any], name: str) -> int:
+def _bad(message: str) -> ControlError:
+    return ControlError(message, "bad-request")
+
+
+def _text(args: dict[str, Any], name: str, *, required: bool = True) -> str:
     value = args.get(name)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ControlError(f"'{name}' must be a whole number", "bad-request")
-    return value
-
-
-def _text(args: dict[str, Any], name: str) -> str:
-    value = args.get(name)
+    if value is None and not required:
+        return ""
     if not isinstance(value, str) or not value.strip():
-        raise ControlError(f"'{name}' is required", "bad-request")
+        raise _bad(f"'{name}' is required (a text)")
+    if len(value) > MAX_TEXT or not value.isprintable():
+        raise _bad(f"'{name}' must be at most {MAX_TEXT} printable characters")
     return value.strip()
 
 
@@ -60,52 +111,117 @@ def _without_cards(value: Any) -> Any:
     return value
 
 
+def _without_legacy_cards(entry: dict[str, Any]) -> dict[str, Any]:
+    """A journal entry for the socket. Settled rounds journaled before card identities were
+    kept out of the journal carry ``hands`` like "royal-flush As Ks Qs Js Ts": shown with the
+    hand category only (the stored entry and its hash are untouched: `events verify`)."""
+    data = entry.get("data")
+    hands = data.get("hands") if isinstance(data, dict) else None
+    if isinstance(hands, dict):
+        entry["data"] = {
+            **data,
+            "hands": {s: h.split()[0] if isinstance(h, str) and h.strip() else h
+                      for s, h in hands.items()},
+        }  # fmt: skip
+    return entry
+
+
 class Commands:
     def __init__(self, runner: TableRunner) -> None:
         self.runner = runner
+        self.limiter = FailureLimiter()
+        self.refusals = RefusalTally()
+        # one scrypt at a time, on its own thread: never on the event loop, never more than
+        # one core of the two busy with credential checks
+        self.kdf_thread = ThreadPoolExecutor(1, thread_name_prefix="croupier-kdf")
+        self._refusal_timer: asyncio.TimerHandle | None = None
 
     def register(self, server: ControlServer) -> None:
-        for name in (
-            "status",
-            "ledger.path",
-            "meters",
-            "events.tail",
-            "events.verify",
-            "jackpot.ack",
-            "meters.reset",
-            "round.show",
-            "round.settle",
-            "round.stake",
-            "round.seats",
-            "round.decide",
-            "round.lock",
-            "round.confirm",
-            "round.cards",
-            "round.misdeal",
-            "shuffler.audit",
-            "sign.state",
-            "metrics",
-            "seat.clear",
-            "round.expose",
-            "round.last",
-            "shuffler.reset",
-        ):
-            server.register(name, getattr(self, name.replace(".", "_")))
+        for name, known in ARGS.items():
+            server.register(name, _checked_args(name, known, getattr(self, name.replace(".", "_"))))
+
+    async def aclose(self) -> None:
+        """Journal the refusals still counted (before the ledger closes); stop the KDF thread."""
+        if self._refusal_timer is not None:
+            self._refusal_timer.cancel()
+        for entry in self.refusals.flush(self.runner.now(), force=True):
+            await self.runner.journal_now("access-refused", entry)
+        self.kdf_thread.shutdown(wait=False, cancel_futures=True)
 
     # --- helpers -----------------------------------------------------------------------
 
-    def _technician(self, request: Request, action: str) -> str:
+    async def _technician(self, request: Request, action: str) -> str:
+        """The technician's name once the credential is checked; ControlError otherwise.
+        A peer user past its failure limit is refused without running the KDF."""
         stored = self.runner.config.credential
         if stored is None:
             raise ControlError(
                 f"{action}: no technician credential is configured ([technician] credential)",
                 "unauthorised",
             )
-        if not request.credential or not verify(request.credential, stored):
-            self.runner.post_journal("access-refused", {"action": action})
+        who = _text(request.args, "technician", required=False) or "technician"
+        peer = request.peer
+        uid = peer.uid if peer is not None else -1
+        now = self.runner.now()
+        wait = self.limiter.retry_after(uid, now)
+        if wait is not None:
+            self._refused(request, action, "too many wrong credentials", now)
+            raise ControlError(
+                f"{action}: too many wrong credentials from uid {uid}; retry in {wait:.0f} s",
+                "unauthorised",
+            )
+        # counted as a failure before the check, so guesses sent at once on many connections
+        # cannot all slip past the limit while the first ones are being checked
+        self.limiter.failed(uid, now)
+        ok = False
+        if request.credential:
+            loop = asyncio.get_running_loop()
+            check = functools.partial(verify, request.credential, stored)
+            ok = await loop.run_in_executor(self.kdf_thread, check)
+        if not ok:
+            self._refused(request, action, "wrong or missing credential", self.runner.now())
             raise ControlError(f"{action}: wrong or missing technician credential", "unauthorised")
-        who = request.args.get("technician")
-        return who if isinstance(who, str) and who.strip() else "technician"
+        self.limiter.succeeded(uid)
+        return who
+
+    def _refused(self, request: Request, action: str, reason: str, now: float) -> None:
+        """Count a refusal; journal what the tally says is due (coalesced per window)."""
+        peer = f"uid {request.peer.uid}" if request.peer is not None else "unknown peer"
+        for entry in self.refusals.refused(peer, action, reason, now):
+            self.runner.post_journal("access-refused", entry)
+        deadline = self.refusals.next_deadline()
+        if deadline is not None and self._refusal_timer is None:
+            loop = asyncio.get_running_loop()
+            self._refusal_timer = loop.call_later(max(0.0, deadline - now), self._flush_refusals)
+
+    def _flush_refusals(self) -> None:
+        self._refusal_timer = None
+        for entry in self.refusals.flush(self.runner.now()):
+            self.runner.post_journal("access-refused", entry)
+
+    def _seat(self, value: Any, name: str = "seat") -> int:
+        seats = self.runner.config.seats
+        if isinstance(value, bool) or not isinstance(value, int) or value not in seats:
+            raise _bad(
+                f"'{name}': {str(value)[:20]!r} is not a seat of this table"
+                f" ({', '.join(map(str, seats))})"
+            )
+        return value
+
+    def _money(self, value: Any, name: str) -> int:
+        limit = self.runner.config.stake_max
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= limit:
+            raise _bad(
+                f"'{name}': {str(value)[:24]} is not an amount of 0..{limit} minor units"
+                " ([limits] stake_max)"
+            )
+        return value
+
+    def _wagers(self) -> tuple[str, ...]:
+        """The wagers of this table's game (the profile may still not offer one: UTH-2)."""
+        game = self.runner.config.profile.game
+        progressive = GAME_PROGRESSIVE_BET.get(game)
+        return TABLE_WAGERS[game] + ((progressive,) if progressive else ())
 
     @property
     def _machine(self) -> Any:
@@ -123,6 +239,7 @@ class Commands:
         identity = link.identity if link is not None else None
         view["table"] = r.config.table_id
         view["profile"] = r.config.profile.name
+        view["currency"] = r.config.profile.money.currency  # the pools' amounts are minor units
         view["shuffler"] = {
             "link": "up" if link is not None and "link" not in view["conditions"] else "down",
             "model": identity.model if identity else None,
@@ -149,10 +266,10 @@ class Commands:
     async def events_tail(self, request: Request) -> list[dict[str, Any]]:
         count = request.args.get("n", 20)
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10_000:
-            raise ControlError("'n' must be 1..10000", "bad-request")
+            raise _bad("'n' must be 1..10000")
         ledger = self.runner.ledger
         entries = await self.runner.in_ledger(lambda: ledger.journal.tail(count))
-        return [e.to_json() for e in entries]
+        return [_without_legacy_cards(e.to_json()) for e in entries]
 
     async def events_verify(self, request: Request) -> dict[str, Any]:
         ledger = self.runner.ledger
@@ -218,11 +335,11 @@ class Commands:
 
     # --- surveillance (credential) -----------------------------------------------------
 
-    def _recorded(self, request: Request, action: str) -> dict[str, Any]:
-        self._technician(request, action)
+    async def _recorded(self, request: Request, action: str) -> dict[str, Any]:
         round_id = request.args.get("round", "last")
-        if not isinstance(round_id, str):
-            raise ControlError("'round' must be a round ID or 'last'", "bad-request")
+        if not isinstance(round_id, str) or not ROUND_REF.match(round_id):
+            raise _bad("'round' must be a round ID or 'last'")
+        await self._technician(request, action)
         try:
             found = self.runner.surveillance.round(round_id)
         except SurveillanceError as exc:
@@ -230,12 +347,12 @@ class Commands:
         self.runner.post_journal("surveillance-access", {"action": action, "round": found["round"]})
         return found
 
-    def round_show(self, request: Request) -> dict[str, Any]:
-        return self._recorded(request, "round.show")
+    async def round_show(self, request: Request) -> dict[str, Any]:
+        return await self._recorded(request, "round.show")
 
-    def round_settle(self, request: Request) -> dict[str, Any]:
+    async def round_settle(self, request: Request) -> dict[str, Any]:
         """Settle a recorded round again with the engine (a dispute) and compare."""
-        found = self._recorded(request, "round.settle")
+        found = await self._recorded(request, "round.settle")
         try:
             profile = self.runner.config.profile
             again = games.settle(profile, found["record"]).to_json()
@@ -245,51 +362,92 @@ class Commands:
 
     # --- the dealer's entries ----------------------------------------------------------
 
+    def _decision(self, seat: int, raw: Any) -> Any:
+        """A hold'em decision as the engine will read it (UTH-4, CH-3); None for none."""
+        game = self.runner.config.profile.game
+        if raw is None:
+            return None
+        if game == "blackjack":
+            raise _bad("'decision': blackjack decisions come one by one (round.decide)")
+        if isinstance(raw, list) and len(raw) > 3:
+            raise _bad("'decision': at most one action per street (UTH-4)")
+        try:
+            parse_decision(game, seat, raw)
+        except CroupierError as exc:
+            raise _bad(f"'decision': {exc}") from None
+        return raw
+
     def round_stake(self, request: Request) -> str:
-        seat = _int(request.args, "seat")
+        seat = self._seat(request.args.get("seat"))
         stakes = request.args.get("stakes", {})
-        if not isinstance(stakes, dict) or not all(
-            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
-            for k, v in stakes.items()
-        ):
-            raise ControlError("'stakes' must map wager names to minor units", "bad-request")
-        self.runner.post(EnterWagers(seat, stakes, request.args.get("decision")))
+        if not isinstance(stakes, dict) or len(stakes) > MAX_WAGERS:
+            raise _bad("'stakes' must map wager names to minor units")
+        for name, amount in stakes.items():
+            self._money(amount, f"stakes.{name[:20]}")
+        decision = self._decision(seat, request.args.get("decision"))
+        config = self.runner.config
+        try:  # an unoffered wager or a stake under the minimum (UTH-2, CH-2, BJ-1, TRX-1)
+            check_entry(config.profile, config.limits, seat, stakes)
+        except RoundError as exc:
+            raise ControlError(str(exc), "refused") from None
+        known = self._wagers()  # what the profile offers is a subset of the game's wagers
+        if unknown := [name for name in stakes if name not in known]:
+            raise _bad(f"'stakes': unknown wager {unknown[0][:20]!r} (known: {', '.join(known)})")
+        self.runner.post(EnterWagers(seat, dict(stakes), decision))
         return "entered"
 
     def round_seats(self, request: Request) -> str:
         seats = request.args.get("seats")
-        if not isinstance(seats, list) or not all(isinstance(s, int) for s in seats):
-            raise ControlError("'seats' must be a list of seat numbers", "bad-request")
-        self.runner.post(DeclareSeats(tuple(seats)))
+        if not isinstance(seats, list) or len(seats) > len(self.runner.config.seats):
+            raise _bad("'seats' must be a list of this table's seat numbers")
+        checked = tuple(self._seat(s, "seats") for s in seats)
+        if len(set(checked)) != len(checked):
+            raise _bad("'seats': a seat is listed twice")
+        self.runner.post(DeclareSeats(checked))
         return "declared"
 
     def round_decide(self, request: Request) -> str:
-        seat = _int(request.args, "seat")
+        seat = self._seat(request.args.get("seat"))
         action = _text(request.args, "action")
         if self.runner.config.profile.game == "blackjack":
             if action not in BJ_ACTIONS:
-                raise ControlError(f"action must be one of {', '.join(BJ_ACTIONS)}", "bad-request")
-            amount = request.args.get("amount", 0)
-            if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-                raise ControlError("'amount' must be minor units", "bad-request")
+                raise _bad(f"'action' must be one of {', '.join(BJ_ACTIONS)}")
+            amount = self._money(request.args.get("amount", 0), "amount")
             self.runner.post(SeatDecision(seat, action, amount))
         else:
-            self.runner.post(EnterWagers(seat, {}, action))
+            if request.args.get("amount", 0) != 0:
+                raise _bad("'amount' is only for blackjack insurance")
+            self.runner.post(EnterWagers(seat, {}, self._decision(seat, action)))
         return "entered"
+
+    def _destination(self, raw: Any) -> str:
+        destination = _text({"destination": raw}, "destination")
+        if destination in ("community", "dealer"):
+            return destination
+        kind, _, number = destination.partition(":")
+        if kind != "seat" or not number.isdigit() or len(number) > 2:
+            raise _bad("'destination' must be community, dealer or seat:N")
+        return f"seat:{self._seat(int(number), 'destination')}"
 
     def round_cards(self, request: Request) -> str:
         """Cards of a manually dealt round: ``destination`` (community, dealer, seat:N) and
         ``cards`` like ["As", "Kd"]."""
-        destination = _text(request.args, "destination")
+        destination = self._destination(request.args.get("destination"))
+        raw = request.args.get("cards", [])
+        if not isinstance(raw, list) or len(raw) > 5:
+            raise _bad('\'cards\' must list at most 5 cards like ["As", "Kd"]')
         try:
-            cards = tuple(parse_cards(request.args.get("cards", []), what=destination))
+            cards = tuple(parse_cards(raw, what=destination))
         except CroupierError as exc:
-            raise ControlError(str(exc), "bad-request") from None
+            raise _bad(f"'cards': {exc}") from None
         self.runner.post(EnterCards(destination, cards))
         return "entered"
 
     def round_misdeal(self, request: Request) -> str:
-        self.runner.post(DeclareMisdeal(_text(request.args, "rule"), _text(request.args, "reason")))
+        rule = _text(request.args, "rule")
+        if not MISDEAL_RULES.match(rule):
+            raise _bad("'rule' must be a misdeal rule: MD-S1..MD-S3 or MD-M1..MD-M7")
+        self.runner.post(DeclareMisdeal(rule, _text(request.args, "reason")))
         return "declared"
 
     def round_expose(self, request: Request) -> str:
@@ -300,11 +458,13 @@ class Commands:
                                " procedure for exposed dealer cards (MD-X3 is Italian): call"
                                " the floor")  # fmt: skip
         positions = request.args.get("positions", [1, 2])
-        if not isinstance(positions, list) or not all(
-            isinstance(p, int) and not isinstance(p, bool) for p in positions
+        if (
+            not isinstance(positions, list)
+            or not 1 <= len(positions) <= 2
+            or not all(type(p) is int and p in (1, 2) for p in positions)
+            or len(set(positions)) != len(positions)
         ):
-            raise ControlError("'positions' must list the dealer's cards, e.g. [1, 2]",
-                               "bad-request")  # fmt: skip
+            raise _bad("'positions' must list the dealer's cards, [1], [2] or [1, 2]")
         self.runner.post(DealerCardsExposed(tuple(positions)))
         return "entered"
 
@@ -318,28 +478,28 @@ class Commands:
 
     # --- privileged --------------------------------------------------------------------
 
-    def jackpot_ack(self, request: Request) -> str:
-        who = self._technician(request, "jackpot.ack")
+    async def jackpot_ack(self, request: Request) -> str:
+        who = await self._technician(request, "jackpot.ack")
         if self._machine.state.value != "jackpot":
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
         self.runner.post(JackpotAck(who))
         return "acknowledged"
 
-    def shuffler_reset(self, request: Request) -> str:
+    async def shuffler_reset(self, request: Request) -> str:
         """RESET the shuffler after a technician cleared its fault (a jam, a misfeed); the
         table opens again once the machine reports no fault and the deck counts right."""
-        who = self._technician(request, "shuffler.reset")
+        who = await self._technician(request, "shuffler.reset")
         if self.runner.shuffler is None:
             raise ControlError("this table has no shuffler link", "refused")
         self.runner.post_journal("shuffler-reset", {"technician": who})
         self.runner.shuffler.submit(ResetShuffler(who))
         return "reset requested"
 
-    def seat_clear(self, request: Request) -> str:
+    async def seat_clear(self, request: Request) -> str:
         """Clear a seat excluded for a stuck or chattering sensor (the technician checked it);
         a stake still on the sensor must be lifted before a new one counts."""
-        who = self._technician(request, "seat.clear")
-        seat = _int(request.args, "seat")
+        seat = self._seat(request.args.get("seat"))
+        who = await self._technician(request, "seat.clear")
         gpio = self.runner.gpio
         if gpio is None:
             raise ControlError("this table has no seat sensors", "refused")
@@ -354,12 +514,15 @@ class Commands:
 
     async def meters_reset(self, request: Request) -> dict[str, Any]:
         """Set a pool's displayed amount back to its seed (journaled correction)."""
-        who = self._technician(request, "meters.reset")
         reason = _text(request.args, "reason")
+        name = request.args.get("pool")
+        if name is not None and (not isinstance(name, str) or len(name) > 64):
+            raise _bad("'pool' must be a pool name of this table")
+        who = await self._technician(request, "meters.reset")
         if self._machine.round is not None:
             raise ControlError("a round is in play: reset the meters between rounds")
         runner = self.runner
-        name = request.args.get("pool") or next(iter(runner.config.pools), None)
+        name = name or next(iter(runner.config.pools), None)
         pool = runner.config.pools.get(name) if isinstance(name, str) else None
         if pool is None:
             raise ControlError(f"no pool {name!r} at this table", "bad-request")
@@ -374,3 +537,17 @@ class Commands:
             raise ControlError(str(exc)) from None
         runner.post(PoolAmount(pool.bet, state.current, pool.seed))
         return {"pool": pool.name, "current": state.current}
+
+
+def _checked_args(cmd: str, known: frozenset[str], handler: Callable[[Request], Any]) -> Any:
+    """``handler`` behind a check that the request carries only the arguments ``cmd`` takes."""
+
+    def checked(request: Request) -> Any:
+        unknown = sorted(set(request.args) - known)
+        if unknown:
+            shown = ", ".join(repr(str(u)[:20]) for u in unknown[:5])
+            takes = ", ".join(sorted(known)) or "none"
+            raise _bad(f"{cmd}: unknown argument(s) {shown} (it takes: {takes})")
+        return handler(request)
+
+    return checked

@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -31,6 +30,9 @@ from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
+from controller.table.host_checks import HostWatch
+from controller.table.instance_lock import InstanceLock
+from controller.table.journald import configure_logging, stderr_is_journal, with_prefix
 from controller.table.runner import TableRunner
 from controller.table.sdnotify import Notifier
 from controller.table.shuffler_link import ShufflerLink
@@ -69,15 +71,18 @@ async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subpro
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + EMULATOR_START_TIMEOUT
-    while not (link.exists() and control.exists()):
-        if proc.poll() is not None:
-            raise CroupierError(f"the shuffler emulator exited with status {proc.returncode}")
-        if loop.time() > deadline:
-            proc.terminate()
-            raise CroupierError(
-                f"the shuffler emulator did not start within {EMULATOR_START_TIMEOUT:g} s"
-            )
-        await asyncio.sleep(0.05)
+    try:
+        while not (link.exists() and control.exists()):
+            if proc.poll() is not None:
+                raise CroupierError(f"the shuffler emulator exited with status {proc.returncode}")
+            if loop.time() > deadline:
+                raise CroupierError(
+                    f"the shuffler emulator did not start within {EMULATOR_START_TIMEOUT:g} s"
+                )
+            await asyncio.sleep(0.02)
+    except BaseException:  # failed, or the daemon's start-up failed meanwhile (cancelled)
+        proc.terminate()
+        raise
     return proc, str(link)
 
 
@@ -96,23 +101,38 @@ async def watchdog(notifier: Notifier) -> None:
 
 
 async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
-    from drivers.shuffler_client import ShufflerClient, open_transport
+    from drivers.shuffler_client import ShufflerClient
+    from drivers.transport import open_transport
 
     runtime_dir.mkdir(parents=True, exist_ok=True)
     runner = TableRunner(config, state_dir=state_dir)
-    await runner.open()
+    # the emulator's interpreter starts while the ledger opens: seconds saved on a Pi
+    starting = (
+        asyncio.create_task(start_emulator(config, runtime_dir), name="emulator-start")
+        if config.shuffler.emulator is not None
+        else None
+    )
+    try:
+        await runner.open()
+    except BaseException:
+        if starting is not None:
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, CroupierError):
+                await starting
+        raise
     notifier = Notifier()
     runner.notifier = notifier
     tasks: list[asyncio.Task[None]] = []
     emulator = None
     gpio = None
     server = None
+    commands = None
     link = None
     try:
         port = config.shuffler.port
         allow = set(config.shuffler.firmware_allow)
-        if config.shuffler.emulator is not None:
-            emulator, port = await start_emulator(config, runtime_dir)
+        if starting is not None:
+            emulator, port = await starting
             if config.shuffler.emulator.trusted:
                 from firmware_bridge.emulator.firmware import firmware_digest
 
@@ -144,8 +164,14 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
 
             runner.sign = Sign(config.io.sign, open_sign_device(config.io.sign))
             tasks.append(asyncio.create_task(runner.sign.run(), name="sign"))
-        server = ControlServer(config.resolve_socket(runtime_dir), group=config.control_group)
-        Commands(runner).register(server)
+        server = ControlServer(
+            config.resolve_socket(runtime_dir),
+            group=config.control_group,
+            max_connections=config.max_connections,
+            idle_timeout=config.idle_timeout,
+        )
+        commands = Commands(runner)
+        commands.register(server)
         await server.start()
         await link.start()
         stop = asyncio.Event()
@@ -153,6 +179,9 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         tasks.append(asyncio.create_task(watchdog(notifier), name="watchdog"))
+        host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
+        await host.check()  # before the table may open
+        tasks.append(asyncio.create_task(host.follow(), name="host-checks"))
         notifier.ready(f"table {config.table_id} up")
         log.info(
             "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name
@@ -168,6 +197,8 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
                 await task
         if server is not None:
             await server.close()
+        if commands is not None:
+            await commands.aclose()
         if link is not None:
             await link.close()
         if gpio is not None:
@@ -199,21 +230,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s"
-        if os.environ.get("INVOCATION_ID")
-        else "%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    journal_fields = configure_logging(args.verbose)
+    # errors printed to stderr carry journald's <3> prefix under systemd (journalctl -p err)
+    error = with_prefix if stderr_is_journal() else str
     try:
         config = load_table_config(args.config)
     except CroupierError as exc:
-        print(f"croupierd: configuration problems:\n{exc}", file=sys.stderr)
+        print(error(f"croupierd: configuration problems:\n{exc}"), file=sys.stderr)
         return 2
+    journal_fields["TABLE"] = config.table_id
     try:
-        return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
+        args.runtime_dir.mkdir(parents=True, exist_ok=True)
+        with InstanceLock(args.runtime_dir / "croupierd.lock", f"croupierd on {args.runtime_dir}"):
+            return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
     except (CroupierError, DriverError, OSError) as exc:
-        print(f"croupierd: cannot run the table: {exc}", file=sys.stderr)
+        print(error(f"croupierd: cannot run the table: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 0

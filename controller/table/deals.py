@@ -18,7 +18,8 @@ says when to poll, and once the cards are all in, :meth:`record` gives the round
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.engine.cards import card_name
@@ -37,6 +38,7 @@ from controller.engine.deal.validator import (
 from controller.engine.games.blackjack.engine import BlackjackRound, Phase, SeatBet
 from controller.engine.games.blackjack.rules import BlackjackRules
 from controller.engine.profiles import Profile
+from controller.engine.wagers import Limit, limits_to_json
 from controller.errors import RoundError
 from controller.table.events import Effect, ReinsertCards, RequestPacket, ShuffleDeck
 
@@ -52,6 +54,7 @@ class RoundStakes:
     pool_name: str | None  # the progressive bet (``progressive``, ``jumbo7``)
     pools: dict[str, tuple[int, int]]  # bet -> (amount, seed)
     wagers: Wagers
+    limits: Mapping[str, Limit] = field(default_factory=dict)  # the table's [limits]
 
 
 def holdem_record(
@@ -84,6 +87,8 @@ def holdem_record(
     if pool_name and pool_name in stakes.pools:
         amount, seed = stakes.pools[pool_name]
         data["pools"] = {pool_name: {"amount": amount, "seed": seed}}
+    if stakes.limits:
+        data["limits"] = limits_to_json(stakes.limits)
     return data
 
 
@@ -251,8 +256,16 @@ class ManualDeal:
 class ShoeDeal:
     needs_confirm = False  # the engine knows when the round is over
 
-    def __init__(self, profile: Profile, wagers: Wagers, now: float, timeout: float):
+    def __init__(
+        self,
+        profile: Profile,
+        wagers: Wagers,
+        now: float,
+        timeout: float,
+        limits: Mapping[str, Limit] | None = None,
+    ):
         self.profile = profile
+        self.limits = dict(limits or {})
         bets = []
         for seat, (stakes, _decision) in sorted(wagers.items()):
             if "main" not in stakes:
@@ -260,7 +273,7 @@ class ShoeDeal:
             bets.append(SeatBet(seat, stakes["main"], stakes.get("trilux", 0)))
         if not bets:
             raise RoundError("no seat has a main bet", "BJ-1")
-        self.game = BlackjackRound(BlackjackRules.from_profile(profile, None), bets)
+        self.game = BlackjackRound(BlackjackRules.from_profile(profile, None, self.limits), bets)
         self.actions: dict[int, dict[str, list[str]]] = {}  # seat -> hand -> actions
         self.insurance: dict[int, int] = {}
         self.timeout = timeout
@@ -341,23 +354,26 @@ class ShoeDeal:
     def record(self, stakes: RoundStakes) -> dict[str, Any]:
         """The round as ``croupier settle`` reads it (docs/blackjack-round.md)."""
         seats = []
-        for play in self.game.seats:
-            stakes = {"main": play.bet.main}
-            if play.bet.trilux:
-                stakes["trilux"] = play.bet.trilux
+        for play in self.game.seats:  # the stakes as put down; the cap is replayed (BJ-1)
+            stakes = {"main": play.offered.main}
+            if play.offered.trilux:
+                stakes["trilux"] = play.offered.trilux
             if play.seat in self.insurance:
                 stakes["insurance"] = self.insurance[play.seat]
             entry: dict[str, Any] = {"seat": play.seat, "stakes": stakes}
             if play.seat in self.actions:
                 entry["actions"] = self.actions[play.seat]
             seats.append(entry)
-        return {
+        record = {
             "game": "blackjack",
             "profile": self.profile.name,
             "decks": self.game.rules.decks,
             "shoe": " ".join(card_name(c) for c in self.game.cards),
             "seats": seats,
         }
+        if self.limits:
+            record["limits"] = limits_to_json(self.limits)
+        return record
 
     def delivered_order(self) -> list[int | None]:
         return list(self.game.cards)

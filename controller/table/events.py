@@ -28,7 +28,10 @@ class ConditionChanged:
     firmware not on the allow-list), ``selfcheck`` (power-up self-check failed), ``ledger``
     (the ledger cannot commit), ``deck`` (deck out of play until the dealer confirms a
     replacement), ``progressive-link`` (a linked pool is unreachable), ``shuffler`` (the
-    machine reports a fault or an open door until it is cleared and reset)."""
+    machine reports a fault or an open door until it is cleared and reset), ``clock`` (the
+    system clock is not synchronised), ``ledger-storage`` (the ledger is on a volatile
+    filesystem: see :mod:`controller.table.host_checks`) and ``internal`` (an event the daemon
+    could not handle: the round is in doubt until a restart voids it)."""
 
     name: str
     blocking: bool

@@ -41,7 +41,8 @@ the daemon must send the next :class:`Tick`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -49,6 +50,7 @@ from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
+from controller.engine.wagers import Limit
 from controller.errors import CroupierError, RoundError
 from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
 from controller.table.events import (
@@ -100,6 +102,7 @@ class MachineSettings:
     table_id: str
     packet_timeout: float = 10.0  # seconds without a packet during a deal: MD-S2
     settled_display: float = 15.0  # seconds SETTLED stays before the table reopens
+    limits: Mapping[str, Limit] = field(default_factory=dict)  # the table's [limits]
 
 
 @dataclass
@@ -299,7 +302,9 @@ class TableMachine:
         wagers = dict(self.entered)
         try:
             if self.profile.game == "blackjack":
-                deal: Deal = ShoeDeal(self.profile, wagers, now, self.settings.packet_timeout)
+                deal: Deal = ShoeDeal(
+                    self.profile, wagers, now, self.settings.packet_timeout, self.settings.limits
+                )
             elif self.profile.deal == "manual":
                 deal = ManualDeal(self.profile, seats, now)
             else:
@@ -572,7 +577,9 @@ class TableMachine:
             return [Journal("confirm-ignored", {"reason": "the round is still being played"})]
         try:
             r.record = r.deal.record(
-                RoundStakes(r.progressive, self.pool_name, self.pools, r.wagers)
+                RoundStakes(
+                    r.progressive, self.pool_name, self.pools, r.wagers, self.settings.limits
+                )
             )
             r.result = settle(self.profile, r.record)
         except RoundError as exc:  # e.g. entered wagers the engine refuses

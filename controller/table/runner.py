@@ -36,7 +36,7 @@ from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import RoundReusedError, SurveillanceStore
-from controller.engine.poker.evaluator import warm_up
+from controller.table.evaluator_cache import warm_up_cached
 from controller.table.events import (
     ButtonPressed,
     CheckDeck,
@@ -57,6 +57,7 @@ from controller.table.events import (
     Tick,
     VoidRound,
 )
+from controller.table.journald import log_effect
 from controller.table.machine import MachineSettings, TableMachine, TableState
 from controller.table.outputs import lamp_patterns, sign_state
 from controller.table.tableconfig import TableConfig
@@ -180,7 +181,7 @@ class TableRunner:
 
         recovered, pools, last = await self.in_ledger(start)
         if cfg.profile.game != "blackjack":
-            warm_up()  # the evaluator's tables, before the first showdown needs them
+            warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
         self.surveillance = SurveillanceStore(
             self.state_dir / "surveillance.sqlite3",
@@ -191,6 +192,7 @@ class TableRunner:
             cfg.table_id,
             packet_timeout=cfg.shuffler.packet_timeout,
             settled_display=cfg.settled_display,
+            limits=cfg.limits,
         )
         self.machine = TableMachine(cfg.profile, settings, next_round=last + 1)
         for bet, (amount, seed) in pools.items():
@@ -302,11 +304,28 @@ class TableRunner:
                 event: Event = Tick()
                 if getter in done:
                     event, getter = getter.result(), None
-                await self.handle(event)
+                try:
+                    await self.handle(event)
+                except Exception as exc:  # fail safe: nothing in an event may stop the table
+                    self._fail_safe(event, exc)
         finally:
             stopper.cancel()
             if getter is not None:
                 getter.cancel()
+
+    def _fail_safe(self, event: Event, exc: Exception) -> None:
+        """An event the table could not handle (a bug, or input that escaped the checks at
+        the boundary): the round's state is in doubt, so close the table, journal it and keep
+        serving. A restart voids the round in play (MD-S2) and opens the table again."""
+        what = f"{type(event).__name__} failed: {type(exc).__name__}: {str(exc)[:200]}"
+        log.error("table closed: %s", what)
+        self.post(
+            ConditionChanged(
+                "internal",
+                True,
+                f"{what}; restart the daemon (the round in play is voided, MD-S2)",
+            )
+        )
 
     async def handle(self, event: Event) -> None:
         """One event through the machine, its effects carried out, outputs updated."""
@@ -319,6 +338,8 @@ class TableRunner:
         self.metrics.observe(event, before, self.machine.state, started, self.now())
 
     async def _carry_out(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            log_effect(effect)  # the daemon's log (journald: ROUND=, TABLE=)
         ledger_effects = [e for e in effects if isinstance(e, LEDGER_EFFECTS)]
         if ledger_effects:
             await self._commit(ledger_effects)
@@ -450,9 +471,7 @@ class TableRunner:
             return [
                 Journal("linked.voided", {"pool": name, "round": effect.round_id, "seq": done.seq})
             ]
-        args = settle_arguments(effect.result, {bet: name})
-        # card identities never leave the controller: the store learns the hand, not the cards
-        args["hands"] = {seat: hand.split()[0] for seat, hand in args["hands"].items()}
+        args = settle_arguments(effect.result, {bet: name})  # hands without their cards
         done = await pool.settle_round(effect.round_id, now, hits=args["hits"], hands=args["hands"])
         paid = {str(seat): wagers for seat, wagers in done.paid.items()}
         return [
@@ -518,6 +537,10 @@ class TableRunner:
     def post_journal(self, kind: str, data: dict[str, Any]) -> None:
         """Journal something that is not a machine transition (an alarm, an audit)."""
         asyncio.get_running_loop().create_task(self._commit([Journal(kind, data)]))
+
+    async def journal_now(self, kind: str, data: dict[str, Any]) -> None:
+        """Journal and wait for the commit (at shutdown, before the ledger closes)."""
+        await self._commit([Journal(kind, data)])
 
     # --- inputs from the GPIO table ----------------------------------------------------
 

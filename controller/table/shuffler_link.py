@@ -43,11 +43,11 @@ from controller.table.events import (
 from drivers.errors import DriverError
 from drivers.reconnect import Backoff
 from drivers.shuffler_client import ShufflerClient
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
     CardEvent,
     DeckCheckReply,
-    ErrorCode,
     FaultEvent,
     IdentifyReply,
     ShuffleMode,
@@ -94,13 +94,20 @@ def destination_of(tag: int) -> str:
     return f"seat:{tag}"
 
 
-def describe_deck(reply: DeckCheckReply, name: Callable[[int], str]) -> tuple[bool, str]:
-    """(deck is good, one line for a technician), e.g. "51 cards, missing 7h"."""
+def describe_deck(reply: DeckCheckReply, name: Callable[[int], str] | None) -> tuple[bool, str]:
+    """(deck is good, one line for a technician), e.g. "51 cards, missing 7h"; without
+    ``name`` the cards are counted, not named ("missing 1 card")."""
     parts = [f"{reply.counted} of {reply.expected} cards"]
     if reply.missing:
-        parts.append("missing " + " ".join(name(c) for c, _n in reply.missing))
+        if name is None:
+            parts.append(f"missing {sum(n for _c, n in reply.missing)} card(s)")
+        else:
+            parts.append("missing " + " ".join(name(c) for c, _n in reply.missing))
     if reply.duplicate:
-        parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
+        if name is None:
+            parts.append(f"{len(reply.duplicate)} card(s) duplicated")
+        else:
+            parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
     if reply.foreign:
         parts.append(f"{reply.foreign} foreign card(s)")
     good = (
@@ -305,6 +312,8 @@ class ShufflerLink:
         except (LinkError, DriverError) as exc:
             self.post(ConditionChanged("deck", True, f"deck check failed: {exc}"))
             return
-        good, text = describe_deck(reply, self.card_name)
+        # counts only: the text reaches status and the journal (no card identities there);
+        # `croupier shuffler deck-check` on the port names the cards for a technician
+        good, text = describe_deck(reply, None)
         self.last_deck = text
         self.post(ConditionChanged("deck", not good, "" if good else f"deck check: {text}"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from display.geometry import MATRIX, Frame, Geometry, Matrix, SevenSegment
+from display.geometry import MATRIX, Geometry, Matrix, SevenSegment, SignFrame
 from display.scenes import SignRenderer, SignState, Timing
 from drivers.sign.config import SignConfig
 from drivers.sign.device import SignDevice
@@ -33,7 +33,7 @@ def renderer_for(config: SignConfig) -> SignRenderer:
     return SignRenderer(geometry_for(config), timing)
 
 
-def send_frame(device: SignDevice, frame: Frame) -> bool:
+def send_frame(device: SignDevice, frame: SignFrame) -> bool:
     """Put a display frame on a driver device (image or text, brightness override)."""
     if frame.kind == MATRIX:
         return device.show(image=frame.image(), level=frame.level)
@@ -49,7 +49,7 @@ class Sign:
         self.clock = clock
         self.renderer = renderer_for(config)
         self.overflow = False  # the last frame had an amount too long for the sign
-        self._last: Frame | None = None
+        self._last: SignFrame | None = None
         self.pacer = SignPacer(self._render, self._send, config.frame_rate)
         self.loop = SignLoop(self.pacer, clock)
 
@@ -62,12 +62,12 @@ class Sign:
     async def run(self, until: float | None = None) -> None:
         await self.loop.run(until)
 
-    def _render(self, now: float) -> tuple[Frame, float | None]:
+    def _render(self, now: float) -> tuple[SignFrame, float | None]:
         rendered = self.renderer.render(now)
         self.overflow = rendered.overflow
         return rendered.frame, rendered.next_change
 
-    def _send(self, frame: Frame) -> bool:
+    def _send(self, frame: SignFrame) -> bool:
         if frame == self._last:  # cheap check before building an image
             return False
         self._last = frame

@@ -8,10 +8,13 @@ with its key and reason, and the daemon refuses to start on any):
 ``[shuffler]``   ``port`` (device path, pyserial URL or ``usb:VID:PID``) or ``emulate = true``
                  (the daemon starts the reference emulator on a pty: the sim table),
                  ``baud``, ``firmware_allow`` (SHA-256 of the shuffler firmware builds this
-                 table trusts; an unknown build keeps the table CLOSED), ``packet_timeout``
+                 table trusts; an unknown build keeps the table CLOSED; the examples' all-zero
+                 placeholder is refused on a real table), ``packet_timeout``
 ``[shuffler.emulator]`` (with ``emulate``): ``decks``, ``seed`` (tests only), ``baud`` pacing,
                  ``trusted`` (default true: the emulator's own build is allowed)
-``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md)
+``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md); pins of a Pi bus that
+                 ``/boot/firmware/config.txt`` enables or the shuffler uses are refused
+                 (drivers.gpio.buses)
 ``[pools.NAME]`` per progressive pool: ``seed``, ``contribution_rate``, ``reserve_rate``,
                  ``cap`` (controller.engine.pools.config; the profile fixes the rules); or, for a
                  linked (wide-area) pool, ``dsn`` and ``pool`` (docs/linked-pools.md)
@@ -20,8 +23,23 @@ with its key and reason, and the daemon refuses to start on any):
                  ``/etc/croupier/ledger.key``, the sim table's own in its state directory),
                  ``witness`` (``http://`` or ``https://`` URL the journal head is published to)
 ``[technician]`` ``credential``: a salted hash from ``croupier config hash-credential``
-``[control]``    ``socket`` (relative: under the runtime directory), ``group``
+                 (its scrypt cost bounded: controller.table.credentials.KDF_LIMITS)
+``[control]``    ``socket`` (relative: under the runtime directory), ``group`` (the
+                 daemon refuses to start when it does not exist),
+                 ``max_connections`` (default 32, 1..256; root and the daemon's own user get
+                 4 more: the technician's ``status`` gets through a full socket),
+                 ``idle_timeout`` seconds (default 300, 1..86400)
+``[limits]``     ``stake_max``: the largest stake of one wager in minor units (default
+                 100000000, at most 1000000000); the socket refuses larger ones. And the
+                 table limits of its wagers, ``WAGER = { min = N, max = N }`` in minor
+                 units (controller.engine.wagers: over the maximum a stake is capped and the
+                 excess returned, BJ-1); default: the profile's own (blackjack ``bet_min``..)
 ``[timing]``     ``settled_display`` seconds
+``[host]``       ``require_clock_sync``, ``allow_volatile_ledger``: conditions of the machine
+                 that keep the table closed (controller.table.host_checks)
+
+Numbers are bounded where they are read: seconds finite and at most :data:`MAX_SECONDS`,
+money within ``controller.validation.MONEY_MAX``, GPIO seats within the profile's seats.
 """
 
 from __future__ import annotations
@@ -39,19 +57,29 @@ from controller.books.linked.settings import (
 )
 from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
+from controller.engine.wagers import GAME_WAGER_RULE, Limit, parse_limits
 from controller.table.credentials import check_stored
+from controller.table.host_checks import HostSettings, read_host_settings
 from controller.validation import (
     ConfigError,
     Problems,
     Section,
+    money,
     positive_int,
     read_toml,
 )
-from drivers.errors import ConfigError as DriverConfigError
+from drivers.errors import HardwareConfigError
+from drivers.gpio.buses import BOOT_CONFIG, bus_pins, read_boot_config
 from drivers.tableio import TableIO, validate_table_io
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
+PLACEHOLDER_DIGEST = "0" * 64  # what the shipped examples say until a technician fills it in
+MAX_SECONDS = 3600.0  # a timeout or display time beyond an hour is a typo, not a setting
+STAKE_MAX_DEFAULT = 100_000_000  # EUR 1,000,000.00 a wager
+STAKE_MAX_CEILING = 1_000_000_000  # paid at 1000:1 it stays within MONEY_MAX
+MAX_CONNECTIONS_DEFAULT, MAX_CONNECTIONS_CEILING = 32, 256
+IDLE_TIMEOUT_DEFAULT, IDLE_TIMEOUT_CEILING = 300.0, 86400.0
 
 
 @dataclass(frozen=True)
@@ -87,6 +115,11 @@ class TableConfig:
     control_group: str | None
     settled_display: float
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    limits: dict[str, Limit] = field(default_factory=dict)  # wager -> table limits
+    host: HostSettings = field(default_factory=HostSettings)
+    stake_max: int = STAKE_MAX_DEFAULT
+    max_connections: int = MAX_CONNECTIONS_DEFAULT
+    idle_timeout: float = IDLE_TIMEOUT_DEFAULT
     ledger_key: str | None = None  # the keyring's path; None: the default (docs/ledger.md)
     witness_url: str | None = None
 
@@ -102,8 +135,14 @@ def _under(base: Path, value: str) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def _positive_number(value: Any) -> str | None:
-    return None if value > 0 else f"must be above zero, got {value}"
+def _seconds(value: Any, ceiling: float = MAX_SECONDS) -> str | None:
+    if value != value or not 0 < value <= ceiling:  # NaN compares unequal to itself
+        return f"must be above zero and at most {ceiling:g} seconds, got {value}"
+    return None
+
+
+def _non_empty(value: str) -> str | None:
+    return None if value.strip() else "must not be empty"
 
 
 def _absolute_path(value: str) -> str | None:
@@ -136,15 +175,21 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
             sec.problems.add(
                 f"{sec.key('firmware_allow')}[{i}]", "a firmware SHA-256 is 64 hex digits"
             )
+        elif item == PLACEHOLDER_DIGEST and not emulate:
+            sec.problems.add(
+                f"{sec.key('firmware_allow')}[{i}]",
+                "the example's all-zero placeholder: replace it with the SHA-256 of the"
+                " shuffler's firmware (`croupier shuffler info`)",
+            )
         else:
             allow.append(item.lower())
-    if not allow and not emulate:
+    if not allow_raw and not emulate:
         sec.problems.add(
             sec.key("firmware_allow"),
             "list the SHA-256 of every shuffler firmware build this table trusts"
             " (shown by `croupier shuffler info`)",
         )
-    timeout = sec.get("packet_timeout", (int, float), default=10.0, check=_positive_number)
+    timeout = sec.get("packet_timeout", (int, float), default=10.0, check=_seconds)
     emulator = None
     emu = sec.section("emulator", required=False)
     if emu is not None:
@@ -180,12 +225,18 @@ def _read_pools(
             problems.add(
                 "pools",
                 f"profile {profile.name} has a progressive ({prog.bet}):"
-                " configure its pool, e.g. [pools.main] seed = 500000",
+                " configure its pool, e.g. [pools.main] seed = 500000"
+                f" ({GAME_WAGER_RULE[profile.game]}, PRG-1)",
             )
         return pools, linked
     entries = list(sec.items())
     if prog is None and entries:
-        problems.add("pools", f"profile {profile.name} has no progressive bet")
+        rule = GAME_WAGER_RULE[profile.game]
+        problems.add(
+            "pools",
+            f"profile {profile.name} offers no progressive bet, so no pool can be fed:"
+            f" a progressive stake at this table would be refused ({rule})",
+        )
         return pools, linked
     if prog is not None and len(entries) != 1:
         problems.add("pools", f"exactly one pool feeds the {prog.bet} bet; got {len(entries)}")
@@ -196,10 +247,10 @@ def _read_pools(
             if settings is not None:
                 linked[name] = settings
             continue
-        seed = entry.get("seed", int)
+        seed = entry.get("seed", int, check=money)
         rate = entry.get("contribution_rate", str, default=None)
         reserve = entry.get("reserve_rate", str, default="0")
-        cap = entry.get("cap", int, default=None)
+        cap = entry.get("cap", int, default=None, check=money)
         entry.finish()
         if seed is None or prog is None:
             continue
@@ -218,7 +269,10 @@ def _read_pools(
     return pools, linked
 
 
-def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
+def parse_table_config(
+    data: dict[str, Any], source: str, *, boot_config: str | None = None
+) -> TableConfig:
+    """``boot_config``: the text of the Pi's config.txt, whose enabled buses own their pins."""
     problems = Problems(source)
     top = Section(data, "", problems)
     table = top.section("table")
@@ -229,7 +283,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
             str,
             check=lambda v: None if TABLE_ID.match(v) else "1-32 letters, digits, '-' or '_'",
         )
-        profile_name = table.get("profile", str)
+        profile_name = table.get("profile", str, check=_non_empty)
         if profile_name:
             try:
                 profile = load_profile(profile_name)
@@ -262,10 +316,19 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     if gpio_raw is not None or sign_raw is not None:
         try:
             currencies = (profile.money.currency,) if profile else ()
-            io = validate_table_io(gpio_raw or {}, sign_raw, currencies)
-        except DriverConfigError as exc:
+            port = shuffler.port if shuffler is not None else None
+            buses = bus_pins(boot_config, port)
+            io = validate_table_io(gpio_raw or {}, sign_raw, currencies, buses)
+        except HardwareConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
+    if io is not None and profile is not None:
+        for seat in io.gpio.seats:
+            if not 1 <= seat <= profile.seats:
+                problems.add(
+                    f"gpio.seats.{seat}",
+                    f"profile {profile.name} has seats 1..{profile.seats}",
+                )
     pools, linked = _read_pools(top.section("pools", required=False), profile, problems)
     if linked and table_id and (reason := table_id_problem(table_id)):
         problems.add("table.id", f"a linked pool names this table in its store: {reason}")
@@ -273,7 +336,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
     ledger_path = "ledger.sqlite3"
     ledger_key, witness_url = None, None
     if ledger:
-        ledger_path = ledger.get("path", str, default=ledger_path)
+        ledger_path = ledger.get("path", str, default=ledger_path, check=_non_empty)
         ledger_key = ledger.get("key", str, default=None, check=_absolute_path)
         witness_url = ledger.get("witness", str, default=None, check=_witness_url)
         ledger.finish()
@@ -284,21 +347,68 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         tech.finish()
     control = top.section("control", required=False)
     socket_path, group = "control.sock", None
+    max_connections, idle_timeout = MAX_CONNECTIONS_DEFAULT, IDLE_TIMEOUT_DEFAULT
     if control:
-        socket_path = control.get("socket", str, default=socket_path)
-        group = control.get("group", str, default=None)
+        socket_path = control.get("socket", str, default=socket_path, check=_non_empty)
+        group = control.get("group", str, default=None, check=_non_empty)
+        max_connections = control.get(
+            "max_connections",
+            int,
+            default=max_connections,
+            check=lambda v: (
+                None
+                if 1 <= v <= MAX_CONNECTIONS_CEILING
+                else f"must be 1..{MAX_CONNECTIONS_CEILING}"
+            ),
+        )
+        idle_timeout = control.get(
+            "idle_timeout",
+            (int, float),
+            default=idle_timeout,
+            check=lambda v: _seconds(v, IDLE_TIMEOUT_CEILING),
+        )
         control.finish()
+    limits_sec = top.section("limits", required=False)
+    stake_max = STAKE_MAX_DEFAULT
+    if limits_sec:
+        stake_max = limits_sec.get(
+            "stake_max",
+            int,
+            default=stake_max,
+            check=lambda v: (
+                None
+                if 1 <= v <= STAKE_MAX_CEILING
+                else f"must be 1..{STAKE_MAX_CEILING} minor units"
+            ),
+        )
+    limits: dict[str, Limit] = {}
+    if profile is not None:
+        raw_limits = top.data.get("limits", {})
+        if isinstance(raw_limits, dict):  # the wagers' tables; stake_max was read above
+            raw_limits = {k: v for k, v in raw_limits.items() if k != "stake_max"}
+        limits, limit_problems = parse_limits(profile, raw_limits)
+        for key, reason in limit_problems:
+            problems.add(key, reason)
+        for wager, limit in limits.items():
+            if stake_max and limit.high > stake_max:
+                problems.add(
+                    f"limits.{wager}",
+                    f"max {limit.high} is above limits.stake_max {stake_max}",
+                )
     timing = top.section("timing", required=False)
     settled_display = 15.0
     if timing:
         settled_display = float(
-            timing.get("settled_display", (int, float), default=15.0, check=_positive_number)
-            or 15.0
+            timing.get("settled_display", (int, float), default=15.0, check=_seconds) or 15.0
         )
         timing.finish()
+    simulated = shuffler is not None and shuffler.emulator is not None
+    host = read_host_settings(top.section("host", required=False), simulated)
     top.finish()
     problems.raise_if_any()
-    assert table_id and profile and shuffler
+    if not (table_id and profile and shuffler):  # each has recorded a problem when missing
+        problems.add("table", "incomplete")
+        problems.raise_if_any()
     return TableConfig(
         source,
         table_id,
@@ -314,10 +424,17 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         group,
         settled_display,
         data,
+        limits,
+        host,
+        stake_max,
+        max_connections,
+        float(idle_timeout),
         ledger_key=ledger_key,
         witness_url=witness_url,
     )
 
 
-def load_table_config(path: str | Path) -> TableConfig:
-    return parse_table_config(read_toml(path), str(path))
+def load_table_config(path: str | Path, *, boot_config: Path | None = BOOT_CONFIG) -> TableConfig:
+    """Read and check ``path``; ``boot_config`` (None: not read) is the Pi's config.txt."""
+    boot = read_boot_config(boot_config) if boot_config is not None else None
+    return parse_table_config(read_toml(path), str(path), boot_config=boot)

@@ -1,10 +1,10 @@
 """The table's GPIO wiring: the ``[gpio]`` table of the table configuration, validated.
 
 Pins are BCM numbers. :func:`parse_gpio` reads the table (a plain ``dict``, as TOML gives it)
-and reports **every** problem at once as a :class:`~drivers.errors.ConfigError`, each with its
-dotted key and reason: a pin outside 2..27, a pin used twice, a pin the sign's SPI bus needs
-(passed in as ``reserved`` by :func:`drivers.tableio.validate_table_io`), another pull than
-"up" on a pin with a fixed pull-up, unknown keys.
+and reports **every** problem at once as a :class:`~drivers.errors.HardwareConfigError`, each
+with its dotted key and reason: a pin outside 2..27, a pin used twice, a pin the sign's SPI bus
+needs (passed in as ``reserved`` by :func:`drivers.tableio.validate_table_io`), another pull
+than "up" on a pin with a fixed pull-up, unknown keys.
 
 Inputs and outputs get stable names, used by events, lamps and the rig: ``seat1`` .. ``seat7``
 (a seat's bet sensor, and its lamp), ``lock``, ``confirm``, ``key`` (the dealer console and the
@@ -13,7 +13,8 @@ technician key switch), ``green``, ``red``, ``beacon`` (status lamps).
 Example (the reference wiring, :data:`REFERENCE_GPIO`)::
 
     [gpio]
-    pin_factory = "rpigpio"     # rpigpio | lgpio (Pi 5) | mock | rig
+    pin_factory = "auto"        # auto (lgpio or RPi.GPIO, what the board can use) | lgpio |
+                                # rpigpio | mock | rig
     sensor_active = "low"       # level of a bet sensor with a stake on it
     debounce_ms = 30
     chatter_edges = 12          # more raw edges than this ...
@@ -29,10 +30,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.errors import ConfigError, Problem
+from drivers.errors import HardwareConfigError, Problem
 from drivers.settings import TableReader
 
-FACTORY_NAMES = ("rpigpio", "lgpio", "mock", "rig")
+FACTORY_NAMES = ("auto", "lgpio", "rpigpio", "mock", "rig")
 MAX_SEATS = 7
 CONSOLE_INPUTS = ("lock", "confirm", "key")
 STATUS_LAMPS = ("green", "red", "beacon")
@@ -109,11 +110,11 @@ def parse_gpio(
     table: Mapping[str, Any] | None, reserved: Mapping[int, str] | None = None
 ) -> GpioConfig:
     """Validate the ``[gpio]`` table. ``reserved`` maps pins that something else owns (the
-    sign's SPI bus) to why. Raises :class:`ConfigError` listing every problem."""
+    sign's SPI bus) to why. Raises :class:`HardwareConfigError` listing every problem."""
     problems: list[Problem] = []
     config = read_gpio(table, reserved or {}, problems)
     if problems:
-        raise ConfigError(problems)
+        raise HardwareConfigError(problems)
     return config
 
 
@@ -129,7 +130,7 @@ def read_gpio(
     button_high = _level(r, "button_active", "low")
     button_pull = _pull(r, "button_pull", button_high)
     lamp_high = _level(r, "lamp_active", "high")
-    timing = {
+    timing: dict[str, Any] = {
         "sensor_debounce": (r.number("debounce_ms", 30, 1, 1000) or 30) / 1000,
         "button_debounce": (r.number("button_debounce_ms", 20, 1, 1000) or 20) / 1000,
         "chatter_edges": r.int("chatter_edges", 12, 2, 1000) or 12,
@@ -142,7 +143,7 @@ def read_gpio(
     owners: dict[int, str] = {}
 
     def take(reader: TableReader, name: str) -> int | None:
-        pin = reader.int(name, lo=FIRST_PIN, hi=LAST_PIN)
+        pin: int | None = reader.int(name, lo=FIRST_PIN, hi=LAST_PIN)
         if pin is None:
             return None
         if pin in owners:

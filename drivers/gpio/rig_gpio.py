@@ -8,8 +8,8 @@ controller's ``[gpio]`` configuration says which level is "active" on each line,
 drives and reads exactly those levels (a direct wire: the rig's output replaces the switch; put
 a series resistor in each line).
 
-The rig's pins come from any gpiozero pin factory (``rpigpio`` or ``lgpio`` on the rig's Pi;
-``mock`` in tests). Lamp changes are recorded with the rig's monotonic time, as the rig
+The rig's pins come from any gpiozero pin factory (``auto``, ``lgpio`` or ``rpigpio`` on the
+rig's Pi; ``mock`` in tests). Lamp changes are recorded with the rig's monotonic time, as the rig
 socket's history is, so blink patterns read the same way.
 """
 
@@ -34,7 +34,7 @@ class GpioRig(TableInputs):
         lines = [*config.inputs.values(), *config.lamps.values()]
         unwired = sorted({line.pin for line in lines} - set(wiring))
         if unwired:
-            raise RigError(f"rig: no wire to the controller's BCM pin(s) {unwired} ([gpio.wiring])")
+            raise RigError(f"rig: no wire to the controller's BCM pin(s) {unwired} ([pins.wiring])")
         self._cond = threading.Condition()
         self._history: dict[str, list[tuple[float, bool]]] = {}
         self._outputs: dict[str, tuple[InputLine, DigitalOutputDevice]] = {}

@@ -24,6 +24,7 @@ from gpiozero import LED, InputDevice
 from gpiozero.pins import Factory
 
 from drivers.asynctools import wait_for_event
+from drivers.errors import DriverError, PinOpenError
 from drivers.gpio.core import TableCore
 from drivers.gpio.events import SeatState, TableEvent
 from drivers.gpio.pinmap import GpioConfig, InputLine, OutputLine
@@ -37,15 +38,20 @@ def open_input(line: InputLine, factory: Factory) -> InputDevice:
         )
     else:
         device = InputDevice(line.pin, pull_up=line.pull == "up", pin_factory=factory)
-    device.pin.edges = "both"
+    try:
+        device.pin.edges = "both"
+    except BaseException:
+        device.close()  # RPi.GPIO on kernel 6.6+ fails here: release the pin
+        raise
     return device
 
 
+def open_lamp(line: OutputLine, factory: Factory) -> LED:
+    return LED(line.pin, active_high=line.active_high, initial_value=False, pin_factory=factory)
+
+
 def open_lamps(lamps: dict[str, OutputLine], factory: Factory) -> dict[str, LED]:
-    return {
-        name: LED(line.pin, active_high=line.active_high, initial_value=False, pin_factory=factory)
-        for name, line in lamps.items()
-    }
+    return {name: open_lamp(line, factory) for name, line in lamps.items()}
 
 
 class GpioTable:
@@ -80,18 +86,25 @@ class GpioTable:
         await self.aclose()
 
     async def start(self) -> None:
+        """Open every pin and watch the inputs. Raises :class:`PinOpenError` naming the pin
+        when the backend refuses one (busy line, no edge detection, hidden device)."""
         loop = asyncio.get_running_loop()
+        line: InputLine | OutputLine | None = None
         try:
             for name, line in self.config.inputs.items():
                 self._inputs[name] = open_input(line, self.factory)
-            self._lamps = open_lamps(self.config.lamps, self.factory)
-        except BaseException:
+            for name, line in self.config.lamps.items():
+                self._lamps[name] = open_lamp(line, self.factory)
+            # Watch first, then read: an edge between the two is queued for the loop (and
+            # ignored if the read already saw it); read first, and it could be lost.
+            for name, line in self.config.inputs.items():
+                self._watch(loop, line, self._inputs[name])
+        except DriverError:
             self._close_devices()
             raise
-        # Watch first, then read: an edge between the two is queued for the loop (and ignored
-        # if the read already saw it); read first, and it could be lost.
-        for name, line in self.config.inputs.items():
-            self._watch(loop, line, self._inputs[name])
+        except Exception as exc:  # each backend has its own errors (RuntimeError, lgpio.error)
+            self._close_devices()
+            raise self._open_error(line, exc) from exc
         initial = {
             name: line.is_active(self._inputs[name].pin.state)
             for name, line in self.config.inputs.items()
@@ -137,6 +150,16 @@ class GpioTable:
         return dict(self._lit)
 
     # -- internals --------------------------------------------------------------------------
+
+    def _open_error(self, line: InputLine | OutputLine | None, exc: Exception) -> PinOpenError:
+        backend = type(self.factory).__name__
+        where = f"GPIO{line.pin} ({line.name})" if line is not None else "a pin"
+        message = f"{backend} cannot open {where}: {exc}"
+        if "edge detection" in str(exc):  # RPi.GPIO's sysfs edges (drivers.gpio.board)
+            from drivers.gpio.board import board_facts, rpigpio_problem
+
+            message += f"; {rpigpio_problem(board_facts())}"
+        return PinOpenError(message)
 
     def _core(self) -> TableCore:
         if self.core is None:

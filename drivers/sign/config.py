@@ -27,7 +27,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.errors import ConfigError, Problem
+from drivers.errors import HardwareConfigError, Problem
 from drivers.settings import TableReader
 
 KINDS = ("seven-segment", "matrix")
@@ -88,11 +88,11 @@ def spi_pins(config: SignConfig | None) -> dict[int, str]:
 
 def parse_sign(table: Mapping[str, Any] | None, currencies: Collection[str] = ()) -> SignConfig:
     """Validate the ``[sign]`` table; ``currencies`` lists the codes the renderer knows (empty:
-    any three capital letters). Raises :class:`ConfigError` listing every problem."""
+    any three capital letters). Raises :class:`HardwareConfigError` listing every problem."""
     problems: list[Problem] = []
     config = read_sign(table, problems, currencies)
     if problems:
-        raise ConfigError(problems)
+        raise HardwareConfigError(problems)
     return config
 
 

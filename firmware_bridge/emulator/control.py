@@ -1,7 +1,7 @@
 """Run-time control of the emulator: faults, physical events, inspection.
 
 The same commands work in-process (``handle_command(target, {...})``, for tests) and from
-another process over a Unix socket speaking JSON lines (``ControlServer`` /
+another process over a Unix socket speaking JSON lines (``EmulatorControlServer`` /
 :class:`EmulatorControl`, for the hardware-in-the-loop rig). One request object per line,
 one reply per line: ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``.
 
@@ -31,23 +31,27 @@ import os
 import socket
 import socketserver
 import threading
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.faults import FrameFaults, MachineFaults
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineError
 from firmware_bridge.errors import LinkError, LocalProtocolError
-from firmware_bridge.messages import ErrorCode
 
 log = logging.getLogger(__name__)
 
 ASYNC_FAULTS = ("JAM", "MISFEED", "DECK_ERROR", "SENSOR_FAILURE")
 
 
+T = TypeVar("T")
+
+
 class EmulatorHost(Protocol):
     """What runs a firmware: the pty runner or the USB backend."""
 
-    def call(self, fn: Any) -> Any: ...
+    def call(self, fn: Callable[[DeviceFirmware, float], T]) -> T: ...
 
     def disconnect(self, seconds: float) -> None: ...
 
@@ -143,7 +147,7 @@ def _dispatch(host: EmulatorHost, req: dict[str, Any]) -> dict[str, Any]:
     raise LocalProtocolError(f"unknown command {cmd!r}")
 
 
-class ControlServer:
+class EmulatorControlServer:
     """JSON-lines control socket for one emulator host; serves in a background thread."""
 
     def __init__(self, host: EmulatorHost, path: str) -> None:
@@ -170,7 +174,7 @@ class ControlServer:
             target=self._server.serve_forever, name="emulator-control", daemon=True
         )
 
-    def start(self) -> ControlServer:
+    def start(self) -> EmulatorControlServer:
         self._thread.start()
         return self
 
@@ -183,7 +187,7 @@ class ControlServer:
 
 
 class EmulatorControl:
-    """Client of :class:`ControlServer` (the rig's side). Raises LinkError on refusal."""
+    """Client of :class:`EmulatorControlServer` (the rig's side). Raises LinkError on refusal."""
 
     def __init__(self, path: str, timeout: float = 5.0) -> None:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -194,7 +198,7 @@ class EmulatorControl:
     def call(self, cmd: str, **args: Any) -> dict[str, Any]:
         self._file.write(json.dumps({"cmd": cmd, **args}).encode() + b"\n")
         self._file.flush()
-        reply = json.loads(self._file.readline())
+        reply: dict[str, Any] = json.loads(self._file.readline())
         if not reply.get("ok"):
             raise LocalProtocolError(f"emulator refused {cmd}: {reply.get('error')}")
         return reply

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 from firmware_bridge.errors import LocalProtocolError
 
@@ -30,9 +30,10 @@ class FaultSettings:
     """Shared dict conversion with validation for the fault dataclasses."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)  # type: ignore[call-overload]
+        settings: dict[str, Any] = asdict(self)  # type: ignore[call-overload]
+        return settings
 
-    def updated(self, changes: dict[str, Any]):
+    def updated(self, changes: dict[str, Any]) -> Self:
         """A copy with ``changes`` applied; raises LocalProtocolError naming a bad key/value."""
         known = {f.name: f for f in fields(self)}  # type: ignore[arg-type]
         clean = {}

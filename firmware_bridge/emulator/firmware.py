@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from firmware_bridge.codes import ErrorCode, NakCode
 from firmware_bridge.emulator.faults import FrameFaultLine, flip_bit
 from firmware_bridge.emulator.machine import MachineError, ShufflerMachine
 from firmware_bridge.errors import MessageError
@@ -43,14 +44,12 @@ from firmware_bridge.messages import (
     Capability,
     DealRequest,
     DeckCheckRequest,
-    ErrorCode,
     ErrorReply,
     FaultEvent,
     IdentifyReply,
     IdentifyRequest,
     Message,
     Nak,
-    NakCode,
     Ping,
     Pong,
     ReinsertRequest,
@@ -340,10 +339,10 @@ class DeviceFirmware:
                 return m.reinsert(msg.cards), m.duration("reinsert", len(msg.cards))
             assert isinstance(msg, ResetRequest)
             cleared = m.fault
-            reply = m.reset(msg.level)
+            reset = m.reset(msg.level)
             if cleared:
                 self.queue_event(FaultEvent(cleared, 0, f"{cleared.name} cleared"))
-            return reply, m.duration("reset")
+            return reset, m.duration("reset")
         except MachineError as exc:
             return ErrorReply(exc.code, exc.detail[:64]), 0.0
 

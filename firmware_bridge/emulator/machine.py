@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TypeVar
 
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.faults import MachineFaults
 from firmware_bridge.messages import (
     DECK_SIZE,
@@ -38,7 +40,6 @@ from firmware_bridge.messages import (
     DealtCard,
     DeckCheckReply,
     DeviceState,
-    ErrorCode,
     ReinsertReply,
     ResetReply,
     ShuffleMode,
@@ -47,6 +48,8 @@ from firmware_bridge.messages import (
 )
 
 SHELVES = 10
+
+T = TypeVar("T")
 
 
 class MachineError(Exception):
@@ -67,16 +70,16 @@ class MachineTiming:
     reset: float = 0.0
 
 
-def fisher_yates(cards: list, rng: random.Random) -> None:
+def fisher_yates(cards: list[T], rng: random.Random) -> None:
     """Uniform in-place shuffle (Durstenfeld's Fisher-Yates)."""
     for i in range(len(cards) - 1, 0, -1):
         j = rng.randrange(i + 1)
         cards[i], cards[j] = cards[j], cards[i]
 
 
-def shelf_pass(cards: list, rng: random.Random, shelves: int = SHELVES) -> list:
+def shelf_pass(cards: list[T], rng: random.Random, shelves: int = SHELVES) -> list[T]:
     """One pass of a shelf shuffler: strongly biased towards the input order."""
-    piles: list[list] = [[] for _ in range(shelves)]
+    piles: list[list[T]] = [[] for _ in range(shelves)]
     for card in cards:
         pile = piles[rng.randrange(shelves)]
         if rng.random() < 0.5:

@@ -20,7 +20,7 @@ from firmware_bridge.emulator.pty_runner import PtyEmulator
 
 def line_speed(baud: int) -> int:
     """The termios speed constant of ``baud``; ValueError for a rate the tty layer lacks."""
-    speed = getattr(termios, f"B{baud}", None)
+    speed: int | None = getattr(termios, f"B{baud}", None)
     if speed is None:
         raise ValueError(f"{baud} baud is not a standard serial rate")
     return speed

@@ -33,7 +33,7 @@ BULK = 0x02
 MAX_PACKET = 64
 
 
-class EmulatedUsbShuffler(usb.backend.IBackend):
+class EmulatedUsbShuffler(usb.backend.IBackend):  # type: ignore[misc]  # pyusb is untyped
     def __init__(
         self,
         firmware: DeviceFirmware,

@@ -354,10 +354,11 @@ def test_verify_on_a_damaged_file_is_one_line_whatever_page_is_hit(
         capsys.readouterr()
         code = main(["meters", "verify", "--db", str(damaged), "--key", str(keyring.path)])
         err = capsys.readouterr().err
-        if code == 2:
+        if err.strip():  # the file itself could not be read: one line naming it
             assert len(err.strip().splitlines()) == 1 and "damaged" in err, err
-        outcomes.append(code)
-    assert 2 in outcomes  # (0: a page the ledger does not use, e.g. on the free list)
+            assert code == 1
+        outcomes.append("damaged" if err.strip() else code)
+    assert "damaged" in outcomes  # (0: a page the ledger does not use, e.g. on the free list)
 
 
 def test_a_damaged_file_fails_the_selfcheck_instead_of_crashing(tmp_path, ledger_file, keyring):

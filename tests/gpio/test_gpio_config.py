@@ -6,7 +6,7 @@ import tomllib
 import pytest
 
 from display.money import CURRENCY_CODES
-from drivers.errors import ConfigError, Problem
+from drivers.errors import HardwareConfigError, Problem
 from drivers.gpio.pinmap import REFERENCE_GPIO, parse_gpio
 from drivers.sign.config import REFERENCE_SIGN, SignConfig, parse_sign, spi_pins
 from drivers.tableio import validate_table_io
@@ -24,7 +24,7 @@ def gpio(**changes):
 
 
 def problems(gpio_table, sign_table=None):
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(HardwareConfigError) as err:
         validate_table_io(gpio_table, sign_table, CURRENCY_CODES)
     return list(err.value.problems)
 
@@ -92,7 +92,7 @@ def test_every_problem_of_both_tables_is_reported_at_once():
     assert reasons["gpio.sensor_active"] == "'hi' is not one of 'low', 'high'"
     assert reasons["gpio.lamps.beacon"] == "must be a whole number, not '26'"
     assert reasons["sign.currency"].startswith("the sign does not know 'XYZ'")
-    assert "; " in str(ConfigError(got))  # one line for the technician
+    assert "; " in str(HardwareConfigError(got))  # one line for the technician
 
 
 def test_missing_sections_and_keys():
@@ -137,7 +137,9 @@ def test_timing_options_are_converted_to_seconds():
 def test_pin_factory_names():
     assert parse_gpio(gpio(pin_factory="rig", rig_socket="/tmp/r.sock")).pin_factory == "rig"
     assert problems(gpio(pin_factory="pigpio")) == [
-        Problem("gpio.pin_factory", "'pigpio' is not one of 'rpigpio', 'lgpio', 'mock', 'rig'")
+        Problem(
+            "gpio.pin_factory", "'pigpio' is not one of 'auto', 'lgpio', 'rpigpio', 'mock', 'rig'"
+        )
     ]
 
 
@@ -155,7 +157,7 @@ def test_pin_factory_names():
     ],
 )
 def test_sign_problems(sign, key, reason):
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(HardwareConfigError) as err:
         parse_sign(sign)
     assert err.value.problems == (Problem(key, reason),)
 

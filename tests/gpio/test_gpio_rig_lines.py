@@ -57,7 +57,7 @@ def test_lamps_read_and_their_history_kept(rig):
 
 def test_an_unwired_line_and_unknown_names_are_refused():
     factory = MockFactory()
-    with pytest.raises(RigError, match=r"BCM pin\(s\) \[26\]"):
+    with pytest.raises(RigError, match=r"BCM pin\(s\) \[26\] \(\[pins.wiring\]\)"):
         GpioRig(parse_gpio(GPIO), {k: v for k, v in WIRING.items() if k != 26}, factory)
     rig = GpioRig(parse_gpio(GPIO), WIRING, factory)
     with pytest.raises(RigError, match="no input 'seat4'"):

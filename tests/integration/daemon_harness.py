@@ -23,7 +23,7 @@ import tomli_w
 
 from controller.books.ledger.keys import KEY_ENV, create_keyring, keyring_beside
 from controller.books.ledger.reader import LedgerReader
-from controller.table.control.server import ControlClient
+from controller.table.control.client import ControlClient
 from drivers.gpio.pinmap import parse_gpio
 from drivers.gpio.rig_server import RigServer, RigTable
 from firmware_bridge.emulator.control import EmulatorControl

@@ -18,8 +18,9 @@ import serial
 from drivers.errors import PortBusy
 from drivers.reconnect import Backoff
 from drivers.serial_transport import SerialTransport
-from drivers.shuffler_client import ShufflerClient, open_transport
-from firmware_bridge.emulator.control import ControlServer, EmulatorControl
+from drivers.shuffler_client import ShufflerClient
+from drivers.transport import open_transport
+from firmware_bridge.emulator.control import EmulatorControl, EmulatorControlServer
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
@@ -76,7 +77,7 @@ def test_output_is_paced_at_the_baud_rate(tmp_path):
 
 
 def test_client_deals_and_survives_a_disconnect(emulator, tmp_path):
-    control = ControlServer(emulator, str(tmp_path / "ctl")).start()
+    control = EmulatorControlServer(emulator, str(tmp_path / "ctl")).start()
 
     async def scenario():
         client = ShufflerClient(open_transport(emulator.link), backoff=Backoff(initial=0.05))
@@ -158,7 +159,7 @@ def test_cli_against_the_emulator_process(tmp_path):
         deal = _croupier("shuffler", "deal", "2", "--tag", "3", "--port", str(link), "--json")
         assert deal.returncode == 0 and '"count": 2' in deal.stdout
         bad = _croupier("shuffler", "status", "--port", str(tmp_path / "nope"))
-        assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+        assert bad.returncode == 1 and bad.stderr.count("\n") == 1
         assert "does not exist" in bad.stderr
     finally:
         emu.send_signal(signal.SIGTERM)

@@ -18,7 +18,8 @@ from controller.table.events import (
     ShufflerFault,
 )
 from controller.table.shuffler_link import ResetShuffler, ShufflerLink
-from drivers.shuffler_client import ShufflerClient, open_transport
+from drivers.shuffler_client import ShufflerClient
+from drivers.transport import open_transport
 from firmware_bridge.emulator.firmware import DeviceFirmware, firmware_digest
 from firmware_bridge.emulator.machine import ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator

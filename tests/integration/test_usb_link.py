@@ -10,12 +10,14 @@ import usb.core
 
 from drivers.errors import DeviceNotFound
 from drivers.reconnect import Backoff
-from drivers.shuffler_client import ShufflerClient, open_transport
+from drivers.shuffler_client import ShufflerClient
+from drivers.transport import open_transport
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.control import handle_command
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import ShufflerMachine
 from firmware_bridge.emulator.usb_backend import DEFAULT_PID, DEFAULT_VID, EmulatedUsbShuffler
-from firmware_bridge.messages import ErrorCode, FaultEvent
+from firmware_bridge.messages import FaultEvent
 from firmware_bridge.session import DeviceEvent, LinkDownEvent, LinkUp
 
 PORT = f"usb:{DEFAULT_VID:04x}:{DEFAULT_PID:04x}"

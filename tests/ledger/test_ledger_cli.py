@@ -32,9 +32,13 @@ def test_meters_json_and_human(db, capsys):
     assert pool["meters"]["current"] == 500_045 and pool["meters"]["won_fixed"] == 1000
     assert data["rounds"] == {"open": 1, "settled": 1}
     assert data["selfcheck"]["table_may_open"] is True
+    assert (data["currency"], data["minor_units"]) == ("EUR", 2)  # the integers stay minor units
     assert main(["meters", "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "amount displayed" in out and "500,045" in out and "self-check: OK" in out
+    assert "amount displayed" in out and "EUR 5,000.45" in out and "self-check: OK" in out
+    assert "500,045" not in out
+    assert main(["meters", "hits", "--db", db]) == 0
+    assert "EUR 10.00" in capsys.readouterr().out
 
 
 def test_db_given_before_the_action_is_kept(db, capsys):
@@ -62,7 +66,7 @@ def test_verify_reports_the_counts(db, capsys):
 def test_correction_and_rebuild_take_the_writer_lock(db, capsys):
     argv = ["meters", "correct", "uth", "reserve", "250", "--db", db,
             "--technician", "T-4", "--reason", "opening float"]  # fmt: skip
-    assert main(argv) == 2
+    assert main(argv) == 1
     assert "round r2 is open on pool uth" in capsys.readouterr().err
     with Ledger.open(db, now=0.0) as ledger:
         ledger.recover(1.0)
@@ -91,12 +95,12 @@ def test_selfcheck_commands(db, capsys, tmp_path):
     assert cleared["table_may_open"]
 
 
-def test_errors_are_one_line_with_status_2(db, tmp_path, capsys):
-    assert main(["meters", "--db", str(tmp_path / "none.sqlite3")]) == 2
+def test_errors_are_one_line_with_status_1(db, tmp_path, capsys):
+    assert main(["meters", "--db", str(tmp_path / "none.sqlite3")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no ledger at" in err
     assert main(["meters", "correct", "nope", "current", "1", "--db", db,
-                 "--technician", "T", "--reason", "r"]) == 2  # fmt: skip
+                 "--technician", "T", "--reason", "r"]) == 1  # fmt: skip
     assert "no pool 'nope'" in capsys.readouterr().err
 
 
@@ -107,7 +111,7 @@ def test_a_writer_command_is_refused_while_the_daemon_holds_the_ledger(db):
              "--technician", "T", "--reason", "r"],
             capture_output=True, text=True,
         )  # fmt: skip
-        assert result.returncode == 2
+        assert result.returncode == 1
         assert "open for writing by another process" in result.stderr
         assert result.stderr.count("\n") == 1
         reading = subprocess.run(
@@ -115,3 +119,53 @@ def test_a_writer_command_is_refused_while_the_daemon_holds_the_ledger(db):
             capture_output=True, text=True,
         )  # fmt: skip
         assert reading.returncode == 0, reading.stderr
+
+
+def test_events_tail_follows_the_journal(db):
+    """``events tail -f`` prints the entries the writer commits after it started (JSON lines
+    with --json), like ``tail -f`` on a log."""
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "events", "tail", "-n", "1", "-f",
+         "--interval", "0.05", "--json", "--db", db],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = json.loads(follow.stdout.readline())
+        assert first["kind"] == "round.opened"  # the last entry of the fixture
+        with Ledger.open(db, now=0.0, wall_clock=FakeWall()) as ledger:
+            ledger.void_round("r2", 4.0, rule="MD-S1", cause="wrong count")
+        new = json.loads(follow.stdout.readline())
+        assert new["seq"] == first["seq"] + 1 and new["kind"].startswith("round.void")
+    finally:
+        follow.send_signal(2)  # Ctrl-C ends it quietly
+        _, err = follow.communicate(timeout=30)
+    assert follow.returncode == 130 and err == ""
+
+
+def test_long_checks_show_progress_only_on_a_terminal(db):
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    argv = [sys.executable, "-m", "controller.cli.main", "events", "verify", "--db", db]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert piped.returncode == 0 and piped.stderr == ""  # no bar into a pipe or a log
+    pid, fd = pty.fork()
+    if pid == 0:  # an 80x24 terminal (a fresh pty has 0 columns: no room for a bar)
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        os.execv(sys.executable, argv)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.waitpid(pid, 0)
+    os.close(fd)
+    text = seen.decode(errors="replace")
+    assert "journal" in text and "entries/s" in text and "verify: OK" in text

@@ -4,6 +4,7 @@ import asyncio
 import json
 
 import psycopg
+import pytest
 
 from controller.books.linked import store
 from controller.books.linked.schema import SCHEMA_VERSION
@@ -39,8 +40,8 @@ def test_status_shows_each_pool_and_its_tables(capsys, pool_dsn):
     asyncio.run(play())
     code, out, _ = cli(capsys, "pool", "status", "--dsn", pool_dsn)
     assert code == 0
-    assert "pool jumbo7 (bet jumbo7, award share-round, seed 100,000" in out
-    assert "100,040" in out and "sofia-07" in out and "open 1" in out
+    assert "pool jumbo7 (bet jumbo7, award share-round, seed EUR 1,000.00" in out
+    assert "EUR 1,000.40" in out and "sofia-07" in out and "open 1" in out
     code, out, _ = cli(capsys, "pool", "status", "--dsn", pool_dsn, "--json")
     pool = json.loads(out)["pools"][0]
     assert pool["meters"]["current"] == 100_040
@@ -67,10 +68,12 @@ def test_errors_are_one_line_for_the_technician(capsys, store_dsn, monkeypatch):
     code, _, err = cli(capsys, "pool", "status")
     assert code == 2 and err == "croupier pool: give the store with --dsn or $CROUPIER_POOL_DSN\n"
     code, _, err = cli(capsys, "pool", "status", "--dsn", store_dsn)
-    assert code == 2 and "croupier pool init" in err and err.count("\n") == 1
+    assert code == 1 and "croupier pool init" in err and err.count("\n") == 1
     code, _, err = cli(capsys, "pool", "status", "--dsn", "host=/nonexistent port=1")
-    assert code == 2 and err.startswith("croupier pool: cannot use the store:")
+    assert code == 1 and err.startswith("croupier pool: cannot use the store:")
     assert err.count("\n") == 1
-    code, _, err = cli(capsys, "pool", "init", "--dsn", store_dsn, "--pool", "p", "--profile",
-                       "ch-bg", "--seed", "-5")  # fmt: skip
-    assert code == 2 and "pools.p.seed: must be zero or more" in err
+    with pytest.raises(SystemExit) as usage:  # checked by argparse, before any work
+        cli(capsys, "pool", "init", "--dsn", store_dsn, "--pool", "p", "--profile", "ch-bg",
+            "--seed", "-5")  # fmt: skip
+    err = capsys.readouterr().err
+    assert usage.value.code == 2 and "argument --seed: -5 is below 0" in err

@@ -38,7 +38,7 @@ def test_show_an_amount_on_the_matrix(capsys):
     status, out, _ = run(capsys, "sign", "show", "1234.56", "--backend", "dummy", "--json")
     assert status == 0
     report = json.loads(out)
-    assert report["amount"] == "1,234.56 EUR"
+    assert report["amount"] == "EUR 1,234.56"
     assert read(matrix_frame(report["rows"])) == "€1,234.56"
     assert report["frames_sent"] == 1
 
@@ -103,7 +103,7 @@ def test_no_sign_table_is_one_line(capsys, tmp_path):
     path = tmp_path / "table.toml"
     path.write_text("[gpio]\n")
     status, _, err = run(capsys, "sign", "test", "--config", str(path))
-    assert status == 2
+    assert status == 1
     assert err == f"croupier sign: {path}: no [sign] table\n"
 
 
@@ -111,5 +111,5 @@ def test_spi_off_the_pi_is_one_line(capsys):
     if importlib.util.find_spec("spidev") is not None:
         return  # on a Pi this would drive the real sign
     status, _, err = run(capsys, "sign", "test", "--backend", "spi", "--duration", "0")
-    assert status == 2
+    assert status == 1
     assert "spidev is not installed" in err

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from display.errors import AmountError, SignStateError
 from display.geometry import Matrix, SevenSegment
-from display.money import Shown, currency, fit_amount, format_plain, parse_amount, spellings
+from display.money import Shown, currency, fit_amount, format_money, parse_amount, spellings
 from display.reader import read
 from display.scenes import Pool, SignRenderer, SignState
 
@@ -124,9 +124,12 @@ def test_parse_amount_errors(text, fragment):
         parse_amount(text, EUR)
 
 
-def test_format_plain():
-    assert format_plain(123456789, EUR) == "1,234,567.89 EUR"
-    assert format_plain(5, EUR) == "0.05 EUR"
+def test_format_money():
+    assert format_money(123456789, EUR) == "EUR 1,234,567.89"
+    assert format_money(5, EUR) == "EUR 0.05"
+    assert format_money(500180, EUR, code=False) == "5,001.80"
+    assert format_money(-5, EUR) == "EUR -0.05"
+    assert format_money(1234, currency("JPY")) == "JPY 1,234"
 
 
 def _value_of(text: str) -> Decimal:

@@ -148,11 +148,16 @@ def test_dealer_draws_one_card_at_a_time_then_the_round_is_settled():
     assert round_result(game, "trilux-gr").seats[0].wagers["main"].result == "push"
 
 
-def test_only_blackjacks_left_the_dealer_checks_one_card():
+def test_only_blackjacks_left_the_dealer_draws_only_when_his_up_card_can_make_one():
+    # BJ-4/BJ-5: against a 6 no dealer card changes the blackjack's 3:2: no card is due
     game = new_round(1)
     deal(game, "As 6c Kd")
+    assert game.phase is Phase.SETTLED and game.expected_cards() == 0
+    # against a ten-value up card the second card decides 3:2 or a stand-off
+    game = new_round(1)
+    deal(game, "As Tc Kd")
     assert game.phase is Phase.DEALER and game.expected_cards() == 1
-    deal(game, "Tc")
+    deal(game, "6c")
     assert game.phase is Phase.SETTLED  # 16, but the blackjack is already decided
 
 

@@ -100,5 +100,5 @@ def test_required_blackjack_keys():
     del data["paytables"]["insurance"]
     problems = _problems(data)
     for key in ("rules.decks", "rules.bet_min", "rules.trilux_max"):
-        assert problems[key] == "required key is missing"
-    assert problems["paytables.insurance"] == "required table is missing"
+        assert problems[key].startswith("required key is missing (")  # with its rule
+    assert problems["paytables.insurance"] == "required table is missing (BJ-8)"

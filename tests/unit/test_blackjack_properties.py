@@ -24,7 +24,6 @@ from controller.engine.games.blackjack import (
     Phase,
     SeatBet,
     round_result,
-    wager_name,
 )
 from controller.engine.games.blackjack.strategy import choose
 from controller.errors import RoundError
@@ -122,7 +121,7 @@ def record_of(game):
             {
                 "seat": s.seat,
                 "stakes": {"main": s.bet.main, "trilux": s.bet.trilux, "insurance": s.insurance},
-                "actions": {wager_name(i): h.actions for i, h in enumerate(s.hands)},
+                "actions": {h.label: h.actions for h in s.hands},
             }
             for s in game.seats
         ],
@@ -157,8 +156,8 @@ def check_money(game, result):
             assert insurance.paid in (0, seat.insurance * 3)
             assert (insurance.paid > 0) == dealer.is_blackjack
         lost_to_dealer_blackjack = 0
-        for index, hand in enumerate(seat.hands):
-            wager = wagers[wager_name(index)]
+        for hand in seat.hands:
+            wager = wagers[hand.label]
             assert hand.bet == seat.bet.main  # a split is an equal bet (BJ-7)
             assert wager.stake == seat.bet.main * (2 if hand.doubled else 1)
             ratio = rules.blackjack_pays if hand.is_blackjack else rules.win_pays

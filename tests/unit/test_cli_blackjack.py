@@ -46,7 +46,7 @@ def test_illegal_blackjack_round_is_one_line(tmp_path, capsys):
     data["seats"][2]["actions"] = {"main": ["double"]}  # 7c 8c = 15: no double (BJ-6)
     path = tmp_path / "r.json"
     path.write_text(json.dumps(data))
-    assert main(["settle", str(path)]) == 2
+    assert main(["settle", str(path)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("croupier settle: seat 5 main (15): double refused") and "(BJ-6)" in err

@@ -66,11 +66,11 @@ def test_settle_reports_bad_input_in_one_line(tmp_path, capsys):
             }
         )
     )
-    assert main(["settle", str(bad)]) == 2
+    assert main(["settle", str(bad)]) == 1
     err = capsys.readouterr().err.strip()
     assert err == "croupier settle: As dealt twice (dealer and community); one deck (POK-1)"
     bad.write_text("{not json")
-    assert main(["settle", str(bad)]) == 2
+    assert main(["settle", str(bad)]) == 1
     assert "not valid JSON" in capsys.readouterr().err
-    assert main(["settle", str(tmp_path / "missing.json")]) == 2
+    assert main(["settle", str(tmp_path / "missing.json")]) == 1
     assert "cannot read" in capsys.readouterr().err

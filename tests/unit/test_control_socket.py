@@ -9,8 +9,9 @@ import threading
 
 import pytest
 
+from controller.table.control.client import ControlClient
 from controller.table.control.protocol import MAX_LINE, ControlError, decode_reply
-from controller.table.control.server import ControlClient, ControlServer
+from controller.table.control.server import ControlServer
 
 
 @pytest.fixture

@@ -98,7 +98,8 @@ def test_duplicate_card_is_a_deck_error_md_s2():
     _, verdicts = run([GOOD[0], pk("seat:1", "As 2c"), GOOD[2], GOOD[3]])
     assert verdicts[1].rule == "MD-S2" and verdicts[1].deck_error
     assert "2c" not in verdicts[1].reason  # the public reason names no card
-    assert verdicts[1].detail == "2c delivered 2 times (community, seat:1)"
+    # where, not which: the detail is journaled, and the journal carries no card identity
+    assert verdicts[1].detail == "a card delivered 2 times (community, seat:1)"
 
 
 def test_card_code_outside_the_deck_is_md_s2():

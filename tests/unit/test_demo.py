@@ -3,16 +3,15 @@ daemon each time), and the view itself."""
 
 from __future__ import annotations
 
-import os
-import pty
-import re
-import select
-import signal
+import shlex
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from daemon_harness import processes_with
 
 from controller.books.ledger.reader import LedgerReader
@@ -39,61 +38,89 @@ def test_headless_demo_plays_rounds_and_keeps_the_ledger(tmp_path):
     assert (tmp_path / "sim" / "croupierd.log").exists()
 
 
-def screen(output: bytes) -> str:
-    last = output.decode(errors="replace").rsplit("\x1b[H", 1)[-1]
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", last)
+class Tmux:
+    """A detached tmux server of its own running one command in a WIDTH x HEIGHT terminal:
+    keys go in with send-keys, the screen comes out with capture-pane (what a person sees)."""
 
+    def __init__(self, tmp_path: Path, command: list[str], width: int, height: int) -> None:
+        self.base = ["tmux", "-S", str(tmp_path / "tmux.sock"), "-f", "/dev/null"]
+        self.tmux("new-session", "-d", "-x", str(width), "-y", str(height),
+                  "-e", "LANG=C.UTF-8", shlex.join(command))  # fmt: skip
+        self.tmux("set-option", "-g", "remain-on-exit", "on")  # the last words stay readable
+        self.tmux("set-option", "-g", "window-size", "manual")
 
-def wait_exit(pid: int, timeout: float) -> int:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
-        time.sleep(0.05)
-    raise AssertionError(f"the demo did not exit within {timeout:g} s of Ctrl-C")
+    def tmux(self, *args: str) -> str:
+        return subprocess.run([*self.base, *args], check=True, capture_output=True, text=True,
+                              timeout=30).stdout  # fmt: skip
 
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p")
 
-def test_terminal_demo_takes_keys_and_stops_cleanly_on_ctrl_c(tmp_path):
-    state = tmp_path / "state"
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the demo on a terminal
-        os.execv(sys.executable, [*DEMO, "--state-dir", str(state)])
-    output, status = b"", None
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", *keys)
 
-    def read_until(text: str, times: int = 1, timeout: float = 30.0) -> str:
-        nonlocal output
+    def resize(self, width: int, height: int) -> None:
+        self.tmux("resize-window", "-x", str(width), "-y", str(height))
+
+    def wait_for(self, text: str, times: int = 1, timeout: float = 30.0) -> str:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if select.select([fd], [], [], 0.1)[0]:
-                try:
-                    output += os.read(fd, 65536)
-                except OSError:
-                    break
-            if screen(output).count(text) >= times:
-                return screen(output)
-        raise AssertionError(f"{text!r} never shown {times} time(s):\n{screen(output)}")
+            shown = self.screen()
+            if shown.count(text) >= times:
+                return shown
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never shown {times} time(s):\n{self.screen()}")
 
+    def wait_until(self, ok: Callable[[str], bool], timeout: float = 30.0) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if ok(shown := self.screen()):
+                return shown
+            time.sleep(0.1)
+        raise AssertionError(f"the screen never got there:\n{self.screen()}")
+
+    def pane_dead(self) -> bool:
+        return self.tmux("display-message", "-p", "#{pane_dead}").strip() == "1"
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=30)
+
+
+@pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
+)
+def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tmp_path):
+    state = tmp_path / "state"
+    term = Tmux(tmp_path, [*DEMO, "--state-dir", str(state)], 80, 24)
     try:
-        read_until("OPEN")
+        shown = term.wait_for("OPEN")
+        lines = shown.splitlines()
+        assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+        assert "keys: 1-6 stake" in shown and "the sign reads:" in shown  # what matters stays
         for key in "25":
-            os.write(fd, key.encode())
-            read_until(f"stake placed on seat {key}")
-        read_until("stake pla", times=2)  # both sensors settled, as a dealer would see
-        os.write(fd, b"l")
-        read_until("VERIFIED")
-        read_until("status lamps: green on")  # the green lamp's pin, as the rig reads it
-        os.write(fd, b"c")
-        read_until("last round SIM-1-000001: settled")
-        os.write(fd, b"\x03")  # Ctrl-C
-        read_until("stopping the table")
-        status = wait_exit(pid, timeout=30.0)
+            term.keys(key)
+            term.wait_for(f"stake placed on seat {key}")
+        term.wait_for("stake pla", times=2)
+        term.keys("l")
+        term.wait_for("VERIFIED")
+        term.wait_for("status lamps: green on")  # the green lamp's pin, as the rig reads it
+        term.resize(100, 45)  # a bigger terminal: the sign's LEDs come back
+        shown = term.wait_for("+" + "-" * 64 + "+")
+        assert len(shown.splitlines()) <= 45
+        term.keys("c")
+        term.wait_for("last round SIM-1-000001: settled")
+        term.resize(80, 24)  # back to 80x24: redrawn without the LEDs, the keys still there
+        shown = term.wait_until(lambda s: s.startswith("Croupier") and "+---" not in s)
+        assert "keys: 1-6 stake" in shown and len(shown.splitlines()) <= 24
+        term.keys("C-c")
+        end = time.monotonic() + 30
+        while not term.pane_dead():
+            assert time.monotonic() < end, "the demo did not exit within 30 s of Ctrl-C"
+            time.sleep(0.1)
+        last_words = term.tmux("capture-pane", "-p", "-S", "-100")  # with what scrolled off
+        assert "stopping the table" in last_words and "stopped (Ctrl-C)" in last_words
     finally:
-        if status is None:  # a failed check: stop the demo as Ctrl-C would
-            os.kill(pid, signal.SIGINT)
-            os.waitpid(pid, 0)
-        os.close(fd)
-    assert os.waitstatus_to_exitcode(status) == 0
+        term.close()
     assert not processes_with(str(state)), "the demo left its daemon running"
     with LedgerReader.open(state / "ledger.sqlite3") as ledger:
         assert ledger.round_counts() == {"settled": 1}
@@ -117,8 +144,16 @@ def test_the_view_fits_80_columns_and_shows_the_table():
     assert all(len(line) <= 80 for line in lines)
     assert "VOID" in lines[0] and "SIM-1-000007" in lines[0]
     assert "verdict: misdeal MD-S1" in text and "CLOSED by deck" in text
-    assert "stakes returned: seat 2 1.00 EUR" in text
+    assert "stakes returned: seat 2 EUR 1.00" in text
     assert "the sign reads: €5,000.45" in text and text.count("#") > 40  # the LEDs
+    snap = Snapshot(status, frame, "€5,000.45", {"seat2": "on"}, last,
+                    messages=["one", "two", "three", "four"])  # fmt: skip
+    short = render(snap, height=24)  # an 80x24 terminal: the LEDs and details give way
+    assert len(short) <= 24 < len(render(snap))
+    assert short[0].startswith("Croupier") and short[-1].strip().endswith("q quit")
+    assert any(line.startswith("the sign reads:") for line in short)
+    assert any(line.startswith("verdict: misdeal MD-S1") for line in short)
+    assert all(len(line) <= 60 for line in render(snap, width=60, height=24))
 
 
 def test_long_lines_wrap_at_commas():

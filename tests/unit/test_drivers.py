@@ -9,7 +9,7 @@ import pytest
 from drivers.errors import BadPortSpec
 from drivers.reconnect import Backoff
 from drivers.serial_transport import SerialTransport
-from drivers.shuffler_client import open_transport
+from drivers.transport import open_transport
 from drivers.usb_transport import UsbTransport
 from firmware_bridge.emulator.control import handle_command
 from firmware_bridge.emulator.firmware import DeviceFirmware

@@ -6,10 +6,11 @@ import random
 
 import pytest
 
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.faults import FrameFaults, MachineFaults
 from firmware_bridge.emulator.machine import MachineError, ShufflerMachine, fisher_yates
 from firmware_bridge.errors import LocalProtocolError
-from firmware_bridge.messages import DeviceState, ErrorCode, ShuffleMode
+from firmware_bridge.messages import DeviceState, ShuffleMode
 
 
 def valleys(order: list[int]) -> int:

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from firmware_bridge import messages as m
+from firmware_bridge.codes import ErrorCode, NakCode
 from firmware_bridge.errors import MessageError
 
 text = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=m.MAX_STR)
@@ -48,7 +49,7 @@ def statuses(draw):
     return m.StatusReply(
         draw(st.sampled_from(m.DeviceState)),
         draw(st.integers(0, 1)),
-        draw(st.sampled_from(m.ErrorCode)),
+        draw(st.sampled_from(ErrorCode)),
         loaded,
         draw(st.integers(0, loaded)),
         draw(st.integers(0, 0xFFFF)),
@@ -57,7 +58,7 @@ def statuses(draw):
 
 STRATEGIES = {
     m.Ack: st.just(m.Ack()),
-    m.Nak: st.builds(m.Nak, st.sampled_from(m.NakCode)),
+    m.Nak: st.builds(m.Nak, st.sampled_from(NakCode)),
     m.Ping: st.just(m.Ping()),
     m.Pong: st.builds(m.Pong, st.integers(0, 2**32 - 1), st.sampled_from(m.DeviceState)),
     m.IdentifyRequest: st.builds(m.IdentifyRequest, st.integers(0, 255), st.integers(0, 2**32 - 1)),
@@ -71,7 +72,7 @@ STRATEGIES = {
     m.DealRequest: st.builds(m.DealRequest, st.integers(1, 52), st.integers(0, 255)),
     m.DealReply: st.builds(
         m.DealReply,
-        st.sampled_from(m.ErrorCode),
+        st.sampled_from(ErrorCode),
         st.integers(0, 255),
         st.integers(1, 52),
         st.lists(dealt, max_size=64).map(tuple),
@@ -82,9 +83,9 @@ STRATEGIES = {
     m.ReinsertReply: st.builds(m.ReinsertReply, st.integers(0, 16), st.integers(0, 416)),
     m.ResetRequest: st.builds(m.ResetRequest, st.integers(0, 1)),
     m.ResetReply: st.builds(m.ResetReply, st.sampled_from(m.DeviceState)),
-    m.ErrorReply: st.builds(m.ErrorReply, st.sampled_from(list(m.ErrorCode)[1:]), text),
+    m.ErrorReply: st.builds(m.ErrorReply, st.sampled_from(list(ErrorCode)[1:]), text),
     m.FaultEvent: st.builds(
-        m.FaultEvent, st.sampled_from(list(m.ErrorCode)[1:]), st.integers(0, 1), text
+        m.FaultEvent, st.sampled_from(list(ErrorCode)[1:]), st.integers(0, 1), text
     ),
     m.CardEvent: st.builds(m.CardEvent, st.integers(1, 416), card, st.integers(0, 1)),
 }

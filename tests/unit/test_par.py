@@ -235,7 +235,7 @@ def test_cli_human_table(capsys):
 
 def test_cli_errors_are_one_line(capsys):
     assert main(["par", "--profile", "ch-bg", "--decks", "6"]) == 2
-    assert main(["par", "--profile", "no-such-profile"]) == 2
+    assert main(["par", "--profile", "no-such-profile"]) == 2  # a usage error
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("croupier par: ") for line in err)
 

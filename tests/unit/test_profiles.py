@@ -88,7 +88,7 @@ def test_every_problem_is_reported_at_once_with_key_and_reason():
     data["progressive"]["contribution_rate"] = "25%"
     data["rules"]["ante_equals_blind"] = False
     problems = _problems(data)
-    assert problems["rules.seatz"] == "unknown key"
+    assert problems["rules.seatz"] == "unknown key (RULES.md 7)"
     assert "positive ratio" in problems["paytables.blind.flush"]
     assert "unknown pay line" in problems["paytables.trips.pair-of-kings"]
     assert "outside the profile's band" in problems["progressive.contribution_rate"]
@@ -102,7 +102,7 @@ def test_missing_sections_and_wrong_types():
     data["rules"]["seats"] = "six"
     data["money"]["chip_unit"] = 0
     problems = _problems(data)
-    assert problems["paytables.trips"] == "required table is missing"
+    assert problems["paytables.trips"] == "required table is missing (UTH-9)"
     assert "expected int" in problems["rules.seats"]
     assert "positive" in problems["money.chip_unit"]
 

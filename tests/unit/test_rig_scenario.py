@@ -82,6 +82,6 @@ def test_views_of_rounds_and_dealt_cards():
 def test_cli_reports_a_bad_scenario_on_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n[[step]]\nwait = 3\n')
-    assert main(["rig", "run", str(bad)]) == 2
+    assert main(["rig", "run", str(bad)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "step 1 wait: must be a state" in err

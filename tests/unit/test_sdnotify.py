@@ -9,7 +9,7 @@ def test_sends_datagrams_to_notify_socket(tmp_path):
         sink.bind(str(path))
         sink.settimeout(2)
         n = Notifier({"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "10000000"})
-        assert n.watchdog_interval == 5.0
+        assert n.watchdog_interval == 2.5  # a quarter of WatchdogSec
         n.ready("table open")
         assert sink.recv(1024) == b"READY=1\nSTATUS=table open"
         n.watchdog()

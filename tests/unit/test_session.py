@@ -8,6 +8,7 @@ import itertools
 import pytest
 from linksim import LinkSim
 
+from firmware_bridge.codes import ErrorCode, NakCode
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.errors import DeviceError, LinkDown, LinkTimeout, Rejected
@@ -17,9 +18,7 @@ from firmware_bridge.messages import (
     DealReply,
     DealRequest,
     DeckCheckRequest,
-    ErrorCode,
     FaultEvent,
-    NakCode,
     ReinsertRequest,
     ResetRequest,
     ShuffleMode,

@@ -1,5 +1,6 @@
 """Trilux Bonus (TRX-1, TRX-2): classes, rounds with 4 and 6 decks, the exact PAR sheet."""
 
+import dataclasses
 from collections import Counter
 from itertools import combinations
 from math import comb
@@ -10,6 +11,7 @@ from blackjack_support import outcome, play, seat, trilux_profile
 from controller.engine.cards import parse_cards
 from controller.engine.games import par_sheet
 from controller.engine.games.blackjack.trilux import class_counts, trilux_lines
+from controller.engine.paytable import Odds, PayTable
 from controller.errors import ParError
 
 
@@ -42,7 +44,7 @@ ROUNDS = [
     ("straight Q-K-A", "Qc Ah Kd 9c", ["stand"], "straight", 100 + 1000),
     ("straight A-2-3", "Ac 3h 2d Tc 5c", ["stand"], "straight", 100 + 1000),
     ("flush", "2h Kh 9h 8c", ["stand"], "flush", 100 + 500),
-    ("K-A-2 loses", "Kc 2h Ad Tc", None, None, 0),
+    ("K-A-2 loses", "Kc 2h Ad", None, None, 0),  # blackjack against a 2: no dealer card
     ("pair loses", "7c 9s 7d Tc", ["stand"], None, 0),
 ]
 
@@ -118,8 +120,11 @@ def test_par_sheet_defaults_to_the_profile_decks_and_checks_options():
 
 
 def test_a_class_the_table_does_not_price_is_paid_by_the_next_it_satisfies():
-    pays = {"straight-flush": "35:1", "three-of-a-kind": "33:1", "flush": "5:1"}
-    profile = trilux_profile(paytables={"trilux": pays})  # no suited A-K-Q, no straight line
+    # the engine's lookup, on a table RULES.md would refuse (TRX-2): built past the loader
+    pays = {"straight-flush": Odds(35, 1), "three-of-a-kind": Odds(33, 1), "flush": Odds(5, 1)}
+    base = trilux_profile()
+    tables = {**base.paytables, "trilux": PayTable("trilux", pays)}
+    profile = dataclasses.replace(base, paytables=tables)  # no suited A-K-Q, no straight line
     sheet = par_sheet(profile, decks=6)["bets"]["trilux"]
     lines = {line["hand"]: line["combinations"] for line in sheet["lines"]}
     expected = closed_forms(6)

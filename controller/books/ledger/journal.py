@@ -304,13 +304,31 @@ def check_chain(
     return ChainReport(count, last, problems, first_bad)
 
 
-def verify_chain(journal: Journal) -> ChainReport:
-    """Check every entry of the journal; see the module docstring."""
+Progress = Callable[[int], None]  # told how many more entries were walked (a progress bar)
+PROGRESS_STEP = 1000
+
+
+def counted(rows: Iterable[Any], progress: Progress | None) -> Iterator[Any]:
+    """``rows`` unchanged, telling ``progress`` every :data:`PROGRESS_STEP` rows."""
+    if progress is None:
+        yield from rows
+        return
+    n = 0
+    for n, row in enumerate(rows, 1):
+        if n % PROGRESS_STEP == 0:
+            progress(PROGRESS_STEP)
+        yield row
+    progress(n % PROGRESS_STEP)
+
+
+def verify_chain(journal: Journal, progress: Progress | None = None) -> ChainReport:
+    """Check every entry of the journal; see the module docstring. ``progress`` is told how
+    many entries were checked as the walk goes."""
     db = journal.db
     cursor = db.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq")
     try:
         with db.reading("verifying the journal"):
-            report = check_chain(cursor, journal.head(), db.keyring)
+            report = check_chain(counted(cursor, progress), journal.head(), db.keyring)
     finally:
         cursor.close()
     if not report.walked:

@@ -22,7 +22,7 @@ from controller.books.ledger.journal import Journal
 from controller.books.ledger.keys import Keyring
 from controller.books.ledger.records import (
     HitRecord,
-    RoundRecord,
+    RoundRow,
     SelfCheckStatus,
     load_stakes,
 )
@@ -91,7 +91,7 @@ class LedgerView:
             )
         return result
 
-    def round(self, round_id: str) -> RoundRecord | None:
+    def round(self, round_id: str) -> RoundRow | None:
         row = self.db.execute(
             "SELECT round_id, state, stakes, staked, opened_wall, closed_wall, rule, cause, "
             "paid, paid_total FROM rounds WHERE round_id = ?",
@@ -110,12 +110,12 @@ class LedgerView:
                 "outcome": json.loads(outcome) if outcome else None,
             }
         rid, state, stakes, staked, opened, closed, rule, cause, paid, paid_total = row
-        return RoundRecord(
+        return RoundRow(
             rid, state, load_stakes(stakes), staked, opened, closed, rule, cause,
             load_stakes(paid), paid_total, pools,
         )  # fmt: skip
 
-    def last_closed_round(self) -> RoundRecord | None:
+    def last_closed_round(self) -> RoundRow | None:
         """The round settled or voided last (``None``: no round has closed yet)."""
         row = self.db.execute(
             "SELECT round_id FROM rounds WHERE close_seq IS NOT NULL ORDER BY close_seq DESC"

@@ -67,7 +67,7 @@ class RoundSettled:
 
 
 @dataclass(frozen=True)
-class RoundRecord:
+class RoundRow:
     round_id: str
     state: str  # open, voided, settled
     stakes: Stakes

@@ -222,16 +222,18 @@ def payouts(rid: str, stakes: Stakes, table_paid: Stakes, settled: dict[str, Poo
 
 def settle_arguments(result: RoundResult, pools: Mapping[str, str]) -> dict[str, Any]:
     """The keyword arguments of ``Ledger.settle_round`` for a round the engine settled
-    (``controller.engine.games.settle``): each progressive seat's line per pool, each seat's hand,
-    every table stake (those placed during the round included) and what it paid. ``pools``
-    maps a pool's bet (``progressive``, ``jumbo7``) to the pool's name."""
+    (``controller.engine.games.settle``): each progressive seat's line per pool, each seat's hand
+    category (never its cards: the journal is readable without the technician credential, and
+    card identities are kept only in the surveillance store), every table stake (those placed
+    during the round included) and what it paid. ``pools`` maps a pool's bet (``progressive``,
+    ``jumbo7``) to the pool's name."""
     hits: dict[str, dict[int, str]] = {name: {} for name in pools.values()}
     hands: dict[int, str] = {}
     stakes: Stakes = {}
     paid: Stakes = {}
     for seat in result.seats:
         if seat.hand:
-            hands[seat.seat] = " ".join([seat.hand, *seat.cards])
+            hands[seat.seat] = seat.hand
         for name, wager in seat.wagers.items():
             if name in pools:
                 if wager.line:

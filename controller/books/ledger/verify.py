@@ -39,7 +39,14 @@ from typing import Any
 
 from controller.books.ledger import rounds
 from controller.books.ledger.db import key_history
-from controller.books.ledger.journal import KEY_KINDS, Entry, canonical, verify_chain
+from controller.books.ledger.journal import (
+    KEY_KINDS,
+    Entry,
+    Progress,
+    canonical,
+    counted,
+    verify_chain,
+)
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import stakes_to_json
 from controller.books.ledger.schema import SEALED
@@ -421,11 +428,13 @@ def pool_differences(
     return problems
 
 
-def replay_journal(view: LedgerView, *, rows: bool = False) -> Replay:
+def replay_journal(
+    view: LedgerView, progress: Progress | None = None, *, rows: bool = False
+) -> Replay:
     """Apply the journal's money entries in order (see the module docstring); ``rows``:
     rebuild the round and hit rows too (verify's check 7)."""
     replay = Replay()
-    for entry in view.journal.entries(kinds=MONEY_KINDS):
+    for entry in counted(view.journal.entries(kinds=MONEY_KINDS), progress):
         replay.apply(entry.seq, entry.kind, entry.data, entry if rows else None)
     return replay
 
@@ -467,9 +476,9 @@ def round_row_problems(view: LedgerView, replay: Replay) -> list[str]:
     return problems
 
 
-def replay_problems(view: LedgerView) -> tuple[list[str], Replay]:
+def replay_problems(view: LedgerView, progress: Progress | None = None) -> tuple[list[str], Replay]:
     """The replay's own problems, then every difference between it and the tables."""
-    replay = replay_journal(view, rows=True)
+    replay = replay_journal(view, progress, rows=True)
     problems = list(replay.problems)
     problems += pool_differences(view.pools(), replay.pools)
     open_rows = set(view.open_round_ids())
@@ -483,14 +492,15 @@ def replay_problems(view: LedgerView) -> tuple[list[str], Replay]:
     return problems, replay
 
 
-def verify_ledger(view: LedgerView) -> Report:
-    """Every check of the module docstring. A database file too damaged to read raises
+def verify_ledger(view: LedgerView, progress: Progress | None = None) -> Report:
+    """Every invariant; ``progress`` is told of the journal entries walked (the chain, then
+    the money entries replayed). A database file too damaged to read raises
     LedgerCorruptError (one line naming the file), never a bare SQLite error."""
     with view.db.reading("verifying the ledger"):
-        return _verify(view)
+        return _verify(view, progress)
 
 
-def _verify(view: LedgerView) -> Report:
+def _verify(view: LedgerView, progress: Progress | None) -> Report:
     report = Report()
     quick = [r[0] for r in view.db.execute("PRAGMA quick_check")]
     if quick != ["ok"]:
@@ -502,14 +512,14 @@ def _verify(view: LedgerView) -> Report:
     report.problems += key_history_problems(view)
     report.problems += selfcheck_row_problems(view)
     report.problems += pool_problems(view)
-    chain = verify_chain(view.journal)
+    chain = verify_chain(view.journal, progress)
     report.problems += [f"journal: {p}" for p in chain.problems]
     report.problems += cross_check_problems(view)
     report.stats.update(entries=chain.entries, rounds=view.round_counts())
     if any(p.startswith("journal:") and "trigger" not in p for p in report.problems):
         report.problems.append("the replay of the journal was skipped: the journal is broken")
         return report
-    problems, replay = replay_problems(view)
+    problems, replay = replay_problems(view, progress)
     report.problems += problems
     report.problems += round_row_problems(view, replay)
     report.stats.update(pools={n: s.current for n, (_, s) in replay.pools.items()})

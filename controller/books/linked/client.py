@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import logging
 import os
 import socket
 from collections import deque
@@ -61,12 +61,15 @@ from controller.books.linked.schema import require_current
 from controller.books.linked.settings import LinkedSettings, table_id_problem
 from controller.engine.pools.config import PoolConfig
 from controller.engine.profiles import Progressive
+from controller.validation import ConfigError, DocumentLimits, loads_json, money
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+NOTIFY_LIMITS = DocumentLimits(max_bytes=8000, max_depth=4)  # PostgreSQL's payload limit
 
 QUEUE_LIMIT = 256  # events kept per subscriber that does not keep up (oldest dropped)
 UNSTAKED_MEMORY = 64  # recent rounds opened without a stake on the pool
-RULE_FIELDS = ("bet", "stake", "award", "multiple_hits", "envy_bonus", "paytable")
+RULE_FIELDS = ("bet", "stake", "award", "share_scope", "multiple_hits", "envy_bonus", "paytable")
 
 
 def one_line(exc: BaseException) -> str:
@@ -258,6 +261,12 @@ class LinkedPool:
             raise LinkedStoreError(
                 f"pool {self.pool} does not pay by this table's profile: " + "; ".join(differences)
             )
+        if config.rules.award == "share-round" and config.rules.share_scope == "link":
+            raise LinkedStoreError(
+                f"pool {self.pool} shares a jackpot across the link (share_scope = 'link', CH-9),"
+                " which this store does not do yet: it fixes the shares over the hitting table's"
+                " round only; use share_scope = 'table' in the profile and the pool"
+            )
         now = asyncio.get_running_loop().time()
         recovered = []
         if self._recover:
@@ -301,14 +310,19 @@ class LinkedPool:
             await writer.execute("SELECT 1")
 
     def _on_notify(self, payload: str) -> None:
+        """A pool's new amount from the store. Anyone who may NOTIFY on the channel can send
+        anything: the payload goes through the checked reader and the amounts must be money."""
         try:
-            data = json.loads(payload)
+            data = loads_json(payload, "notify", NOTIFY_LIMITS)
             change = AmountChanged(
                 self.name, int(data["amount"]), int(data["seed"]), int(data["seq"]),
                 data.get("table"), data.get("kind", ""),
             )  # fmt: skip
-        except (ValueError, KeyError, TypeError):
+        except (ConfigError, ValueError, KeyError, TypeError):
             return  # not ours (someone else's NOTIFY on the channel)
+        if money(change.amount) or money(change.seed):
+            log.warning("linked pool %s: NOTIFY with an amount outside 0..MONEY_MAX", self.name)
+            return
         self._offer(change)
 
     async def _drop(self) -> None:

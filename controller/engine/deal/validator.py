@@ -34,8 +34,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from controller.engine.cards import card_name
-
 COMMUNITY, DEALER = "community", "dealer"
 
 
@@ -204,7 +202,8 @@ class DealValidator:
                 decks = "one deck" if self.plan.decks == 1 else f"{self.plan.decks} decks"
                 return (
                     f"deck error: a card delivered more often than {decks} holds",
-                    f"{card_name(card)} delivered {len(places)} times ({', '.join(places)})",
+                    # where, not which: the journal and status carry no card identity
+                    f"a card delivered {len(places)} times ({', '.join(places)})",
                 )
         return None
 

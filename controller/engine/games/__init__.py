@@ -37,14 +37,17 @@ def _resolve(table: dict[str, str], game: str, what: str) -> Callable[..., Any]:
         module, _, attr = table[game].partition(":")
     except KeyError:
         raise RoundError(f"no {what} for game {game!r}") from None
-    return getattr(importlib.import_module(module), attr)
+    found: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+    return found
 
 
 def settle(profile: Profile, round_data: dict[str, Any]) -> RoundResult:
     """Settle a recorded round of the profile's game."""
-    return _resolve(SETTLERS, profile.game, "settlement")(profile, round_data)
+    result: RoundResult = _resolve(SETTLERS, profile.game, "settlement")(profile, round_data)
+    return result
 
 
 def par_sheet(profile: Profile, **options: Any) -> dict[str, Any]:
     """The exact PAR sheet of every side bet of the profile."""
-    return _resolve(PAR_SHEETS, profile.game, "PAR sheet")(profile, **options)
+    sheet: dict[str, Any] = _resolve(PAR_SHEETS, profile.game, "PAR sheet")(profile, **options)
+    return sheet

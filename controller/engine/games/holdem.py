@@ -14,6 +14,7 @@ dealer enters the main stakes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -62,6 +63,32 @@ class _Payer:
         return self.win(stake, pay.ratio, rule, line)
 
 
+def _check_multiple_of_ante(seat: SeatInput, name: str, multiple: int, rule: str) -> None:
+    """A recorded Play (UTH-4) or Call (CH-3) must be ``multiple`` x the Ante: the accepted
+    Ante, or the Ante as put down when it was capped (its excess is then returned too)."""
+    if name not in seat.stakes:
+        return
+    ante = seat.stakes.get("ante", 0)
+    offered = ante + seat.returned.get("ante", 0)
+    if seat.stakes[name] not in (ante * multiple, offered * multiple):
+        raise RoundError(
+            f"seat {seat.seat}: {name.capitalize()} stake {seat.stakes[name]} does not match"
+            f" the decision: must be {multiple}x Ante = {ante * multiple}",
+            rule,
+        )
+
+
+def _with_returned(seat: SeatInput, wagers: dict[str, Wager], multiple: int) -> None:
+    """Record on each wager the excess over the table maximum returned to the player (BJ-1);
+    a Play or Call put down on a capped Ante returns its own excess."""
+    for name, wager in wagers.items():
+        excess = seat.returned.get(name, 0)
+        if name in ("play", "call") and name in seat.stakes:
+            excess = seat.stakes[name] - seat.stakes.get("ante", 0) * multiple
+        if excess:
+            wagers[name] = replace(wager, returned=excess)
+
+
 def _push(stake: int, rule: str) -> Wager:
     return Wager(stake, PUSH, stake, rule)
 
@@ -82,12 +109,7 @@ def _settle_uth_seat(
     if decision is None:
         return wagers
     play = ante * decision.multiple
-    if "play" in stakes and stakes["play"] != play:
-        raise RoundError(
-            f"seat {seat.seat}: Play stake {stakes['play']} does not match the decision"
-            f" ({decision.multiple}x Ante = {play})",
-            "UTH-4",
-        )
+    _check_multiple_of_ante(seat, "play", decision.multiple, "UTH-4")
     satisfied = category_lines(hand.category)
     qualifies = dealer.category >= Category.PAIR  # UTH-5
     if decision.folded:  # UTH-4: fold loses Ante and Blind
@@ -107,7 +129,7 @@ def _settle_uth_seat(
             wagers["ante"] = payer.win(ante, Fraction(1), rule) if qualifies else _push(ante, rule)
             blind_pay = profile.paytables["blind"].lookup(satisfied)
             wagers["blind"] = (
-                payer.win(blind, blind_pay[1].ratio, "UTH-8", blind_pay[0])
+                payer.by_table(profile, "blind", blind, satisfied, "UTH-8")
                 if blind_pay
                 else _push(blind, "UTH-8")  # below a straight the Blind pushes
             )
@@ -121,11 +143,13 @@ def _settle_uth_seat(
             wagers["blind"] = _lose(blind, rule)
     if "trips" in stakes:  # UTH-9: on the player's own hand, whatever happened
         wagers["trips"] = payer.by_table(profile, "trips", stakes["trips"], satisfied, "UTH-9")
-    return {
+    ordered: dict[str, Wager] = {
         name: wagers[name]
         for name in ("play", "ante", "trips", "blind")
         if name in wagers and wagers[name].stake > 0
     }
+    _with_returned(seat, ordered, decision.multiple)
+    return ordered
 
 
 def _check_uth_stakes(profile: Profile, seat: SeatInput) -> None:
@@ -181,15 +205,13 @@ def _settle_ch_seat(
         return wagers
     ante = stakes["ante"]
     call = 2 * ante if not decision.folded else 0
-    if "call" in stakes and stakes["call"] != call:
-        raise RoundError(
-            f"seat {seat.seat}: Call stake {stakes['call']} must be 2x Ante = {call}", "CH-3"
-        )
+    _check_multiple_of_ante(seat, "call", 0 if decision.folded else 2, "CH-3")
     satisfied = category_lines(hand.category)
     if decision.folded:  # CH-5: fold loses the Ante; CH-7: a folded hand's Bonus loses
         wagers["ante"] = _lose(ante, "CH-5")
         if "bonus" in stakes:
             wagers["bonus"] = _lose(stakes["bonus"], "CH-7")
+        _with_returned(seat, wagers, 0)
         return wagers
     if not _ch_dealer_qualifies(dealer):  # CH-5: Ante per CH-6, Call pushes
         wagers["call"] = _push(call, "CH-5")
@@ -206,6 +228,7 @@ def _settle_ch_seat(
     if "bonus" in stakes:
         lines = _bonus_lines([*seat.cards, *community[:3]])
         wagers["bonus"] = payer.by_table(profile, "bonus", stakes["bonus"], lines, "CH-7")
+    _with_returned(seat, wagers, 2)
     return wagers
 
 
@@ -274,6 +297,19 @@ def _settle_progressive(
             ' ({"amount": N, "seed": N})',
             "PRG-5",
         )
+    if pool.link and not (prog.award == "share-round" and prog.share_scope == "link"):
+        raise RoundError(
+            f"pools.{prog.bet}.link: profile {profile.name} shares no jackpot across the link"
+            f" (award {prog.award!r}, share_scope {prog.share_scope!r})",
+            "CH-9",
+        )
+    for table, rid, seat in pool.link:
+        if pool.link[(table, rid, seat)] % prog.stake:
+            raise RoundError(
+                f"pools.{prog.bet}.link: {table} {rid} seat {seat}: stake is not a multiple of"
+                f" the fixed stake {prog.stake}",
+                "CH-2",
+            )
     outcome = resolve_awards(
         hits=hits,
         stakes={s.seat: s.stakes[prog.bet] for s in bettors},
@@ -283,6 +319,7 @@ def _settle_progressive(
         award=prog.award,
         multiple_hits=prog.multiple_hits,
         envy_bonus=prog.envy_bonus,
+        others=pool.link,
     )
     return _progressive_wagers(prog.bet, outcome, rules, jackpot, prog.award), _pool_report(
         prog.bet, outcome, pool
@@ -314,6 +351,11 @@ def _pool_report(bet: str, outcome: ProgressiveOutcome, pool: PoolInput) -> dict
         report["after"] = outcome.pool_after
     if outcome.order:
         report["jackpot_seats"] = outcome.order
+    if outcome.link_shares:  # CH-9: fixed at the hit, paid by each table at its settlement
+        report["link_shares"] = [
+            {"table": table, "round": rid, "seat": seat, "share": share}
+            for (table, rid, seat), share in sorted(outcome.link_shares.items())
+        ]
     return {bet: report}
 
 

@@ -9,24 +9,43 @@ The input is the ``croupier settle`` JSON of a UTH or Casino Hold'em round::
                 "decision": "4x"}]}
 
 Everything a settlement relies on is checked here, with the rule that forbids it: one deck and
-no card dealt twice (POK-1), the right number of cards (UTH-3, CH-3), seats of the profile
-(UTH-1), known wagers with integer stakes, and legal decisions (UTH-4, CH-3).
+no card dealt twice (POK-1), the right number of cards (UTH-3, CH-3), the burn cards of a
+manual deal against the profile's plan (UTH-11), seats of the profile (UTH-1), only wagers the
+profile offers (UTH-2, CH-2: no progressive stake without a progressive pool), integer stakes
+within the table limits (over the maximum: capped, the excess returned, BJ-1), legal decisions
+(UTH-4, CH-3), and no key the format does not know.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.engine.cards import Card, card_name, parse_cards
 from controller.engine.profiles import Profile
+from controller.engine.wagers import Limit, accept, check_offered, parse_limits
 from controller.errors import CardError, RoundError
 
-# Wagers each game knows, in the order they are settled and printed (UTH-10: Play, Ante,
-# Trips, Blind), then the progressive.
-WAGERS = {
-    "uth": ("play", "ante", "trips", "blind", "progressive"),
-    "casino-holdem": ("call", "ante", "bonus", "jumbo7"),
+# Keys of a round file; anything else is refused by name (a typo must not be ignored).
+ROUND_KEYS = (
+    "profile",
+    "game",
+    "round",
+    "dealer",
+    "community",
+    "burns",
+    "pools",
+    "limits",
+    "seats",
+)
+SEAT_KEYS = ("seat", "cards", "stakes", "decision")
+POOL_KEYS = ("amount", "seed", "link")
+LINK_KEYS = ("table", "round", "stakes")
+
+# UTH-11: where a manual deal burns its cards, by the profile's burn count.
+BURN_POINTS = {
+    2: ("before the flop", "before the turn and river"),  # Slovak
+    3: ("before the flop", "before the turn", "before the river"),  # Italian, by hand
 }
 
 # UTH-4: the Play bet a decision places, as a multiple of the Ante, and the street it belongs to.
@@ -47,14 +66,18 @@ class Decision:
 class SeatInput:
     seat: int
     cards: tuple[Card, ...]
-    stakes: dict[str, int]
+    stakes: dict[str, int]  # accepted stakes (within the table limits)
     decision: Decision | None  # None: only the sensed side bets are settled
+    returned: dict[str, int] = field(default_factory=dict)  # excess over the maximum (BJ-1)
 
 
 @dataclass(frozen=True)
 class PoolInput:
     amount: int
     seed: int | None
+    # CH-9 share_scope "link": the other participating tables' rounds in play at the hit,
+    # (table, round, seat) -> accepted Jumbo 7 stake
+    link: dict[tuple[str, str, int], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -63,6 +86,7 @@ class HoldemRound:
     community: tuple[Card, ...]
     seats: tuple[SeatInput, ...]
     pools: dict[str, PoolInput]
+    burns: tuple[Card, ...] = ()  # UTH-11 manual deal, in deal order
 
 
 def _uth_decision(seat: int, raw: Any) -> Decision:
@@ -112,13 +136,18 @@ def _ch_decision(seat: int, raw: Any) -> Decision:
     raise RoundError(f"seat {seat}: decision {raw!r} is not 'play' or 'fold'", "CH-3")
 
 
-def _stakes(seat: int, raw: Any, known: tuple[str, ...]) -> dict[str, int]:
+def parse_decision(game: str, seat: int, raw: Any) -> Decision:
+    """A seat's decision in ``game`` (``uth``: UTH-4, ``casino-holdem``: CH-3); RoundError
+    naming the rule otherwise. The control socket checks the dealer's entries with it."""
+    return (_uth_decision if game == "uth" else _ch_decision)(seat, raw)
+
+
+def _stakes(profile: Profile, seat: int, raw: Any) -> dict[str, int]:
     if not isinstance(raw, dict):
         raise RoundError(f"seat {seat}: stakes must be an object of wager -> minor units")
+    check_offered(profile, seat, raw)
     stakes: dict[str, int] = {}
     for name, amount in raw.items():
-        if name not in known:
-            raise RoundError(f"seat {seat}: unknown wager {name!r} (known: {', '.join(known)})")
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
             raise RoundError(
                 f"seat {seat}: stake {name} = {amount!r} must be a whole number of minor units"
@@ -126,6 +155,47 @@ def _stakes(seat: int, raw: Any, known: tuple[str, ...]) -> dict[str, int]:
         if amount:
             stakes[name] = amount
     return stakes
+
+
+def _within_limits(
+    limits: dict[str, Limit], seat: int, stakes: dict[str, int]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The stakes the table accepts and the excess it returns (BJ-1 cap, every game)."""
+    accepted, returned = dict(stakes), {}
+    for name, amount in stakes.items():
+        taken = accept(limits, seat, name, amount)
+        accepted[name] = taken.stake
+        if taken.returned:
+            returned[name] = taken.returned
+    return accepted, returned
+
+
+def _unknown_keys(raw: dict[str, Any], known: tuple[str, ...], where: str) -> None:
+    extra = [k for k in raw if k not in known]
+    if extra:
+        raise RoundError(f"{where}: unknown key {extra[0]!r} (known: {', '.join(known)})")
+
+
+def _burns(profile: Profile, raw: Any) -> tuple[Card, ...]:
+    """UTH-11: the burn cards of a manual deal, checked against the profile's deal plan."""
+    points = BURN_POINTS.get(profile.burns, ())
+    if not points:
+        raise RoundError(
+            f"burns: profile {profile.name} burns no cards (its deal plan has none)", "UTH-11"
+        )
+    if not isinstance(raw, list | str):
+        raise RoundError('burns: expected a list of cards like ["2c", "9d"]', "UTH-11")
+    try:
+        cards = tuple(parse_cards(raw, what="burns"))
+    except CardError as exc:
+        raise RoundError(str(exc), "UTH-11") from None
+    if len(cards) != len(points):
+        raise RoundError(
+            f"burns: profile {profile.name} burns {len(points)} cards ({', '.join(points)}),"
+            f" the round lists {len(cards)}",
+            "UTH-11",
+        )
+    return cards
 
 
 def _cards(raw: Any, count: int, what: str, rule: str) -> tuple[Card, ...]:
@@ -141,14 +211,21 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
     """Validate a recorded round for ``profile``; raise RoundError naming what is wrong."""
     if not isinstance(data, dict):
         raise RoundError("a round is a JSON object")
+    _unknown_keys(data, ROUND_KEYS, "round file")
     game = profile.game
+    if data.get("game", game) != game:
+        raise RoundError(f"game {data['game']!r}: profile {profile.name} plays {game}")
     deal_rule = "UTH-3" if game == "uth" else "CH-3"
     dealer = _cards(data.get("dealer"), 2, "dealer cards", deal_rule)
     community = _cards(data.get("community"), 5, "community cards", deal_rule)
+    burns = _burns(profile, data["burns"]) if "burns" in data else ()
+    limits, problems = parse_limits(profile, data.get("limits", {}))
+    if problems:
+        key, reason = problems[0]
+        raise RoundError(f"{key}: {reason}")
     raw_seats = data.get("seats")
     if not isinstance(raw_seats, list) or not raw_seats:
         raise RoundError("seats: expected a non-empty list of seats")
-    known = WAGERS[game]
     seats: list[SeatInput] = []
     for raw in raw_seats:
         if not isinstance(raw, dict) or isinstance(raw.get("seat"), bool):
@@ -159,25 +236,30 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
                 f"seat {number!r}: seats are numbered 1..{profile.seats} in profile {profile.name}",
                 "UTH-1" if game == "uth" else "CH-1",
             )
+        _unknown_keys(raw, SEAT_KEYS, f"seat {number}")
         if any(s.seat == number for s in seats):
             raise RoundError(f"seat {number} is listed twice (one hand per player)", "UTH-1")
         cards = _cards(raw.get("cards"), 2, f"seat {number} cards", deal_rule)
-        stakes = _stakes(number, raw.get("stakes", {}), known)
+        stakes, returned = _within_limits(
+            limits, number, _stakes(profile, number, raw.get("stakes", {}))
+        )
         decision = None
         if "decision" in raw:
-            parse = _uth_decision if game == "uth" else _ch_decision
-            decision = parse(number, raw["decision"])
-        seats.append(SeatInput(number, cards, stakes, decision))
-    _check_one_deck(dealer, community, seats)
+            decision = parse_decision(game, number, raw["decision"])
+        seats.append(SeatInput(number, cards, stakes, decision, returned))
+    _check_one_deck(dealer, community, burns, seats)
     pools = _pools(data.get("pools", {}))
-    return HoldemRound(dealer, community, tuple(seats), pools)
+    return HoldemRound(dealer, community, tuple(seats), pools, burns)
 
 
 def _check_one_deck(
-    dealer: tuple[Card, ...], community: tuple[Card, ...], seats: list[SeatInput]
+    dealer: tuple[Card, ...],
+    community: tuple[Card, ...],
+    burns: tuple[Card, ...],
+    seats: list[SeatInput],
 ) -> None:
     owner: dict[int, str] = {}
-    places = [("dealer", dealer), ("community", community)]
+    places = [("dealer", dealer), ("community", community), ("burns", burns)]
     places += [(f"seat {s.seat}", s.cards) for s in seats]
     for place, cards in places:
         for card in cards:
@@ -194,6 +276,8 @@ def _pools(raw: Any) -> dict[str, PoolInput]:
         raise RoundError("pools: expected an object of pool name -> amount")
     pools = {}
     for name, value in raw.items():
+        if isinstance(value, dict):
+            _unknown_keys(value, POOL_KEYS, f"pools.{name}")
         amount, seed = (
             (value, None)
             if not isinstance(value, dict)
@@ -204,5 +288,36 @@ def _pools(raw: Any) -> dict[str, PoolInput]:
                 continue
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise RoundError(f"pools.{name}: {label} {v!r} must be minor units (an integer)")
-        pools[name] = PoolInput(amount, seed)
+        assert isinstance(amount, int)  # checked just above
+        link = _link(name, value.get("link", [])) if isinstance(value, dict) else {}
+        pools[name] = PoolInput(amount, seed, link)
     return pools
+
+
+def _link(name: str, raw: Any) -> dict[tuple[str, str, int], int]:
+    """CH-9: ``[{"table": "T2", "round": "T2-000117", "stakes": {"1": 100}}]``, the Jumbo 7
+    stakes each other participating table had in play at the hit."""
+    where = f"pools.{name}.link"
+    if not isinstance(raw, list):
+        raise RoundError(f"{where}: expected a list of the other tables' rounds in play", "CH-9")
+    link: dict[tuple[str, str, int], int] = {}
+    seen: set[tuple[str, str]] = set()
+    for entry in raw:
+        if not isinstance(entry, dict):
+            raise RoundError(f"{where}: each entry is {{table, round, stakes}}", "CH-9")
+        _unknown_keys(entry, LINK_KEYS, where)
+        table, rid, stakes = entry.get("table"), entry.get("round"), entry.get("stakes")
+        if not (isinstance(table, str) and table and isinstance(rid, str) and rid):
+            raise RoundError(f"{where}: each entry names its table and round", "CH-9")
+        if (table, rid) in seen:
+            raise RoundError(f"{where}: round {rid} of table {table} is listed twice", "CH-9")
+        seen.add((table, rid))
+        if not isinstance(stakes, dict) or not stakes:
+            raise RoundError(f"{where}: {table} {rid}: stakes are seat -> minor units", "CH-9")
+        for seat, stake in stakes.items():
+            if not str(seat).isdigit() or isinstance(stake, bool) or not isinstance(stake, int):
+                raise RoundError(f"{where}: {table} {rid}: stakes are seat -> minor units", "CH-9")
+            if stake <= 0:
+                raise RoundError(f"{where}: {table} {rid} seat {seat}: stake {stake}", "CH-9")
+            link[(table, rid, int(seat))] = stake
+    return link

@@ -62,7 +62,12 @@ class BetSheet:
     def return_(self) -> Fraction:
         """Expected amount handed back per unit staked, the jackpot line left out."""
         return sum(
-            (self.contribution(line) for line in self.lines if not line.is_jackpot), Fraction(0)
+            (
+                contribution
+                for line in self.lines
+                if not line.is_jackpot and (contribution := self.contribution(line)) is not None
+            ),
+            Fraction(0),
         )
 
     @property
@@ -98,9 +103,10 @@ class BetSheet:
                 "result": line.result,
                 "combinations": line.combinations,
                 "probability": float(self.probability(line)),
-                "contribution": None if line.is_jackpot else float(self.contribution(line)),
+                "contribution": None if contribution is None else float(contribution),
             }
             for line in self.lines
+            for contribution in [self.contribution(line)]
         ]
         return data
 

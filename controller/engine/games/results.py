@@ -2,7 +2,9 @@
 
 ``paid`` is everything handed to the player for that wager: the returned stake plus the
 winnings; 0 when lost. A progressive stake is never returned (PRG-2), so a progressive win
-pays the award alone. Amounts are integer minor units.
+pays the award alone. ``stake`` is the stake the table accepted; ``returned`` is what the
+player put down above the table maximum, handed back before the deal and never in play
+(BJ-1, :mod:`controller.engine.wagers`). Amounts are integer minor units.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class Wager:
     paid: int
     rule: str  # the RULES.md ID that decided it
     line: str | None = None  # the pay line that paid, if any
+    returned: int = 0  # excess over the table maximum, returned before the deal (BJ-1)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -30,6 +33,8 @@ class Wager:
         }
         if self.line:
             data["line"] = self.line
+        if self.returned:
+            data["returned"] = self.returned
         return data
 
 

@@ -19,6 +19,7 @@ themselves are recovered from the strength (which names the ranks that play) by
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -98,10 +99,19 @@ def _flush_strength(mask: int) -> int:
     return make_strength(Category.FLUSH, ranks)
 
 
-@cache
-def _tables() -> tuple[tuple[dict[int, int], ...], tuple[int, ...], tuple[int, ...]]:
+Tables = tuple[tuple[dict[int, int], ...], tuple[int, ...], tuple[int, ...]]
+_built: list[Tables] = []  # the tables, once built or installed
+
+
+def _tables() -> Tables:
     """(per hand size: rank-sum -> strength; flush rank mask -> strength; suit sum -> flush
     suit or -1). Rank sums are unique only among hands of one size, hence one dict per size."""
+    if not _built:
+        _built.append(_build_tables())
+    return _built[0]
+
+
+def _build_tables() -> Tables:
     rank_tables: list[dict[int, int]] = [{} for _ in range(8)]
     for size in (5, 6, 7):
         rank_table = rank_tables[size]
@@ -125,9 +135,70 @@ def _tables() -> tuple[tuple[dict[int, int], ...], tuple[int, ...], tuple[int, .
 
 
 def warm_up() -> None:
-    """Build the lookup tables now (about half a second) rather than at the first showdown:
-    the daemon calls this at start-up so no round pays for it."""
+    """Build the lookup tables now (about half a second here, seconds on a Pi) rather than at
+    the first showdown: the daemon calls this at start-up so no round pays for it."""
     _tables()
+
+
+# The tables as bytes, so that a daemon can keep them on disk and start without building
+# them (controller/table/evaluator_cache.py does the I/O): little-endian int64 arrays, per
+# hand size the sorted rank sums then their strengths, then the flush and flush-suit tables.
+# TABLES_SHA256 is the digest of that encoding of the tables built here (a unit test builds
+# them and checks it), so a cache file is trusted only if it is exactly those bytes.
+TABLES_SHA256 = "92f321669b0b7381e5ef532dc660507ebdc41b6cf930cfd9f0a55c2313359d08"
+TABLE_SIZES = (5, 6, 7)
+
+
+def encode_tables() -> bytes:
+    """The tables (built if need be) in the canonical encoding above."""
+    rank_tables, flush_table, flush_suit = _tables()
+    parts = []
+    for size in TABLE_SIZES:
+        keys = sorted(rank_tables[size])
+        parts += [_int64s([len(keys)]), _int64s(keys), _int64s(rank_tables[size][k] for k in keys)]
+    return b"".join([*parts, _int64s(flush_table), _int64s(flush_suit)])
+
+
+def install_tables(blob: bytes) -> bool:
+    """Use ``blob`` (from :func:`encode_tables`) as the tables if it is exactly the canonical
+    encoding (its SHA-256 is :data:`TABLES_SHA256`); False, and nothing changed, otherwise."""
+    import hashlib
+
+    if hashlib.sha256(blob).hexdigest() != TABLES_SHA256:
+        return False
+    values = _from_int64s(blob)
+    rank_tables: list[dict[int, int]] = [{} for _ in range(8)]
+    at = 0
+    for size in TABLE_SIZES:
+        n = values[at]
+        keys, strengths = values[at + 1 : at + 1 + n], values[at + 1 + n : at + 1 + 2 * n]
+        rank_tables[size] = dict(zip(keys, strengths, strict=True))
+        at += 1 + 2 * n
+    flush_table = tuple(values[at : at + (1 << 13)])
+    flush_suit = tuple(values[at + (1 << 13) :])
+    _built[:] = [(tuple(rank_tables), flush_table, flush_suit)]
+    return True
+
+
+def _int64s(values: Iterable[int]) -> bytes:
+    from array import array
+
+    data = array("q", values)
+    if data.itemsize != 8:  # pragma: no cover - every platform we run on
+        raise AssertionError("array('q') is not 64-bit here")
+    if sys.byteorder == "big":  # pragma: no cover
+        data.byteswap()
+    return data.tobytes()
+
+
+def _from_int64s(blob: bytes) -> list[int]:
+    from array import array
+
+    data = array("q")
+    data.frombytes(blob)
+    if sys.byteorder == "big":  # pragma: no cover
+        data.byteswap()
+    return data.tolist()
 
 
 def strength(cards: Iterable[int]) -> int:
@@ -244,4 +315,5 @@ def strength_batch(cards: np.ndarray) -> np.ndarray:
         in_suit = (fc & 3) == suits[flushed, None]
         masks = np.where(in_suit, card_bit[fc], 0).sum(axis=1)
         result[flushed] = np.maximum(result[flushed], flush_table[masks])
-    return result
+    strengths: np.ndarray = result
+    return strengths

@@ -18,11 +18,18 @@ Rules applied, with their sources:
 - Award policy ``share-round`` (CH-9): when any seat hits the jackpot line, the jackpot is
   shared by every seat with a progressive stake in the round, in proportion to its stake. The
   hitting seat's wager is its share; every other bettor gets its share as a separate wager
-  ``jackpot-share`` (stake 0) on top of any fixed line of its own hand.
+  ``jackpot-share`` (stake 0) on top of any fixed line of its own hand. With ``share_scope =
+  "link"`` (CH-9 [interpretation], the default) the share runs over every Jumbo 7 stake
+  accepted in the round each participating table has in play at the hit (``others``: table,
+  round, seat -> stake); the shares of the other tables' seats are fixed at the hit
+  (``ProgressiveOutcome.link_shares``) and drawn from the pool with the rest of the jackpot;
+  each table pays its own seats' shares at its own settlement. ``"table"``: the hitting
+  table's round only.
 - Remainder cents of any split (equal or proportional) are never created or lost: shares are
   rounded down and the leftover cents go one each to the seats with the largest fractional
-  parts, ties by ascending seat number (largest-remainder method). The pool pays the exact
-  jackpot amount.
+  parts, ties by ascending seat number (largest-remainder method); across the link, ties go to
+  the hitting table's seats first, then to the other tables by table ID, round ID and seat.
+  The pool pays the exact jackpot amount.
 - A percentage award is ``floor(percent x pool / 100)``; what is left of a partial award stays
   in the pool. After a 100% award the pool resets to its seed (PRG-5).
 - Envy (PRG-4): for each seat that wins the pool, every *other* seat with a progressive stake
@@ -34,11 +41,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.engine.paytable import FixedPerUnit, Odds, Pay, PoolPercent
 
 WINNER, SHARE_ROUND = "winner", "share-round"
+
+# A seat of another table of the link in a CH-9 share: (table ID, round ID, seat).
+LinkSeat = tuple[str, str, int]
 SPLIT_EQUALLY, SEAT_ORDER = "split-equally", "seat-order"
 
 
@@ -63,13 +73,24 @@ class ProgressiveOutcome:
     jackpot_paid: int  # total drawn on the pool
     resets: int  # how many times the pool was reset to its seed
     order: list[int] = field(default_factory=list)  # seats that hit the jackpot, in pay order
+    # CH-9 share_scope "link": the shares fixed at the hit for the other tables' seats
+    link_shares: dict[LinkSeat, int] = field(default_factory=dict)
 
     @property
     def house_paid(self) -> int:
-        return sum(a.amount + a.share + a.envy for a in self.awards.values()) - self.jackpot_paid
+        paid = sum(a.amount + a.share + a.envy for a in self.awards.values())
+        return paid + sum(self.link_shares.values()) - self.jackpot_paid
 
 
-def largest_remainder_split(total: int, weights: Mapping[int, int]) -> dict[int, int]:
+K = TypeVar("K", int, tuple[int, str, str, int])  # a seat, or a seat of the link (CH-9)
+
+
+def line_name(hit: tuple[str, Pay] | None) -> str | None:
+    """The pay-table line of a seat's hit, or None for a seat that hit nothing."""
+    return hit[0] if hit is not None else None
+
+
+def largest_remainder_split(total: int, weights: Mapping[K, int]) -> dict[K, int]:
     """Split ``total`` minor units among keys in proportion to ``weights`` exactly: floors,
     then the leftover units to the largest fractional parts, ties by ascending key."""
     weight_sum = sum(weights.values())
@@ -107,11 +128,14 @@ def resolve_awards(
     award: str = WINNER,
     multiple_hits: str = SPLIT_EQUALLY,
     envy_bonus: int = 0,
+    others: Mapping[LinkSeat, int] | None = None,
 ) -> ProgressiveOutcome:
     """Resolve the progressive of one round.
 
     ``hits`` maps every progressive seat to its best line and pay (None for no line);
-    ``stakes`` maps the same seats to their progressive stakes (minor units).
+    ``stakes`` maps the same seats to their progressive stakes (minor units); ``others``
+    (``share-round`` across the link, CH-9) the stakes of the other participating tables'
+    rounds in play.
     """
     if set(hits) != set(stakes):
         raise ValueError("hits and stakes must cover the same seats")
@@ -119,7 +143,12 @@ def resolve_awards(
     amount: dict[int, int] = {}
     from_pool: dict[int, int] = dict.fromkeys(seats, 0)
     share: dict[int, int] = dict.fromkeys(seats, 0)
-    jackpot_seats = [s for s in seats if hits[s] and isinstance(hits[s][1], PoolPercent)]
+    pays: dict[int, PoolPercent] = {}
+    for s in seats:
+        hit = hits[s]
+        if hit is not None and isinstance(hit[1], PoolPercent):
+            pays[s] = hit[1]
+    jackpot_seats = list(pays)
     for s in seats:
         hit = hits[s]
         amount[s] = (
@@ -127,17 +156,22 @@ def resolve_awards(
         )
 
     current, paid, resets = pool, 0, 0
+    link_shares: dict[LinkSeat, int] = {}
     if jackpot_seats:
-        pays = {s: hits[s][1] for s in jackpot_seats}
         if award == SHARE_ROUND or multiple_hits == SPLIT_EQUALLY:
             percent = max(p.percent for p in pays.values())
             jackpot = _percent_of(current, PoolPercent(percent))
             if award == SHARE_ROUND:
-                weights = {s: stakes[s] for s in seats if stakes[s] > 0}
+                # keys order the ties: this table's seats first, then the link's (CH-9)
+                weights: dict[tuple[int, str, str, int], int] = {
+                    (0, "", "", s): stakes[s] for s in seats if stakes[s] > 0
+                }
+                weights.update({(1, *k): v for k, v in (others or {}).items() if v > 0})
             else:
-                weights = dict.fromkeys(jackpot_seats, 1)
+                weights = {(0, "", "", s): 1 for s in jackpot_seats}
             split = largest_remainder_split(jackpot, weights)
-            for s, value in split.items():
+            link_shares = {k[1:]: v for k, v in split.items() if k[0] == 1}
+            for (_, _, _, s), value in ((k, v) for k, v in split.items() if k[0] == 0):
                 if s in jackpot_seats:
                     amount[s] = from_pool[s] = value
                 else:
@@ -165,7 +199,7 @@ def resolve_awards(
         s: SeatAward(
             seat=s,
             stake=stakes[s],
-            line=hits[s][0] if hits[s] else None,
+            line=line_name(hits[s]),
             amount=amount[s],
             from_pool=from_pool[s],
             share=share[s],
@@ -173,7 +207,7 @@ def resolve_awards(
         )
         for s in seats
     }
-    return ProgressiveOutcome(awards, pool, current, paid, resets, jackpot_seats)
+    return ProgressiveOutcome(awards, pool, current, paid, resets, jackpot_seats, link_shares)
 
 
 def outcome_to_json(outcome: ProgressiveOutcome) -> dict[str, Any]:

@@ -67,6 +67,7 @@ class PoolConfig:
             "contribution_band": [_fraction_text(x) for x in r.contribution_band],
             "envy_bonus": r.envy_bonus,
             "award": r.award,
+            "share_scope": r.share_scope,
             "multiple_hits": r.multiple_hits,
             "linked": r.linked,
             "paytable": {line: pay_to_json(pay) for line, pay in r.paytable.pays.items()},
@@ -83,6 +84,7 @@ class PoolConfig:
             contribution_band=(band[0], band[1]),
             envy_bonus=data["envy_bonus"],
             award=data["award"],
+            share_scope=data.get("share_scope", "table"),  # stored before CH-9 changed
             multiple_hits=data["multiple_hits"],
             linked=data["linked"],
             paytable=PayTable(

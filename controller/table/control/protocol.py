@@ -23,8 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.errors import CroupierError
+from controller.validation import ConfigError, DocumentLimits, loads_json
 
 MAX_LINE = 64 * 1024
+MAX_ID = 64  # characters of a string request ID
+REQUEST_LIMITS = DocumentLimits(max_bytes=MAX_LINE, max_depth=8)
 ERROR_CODES = ("bad-request", "unknown-command", "unauthorised", "refused", "internal")
 
 
@@ -42,6 +45,7 @@ class Request:
     args: dict[str, Any] = field(default_factory=dict)
     id: int | str | None = None
     credential: str | None = None
+    peer: Any = field(default=None, compare=False)  # controller.table.control.guard.Peer
 
 
 def encode_request(request: Request) -> bytes:
@@ -56,11 +60,15 @@ def decode_request(line: bytes) -> Request:
     if len(line) > MAX_LINE:
         raise ControlError(f"request longer than {MAX_LINE} bytes", "bad-request")
     try:
-        data = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ControlError(f"request is not JSON: {exc}", "bad-request") from None
+        data = loads_json(line, "request", REQUEST_LIMITS)
+    except ConfigError as exc:
+        key, reason = exc.problems[0]
+        raise ControlError(f"request: {key}: {reason}", "bad-request") from None
     if not isinstance(data, dict):
         raise ControlError("request must be a JSON object", "bad-request")
+    unknown = sorted(set(data) - {"id", "cmd", "args", "credential"})
+    if unknown:
+        raise ControlError(f"unknown request field(s): {', '.join(unknown)[:200]}", "bad-request")
     cmd, args = data.get("cmd"), data.get("args", {})
     rid, credential = data.get("id"), data.get("credential")
     if not isinstance(cmd, str) or not cmd:
@@ -69,6 +77,10 @@ def decode_request(line: bytes) -> Request:
         raise ControlError("'args' must be an object", "bad-request")
     if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int | str)):
         raise ControlError("'id' must be a number or a string", "bad-request")
+    if isinstance(rid, str) and len(rid) > MAX_ID:
+        raise ControlError(f"'id' longer than {MAX_ID} characters", "bad-request")
+    if len(cmd) > MAX_ID:
+        raise ControlError(f"'cmd' longer than {MAX_ID} characters", "bad-request")
     if credential is not None and not isinstance(credential, str):
         raise ControlError("'credential' must be a string", "bad-request")
     return Request(cmd, args, rid, credential)

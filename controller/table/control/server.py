@@ -1,51 +1,108 @@
-"""The control socket server (asyncio) and the blocking client the CLI uses.
+"""The control socket server (asyncio). The blocking client the CLI uses is
+:mod:`controller.table.control.client` (re-exported here): the CLI loads it without asyncio.
 
 The daemon registers one handler per command: ``async def handler(request) -> result`` (or a
 plain function). Handlers raise :class:`ControlError` for a refusal the caller should see; any
-other exception is logged and answered as ``internal`` without stopping the server. The socket
-file is created with mode 0660 (group-restricted: the technicians' group), replacing a stale
-socket left by a crash.
+other exception is logged (one line) and answered as ``internal`` without stopping the server.
+The socket file is created with mode 0660 (group-restricted: the technicians' group), replacing
+a stale socket left by a crash.
+
+Limits (docs/daemon.md, docs/security.md): at most ``max_connections`` at once; root and the
+daemon's own user get :data:`RESERVED_SLOTS` more, so a technician's ``sudo croupier status``
+gets through a socket filled by someone else; a connection that sends no complete request for
+``idle_timeout`` seconds (or does not read its replies) is closed. Each request carries the
+peer's identity from ``SO_PEERCRED`` (:class:`~controller.table.control.guard.Peer`). When
+the process runs out of file descriptors, asyncio's accept errors are summarised in one log
+line per minute instead of a traceback per attempt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import grp
 import inspect
 import logging
 import os
 import socket
+import struct
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from controller.errors import CroupierError
+from controller.table.control.guard import Peer
 from controller.table.control.protocol import (
     MAX_LINE,
     ControlError,
     Request,
-    decode_reply,
     decode_request,
     encode_reply,
-    encode_request,
 )
 
 log = logging.getLogger(__name__)
 
+
 Handler = Callable[[Request], Any | Awaitable[Any]]
+RESERVED_SLOTS = 4  # connections beyond the cap for root and the daemon's own user
+ACCEPT_ERROR_LOG_INTERVAL = 60.0  # seconds between two summaries of failed accepts
+_PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+def peer_of(sock: socket.socket | None) -> Peer | None:
+    """The peer process of a Unix stream socket (SO_PEERCRED), or None if unknown."""
+    if sock is None:
+        return None
+    try:
+        pid, uid, gid = _PEERCRED.unpack(
+            sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+        )
+    except OSError:
+        return None
+    return Peer(pid, uid, gid)
 
 
 class ControlServer:
-    def __init__(self, path: str | Path, *, group: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        group: str | None = None,
+        max_connections: int = 32,
+        idle_timeout: float = 300.0,
+    ) -> None:
         self.path = Path(path)
         self.group = group
+        self.max_connections = max_connections
+        self.idle_timeout = idle_timeout
         self.handlers: dict[str, Handler] = {}
+        self.privileged_uids = {0, os.getuid()}
+        self.connections = 0
+        self.refused_connections = 0
         self._server: asyncio.AbstractServer | None = None
+        self._accept_errors = 0
+        self._accept_logged_at = float("-inf")
+        self._previous_handler: Any = None
 
     def register(self, cmd: str, handler: Handler) -> None:
         self.handlers[cmd] = handler
 
     async def start(self) -> None:
+        """Listen. CroupierError for a control group that does not exist."""
+        gid = None
+        if self.group:
+            try:
+                gid = grp.getgrnam(self.group).gr_gid
+            except KeyError:
+                raise CroupierError(
+                    f"control.group: no group {self.group!r} on this system"
+                    " (create it, or fix [control] group)"
+                ) from None
+        loop = asyncio.get_running_loop()
+        self._previous_handler = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_socket():
             self.path.unlink()  # stale socket from a previous run
@@ -57,32 +114,73 @@ class ControlServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o660)
-        if self.group:
-            os.chown(self.path, -1, grp.getgrnam(self.group).gr_gid)
+        if gid is not None and os.stat(self.path).st_gid != gid:
+            # under the unit (Group=croupier) the socket is born in its group: chown is a
+            # @privileged system call that the unit's filter refuses
+            os.chown(self.path, -1, gid)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio reports a failed accept (EMFILE, ENFILE, ENOBUFS...) through the loop's
+        exception handler, with a traceback, every time it retries; summarise them instead."""
+        if self._server is not None and "accept" in str(context.get("message", "")):
+            self._accept_errors += 1
+            now = time.monotonic()
+            if now - self._accept_logged_at >= ACCEPT_ERROR_LOG_INTERVAL:
+                exc = context.get("exception")
+                log.warning(
+                    "control socket: %d connection(s) could not be accepted (%s); the socket"
+                    " keeps serving the connections it holds",
+                    self._accept_errors,
+                    getattr(exc, "strerror", None) or exc or context.get("message"),
+                )
+                self._accept_logged_at, self._accept_errors = now, 0
+            return
+        if self._previous_handler is not None:
+            self._previous_handler(loop, context)
+        else:
+            loop.default_exception_handler(context)
 
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
             self._server = None
+            asyncio.get_running_loop().set_exception_handler(self._previous_handler)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
+    def _admit(self, peer: Peer | None) -> bool:
+        if self.connections < self.max_connections:
+            return True
+        privileged = peer is not None and peer.uid in self.privileged_uids
+        return privileged and self.connections < self.max_connections + RESERVED_SLOTS
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = peer_of(writer.get_extra_info("socket"))
+        if not self._admit(peer):
+            self.refused_connections += 1
+            err = ControlError(
+                f"too many connections ({self.connections}); try again, or as root", "refused"
+            )
+            with contextlib.suppress(ConnectionError, OSError):
+                writer.write(encode_reply(None, error=err))
+            writer.close()
+            return
+        self.connections += 1
         try:
             while True:
                 try:
-                    line = await reader.readuntil(b"\n")
+                    line = await asyncio.wait_for(reader.readuntil(b"\n"), self.idle_timeout)
                 except asyncio.LimitOverrunError:
                     err = ControlError(f"request longer than {MAX_LINE} bytes", "bad-request")
                     writer.write(encode_reply(None, error=err))
-                    await writer.drain()
+                    await asyncio.wait_for(writer.drain(), self.idle_timeout)
                     break  # the stream position is lost: close this connection
-                except asyncio.IncompleteReadError:
-                    break
-                writer.write(await self.dispatch(line))
-                await writer.drain()
-        except (ConnectionError, OSError):
+                except (asyncio.IncompleteReadError, TimeoutError):
+                    break  # the peer left, or sat idle (or half a line) too long
+                writer.write(await self.dispatch(line, peer))
+                await asyncio.wait_for(writer.drain(), self.idle_timeout)
+        except (ConnectionError, OSError, TimeoutError):
             pass
         except asyncio.CancelledError:
             # the server is closing: end this connection quietly (asyncio 3.11's stream
@@ -90,14 +188,15 @@ class ControlServer:
             writer.close()
             return
         finally:
+            self.connections -= 1
             writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await writer.wait_closed()
 
-    async def dispatch(self, line: bytes) -> bytes:
+    async def dispatch(self, line: bytes, peer: Peer | None = None) -> bytes:
         request_id = None
         try:
-            request = decode_request(line)
+            request = dataclasses.replace(decode_request(line), peer=peer)
             request_id = request.id
             handler = self.handlers.get(request.cmd)
             if handler is None:
@@ -112,67 +211,8 @@ class ControlServer:
         except ControlError as exc:
             return encode_reply(request_id, error=exc)
         except Exception as exc:  # a handler bug must not take the daemon down
-            log.exception("control command failed")
+            log.error("control command failed: %s: %s", type(exc).__name__, exc)
             return encode_reply(
-                request_id, error=ControlError(f"internal error: {exc}", "internal")
+                request_id,
+                error=ControlError(f"internal error: {str(exc)[:200]}", "internal"),
             )
-
-
-class ControlClient:
-    """Blocking client for the CLI: one connection, requests answered in order."""
-
-    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
-        self.path = str(path)
-        self.timeout = timeout
-        self._sock: socket.socket | None = None
-        self._buffer = b""
-        self._next_id = 1
-
-    def __enter__(self) -> ControlClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.path)
-        except FileNotFoundError:
-            sock.close()
-            raise ControlError(f"no daemon socket at {self.path} (is croupierd running?)") from None
-        except PermissionError:
-            sock.close()
-            raise ControlError(
-                f"permission denied on {self.path} (are you in the croupier group?)"
-            ) from None
-        except OSError as exc:
-            sock.close()
-            raise ControlError(f"cannot connect to {self.path}: {exc.strerror}") from None
-        self._sock = sock
-
-    def close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
-
-    def call(self, cmd: str, credential: str | None = None, **args: Any) -> Any:
-        if self._sock is None:
-            self.connect()
-        assert self._sock is not None
-        request = Request(cmd, args, self._next_id, credential)
-        self._next_id += 1
-        try:
-            self._sock.sendall(encode_request(request))
-            while b"\n" not in self._buffer:
-                chunk = self._sock.recv(65536)
-                if not chunk:
-                    raise ControlError("the daemon closed the connection")
-                self._buffer += chunk
-        except TimeoutError:
-            raise ControlError(f"no answer from the daemon within {self.timeout:g} s") from None
-        except OSError as exc:
-            raise ControlError(f"control socket error: {exc}") from None
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return decode_reply(line)

@@ -25,12 +25,15 @@ Phases, in order:
    card (a double exactly one, BJ-6); ``split`` (BJ-7) makes a new hand right after the one
    split, both owed a card, dealt when each hand's turn comes (the first hand is played out
    before the second gets its card); split aces take one card each. A hand stands by itself
-   on 21, on a bust, after a double's card and on a split ace's card. Hands are named by play
-   order: ``main``, ``main.2``, ``main.3``.
+   on 21, on a bust, after a double's card and on a split ace's card. Hands are named when
+   they are made, and keep their name whatever is split later: ``main`` for the seat's first
+   hand, ``main.2`` for the hand the first split makes, ``main.3`` for the second split's.
 4. ``DEALER`` (BJ-4): the dealer draws to 16 and stands on all 17s, soft 17 included. With
-   ``dealer_draws = "when-needed"`` the dealer draws only while something is left to decide:
-   the second card when any hand is not bust or any insurance is up, further cards only while a
-   hand other than a bust or a blackjack waits; ``"always"`` draws to 17 in every round.
+   ``dealer_draws = "when-needed"`` the dealer draws only when a card can change a result:
+   while a hand other than a bust or a blackjack waits; or, with only busts and blackjacks
+   left, the second card when the up card (an ace or a ten-value card) can make a dealer
+   blackjack and a blackjack or an insurance stake depends on it (BJ-5, BJ-8). In shoe mode
+   this decides whether the next card is due at all. ``"always"`` draws to 17 in every round.
 5. ``SETTLED``: every card is in a hand; :func:`.settlement.round_result` pays.
 """
 
@@ -39,16 +42,20 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.engine.cards import ACE, DECK_SIZE, Card
 from controller.engine.games.blackjack.hand import RANK_VALUES, Hand
 from controller.engine.games.blackjack.rules import INSURANCE_PER_BET, MAX_HANDS, BlackjackRules
-from controller.errors import CardError, RoundError
+from controller.engine.wagers import accept
+from controller.errors import CardError, RoundError, StakeBelowMinimum
 
 HIT, STAND, DOUBLE, SPLIT = "hit", "stand", "double", "split"
 ACTIONS = (HIT, STAND, DOUBLE, SPLIT)
 DEALER = -1  # seat index of the dealer in card destinations
+# The rule of a player's decision to draw or stand: as close to 21 as possible without passing
+# it (seed 001; RULES.md BJ-3 card values). Doubles and splits cite BJ-6 and BJ-7.
+DECISION_RULE = "BJ-3"
 
 
 class Phase(enum.Enum):
@@ -59,9 +66,10 @@ class Phase(enum.Enum):
     SETTLED = "settled"
 
 
-def wager_name(hand_index: int) -> str:
-    """``main``, ``main.2``, ``main.3``: the wager of a seat's hand in play order."""
-    return "main" if hand_index == 0 else f"main.{hand_index + 1}"
+def wager_name(made: int) -> str:
+    """``main``, ``main.2``, ``main.3``: the wager of the seat's hand made ``made``-th (0 =
+    the first hand, 1 = made by the first split...). The name never changes afterwards."""
+    return "main" if made == 0 else f"main.{made + 1}"
 
 
 @dataclass(frozen=True)
@@ -79,10 +87,11 @@ class Spot:
 
     seat: int | None  # None: the dealer
     hand: int = 0  # index of the hand in play order
+    label: str = field(default="main", compare=False)  # the hand's wager name
 
     @property
     def wager(self) -> str:
-        return wager_name(self.hand)
+        return self.label
 
     def __str__(self) -> str:
         return "dealer" if self.seat is None else f"seat {self.seat} {self.wager}"
@@ -101,10 +110,12 @@ class Turn:
 class SeatPlay:
     """A seat during the round: its bets, its hands in play order, its insurance."""
 
-    __slots__ = ("bet", "hands", "insurance")
+    __slots__ = ("bet", "hands", "insurance", "offered", "returned")
 
-    def __init__(self, bet: SeatBet, hand: Hand) -> None:
-        self.bet = bet
+    def __init__(self, offered: SeatBet, bet: SeatBet, returned: dict[str, int], hand: Hand):
+        self.offered = offered  # what the player put down
+        self.bet = bet  # what the table accepted (BJ-1: capped at the maximum)
+        self.returned = returned  # wager -> excess over the maximum, returned (BJ-1, BJ-8)
         self.hands = [hand]
         self.insurance = 0  # BJ-8 stake; 0 = declined or not offered
 
@@ -120,9 +131,11 @@ class BlackjackRound:
 
     def __init__(self, rules: BlackjackRules, bets: Sequence[SeatBet]) -> None:
         self.rules = rules
-        _check_bets(rules, bets)
         ordered = sorted(bets, key=lambda b: b.seat)  # left to right (BJ-2)
-        self.seats = [SeatPlay(b, self.hand_class(b.main)) for b in ordered]
+        self.seats = [
+            SeatPlay(offered, bet, returned, self.hand_class(bet.main))
+            for offered, (bet, returned) in zip(ordered, _accept_bets(rules, ordered), strict=True)
+        ]
         self.dealer = self.hand_class(0)
         self.phase = Phase.DEAL
         self.cards: list[Card] = []  # every card in the order it left the shoe
@@ -167,7 +180,8 @@ class BlackjackRound:
             return None
         if need[0] == DEALER:
             return Spot(None)
-        return Spot(self.seats[need[0]].seat, need[1])
+        seat = self.seats[need[0]]
+        return Spot(seat.seat, need[1], seat.hands[need[1]].label)
 
     def turn(self) -> Turn | None:
         """Whose decision is awaited (None while cards are due or once settled)."""
@@ -176,7 +190,7 @@ class BlackjackRound:
         if self.phase is Phase.INSURANCE:
             return Turn("insurance", self.seats[self._seat].seat)
         if self.phase is Phase.PLAY:
-            return Turn("play", self.seats[self._seat].seat, wager_name(self._hand))
+            return Turn("play", self.seats[self._seat].seat, self.current_hand().label)
         return None
 
     def legal_actions(self) -> tuple[str, ...]:
@@ -237,7 +251,7 @@ class BlackjackRound:
             hand = seat.hands[hand_index]
             hand.add(card)
             hand.owed = False
-            spot = Spot(seat.seat, hand_index)
+            spot = Spot(seat.seat, hand_index, hand.label)
         if self.phase is Phase.DEAL:
             self._dealt += 1
         self._advance()
@@ -255,12 +269,15 @@ class BlackjackRound:
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
             raise RoundError(f"insurance must be an amount in minor units, got {amount!r}", "BJ-8")
         seat = self.seats[self._seat]
-        if amount and not limits[0] <= amount <= limits[1]:
-            raise RoundError(
-                f"seat {seat.seat}: insurance {amount} is outside {limits[0]}..{limits[1]} "
-                "(half the table minimum to half the bet)",
+        if amount and amount < limits[0]:
+            raise StakeBelowMinimum(
+                f"seat {seat.seat}: insurance {amount} is below the minimum {limits[0]} "
+                "(half the table minimum)",
                 "BJ-8",
             )
+        if amount > limits[1]:  # BJ-1: the excess over the maximum (half the bet) is returned
+            seat.returned["insurance"] = amount - limits[1]
+            amount = limits[1]
         seat.insurance = amount
         self._seat += 1
         self._advance()
@@ -299,12 +316,15 @@ class BlackjackRound:
         hand.from_split = True
         hand.split_aces = aces
         hand.owed = True
-        new = self.hand_class(hand.bet, from_split=True, split_aces=aces)  # an equal bet
+        hands = self.seats[self._seat].hands
+        new = self.hand_class(  # an equal bet: the accepted (capped) original bet (BJ-1)
+            hand.bet, from_split=True, split_aces=aces, label=wager_name(len(hands))
+        )
         new.add(card)
         new.owed = True
-        self.seats[self._seat].hands.insert(self._hand + 1, new)
+        hands.insert(self._hand + 1, new)
 
-    def _refusal(self, hand: Hand, action: str) -> tuple[str, str | None] | None:
+    def _refusal(self, hand: Hand, action: str) -> tuple[str, str] | None:
         """Why ``action`` is not allowed on ``hand`` (reason, rule), or None if it is."""
         if action in (HIT, STAND):
             return None  # a hand still in turn is below 21 and may always draw or stand
@@ -334,7 +354,7 @@ class BlackjackRound:
             if len(self.seats[self._seat].hands) >= MAX_HANDS:
                 return f"at most two splits ({MAX_HANDS} hands) per seat", "BJ-7"
             return None  # split aces never get here: they take one card and stand (BJ-7)
-        return f"unknown action {action!r} (actions: {', '.join(ACTIONS)})", None
+        return f"unknown action {action!r} (actions: {', '.join(ACTIONS)})", DECISION_RULE
 
     def _advance(self) -> None:
         """Move past every point that needs no input, and record what is needed next."""
@@ -383,11 +403,14 @@ class BlackjackRound:
             return False  # BJ-4: stands on all 17s, soft 17 included (and on a blackjack)
         if self.rules.dealer_draws == "always":
             return True
-        if len(dealer.cards) == 1:
-            return any(s.insurance for s in self.seats) or any(
-                not h.is_bust for s in self.seats for h in s.hands
-            )
-        return any(not (h.is_bust or h.is_blackjack) for s in self.seats for h in s.hands)
+        hands = [h for s in self.seats for h in s.hands]
+        if any(not (h.is_bust or h.is_blackjack) for h in hands):
+            return True  # a hand waits for the dealer's total
+        if len(dealer.cards) != 1 or RANK_VALUES[dealer.cards[0] >> 2] not in (1, 10):
+            return False  # every hand is decided: no card can change a result
+        # the up card can make a blackjack: it decides a blackjack (stand-off, BJ-5) and the
+        # insurance (BJ-8)
+        return any(h.is_blackjack for h in hands) or any(s.insurance for s in self.seats)
 
     def why_no_card(self) -> str:
         """Why no card is due now (for the error of an unexpected card)."""
@@ -407,11 +430,16 @@ class BlackjackRound:
         return [h for s in self.seats for h in s.hands] + [self.dealer]
 
 
-def _check_bets(rules: BlackjackRules, bets: Sequence[SeatBet]) -> None:
-    """BJ-1 seats and table limits, TRX-1 Trilux limits; RoundError on the first problem."""
+def _accept_bets(
+    rules: BlackjackRules, bets: Sequence[SeatBet]
+) -> list[tuple[SeatBet, dict[str, int]]]:
+    """BJ-1 seats and table limits, TRX-1 Trilux limits: each seat's accepted bet and the
+    excess over a maximum it gets back (capped, not refused; :mod:`controller.engine.wagers`).
+    RoundError on the first seat that cannot play."""
     if not bets:
         raise RoundError("no seat has a bet: a round needs at least one", "BJ-1")
     seen: set[int] = set()
+    accepted = []
     for bet in bets:
         if not 1 <= bet.seat <= rules.seats:
             raise RoundError(
@@ -420,15 +448,13 @@ def _check_bets(rules: BlackjackRules, bets: Sequence[SeatBet]) -> None:
         if bet.seat in seen:
             raise RoundError(f"seat {bet.seat} is listed twice: one player per seat", "BJ-1")
         seen.add(bet.seat)
-        if not rules.bet_min <= bet.main <= rules.bet_max:
-            raise RoundError(
-                f"seat {bet.seat}: bet {bet.main} is outside the table limits "
-                f"{rules.bet_min}..{rules.bet_max} (an over-maximum bet is refused)",
-                "BJ-1",
-            )
-        if bet.trilux and not rules.trilux_min <= bet.trilux <= rules.trilux_max:
-            raise RoundError(
-                f"seat {bet.seat}: Trilux {bet.trilux} is outside "
-                f"{rules.trilux_min}..{rules.trilux_max}",
-                "TRX-1",
-            )
+        if bet.main <= 0:
+            raise RoundError(f"seat {bet.seat}: the main bet is mandatory", "BJ-1")
+        main = accept(rules.limits, bet.seat, "main", bet.main)
+        trilux = accept(rules.limits, bet.seat, "trilux", bet.trilux)
+        returned = {
+            name: taken.returned for name, taken in (("main", main), ("trilux", trilux))
+            if taken.returned
+        }  # fmt: skip
+        accepted.append((SeatBet(bet.seat, main.stake, trilux.stake), returned))
+    return accepted

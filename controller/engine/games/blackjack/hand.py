@@ -30,12 +30,21 @@ class Hand:
         "doubled",
         "from_split",
         "hard",
+        "label",
         "owed",
         "split_aces",
         "stood",
     )
 
-    def __init__(self, bet: int, *, from_split: bool = False, split_aces: bool = False) -> None:
+    def __init__(
+        self,
+        bet: int,
+        *,
+        from_split: bool = False,
+        split_aces: bool = False,
+        label: str = "main",
+    ) -> None:
+        self.label = label  # the wager's name, fixed when the hand is made (main, main.2, ...)
         self.cards: list[Card] = []
         self.hard = 0
         self.aces = 0
@@ -84,6 +93,18 @@ class Hand:
     @property
     def stake(self) -> int:
         return self.bet * 2 if self.doubled else self.bet
+
+    @property
+    def stands_by_itself(self) -> bool:
+        """The hand ended without a decision to stand: 21 (a blackjack included), the one card
+        of a split ace (BJ-7) or of a double (BJ-6). A recorded ``stand`` on it is allowed
+        and changes nothing."""
+        return (
+            not self.owed
+            and not self.stood
+            and not self.is_bust
+            and (self.total == 21 or self.split_aces or self.doubled)
+        )
 
     @property
     def is_done(self) -> bool:

@@ -5,7 +5,10 @@ the round (the cards in the order they left the shoe, each seat's stakes and eac
 actions), plays it out on a :class:`~.engine.BlackjackRound` exactly as the table would, and
 returns the settlement. The record must account for every card and every action: a card the
 round never asked for, a missing card, an action left over or missing is a
-:class:`~controller.errors.RoundError` saying where and why.
+:class:`~controller.errors.RoundError` saying where and why, with its rule. An action recorded
+after its hand ended (a hit after a double, on a blackjack, after a stand) is reported as that
+action the moment the hand ends, before anything is said about the cards that follow it; a
+single ``stand`` on a hand that stood by itself (21, a split ace, a double) is accepted.
 """
 
 from __future__ import annotations
@@ -15,16 +18,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.engine.cards import parse_cards
-from controller.engine.games.blackjack.engine import BlackjackRound, Phase, SeatBet, wager_name
+from controller.engine.games.blackjack.engine import (
+    DECISION_RULE,
+    STAND,
+    BlackjackRound,
+    Phase,
+    SeatBet,
+)
 from controller.engine.games.blackjack.hand import Hand
 from controller.engine.games.blackjack.rules import BlackjackRules
 from controller.engine.games.blackjack.settlement import round_result
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import DECKS, Profile
+from controller.engine.wagers import Limit, check_offered, parse_limits
 from controller.errors import RoundError
 from controller.validation import Problems, Section, non_negative_int, positive_int
-
-STAKES = ("main", "trilux", "insurance")
 
 
 @dataclass(frozen=True)
@@ -34,17 +42,24 @@ class RoundRecord:
     bets: list[SeatBet]
     insurance: dict[int, int]  # seat -> insurance stake (BJ-8), only seats that insured
     actions: dict[int, dict[str, list[str]]]  # seat -> wager name -> actions in order
+    limits: dict[str, Limit] | None = None  # the table's limits, when the file carries them
 
 
 def settle(profile: Profile, round_data: dict[str, Any]) -> RoundResult:
     """Settle a recorded blackjack round of ``profile`` (the ``croupier settle`` JSON)."""
-    record = parse_round(round_data)
-    rules = BlackjackRules.from_profile(profile, record.decks)
+    record = parse_round(round_data, profile)
+    rules = BlackjackRules.from_profile(profile, record.decks, record.limits)
     return round_result(replay(rules, record), profile.name)
 
 
-def parse_round(data: Any) -> RoundRecord:
-    """Check the shape of a round document; RoundError listing every problem at once."""
+def parse_round(data: Any, profile: Profile | None = None) -> RoundRecord:
+    """Check the shape of a round document; RoundError listing every problem at once. With
+    ``profile``, a stake on a wager it does not offer is refused with its rule first."""
+    if profile is not None and isinstance(data, dict):
+        for index, seat in enumerate(data.get("seats") or []):
+            stakes = seat.get("stakes") if isinstance(seat, dict) else None
+            if isinstance(stakes, dict):
+                check_offered(profile, seat.get("seat", f"#{index + 1}"), stakes)
     problems = Problems("round")
     top = Section(data, "", problems)
     top.get("profile", str, default="")
@@ -53,7 +68,12 @@ def parse_round(data: Any) -> RoundRecord:
     decks = top.get("decks", int, default=None, check=_deck_count)
     shoe_raw = top.get("shoe", (str, list))
     seats_raw = top.get("seats", list)
+    limits_raw = top.get("limits", dict, default=None)
     top.finish()
+    limits = None
+    if limits_raw is not None and profile is not None:
+        limits, limit_problems = parse_limits(profile, limits_raw)
+        problems.items.extend(limit_problems)
     shoe: list[int] = []
     if shoe_raw is not None:
         try:
@@ -72,7 +92,7 @@ def parse_round(data: Any) -> RoundRecord:
     if problems:
         listed = "; ".join(f"{key}: {reason}" for key, reason in problems.items)
         raise RoundError(f"round file: {listed}")
-    return RoundRecord(decks, shoe, bets, insurance, actions)
+    return RoundRecord(decks, shoe, bets, insurance, actions, limits)
 
 
 def _deck_count(decks: int) -> str | None:
@@ -88,7 +108,7 @@ def _parse_seat(sec: Section) -> tuple[SeatBet, int, dict[str, list[str]]] | Non
     stakes = sec.section("stakes")
     main = trilux = insured = None
     if stakes is not None:
-        main = stakes.get("main", int, check=positive_int)
+        main = stakes.get("main", int, check=positive_int)  # BJ-1: mandatory
         trilux = stakes.get("trilux", int, default=0, check=non_negative_int)
         insured = stakes.get("insurance", int, default=0, check=non_negative_int)
         stakes.finish()
@@ -120,6 +140,7 @@ def replay(rules: BlackjackRules, record: RoundRecord) -> BlackjackRound:
     offered: set[int] = set()
     position = 0
     while game.phase is not Phase.SETTLED:
+        _check_ended_hands(game, queues)
         if game.expected_cards():
             if position == len(record.shoe):
                 raise RoundError(
@@ -140,11 +161,35 @@ def replay(rules: BlackjackRules, record: RoundRecord) -> BlackjackRound:
             hand = game.current_hand()
             raise RoundError(
                 f"{turn} ({hand.describe()}) must act ({', '.join(game.legal_actions())}), "
-                "but the round file lists no further action for it"
+                "but the round file lists no further action for it",
+                DECISION_RULE,
             )
         game.act(queue.popleft())
+    _check_ended_hands(game, queues)
     _check_all_used(game, record, queues, offered, position)
     return game
+
+
+def _check_ended_hands(game: BlackjackRound, queues: dict[int, dict[str, deque[str]]]) -> None:
+    """An action still listed for a hand that has ended is refused as that action, with the
+    rule that ended the hand; one ``stand`` on a hand that stood by itself is consumed."""
+    for seat in game.seats:
+        seat_queues = queues.get(seat.seat)
+        if not seat_queues:
+            continue
+        for hand in seat.hands:
+            queue = seat_queues.get(hand.label)
+            if not queue or not hand.is_done:
+                continue
+            if hand.stands_by_itself and list(queue) == [STAND]:
+                queue.popleft()  # the reviewer wrote down the stand the hand made by itself
+                continue
+            reason, rule = _why_ended(hand)
+            raise RoundError(
+                f"seat {seat.seat} {hand.label}: {queue[0]!r} refused: the hand ended ({reason});"
+                f" actions {list(queue)} left over",
+                rule,
+            )
 
 
 def _check_all_used(
@@ -154,13 +199,15 @@ def _check_all_used(
     offered: set[int],
     position: int,
 ) -> None:
-    left = record.shoe[position:]
-    if left:
-        raise RoundError(
-            f"{len(left)} card(s) left in the shoe list after the round ended "
-            f"({game.why_no_card()}), from {left[0]}",
-            "MD-S1",
-        )
+    for seat in game.seats:
+        hands = {h.label: h for h in seat.hands}
+        for name, queue in queues.get(seat.seat, {}).items():
+            if queue and name not in hands:
+                raise RoundError(
+                    f"seat {seat.seat} has actions for hand {name!r}, but its hands are "
+                    f"{', '.join(hands)}",
+                    "BJ-7",
+                )
     for seat in game.seats:
         if seat.seat in record.insurance and seat.seat not in offered:
             raise RoundError(
@@ -168,25 +215,16 @@ def _check_all_used(
                 f"{game.dealer.cards[0]}: insurance is offered only against an ace",
                 "BJ-8",
             )
-        for name, queue in queues.get(seat.seat, {}).items():
-            if not queue:
-                continue
-            hands = {wager_name(i): h for i, h in enumerate(seat.hands)}
-            if name not in hands:
-                raise RoundError(
-                    f"seat {seat.seat} has actions for hand {name!r}, but its hands are "
-                    f"{', '.join(hands)}",
-                    "BJ-7",
-                )
-            reason, rule = _why_ended(hands[name])
-            raise RoundError(
-                f"seat {seat.seat} {name}: actions {list(queue)} left over; the hand ended: "
-                f"{reason}",
-                rule,
-            )
+    left = record.shoe[position:]
+    if left:
+        raise RoundError(
+            f"{len(left)} card(s) left in the shoe list after the round ended "
+            f"({game.why_no_card()}), from {left[0]}",
+            "MD-S1",
+        )
 
 
-def _why_ended(hand: Hand) -> tuple[str, str | None]:
+def _why_ended(hand: Hand) -> tuple[str, str]:
     if hand.is_blackjack:
         return "blackjack", "BJ-5"
     if hand.is_bust:
@@ -197,4 +235,4 @@ def _why_ended(hand: Hand) -> tuple[str, str | None]:
         return "a double takes one card", "BJ-6"
     if hand.total == 21:
         return "21 stands", "BJ-3"
-    return f"it stood on {hand.describe()}", None
+    return f"it stood on {hand.describe()}", DECISION_RULE

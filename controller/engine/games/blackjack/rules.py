@@ -7,11 +7,13 @@ running 4 decks under a 6-deck profile, ``croupier par --decks 4``), within BJ-1
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 from controller.engine.paytable import Odds, PayTable
 from controller.engine.profiles import DECKS, Money, Profile, parse_double_on
+from controller.engine.wagers import Limit, profile_limits
 from controller.errors import ProfileError
 
 MAX_HANDS = 3  # BJ-7: at most two splits, three hands
@@ -45,18 +47,26 @@ class BlackjackRules:
     money: Money
 
     @classmethod
-    def from_profile(cls, profile: Profile, decks: int | None = None) -> BlackjackRules:
+    def from_profile(
+        cls,
+        profile: Profile,
+        decks: int | None = None,
+        limits: Mapping[str, Limit] | None = None,
+    ) -> BlackjackRules:
+        """The rules of ``profile``; ``limits`` (the table's, or a round file's) replace the
+        profile's ``bet_*`` and ``trilux_*`` limits wager by wager."""
         if profile.game != "blackjack":
             raise ProfileError(profile.name, "profile.game", f"{profile.game!r} is not blackjack")
         opts = profile.options
         main, insurance = profile.paytables["main"], profile.paytables["insurance"]
+        table = {**profile_limits(profile), **(limits or {})}
         return cls(
             decks=check_decks(opts["decks"] if decks is None else decks, profile.name),
             seats=profile.seats,
-            bet_min=opts["bet_min"],
-            bet_max=opts["bet_max"],
-            trilux_min=opts["trilux_min"],
-            trilux_max=opts["trilux_max"],
+            bet_min=table["main"].low,
+            bet_max=table["main"].high,
+            trilux_min=table["trilux"].low,
+            trilux_max=table["trilux"].high,
             double_range=parse_double_on(opts["double_on"]),
             split_same_rank_only=opts["split_same_rank_only"],
             enhc_loses=opts["enhc_loses"],
@@ -71,6 +81,14 @@ class BlackjackRules:
     def winnings(self, stake: int, ratio: Fraction) -> int:
         """Winnings of one payout at ``ratio``, the profile's rounding applied once."""
         return self.money.round_winnings(stake * ratio)
+
+    @property
+    def limits(self) -> dict[str, Limit]:
+        """The table limits of the main bet (BJ-1) and the Trilux (TRX-1)."""
+        return {
+            "main": Limit(self.bet_min, self.bet_max, "BJ-1"),
+            "trilux": Limit(self.trilux_min, self.trilux_max, "TRX-1"),
+        }
 
     @property
     def insurance_min(self) -> Fraction:

@@ -24,10 +24,11 @@ push.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from controller.engine.cards import Card
-from controller.engine.games.blackjack.engine import BlackjackRound, Phase, SeatPlay, wager_name
+from controller.engine.games.blackjack.engine import BlackjackRound, Phase, SeatPlay
 from controller.engine.games.blackjack.hand import Hand
 from controller.engine.games.blackjack.rules import BlackjackRules
 from controller.engine.games.blackjack.trilux import trilux_pay
@@ -50,10 +51,18 @@ def trilux_wagers(game: BlackjackRound) -> dict[int, Wager]:
     if game.phase is Phase.DEAL:
         raise RoundError("Trilux is settled after the seats' second cards (TRX-1)", "TRX-1")
     return {
-        s.seat: trilux_wager(game.rules, s.bet.trilux, game.trilux_cards_of[s.seat])
+        s.seat: _returning(
+            trilux_wager(game.rules, s.bet.trilux, game.trilux_cards_of[s.seat]), s, "trilux"
+        )
         for s in game.seats
         if s.bet.trilux
     }
+
+
+def _returning(wager: Wager, seat: SeatPlay, name: str) -> Wager:
+    """``wager`` with the excess over the maximum the seat got back on it (BJ-1, BJ-8)."""
+    excess = seat.returned.get(name, 0)
+    return replace(wager, returned=excess) if excess else wager
 
 
 def insurance_wager(rules: BlackjackRules, stake: int, dealer: Hand) -> Wager:
@@ -107,11 +116,13 @@ def seat_result(game: BlackjackRound, seat: SeatPlay, trilux: Wager | None) -> S
     if trilux is not None:
         wagers["trilux"] = trilux
     if seat.insurance:
-        wagers["insurance"] = insurance_wager(rules, seat.insurance, dealer)
+        wagers["insurance"] = _returning(
+            insurance_wager(rules, seat.insurance, dealer), seat, "insurance"
+        )
     hands: list[dict[str, Any]] = []
     for index, hand in enumerate(seat.hands):
-        name = wager_name(index)
-        wagers[name] = hand_wager(rules, hand, index, dealer)
+        name = hand.label
+        wagers[name] = _returning(hand_wager(rules, hand, index, dealer), seat, name)
         hands.append(
             {
                 "wager": name,

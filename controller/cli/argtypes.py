@@ -1,0 +1,56 @@
+"""Argument types with their limits written down, and the usage error of the CLI.
+
+Every number the technician types is checked by argparse when it is read, against the limits
+named here, so a bad value is a usage error (one line, exit status 2) before any work starts:
+``lamps test --step -1`` says ``--step: -1 is below 0`` instead of failing deep inside
+``time.sleep``. Bare ``type=int`` / ``type=float`` are not used in the CLI (a test walks the
+parser tree and holds every option to it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+from controller.errors import CroupierError
+
+
+class UsageError(CroupierError, ValueError):
+    """The command line asks for something impossible (exit status 2, like argparse's own
+    usage errors); found after parsing, e.g. a lamp name the configuration does not have."""
+
+
+def _bounded(
+    convert: Callable[[str], float], kind: str, low: float | None, high: float | None
+) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if low is not None and value < low:
+            raise argparse.ArgumentTypeError(f"{text} is below {low:g}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{text} is above {high:g}")
+        return value
+
+    parse.__name__ = kind  # argparse names the type in some messages
+    parse.limits = (low, high)  # type: ignore[attr-defined]
+    return parse
+
+
+def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """A whole number within ``low..high`` (either end open with ``None``)."""
+    return _bounded(int, "a whole number", low, high)  # type: ignore[return-value]
+
+
+def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], float]:
+    """A duration in seconds, ``0 .. 1 day`` unless told otherwise."""
+    return _bounded(float, "a number of seconds", low, high)
+
+
+# a share of rounds
+rate = _bounded(float, "a rate between 0 and 1", 0.0, 1.0)

@@ -1,0 +1,213 @@
+"""What RULES.md allows, as data, and the check of a profile against it.
+
+A profile (config/profiles/*.toml) may choose only what the rule book leaves open: an
+**[interpretation]** option, a value inside a band the rules give, or a casino setting (stakes,
+limits, money). Everything the rule book fixes is checked here, each problem naming the key
+and the rule, e.g. ``paytables.main.blackjack: BJ-5 pays 3:2, this profile pays 6:5 (BJ-5)``.
+
+Pay tables are compared by what they *pay*, not by how they are written: every hand a bet can
+see (each class of lines it satisfies, best first) must be paid exactly as the rule book pays
+it, so ``high-card = "1:1"`` and ``straight = "1:1"`` + ``high-card = "1:1"`` are the same Ante
+table (CH-6 "straight or lower 1:1"), while a missing line, an extra line or another price is
+refused.
+
+:func:`tag_rule` gives every other profile problem its rule ID too (the loader calls it for
+each problem), so no profile error is without one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from controller.engine.paytable import BET_LINES, Odds, Pay, PayTable, parse_pay
+
+PROFILE_SECTION = "RULES.md 7"  # where profiles themselves are described
+
+# The pay tables of the rule book, spelled as profiles spell them. Fixed Jumbo 7 amounts are
+# in minor units per unit stake (CH-8 gives them in currency units; the currency has cents).
+RULE_PAYTABLES: dict[str, tuple[str, dict[str, Any]]] = {
+    "blind": ("UTH-8", {"royal-flush": "500:1", "straight-flush": "50:1",
+                        "four-of-a-kind": "10:1", "full-house": "3:1", "flush": "3:2",
+                        "straight": "1:1"}),
+    "trips": ("UTH-9", {"royal-flush": "50:1", "straight-flush": "40:1",
+                        "four-of-a-kind": "30:1", "full-house": "8:1", "flush": "7:1",
+                        "straight": "4:1", "three-of-a-kind": "3:1"}),
+    "ante": ("CH-6", {"royal-flush": "100:1", "straight-flush": "20:1",
+                      "four-of-a-kind": "10:1", "full-house": "3:1", "flush": "2:1",
+                      "high-card": "1:1"}),
+    "bonus": ("CH-7", {"royal-flush": "100:1", "straight-flush": "50:1",
+                       "four-of-a-kind": "40:1", "full-house": "30:1", "flush": "20:1",
+                       "straight": "7:1", "three-of-a-kind": "7:1", "two-pair": "7:1",
+                       "pair-of-aces": "7:1"}),
+    "progressive": ("PRG-3", {"royal-flush": "100%", "community-royal": "1000:1",
+                              "straight-flush": "300:1", "four-of-a-kind": "100:1",
+                              "full-house": "10:1"}),
+    "jumbo7": ("CH-8", {"seven-card-straight-flush": "100%",
+                        "six-card-straight-flush": {"fixed": 500000},
+                        "five-card-straight-flush": {"fixed": 25000},
+                        "four-of-a-kind": {"fixed": 5000}, "full-house": {"fixed": 500},
+                        "flush": {"fixed": 400}, "straight": {"fixed": 200}}),
+    "main": ("BJ-5", {"blackjack": "3:2", "win": "1:1"}),
+    "insurance": ("BJ-8", {"dealer-blackjack": "2:1"}),
+    "trilux": ("TRX-2", {"suited-akq": "100:1", "straight-flush": "35:1",
+                         "three-of-a-kind": "33:1", "straight": "10:1", "flush": "5:1"}),
+}  # fmt: skip
+
+# Rules of the table settings, by game.
+MAX_SEATS_RULE = {"uth": (6, "UTH-1"), "casino-holdem": (7, "CH-1"), "blackjack": (7, "BJ-1")}
+BURNS_RULE = {"uth": ((0, 2, 3), "UTH-11"), "casino-holdem": ((0,), "CH-3"),
+              "blackjack": ((0,), "BJ-2")}  # fmt: skip
+PRG1_GREEK_BAND = (Fraction(15, 100), Fraction(20, 100))  # PRG-1: the casino retains 15%..20%
+PRG4_GREEK_ENVY = 10000  # PRG-4: EUR 100 in cents
+GAME_AWARD = {"uth": ("winner", "PRG-3"), "casino-holdem": ("share-round", "CH-9")}
+
+# Rule of each profile key (prefix match, longest first), by game where it differs.
+_KEY_RULES: dict[str, str | dict[str, str]] = {
+    "rules.seats": {"uth": "UTH-1", "casino-holdem": "CH-1", "blackjack": "BJ-1"},
+    "rules.deal": {"uth": "UTH-11", "casino-holdem": "CH-3", "blackjack": "BJ-2"},
+    "rules.burns": "UTH-11",
+    "rules.ante_equals_blind": "UTH-2",
+    "rules.dealer_not_qualified": "UTH-7",
+    "rules.dealer_exposure": "MD-X3",
+    "rules.decks": "BJ-1",
+    "rules.bet_": "BJ-1",
+    "rules.trilux_": "TRX-1",
+    "rules.double_on": "BJ-6",
+    "rules.split_same_rank_only": "BJ-7",
+    "rules.enhc_loses": "BJ-9",
+    "rules.dealer_draws": "BJ-4",
+    "progressive.stake": {"uth": "UTH-2", "casino-holdem": "CH-2"},
+    "progressive.contribution": "PRG-1",
+    "progressive.envy_bonus": "PRG-4",
+    "progressive.award": {"uth": "PRG-3", "casino-holdem": "CH-9"},
+    "progressive.share_scope": "CH-9",
+    "progressive.multiple_hits": "PRG-3",
+    "progressive.linked": "PRG-6",
+    "progressive.paytable": {"uth": "PRG-3", "casino-holdem": "CH-8"},
+    "paytables.blind": "UTH-8",
+    "paytables.trips": "UTH-9",
+    "paytables.ante": "CH-6",
+    "paytables.bonus": "CH-7",
+    "paytables.main": "BJ-5",
+    "paytables.insurance": "BJ-8",
+    "paytables.trilux": "TRX-2",
+    "progressive": "PRG-1",
+}
+_RULE_ID = re.compile(r"\b(?:POK|UTH|CH|BJ|TRX|PRG|MD)-[A-Z]?\d+\b|RULES\.md")
+
+
+def rule_of_key(key: str, game: str | None) -> str:
+    """The RULES.md ID a profile key answers to (``RULES.md 7`` for keys of the profile
+    format itself: name, version, money)."""
+    for prefix in sorted(_KEY_RULES, key=len, reverse=True):
+        if key.startswith(prefix):
+            rule = _KEY_RULES[prefix]
+            if isinstance(rule, dict):
+                return rule.get(game or "", PROFILE_SECTION)
+            return rule
+    return PROFILE_SECTION
+
+
+def tag_rule(key: str, reason: str, game: str | None) -> str:
+    """``reason`` with its rule ID appended, unless it names one already."""
+    if _RULE_ID.search(reason):
+        return reason
+    return f"{reason} ({rule_of_key(key, game)})"
+
+
+# Bets whose lines are exact classes (a hand satisfies one line), not "at least" lines.
+EXACT_LINES = ("main", "insurance", "trilux")
+
+
+def _probes(bet: str) -> list[tuple[str, ...]]:
+    """Every class of lines a hand can satisfy on ``bet``, best first: for "at least" lines
+    each run from a line down to the bottom of the vocabulary, for exact lines each line
+    alone (and the runs, which cover a hand in two classes such as suited trips, TRX-2)."""
+    lines = BET_LINES[bet]
+    runs = [lines[i:] for i in range(len(lines))]
+    return [(line,) for line in lines] + runs if bet in EXACT_LINES else runs
+
+
+def _same(a: Pay | None, b: Pay | None) -> bool:
+    if isinstance(a, Odds) and isinstance(b, Odds):
+        return a.ratio == b.ratio
+    return a == b
+
+
+def _shown(pay: Pay | None) -> str:
+    return "nothing" if pay is None else str(pay)
+
+
+def rule_paytable(bet: str) -> PayTable:
+    pays = RULE_PAYTABLES[bet][1]
+    return PayTable(bet, {line: parse_pay(v) for line, v in pays.items()})
+
+
+def check_paytable(key: str, table: PayTable) -> list[tuple[str, str]]:
+    """Problems of ``table`` against the rule book, one per line that pays otherwise."""
+    rule, _ = RULE_PAYTABLES[table.bet]
+    book = rule_paytable(table.bet)
+    problems: dict[str, str] = {}
+    for probe in _probes(table.bet):
+        want, got = book.lookup(probe), table.lookup(probe)
+        want_pay, got_pay = want and want[1], got and got[1]
+        if _same(want_pay, got_pay):
+            continue
+        line = probe[0]
+        problems.setdefault(
+            f"{key}.{line}",
+            f"the rule book pays {_shown(want_pay)} for {line}, this profile pays"
+            f" {_shown(got_pay)} ({rule})",
+        )
+    return list(problems.items())
+
+
+def check_profile_rules(
+    game: str,
+    seats: int,
+    burns: int,
+    paytables: Mapping[str, PayTable],
+    progressive: Any,
+) -> list[tuple[str, str]]:
+    """Everything RULES.md fixes that a profile of ``game`` states: seats, burns, every pay
+    table, the progressive's contribution band (PRG-1), envy (PRG-4) and award (PRG-3, CH-9)."""
+    problems: list[tuple[str, str]] = []
+    most, rule = MAX_SEATS_RULE[game]
+    if seats > most:
+        problems.append(
+            ("rules.seats", f"{rule} allows at most {most} seats, got {seats} ({rule})")
+        )
+    allowed, rule = BURNS_RULE[game]
+    if burns not in allowed:
+        counts = " or ".join(str(n) for n in allowed)
+        problems.append(("rules.burns", f"{counts} burn cards, got {burns} ({rule})"))
+    for bet, table in paytables.items():
+        problems += check_paytable(f"paytables.{bet}", table)
+    if progressive is None:
+        return problems
+    problems += check_paytable("progressive.paytable", progressive.paytable)
+    if game == "uth":
+        if progressive.contribution_band != PRG1_GREEK_BAND:
+            low, high = progressive.contribution_band
+            problems.append(
+                ("progressive.contribution_band",
+                 f"the casino retains 15% to 20% of the stake, got {float(low):.4g}.."
+                 f"{float(high):.4g} (PRG-1)")
+            )  # fmt: skip
+        if progressive.envy_bonus != PRG4_GREEK_ENVY:
+            problems.append(
+                ("progressive.envy_bonus",
+                 f"the envy bonus is EUR 100 ({PRG4_GREEK_ENVY}), got "
+                 f"{progressive.envy_bonus} (PRG-4)")
+            )  # fmt: skip
+    elif progressive.envy_bonus:
+        problems.append(("progressive.envy_bonus", "Jumbo 7 has no envy bonus (CH-9)"))
+    award, rule = GAME_AWARD[game]
+    if progressive.award != award:
+        problems.append(
+            ("progressive.award", f"the award is {award!r}, got {progressive.award!r} ({rule})")
+        )  # fmt: skip
+    return problems

@@ -1,0 +1,195 @@
+"""The wagers a profile offers and the table limits on their stakes (UTH-2, CH-2, BJ-1, TRX-1).
+
+Every stake passes two checks before a round takes it, here in the engine so that round files
+(``croupier settle``), the control socket (``round.stake``) and the table configuration
+(``croupier config check``) refuse the same things with the same words:
+
+1. **Offered.** A wager is taken only if the profile offers it: the game's table wagers, plus
+   the progressive bet only where the profile has a progressive pool (UTH-2 "Ultimate
+   Progressive (Greek profile)", CH-2 Jumbo 7). A stake on anything else is refused with
+   :class:`~controller.errors.WagerNotOffered`, never dropped.
+2. **Within the table limits** (BJ-1 [interpretation], applied to every wager of every game):
+   a stake below the minimum is refused (:class:`~controller.errors.StakeBelowMinimum`); a
+   stake above the maximum is **capped at the maximum and the excess returned** to the player
+   ("the excess is not accepted and is returned to the player", seed 001 poster). Doubles and
+   splits then match the accepted, capped bet.
+
+Which wagers have limits (:data:`LIMITED_WAGERS`): UTH ``ante`` (the Blind equals it, UTH-2;
+the Play is a multiple of it, UTH-4) and ``trips``; Casino Hold'em ``ante`` (the Call is 2x
+it, CH-3) and ``bonus``; blackjack ``main`` (BJ-1) and ``trilux`` (TRX-1: the maximum at most
+50x the minimum). Progressive stakes are a fixed amount (UTH-2, CH-2) and have no limits;
+blackjack insurance has BJ-8's own bounds (half the table minimum to half the accepted bet).
+
+Limits are written ``{"ante": {"min": 500, "max": 50000}}`` in a round file (JSON) and
+``[limits] ante = { min = 500, max = 50000 }`` in a table configuration (TOML);
+:func:`parse_limits` reads both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.engine.profiles import GAME_PROGRESSIVE_BET, TRILUX_MAX_OVER_MIN, Profile
+from controller.errors import StakeBelowMinimum, WagerNotOffered
+
+# The rule that lists each game's wagers.
+GAME_WAGER_RULE = {"uth": "UTH-2", "casino-holdem": "CH-2", "blackjack": "BJ-1"}
+
+# Table wagers of each game, in settlement order (UTH-10: Play, Ante, Trips, Blind); the
+# progressive bet is added where the profile has one.
+TABLE_WAGERS: dict[str, tuple[str, ...]] = {
+    "uth": ("play", "ante", "trips", "blind"),
+    "casino-holdem": ("call", "ante", "bonus"),
+    "blackjack": ("main", "trilux", "insurance"),
+}
+
+# Wagers a table may limit, each with the rule its minimum comes from.
+LIMITED_WAGERS: dict[str, dict[str, str]] = {
+    "uth": {"ante": "UTH-2", "trips": "UTH-2"},
+    "casino-holdem": {"ante": "CH-2", "bonus": "CH-2"},
+    "blackjack": {"main": "BJ-1", "trilux": "TRX-1"},
+}
+
+# Wagers whose limits are another's: the Blind equals the Ante (UTH-2).
+LIMIT_OF = {"blind": "ante"}
+
+CAP_RULE = "BJ-1"  # the over-maximum rule of seed 001, applied to every wager (RULES.md BJ-1)
+
+
+def offered_wagers(profile: Profile) -> tuple[str, ...]:
+    """The wagers ``profile`` takes: its game's table wagers, then its progressive bet."""
+    names = TABLE_WAGERS[profile.game]
+    if profile.progressive is not None:
+        names = (*names, profile.progressive.bet)
+    return names
+
+
+def refusal(profile: Profile, name: str) -> tuple[str, str] | None:
+    """Why ``profile`` does not take a stake on wager ``name`` (reason, rule), or None."""
+    offered = offered_wagers(profile)
+    if name in offered:
+        return None
+    rule = GAME_WAGER_RULE[profile.game]
+    progressive = GAME_PROGRESSIVE_BET.get(profile.game)
+    if name == progressive:
+        return (
+            f"profile {profile.name} has no {name} pool: {rule} allows the {name} bet only "
+            f"where the profile has one (offered: {', '.join(offered)})",
+            rule,
+        )
+    return f"unknown wager {name!r} (offered: {', '.join(offered)})", rule
+
+
+def check_offered(profile: Profile, seat: int | str, names: Iterable[str]) -> None:
+    """Raise :class:`WagerNotOffered` for the first wager ``profile`` does not offer."""
+    for name in names:
+        found = refusal(profile, name)
+        if found is not None:
+            reason, rule = found
+            raise WagerNotOffered(f"seat {seat}: stake on {name!r} refused: {reason}", rule)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A wager's table limits, inclusive, in minor units; ``rule`` is where the minimum is
+    written (the cap is always BJ-1's)."""
+
+    low: int
+    high: int
+    rule: str
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A stake after the limits: ``stake`` taken, ``returned`` (the excess over the maximum)
+    handed back to the player before the deal."""
+
+    stake: int
+    returned: int = 0
+
+
+def accept(limits: Mapping[str, Limit], seat: int, wager: str, amount: int) -> Accepted:
+    """Apply ``wager``'s limits to ``amount`` (0 = no stake, always accepted). Raises
+    :class:`StakeBelowMinimum` under the minimum; caps above the maximum."""
+    limit = limits.get(LIMIT_OF.get(wager, wager))
+    if limit is None or amount == 0:
+        return Accepted(amount)
+    if amount < limit.low:
+        raise StakeBelowMinimum(
+            f"seat {seat}: {wager} {amount} is below the table minimum {limit.low}", limit.rule
+        )
+    if amount > limit.high:
+        return Accepted(limit.high, amount - limit.high)
+    return Accepted(amount)
+
+
+def check_entry(
+    profile: Profile, limits: Mapping[str, Limit], seat: int, stakes: Mapping[str, int]
+) -> None:
+    """What the table checks when stakes are entered (the dealer's tablet, the control
+    socket): every wager offered, none under its minimum. The cap is applied when the round
+    takes the stakes, so the excess is recorded with the round."""
+    check_offered(profile, seat, stakes)
+    for name, amount in stakes.items():
+        accept(limits, seat, name, amount)
+
+
+def profile_limits(profile: Profile) -> dict[str, Limit]:
+    """The limits a profile itself sets (blackjack ``bet_min``.. and ``trilux_min``..); a
+    table configuration's ``[limits]`` replaces them wager by wager."""
+    opts = profile.options
+    found: dict[str, Limit] = {}
+    if profile.game == "blackjack":
+        if opts.get("bet_min") and opts.get("bet_max"):
+            found["main"] = Limit(opts["bet_min"], opts["bet_max"], "BJ-1")
+        if opts.get("trilux_min") and opts.get("trilux_max"):
+            found["trilux"] = Limit(opts["trilux_min"], opts["trilux_max"], "TRX-1")
+    return found
+
+
+def parse_limits(profile: Profile, raw: Any) -> tuple[dict[str, Limit], list[tuple[str, str]]]:
+    """Read ``{wager: {min, max}}`` for ``profile``: the limits, over the profile's own, and
+    the problems as ``(key, reason)`` pairs (every one, each naming its rule)."""
+    limits = profile_limits(profile)
+    problems: list[tuple[str, str]] = []
+    if not isinstance(raw, Mapping):
+        return limits, [("limits", "expected a table of wager -> {min, max}")]
+    known = LIMITED_WAGERS[profile.game]
+    for wager, entry in raw.items():
+        key = f"limits.{wager}"
+        if wager not in known:
+            found = refusal(profile, wager)
+            why = (
+                f"{found[0]} ({found[1]})"
+                if found
+                else f"{wager} has no table limits of its own (limited: {', '.join(known)})"
+                f" ({GAME_WAGER_RULE[profile.game]})"
+            )
+            problems.append((key, why))
+            continue
+        rule = known[wager]
+        if not isinstance(entry, Mapping) or set(entry) != {"min", "max"}:
+            problems.append((key, f"expected {{min = N, max = N}} in minor units ({rule})"))
+            continue
+        low, high = entry["min"], entry["max"]
+        if any(isinstance(v, bool) or not isinstance(v, int) or v <= 0 for v in (low, high)):
+            problems.append((key, f"min and max are positive minor units ({rule})"))
+            continue
+        if high < low:
+            problems.append((key, f"max {high} is below min {low} ({rule})"))
+            continue
+        if wager == "trilux" and high > TRILUX_MAX_OVER_MIN * low:
+            problems.append(
+                (key, f"the Trilux maximum may be at most {TRILUX_MAX_OVER_MIN}x the minimum "
+                      f"({TRILUX_MAX_OVER_MIN * low}), got {high} (TRX-1)")
+            )  # fmt: skip
+            continue
+        limits[wager] = Limit(low, high, rule)
+    return limits, problems
+
+
+def limits_to_json(limits: Mapping[str, Limit]) -> dict[str, dict[str, int]]:
+    """Limits as a round file carries them."""
+    return {w: {"min": lim.low, "max": lim.high} for w, lim in limits.items()}

@@ -1,0 +1,94 @@
+"""The blocking control-socket client the CLI (and the rig) use: one connection, requests
+answered in order. Kept apart from the asyncio server so that ``croupier status`` loads no
+asyncio."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+from controller.table.control.protocol import (
+    ControlError,
+    Request,
+    decode_reply,
+    encode_request,
+)
+
+
+class ControlClient:
+    """Blocking client for the CLI: one connection, requests answered in order."""
+
+    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+        self.path = str(path)
+        self.timeout = timeout
+        self._sock: socket.socket | None = None
+        self._buffer = b""
+        self._next_id = 1
+
+    def __enter__(self) -> ControlClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.path)
+        except FileNotFoundError:
+            sock.close()
+            raise ControlError(f"no daemon socket at {self.path} (is croupierd running?)") from None
+        except PermissionError:
+            sock.close()
+            raise ControlError(
+                f"permission denied on {self.path} (are you in the croupier group?)"
+            ) from None
+        except OSError as exc:
+            sock.close()
+            raise ControlError(f"cannot connect to {self.path}: {exc.strerror}") from None
+        self._sock = sock
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def _peer_closed(self) -> bool:
+        """Did the daemon close this idle connection (its idle timeout)? Then a request on it
+        would be lost: reconnect first. Nothing was sent, so nothing is sent twice."""
+        assert self._sock is not None
+        try:
+            self._sock.setblocking(False)
+            try:
+                data = self._sock.recv(1, socket.MSG_PEEK)
+            finally:
+                self._sock.settimeout(self.timeout)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+        return data == b""
+
+    def call(self, cmd: str, credential: str | None = None, **args: Any) -> Any:
+        if self._sock is not None and not self._buffer and self._peer_closed():
+            self.close()
+        if self._sock is None:
+            self.connect()
+        assert self._sock is not None
+        request = Request(cmd, args, self._next_id, credential)
+        self._next_id += 1
+        try:
+            self._sock.sendall(encode_request(request))
+            while b"\n" not in self._buffer:
+                chunk = self._sock.recv(65536)
+                if not chunk:
+                    raise ControlError("the daemon closed the connection")
+                self._buffer += chunk
+        except TimeoutError:
+            raise ControlError(f"no answer from the daemon within {self.timeout:g} s") from None
+        except OSError as exc:
+            raise ControlError(f"control socket error: {exc}") from None
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return decode_reply(line)

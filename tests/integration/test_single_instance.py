@@ -1,0 +1,181 @@
+"""One live croupierd per runtime directory, one emulator per link (an flock lock file), and
+``make demo`` stopped by SIGTERM or SIGHUP leaves nothing running."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from daemon_harness import ROOT, SimTable, processes_with
+
+from controller.table.instance_lock import AlreadyRunningError, InstanceLock
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_held_lock_refuses_a_second_holder_and_is_free_after(tmp_path):
+    path = tmp_path / "x.lock"
+    with (
+        InstanceLock(path, "the thing"),
+        pytest.raises(
+            AlreadyRunningError, match=rf"the thing is already running \(PID {os.getpid()}"
+        ),
+    ):
+        InstanceLock(path, "the thing").acquire()
+    with InstanceLock(path, "the thing"):  # released: free again, the file left in place
+        pass
+
+
+def test_a_lock_in_a_missing_directory_is_one_clear_error(tmp_path):
+    with pytest.raises(Exception, match="cannot open the lock file"):
+        InstanceLock(tmp_path / "none" / "x.lock", "it").acquire()
+
+
+def wait_for(check, what: str, timeout: float = 20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if result := check():
+            return result
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_second_emulator_on_the_same_link_refuses_and_the_first_keeps_serving(tmp_path):
+    link = tmp_path / "shuffler"
+    cmd = [sys.executable, "-m", "controller.cli.main", "emulator", "--link", str(link)]
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(link.exists, "the first emulator's link")
+        target = os.readlink(link)
+        second = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert second.stderr.count("\n") == 1
+        assert f"an emulator on {link} is already running (PID {first.pid}" in second.stderr
+        assert os.readlink(link) == target and first.poll() is None  # untouched
+        info = subprocess.run(
+            [sys.executable, "-m", "controller.cli.main", "shuffler", "info", "--port", str(link)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert info.returncode == 0, info.stderr
+    finally:
+        first.terminate()
+        first.wait(20)
+    assert not link.exists()
+
+
+def test_a_second_daemon_on_the_same_runtime_directory_refuses(tmp_path):
+    table = SimTable(tmp_path)
+    try:
+        table.start()
+        second = subprocess.run(
+            [sys.executable, "-m", "controller.table.daemon", "--config", str(table.config_path),
+             "--state-dir", str(tmp_path / "other-state"), "--runtime-dir", str(table.run_dir)],
+            capture_output=True, text=True, timeout=60, cwd=ROOT,
+        )  # fmt: skip
+        assert second.returncode == 1
+        assert f"croupierd on {table.run_dir} is already running (PID {table.proc.pid}" in (
+            second.stderr
+        )
+        assert table.status()["state"] == "open"  # the first one still answers on its socket
+        assert len(table.emulator_pids()) == 1
+        # and the technician reads it with the global options before the command
+        cli = [sys.executable, "-m", "controller.cli.main", "--socket", str(table.socket)]
+        shown = subprocess.run([*cli, "status"], capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 0 and "pool progressive: EUR 5,000.00" in shown.stdout
+        data = json.loads(subprocess.run([*cli, "--json", "status"], capture_output=True,
+                                         text=True, timeout=60).stdout)  # fmt: skip
+        assert data["currency"] == "EUR" and data["pools"]["progressive"] == 500_000
+    finally:
+        table.close()
+
+
+DEMO = [sys.executable, "-m", "controller.rig.demo"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, sig):
+    state = tmp_path / "state"
+    demo = subprocess.Popen([*DEMO, "--rounds", "1000", "--state-dir", str(state)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)  # fmt: skip
+    try:
+        pid = wait_for(lambda: processes_with("controller.table.daemon", str(state)), "daemon")[0]
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        runtime = argv[argv.index("--runtime-dir") + 1]
+        wait_for(lambda: processes_with("emulator", runtime), "its emulator")
+        time.sleep(1.0)  # a round or so in play
+        demo.send_signal(sig)
+        out, err = demo.communicate(timeout=60)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    assert demo.returncode == 128 + sig, err
+    assert f"stopped ({signal.Signals(sig).name})" in err and "Traceback" not in err
+    assert not processes_with(str(state)), "the demo left its daemon running"
+    assert not processes_with(runtime), "the demo left its emulator running"
+    assert not os.path.exists(runtime), "the demo left its runtime directory"
+    # and the next demo starts: nothing holds the ledger
+    again = subprocess.run([*DEMO, "--rounds", "1", "--state-dir", str(state)],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=120, cwd=ROOT)  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_a_failing_daemon_shows_its_last_log_lines(tmp_path):
+    state = tmp_path / "state"
+    holder = SimTable(tmp_path / "holder")
+    holder.state_dir = state  # the same ledger: the demo's daemon cannot take its lock
+    try:
+        holder.start()
+        demo = subprocess.run([*DEMO, "--rounds", "1", "--state-dir", str(state)],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=120, cwd=ROOT)  # fmt: skip
+    finally:
+        holder.close()
+    assert demo.returncode == 1
+    assert "the daemon's last lines" in demo.stderr
+    assert "croupierd: cannot run the table" in demo.stderr  # the log's own words
+    assert "Traceback" not in demo.stderr
+
+
+def children(parent: int, word: str) -> list[int]:
+    """The processes started by ``parent`` whose command line holds ``word`` (other tests on
+    the machine run rigs of their own)."""
+    found = []
+    for pid in processes_with(word):
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(pid)
+    return found
+
+
+def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
+    """``croupier rig run`` (the CI's HIL job, killed by a ``timeout``) stops its daemon and
+    emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
+    rig = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "rig", "run",
+         str(ROOT / "tests" / "hil" / "two-jackpots.toml")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        (pid,) = wait_for(lambda: children(rig.pid, "controller.table.daemon"), "its daemon")
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        runtime = argv[argv.index("--runtime-dir") + 1]
+        rig.send_signal(signal.SIGTERM)
+        _, err = rig.communicate(timeout=60)
+    finally:
+        if rig.poll() is None:
+            rig.kill()
+            rig.wait()
+    assert rig.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
+    assert not processes_with(runtime), "the rig left its daemon or emulator running"
+    assert not os.path.exists(runtime)

@@ -1,0 +1,262 @@
+"""Every command of ``croupier``, found by walking the argparse tree, against a battery of bad
+input: unknown options, numbers out of their limits, typos, paths that do not exist, a daemon
+that is not running. Each must answer with one line on stderr, no traceback, exit status 2
+for a usage error and 1 for a failure; ``--help`` must describe every option and show
+examples. Run in-process (a few hundred invocations); the end-to-end cases of the issue also
+run as real processes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from controller.cli.main import COMMAND_GROUPS, build_parser, main
+
+MISSING = "/nonexistent/croupier-test/x"
+
+
+def leaves(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every runnable command: (its words, its parser)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if parser.get_default("func") is not None:
+        yield path, parser
+    for action in subs:
+        for name, child in action.choices.items():
+            yield from leaves(child, (*path, name))
+
+
+PARSER = build_parser()
+LEAVES = sorted(leaves(PARSER))
+IDS = [" ".join(words) for words, _ in LEAVES]
+
+
+def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    skip = (argparse._HelpAction, argparse._SubParsersAction)  # sub-commands have their own
+    return [a for a in parser._actions if not isinstance(a, skip)]
+
+
+@pytest.fixture(autouse=True)
+def no_daemon(monkeypatch, tmp_path):
+    monkeypatch.setenv("CROUPIER_SOCKET", str(tmp_path / "no-daemon.sock"))
+    monkeypatch.setenv("CROUPIER_POOL_DSN", f"host={tmp_path} dbname=none connect_timeout=1")
+    monkeypatch.delenv("CROUPIER_CREDENTIAL", raising=False)
+    monkeypatch.delenv("CROUPIER_DEBUG", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def run(capsys, argv: list[str]) -> tuple[int, str, str]:
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_one_line(status: int, err: str, wanted: int, argv: list[str]) -> None:
+    assert "Traceback" not in err, (argv, err)
+    assert status == wanted, (argv, status, err)
+    assert err.count("\n") == 1 and err.startswith("croupier"), (argv, err)
+
+
+def test_every_group_module_registers_the_commands_it_lists():
+    registered = set(PARSER._subparsers._group_actions[0].choices)
+    listed = {c for _, commands in COMMAND_GROUPS for c in commands}
+    assert registered == listed
+
+
+def test_the_walk_finds_the_commands():
+    assert {"status", "meters verify", "sign show", "lamps test", "rig soak"} <= set(IDS)
+    assert len(LEAVES) > 40
+
+
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_help_describes_every_option(words, parser, capsys):
+    status, out, err = run(capsys, [*words, "--help"])
+    assert status == 0 and err == ""
+    undescribed = [a.dest for a in options(parser) if not a.help]
+    assert undescribed == [], f"croupier {' '.join(words)}: options without help"
+    assert "{'option_strings'" not in out and "%(" not in out  # an unescaped %
+
+
+def test_every_group_shows_examples(capsys):
+    for _, commands in COMMAND_GROUPS:
+        for command in commands:
+            status, out, _ = run(capsys, [command, "--help"])
+            assert status == 0 and "examples:" in out, command
+
+
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_unknown_option_is_a_usage_error(words, parser, capsys):
+    argv = [*words, "--no-such-option"]
+    assert_one_line(*run(capsys, argv)[::2], 2, argv)
+
+
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_numbers_are_checked_against_their_limits(words, parser, capsys):
+    for action in options(parser):
+        if action.type in (int, float):
+            pytest.fail(f"{action.dest}: a bare {action.type.__name__}, no limits")
+        limits = getattr(action.type, "limits", None)
+        if limits is None:
+            continue
+        flag = action.option_strings[:1]
+        bad = ["x", "nan", "1e999"]
+        if limits[0] is not None:
+            bad.append(str(limits[0] - 1))
+        if limits[1] is not None:
+            bad.append(str(limits[1] + 1))
+        for value in bad:
+            argv = [*words, *flag, value]
+            assert_one_line(*run(capsys, argv)[::2], 2, argv)
+
+
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_choices_suggest_the_near_miss(words, parser, capsys):
+    for action in options(parser):
+        if not action.choices or not action.option_strings:
+            continue
+        choice = str(next(iter(action.choices)))
+        argv = [*words, action.option_strings[0], choice + "x"]
+        status, _, err = run(capsys, argv)
+        assert_one_line(status, err, 2, argv)
+        assert f"did you mean {choice}?" in err
+
+
+def filled(parser: argparse.ArgumentParser) -> list[str]:
+    """Values for every required argument: a path that does not exist, or the smallest legal
+    number; plus a daemon socket, ledger and store that are not there."""
+    argv: list[str] = []
+    for action in options(parser):
+        if action.option_strings and not action.required:
+            continue
+        limits = getattr(action.type, "limits", None)
+        value = str(limits[0] if limits[0] is not None else 1) if limits else MISSING
+        if action.choices:
+            value = str(next(iter(action.choices)))
+        argv += [*action.option_strings[:1], value]
+    for flag in ("--db", "--dsn"):
+        if any(flag in a.option_strings for a in options(parser)):
+            argv += [flag, MISSING if flag == "--db" else "host=/nonexistent dbname=x"]
+    return argv
+
+
+# Commands that, given only harmless values, do their real work (serve, watch, write files,
+# run a soak): their failures are covered by the battery above and by their own tests.
+RUNS_FOR_REAL = {
+    "emulator", "selfcheck manifest", "config hash-credential", "completion", "rig soak",
+    "sensors watch", "lamps test", "sign test", "config check", "shuffler ports",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_missing_paths_and_no_daemon_fail_in_one_line(words, parser, capsys):
+    if " ".join(words) in RUNS_FOR_REAL:
+        pytest.skip("does real work with legal values")
+    argv = [*words, *filled(parser)]
+    status, _, err = run(capsys, argv)
+    assert "Traceback" not in err, (argv, err)
+    assert status in (1, 2) and err.count("\n") == 1, (argv, status, err)
+
+
+def test_global_options_before_or_after_the_command(capsys):
+    for argv in (["--socket", "/nope.sock", "status"], ["status", "--socket", "/nope.sock"],
+                 ["--json", "--socket", "/nope.sock", "status"]):  # fmt: skip
+        status, _, err = run(capsys, argv)
+        assert status == 1 and err == "croupier status: no daemon socket at /nope.sock (is" \
+            " croupierd running?)\n"  # fmt: skip
+
+
+def test_a_typo_suggests_the_command(capsys):
+    status, _, err = run(capsys, ["statsu"])
+    assert status == 2 and "did you mean status?" in err and err.count("\n") == 1
+    status, _, err = run(capsys, ["meters", "verfy"])
+    assert status == 2 and "did you mean verify?" in err
+
+
+def croupier(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CROUPIER_SOCKET": "/nonexistent/croupier.sock"}
+    env.pop("CROUPIER_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "controller.cli.main", *argv], env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "says"),
+    [
+        (["sign", "show", "12", "--png", f"{MISSING}.png"], 1, "no folder"),
+        (["lamps", "test", "--step", "-1"], 2, "--step: -1 is below 0"),
+        (["jackpot", "--help"], 0, "100% award"),
+        (["--socket", "/nonexistent/s.sock", "status"], 1, "no daemon socket"),
+        (["shuffler", "deal", "0"], 2, "0 is below 1"),
+    ],
+)
+def test_the_cases_of_the_issue_as_real_processes(argv, status, says):
+    done = croupier(*argv)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == status, done.stderr
+    assert says in (done.stdout if status == 0 else done.stderr)
+    if status:
+        assert done.stderr.count("\n") == 1
+
+
+HEAVY = ("numpy", "controller.engine", "luma", "gpiozero", "psycopg", "asyncio", "serial")
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--socket", "/nonexistent/s.sock", "status"]])
+def test_quick_commands_load_nothing_heavy(argv):
+    """`croupier --version` and `croupier status` stay quick on a Pi: no NumPy, engine,
+    luma, gpiozero, psycopg or asyncio (python -X importtime lists what was loaded)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "controller.cli.main",
+                           *argv], capture_output=True, text=True, timeout=60)  # fmt: skip
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+              if line.startswith("import time:")}  # fmt: skip
+    assert len(loaded) > 20  # importtime did report
+    heavy = sorted(m for m in loaded if m.startswith(HEAVY))
+    assert heavy == []
+
+
+def test_shuffler_ports_lists_usb_serial_adapters_with_vid_pid(capsys, monkeypatch):
+    from serial.tools import list_ports, list_ports_common
+
+    adapter = list_ports_common.ListPortInfo("/dev/ttyUSB0")
+    adapter.vid, adapter.pid, adapter.serial_number = 0x0403, 0x6001, "A10K2XYZ"
+    adapter.description, adapter.manufacturer = "FT232R USB UART", "FTDI"
+    uart = list_ports_common.ListPortInfo("/dev/ttyS0")  # nothing known behind it
+    monkeypatch.setattr(list_ports, "comports", lambda include_links=False: [uart, adapter])
+    status, out, _ = run(capsys, ["shuffler", "ports"])
+    assert status == 0
+    assert "/dev/ttyUSB0" in out and "0403:6001" in out and "FTDI, A10K2XYZ" in out
+    assert "/dev/ttyS0" not in out
+    status, out, _ = run(capsys, ["--json", "shuffler", "ports", "--all"])
+    ports = json.loads(out)["ports"]
+    assert [p["port"] for p in ports if p["kind"] == "serial"] == ["/dev/ttyS0", "/dev/ttyUSB0"]
+
+
+def test_sign_png_off_the_pi_needs_no_backend(capsys, tmp_path):
+    png = tmp_path / "sign.png"
+    status, out, err = run(capsys, ["sign", "show", "5001.80", "--png", str(png)])
+    assert status == 0, err
+    assert png.read_bytes().startswith(b"\x89PNG") and "backend dummy" in out
+
+
+def test_config_check_without_a_file_checks_the_installed_one(capsys):
+    status, out, err = run(capsys, ["config", "check"])
+    assert status == 1 and "/etc/croupier/table.toml" in out
+
+
+def test_the_quick_version_is_the_installed_one(capsys):
+    from importlib.metadata import version
+
+    import controller
+
+    assert controller._version_from_dist_info() == version("croupier")
+    assert run(capsys, ["--version"])[1] == f"croupier {version('croupier')}\n"

@@ -1,0 +1,114 @@
+"""Profiles are checked against RULES.md: what the rule book fixes cannot be changed by a
+profile, and every profile error names its rule."""
+
+import copy
+import re
+import tomllib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.engine.profiles import available_profiles, find_profile, parse_profile
+from controller.validation import ConfigError
+
+RULE_ID = re.compile(r"\b(POK|UTH|CH|BJ|TRX|PRG|MD)-[A-Z]?\d+\b|\(RULES\.md 7\)$")
+SHIPPED = ["ch-bg", "trilux-gr", "uth-gr", "uth-it", "uth-sk"]
+
+
+def data_of(name):
+    return tomllib.loads(find_profile(name).read_text())
+
+
+def problems(data):
+    with pytest.raises(ConfigError) as info:
+        parse_profile(data, "p.toml")
+    return dict(info.value.problems)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_profiles_follow_the_rule_book(name):
+    assert name in available_profiles()
+    parse_profile(data_of(name), name)
+
+
+@pytest.mark.parametrize(
+    ("name", "section", "key", "value", "where", "rule"),
+    [
+        ("trilux-gr", "paytables.main", "blackjack", "6:5", "paytables.main.blackjack", "BJ-5"),
+        ("trilux-gr", "paytables.insurance", "dealer-blackjack", "3:1",
+         "paytables.insurance.dealer-blackjack", "BJ-8"),
+        ("trilux-gr", "paytables.trilux", "flush", "4:1", "paytables.trilux.flush", "TRX-2"),
+        ("uth-gr", "paytables.blind", "flush", "1:1", "paytables.blind.flush", "UTH-8"),
+        ("uth-sk", "paytables.trips", "three-of-a-kind", "2:1",
+         "paytables.trips.three-of-a-kind", "UTH-9"),
+        ("ch-bg", "paytables.ante", "flush", "3:1", "paytables.ante.flush", "CH-6"),
+        ("ch-bg", "paytables.bonus", "pair-of-aces", "6:1", "paytables.bonus.pair-of-aces",
+         "CH-7"),
+        ("uth-gr", "progressive.paytable", "full-house", "20:1",
+         "progressive.paytable.full-house", "PRG-3"),
+        ("ch-bg", "progressive.paytable", "flush", {"fixed": 300}, "progressive.paytable.flush",
+         "CH-8"),
+        ("uth-gr", "rules", "seats", 7, "rules.seats", "UTH-1"),
+        ("uth-sk", "rules", "burns", 1, "rules.burns", "UTH-11"),
+        ("uth-gr", "progressive", "contribution_band", ["10%", "20%"],
+         "progressive.contribution_band", "PRG-1"),
+        ("uth-gr", "progressive", "envy_bonus", 5000, "progressive.envy_bonus", "PRG-4"),
+        ("ch-bg", "progressive", "award", "winner", "progressive.award", "CH-9"),
+        ("trilux-gr", "rules", "decks", 8, "rules.decks", "BJ-1"),
+        ("trilux-gr", "rules", "trilux_max", 6000, "rules.trilux_max", "TRX-1"),
+    ],
+)  # fmt: skip
+def test_what_the_rule_book_fixes_is_refused_with_the_rule(name, section, key, value, where, rule):
+    data = data_of(name)
+    target = data
+    for part in section.split("."):
+        target = target[part]
+    target[key] = value
+    if key == "award":
+        del target["share_scope"]  # CH-9's option goes with share-round only
+    found = problems(data)
+    assert where in found, found
+    assert rule in found[where]
+
+
+def test_a_missing_or_extra_pay_line_is_refused():
+    data = data_of("uth-gr")
+    del data["paytables"]["blind"]["straight"]  # UTH-8 pays a straight 1:1
+    data["paytables"]["trips"]["two-pair"] = "1:1"  # UTH-9: below three of a kind loses
+    found = problems(data)
+    assert (
+        "pays 1:1 for straight, this profile pays nothing (UTH-8)"
+        in found["paytables.blind.straight"]
+    )
+    assert found["paytables.trips.two-pair"].endswith("this profile pays 1:1 (UTH-9)")
+
+
+def test_equal_tables_written_differently_are_accepted():
+    # CH-6 "straight or lower 1:1": listing straight separately pays the same
+    data = data_of("ch-bg")
+    data["paytables"]["ante"]["straight"] = "1:1"
+    data["paytables"]["main"] = {}  # not a CH table: refused as unknown, with its rule
+    found = problems(data)
+    assert list(found) == ["paytables.main"]
+    del data["paytables"]["main"]
+    parse_profile(data, "p.toml")
+
+
+keys = st.sampled_from(
+    ["seats", "burns", "deal", "decks", "double_on", "enhc_loses", "dealer_draws", "bet_max",
+     "trilux_min", "seatz", "ante_equals_blind"]
+)  # fmt: skip
+values = st.one_of(st.integers(-3, 60), st.text(max_size=6), st.booleans(), st.just("6:5"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(SHIPPED), changes=st.dictionaries(keys, values, max_size=3))
+def test_every_profile_problem_names_a_rule(name, changes):
+    data = copy.deepcopy(data_of(name))
+    data["rules"].update(changes)
+    try:
+        parse_profile(data, "p.toml")
+    except ConfigError as exc:
+        for key, reason in exc.problems:
+            assert RULE_ID.search(reason), (key, reason)

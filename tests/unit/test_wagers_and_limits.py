@@ -1,0 +1,195 @@
+"""Stakes the profile does not offer are refused (UTH-2, CH-2, BJ-1); stakes over the table
+maximum are capped and the excess returned (BJ-1 [interpretation], every game). Hand-worked
+rounds in cents, and properties of the cap."""
+
+import pytest
+from blackjack_support import outcome, play, seat, wager
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.engine.games import settle
+from controller.engine.profiles import load_profile
+from controller.engine.wagers import Limit, accept, offered_wagers, parse_limits
+from controller.errors import RoundError, StakeBelowMinimum, WagerNotOffered
+
+GR, SK, IT, CH = (load_profile(n) for n in ("uth-gr", "uth-sk", "uth-it", "ch-bg"))
+BJ = load_profile("trilux-gr")
+
+# board 2c 7d 9h Js Qs; dealer Jd 3c = pair of jacks (qualifies); Kd Tc = straight
+UTH = {"dealer": ["Jd", "3c"], "community": ["2c", "7d", "9h", "Js", "Qs"]}
+
+
+def uth_round(profile, stakes, decision="4x", **extra):
+    entry = {"seat": 1, "cards": ["Kd", "Tc"], "stakes": stakes, "decision": decision}
+    return settle(profile, {**UTH, "seats": [entry], **extra}).seats[0]
+
+
+# --- 1. wagers the profile does not offer --------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", [SK, IT], ids=["uth-sk", "uth-it"])
+def test_a_progressive_stake_without_a_progressive_pool_is_refused_uth2(profile):
+    stakes = {"ante": 1000, "blind": 1000, "progressive": 100}
+    with pytest.raises(WagerNotOffered, match="has no progressive pool") as info:
+        uth_round(profile, stakes)
+    assert info.value.rule == "UTH-2"
+    # a side bet of the sensed stakes alone (no decision) is refused the same way
+    with pytest.raises(WagerNotOffered):
+        uth_round(profile, {"progressive": 100}, decision=None)
+
+
+def test_the_greek_profile_takes_its_progressive():
+    s = uth_round(GR, {"ante": 1000, "blind": 1000, "progressive": 100}, pools={})
+    assert s.wagers["progressive"].stake == 100
+    assert s.staked == 1000 + 1000 + 4000 + 100  # the progressive counts in the total
+
+
+def test_other_games_wagers_are_refused_with_their_rule():
+    with pytest.raises(WagerNotOffered, match="unknown wager 'progressive'") as info:
+        settle(CH, {**UTH, "seats": [{"seat": 1, "cards": ["Kd", "Tc"],
+                                      "stakes": {"ante": 1000, "progressive": 100},
+                                      "decision": "play"}]})  # fmt: skip
+    assert info.value.rule == "CH-2"
+    with pytest.raises(WagerNotOffered, match="unknown wager 'jumbo7'") as info:
+        play("Th 6h 7c", seat(1, jumbo7=100, actions={"main": ["stand"]}))
+    assert info.value.rule == "BJ-1"
+
+
+def test_offered_wagers_follow_the_profile():
+    assert offered_wagers(GR)[-1] == "progressive"
+    assert "progressive" not in offered_wagers(SK) + offered_wagers(IT)
+    assert offered_wagers(CH)[-1] == "jumbo7"
+    assert offered_wagers(BJ) == ("main", "trilux", "insurance")
+
+
+# --- 3. table limits: over the maximum capped, excess returned (BJ-1) ----------------------
+
+LIMITS = {"ante": {"min": 500, "max": 5000}, "trips": {"min": 100, "max": 1000}}
+
+
+def test_uth_ante_over_the_maximum_is_capped_and_play_and_blind_follow():
+    # ante = blind = 8000 over a 5000 maximum: 5000 each accepted, 3000 each returned; the
+    # 4x Play is 4 x the accepted Ante = 20000 (UTH-4); Trips 1500 capped at 1000
+    s = uth_round(GR, {"ante": 8000, "blind": 8000, "trips": 1500}, limits=LIMITS)
+    ante, blind, play_, trips = (s.wagers[n] for n in ("ante", "blind", "play", "trips"))
+    assert (ante.stake, ante.returned, ante.paid) == (5000, 3000, 10000)  # UTH-6 1:1
+    assert (blind.stake, blind.returned, blind.paid) == (5000, 3000, 10000)  # UTH-8 straight
+    assert (play_.stake, play_.returned, play_.paid) == (20000, 0, 40000)
+    assert (trips.stake, trips.returned, trips.paid) == (1000, 500, 5000)  # UTH-9 4:1
+    assert s.to_json()["wagers"]["ante"]["returned"] == 3000
+
+
+def test_a_recorded_play_on_a_capped_ante_returns_its_excess_too():
+    stakes = {"ante": 8000, "blind": 8000, "play": 32000}
+    s = uth_round(GR, stakes, limits=LIMITS)
+    assert (s.wagers["play"].stake, s.wagers["play"].returned) == (20000, 12000)
+    with pytest.raises(RoundError, match="must be 4x Ante = 20000") as info:
+        uth_round(GR, {**stakes, "play": 30000}, limits=LIMITS)
+    assert info.value.rule == "UTH-4"
+
+
+def test_under_the_minimum_is_refused_and_says_minimum():
+    with pytest.raises(StakeBelowMinimum) as info:
+        uth_round(GR, {"ante": 400, "blind": 400}, limits=LIMITS)
+    assert str(info.value) == "seat 1: ante 400 is below the table minimum 500 (UTH-2)"
+    assert "max" not in str(info.value)
+
+
+def test_casino_holdem_call_follows_the_capped_ante():
+    entry = {"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": 9000, "bonus": 300},
+             "decision": "play"}  # fmt: skip
+    limits = {"ante": {"min": 500, "max": 5000}, "bonus": {"min": 100, "max": 200}}
+    s = settle(CH, {**UTH, "seats": [entry], "limits": limits}).seats[0]
+    assert (s.wagers["ante"].stake, s.wagers["ante"].returned) == (5000, 4000)
+    assert s.wagers["call"].stake == 10000  # CH-3: 2x the accepted Ante
+    assert (s.wagers["bonus"].stake, s.wagers["bonus"].returned) == (200, 100)
+
+
+def test_blackjack_over_maximum_capped_and_the_double_matches_the_capped_bet():
+    # max 100000: a 150000 bet plays 100000, 50000 returned; 6+5 doubles to 200000 and wins
+    result = play("6h 9c 5d Ts 8s", seat(1, 150000, actions={"main": ["double"]}))
+    main = wager(result, 1, "main")
+    assert (main["stake"], main["returned"], main["paid"]) == (200000, 50000, 400000)
+
+
+def test_blackjack_split_matches_the_capped_bet_and_trilux_and_insurance_cap():
+    # seat 1 8h 8d split at 120000 (max 100000): both hands 100000; Trilux 6000 over 5000
+    result = play("8h 6c 8d 3s Tc 9h Ts", seat(1, 120000, trilux=6000,
+                                                 actions={"main": ["split", "stand"],
+                                                          "main.2": ["stand"]}))  # fmt: skip
+    assert wager(result, 1, "main")["stake"] == wager(result, 1, "main.2")["stake"] == 100000
+    assert wager(result, 1, "main")["returned"] == 20000
+    assert "returned" not in wager(result, 1, "main.2")  # the split bet was never over
+    assert (wager(result, 1, "trilux")["stake"], wager(result, 1, "trilux")["returned"]) == (
+        5000,
+        1000,
+    )
+    # BJ-8: insurance over half the accepted bet is capped at it
+    result = play("Th Ac 7d Ks", seat(1, actions={"main": ["stand"]}, insurance=800))
+    assert outcome(result, 1, "insurance") == ("win", 500, 1500, "BJ-8")  # dealer blackjack
+    assert wager(result, 1, "insurance")["returned"] == 300
+
+
+def test_round_file_limits_replace_the_profiles():
+    limits = {"main": {"min": 500, "max": 2000}}
+    result = play("Th 6h 7c Ac", seat(1, 3000, actions={"main": ["stand"]}), limits=limits)
+    assert (wager(result, 1, "main")["stake"], wager(result, 1, "main")["returned"]) == (2000, 1000)
+    with pytest.raises(RoundError, match="TRX-1"):
+        play("Th 6h 7c", seat(1), limits={"trilux": {"min": 100, "max": 5001}})
+    with pytest.raises(RoundError, match="has no progressive pool"):
+        settle(SK, {**UTH, "seats": [], "limits": {"progressive": {"min": 1, "max": 2}}})
+
+
+def test_parse_limits_lists_every_problem_with_its_rule():
+    _, problems = parse_limits(
+        GR, {"ante": {"min": 10, "max": 5}, "trips": {"min": 0, "max": 5}, "play": {}}
+    )
+    assert [k for k, _ in problems] == ["limits.ante", "limits.trips", "limits.play"]
+    assert all("UTH-2" in reason for _, reason in problems)
+
+
+amounts = st.integers(min_value=0, max_value=10**9)
+
+
+@given(low=st.integers(1, 10**6), span=st.integers(0, 10**6), amount=amounts)
+def test_a_capped_stake_never_exceeds_the_maximum_and_nothing_is_lost(low, span, amount):
+    limits = {"ante": Limit(low, low + span, "UTH-2")}
+    try:
+        taken = accept(limits, 1, "ante", amount)
+    except StakeBelowMinimum:
+        assert 0 < amount < low
+        return
+    assert taken.stake <= low + span
+    assert taken.stake + taken.returned == amount  # accepted + returned = put down
+    assert taken.returned == max(0, amount - (low + span))
+
+
+# --- the table configuration: [limits], and pools only where a progressive is offered ------
+
+
+def test_table_configuration_limits_and_progressive_pools_are_checked_with_rules():
+    import copy
+    import tomllib
+    from pathlib import Path
+
+    from controller.table.tableconfig import parse_table_config
+    from controller.validation import ConfigError
+
+    config = Path(__file__).resolve().parents[2] / "config"
+    sim = tomllib.loads((config / "sim.toml").read_text())
+    good = parse_table_config({**copy.deepcopy(sim), "limits": LIMITS}, "t.toml")
+    assert good.limits["ante"] == Limit(500, 5000, "UTH-2")
+    bad = {**copy.deepcopy(sim), "limits": {"ante": {"min": 9, "max": 1}, "jumbo7": {}}}
+    with pytest.raises(ConfigError) as info:
+        parse_table_config(bad, "t.toml")
+    found = dict(info.value.problems)
+    assert "UTH-2" in found["limits.ante"] and "UTH-2" in found["limits.jumbo7"]
+    # a uth-it table (no progressive) with a pool configured: refused naming UTH-2
+    it = {**copy.deepcopy(sim), "table": {**sim["table"], "profile": "uth-it"}}
+    with pytest.raises(ConfigError) as info:
+        parse_table_config(it, "t.toml")
+    assert "UTH-2" in dict(info.value.problems)["pools"]
+    # blackjack tables default to the profile's limits
+    bj = tomllib.loads((config / "trilux-gr.toml").read_text())
+    bj["shuffler"]["firmware_allow"] = ["ab" * 32]  # the example's placeholder is refused
+    assert parse_table_config(bj, "t.toml").limits["main"] == Limit(1000, 100000, "BJ-1")
