@@ -53,11 +53,12 @@ from firmware_bridge.session import (
     LinkDownEvent,
     LinkTiming,
     LinkUp,
+    ProtocolViolation,
 )
 
 log = logging.getLogger(__name__)
 
-ClientEvent = DeviceEvent | LinkUp | LinkDownEvent | DeviceRebooted
+ClientEvent = DeviceEvent | LinkUp | LinkDownEvent | DeviceRebooted | ProtocolViolation
 EVENT_BACKLOG = 1000
 
 

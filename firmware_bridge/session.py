@@ -11,7 +11,15 @@ Theory of operation (after Klipper's serialqueue, in h11's shape). The caller fe
   After an ``ACK`` (the device is working) it is re-sent every ``poll_interval`` so a lost
   reply is recovered; the device's duplicate suppression makes that safe. Every request type
   has a ceiling on its total time.
-- Events from the device are ACKed (duplicates too) and delivered once (by SEQ).
+- Events from the device are ACKed (duplicates too) and delivered once: a window of the
+  sequence numbers of the current device boot, wrap safe (``ordering.EventWindow``), reset
+  when the ``boot_id`` changes. Shoe ``CARD`` indexes must follow each other
+  (``ordering.CardOrder``); a break is a :class:`ProtocolViolation`, not a card.
+- A reply must answer its request: type, then tag and count (``ordering.reply_mismatch``);
+  otherwise the request fails with :class:`RemoteProtocolError`.
+- The last :data:`RING_FRAMES` frames each way are kept in a ring (``recent_frames``) and
+  dumped to the log when the link goes down or the device breaks the protocol (after
+  Klipper's ``dump_debug``), so the technician sees what led to it.
 - Heartbeat: ``PING`` after ``heartbeat_interval`` without sending; the link is **down** after
   ``link_timeout`` without an intact frame (everything pending fails with :class:`LinkDown`)
   and **up** again at the next intact frame.
@@ -25,6 +33,7 @@ import logging
 import random
 from collections import deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from firmware_bridge.codes import NakCode
 from firmware_bridge.errors import (
@@ -44,6 +53,7 @@ from firmware_bridge.messages import (
     REPLY_OF,
     REQUESTS,
     Ack,
+    CardEvent,
     DealRequest,
     DeckCheckRequest,
     ErrorReply,
@@ -53,12 +63,15 @@ from firmware_bridge.messages import (
     Nak,
     Ping,
     Pong,
+    ReinsertReply,
     ReinsertRequest,
     ResetRequest,
+    ShuffleReply,
     ShuffleRequest,
     UnknownMessageType,
     decode_message,
 )
+from firmware_bridge.ordering import CardOrder, EventWindow, Verdict, reply_mismatch
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +145,39 @@ class DeviceRebooted:
     new_boot_id: int
 
 
-SessionEvent = Completed | Failed | DeviceEvent | LinkUp | LinkDownEvent | DeviceRebooted
+@dataclass(frozen=True)
+class ProtocolViolation:
+    """The device sent something well-formed that breaks the protocol's order (a shoe card
+    out of sequence): the controller treats it as a machine malfunction (MD-S2)."""
+
+    reason: str
+
+
+SessionEvent = (
+    Completed | Failed | DeviceEvent | LinkUp | LinkDownEvent | DeviceRebooted | ProtocolViolation
+)
+
+RING_FRAMES = 32  # frames kept each way for the debug dump
+
+
+class RingFrame(NamedTuple):
+    """One frame as it crossed the link: when, which way (``tx`` host to device, ``rx``),
+    its SEQ, TYPE and payload (bytes discarded as garbage are only counted, in ``note``)."""
+
+    now: float
+    direction: str
+    seq: int
+    type: int
+    payload: bytes
+    note: str = ""
+
+    def line(self) -> str:
+        if self.note:
+            return f"{self.now:12.6f} {self.direction} {self.note}"
+        return (
+            f"{self.now:12.6f} {self.direction} seq={self.seq} type={self.type:#04x} "
+            f"payload={self.payload.hex(' ') or '-'}"
+        )
 
 
 @dataclass
@@ -187,14 +232,16 @@ class HostSession:
         self.identity: IdentifyReply | None = None
         self.stats = {
             "bad_frames": 0, "retransmits": 0, "stale_replies": 0, "duplicate_events": 0,
-            "undecodable": 0,
+            "undecodable": 0, "event_gaps": 0, "mismatched_replies": 0, "card_order": 0,
         }  # fmt: skip
         self._queue: deque[_Pending] = deque()
         self._in_flight: _Pending | None = None
         self._next_handle = 1
         self._seq = 0
         self._ping_seq = 0
-        self._last_event_seq: int | None = None
+        self.events_window = EventWindow()
+        self.cards = CardOrder()
+        self.recent_frames: deque[RingFrame] = deque(maxlen=2 * RING_FRAMES)
         self._out = bytearray()
         self._events: deque[SessionEvent] = deque()
         self._last_rx = 0.0
@@ -292,6 +339,16 @@ class HostSession:
     def _write(self, raw: bytes, now: float) -> None:
         self._out += raw
         self._last_tx = now
+        # a frame written by this session: SOF LEN SEQ TYPE HCHK payload CRC
+        self.recent_frames.append(RingFrame(now, "tx", raw[2], raw[3], raw[5:-2]))
+
+    def dump_recent_frames(self, why: str) -> None:
+        """Log the frames kept in the ring, oldest first (Klipper's ``dump_debug``)."""
+        lines = [f.line() for f in self.recent_frames]
+        log.error(
+            "shuffler link %s; the last %d frames (time, tx = to the shuffler):\n%s",
+            why, len(lines), "\n".join(lines) or "(none)",
+        )  # fmt: skip
 
     def _ping(self, now: float) -> None:
         self._ping_seq = self._ping_seq % 255 + 1
@@ -332,12 +389,16 @@ class HostSession:
     def _on_frame_event(self, ev: Frame | Garbage, now: float) -> None:
         if isinstance(ev, Garbage):
             self.stats["bad_frames"] += 1
+            self.recent_frames.append(
+                RingFrame(now, "rx", 0, 0, b"", f"<{ev.nbytes} bytes discarded: {ev.reason}>")
+            )
             log.warning("shuffler link: discarded %d bytes (%s)", ev.nbytes, ev.reason)
             if self.connected and now >= self._last_corrupt_nak + self.timing.corrupt_nak_interval:
                 self._last_corrupt_nak = now
                 self._write(encode_frame(0, Nak.TYPE, Nak(NakCode.CORRUPT).encode()), now)
             return
         self._last_rx = now
+        self.recent_frames.append(RingFrame(now, "rx", ev.seq, ev.type, ev.payload))
         if not self.link_up:
             self.link_up = True
             self._events.append(LinkUp())
@@ -348,22 +409,42 @@ class HostSession:
         if isinstance(msg, Ack | Nak):
             self._on_answer(ev.seq, msg, now)
         elif isinstance(msg, Pong):
-            if self.boot_id is not None and msg.boot_id != self.boot_id:
-                self._events.append(DeviceRebooted(self.boot_id, msg.boot_id))
-            self.boot_id = msg.boot_id
+            self._boot(msg.boot_id)
         elif isinstance(msg, EVENTS):
             self._write(encode_frame(ev.seq, Ack.TYPE), now)
-            if ev.seq == self._last_event_seq:
-                self.stats["duplicate_events"] += 1
-            else:
-                self._last_event_seq = ev.seq
-                self._events.append(DeviceEvent(msg))
+            self._on_device_event(ev.seq, msg)
         else:
             self._on_reply(ev.seq, msg, now)
 
+    def _boot(self, boot_id: int) -> None:
+        """The device's boot as just reported: a new one resets the event window and the
+        shoe's card order (both are numbered again from 1 after a restart)."""
+        if self.boot_id is not None and boot_id != self.boot_id:
+            self._events.append(DeviceRebooted(self.boot_id, boot_id))
+        self.boot_id = boot_id
+        if self.events_window.new_boot(boot_id):
+            self.cards.forget()
+
+    def _on_device_event(self, seq: int, msg: Message) -> None:
+        verdict = self.events_window.accept(seq)
+        if verdict is Verdict.DUPLICATE:
+            self.stats["duplicate_events"] += 1
+            return
+        if verdict is Verdict.GAP:
+            self.stats["event_gaps"] += 1
+            log.error("shuffler event seq %d skips events (last was before it)", seq)
+        if isinstance(msg, CardEvent):
+            problem = self.cards.check(msg.index)
+            if problem is not None:
+                self.stats["card_order"] += 1
+                self.dump_recent_frames(f"protocol violation: {problem}")
+                self._events.append(ProtocolViolation(problem))
+                return
+        self._events.append(DeviceEvent(msg))
+
     def _undecodable(self, ev: Frame, exc: MessageError, now: float) -> None:
         self.stats["undecodable"] += 1
-        log.error("shuffler sent an undecodable %#04x frame: %s", ev.type, exc)
+        self.dump_recent_frames(f"protocol error: an undecodable {ev.type:#04x} frame ({exc})")
         if ev.type in {cls.TYPE for cls in EVENTS}:
             code = (
                 NakCode.UNKNOWN_TYPE if isinstance(exc, UnknownMessageType) else NakCode.BAD_PAYLOAD
@@ -400,15 +481,24 @@ class HostSession:
         if isinstance(msg, ErrorReply):
             return self._finish_failed(DeviceError(msg.code, msg.detail), now)
         if REPLY_OF[p.request.TYPE] != msg.TYPE:
-            error = RemoteProtocolError(
-                f"the shuffler answered {type(p.request).__name__} with {type(msg).__name__}"
-            )
+            what = f"the shuffler answered {type(p.request).__name__} with {type(msg).__name__}"
+            self.dump_recent_frames(f"protocol error: {what}")
+            return self._finish_failed(RemoteProtocolError(what), now)
+        mismatch = reply_mismatch(p.request, msg)
+        if mismatch is not None:
+            self.stats["mismatched_replies"] += 1
+            self.dump_recent_frames(f"protocol error: {mismatch}")
+            error = RemoteProtocolError(f"the shuffler's reply does not match: {mismatch}")
             return self._finish_failed(error, now)
         if not p.acked:
             self._rtt_sample(p, now)
         if isinstance(msg, IdentifyReply):
             self.identity = msg
-            self.boot_id = msg.boot_id
+            self._boot(msg.boot_id)
+        elif isinstance(msg, ShuffleReply):
+            self.cards.shuffled()
+        elif isinstance(msg, ReinsertReply):
+            self.cards.reinserted(msg.accepted)
         self._in_flight = None
         self._events.append(Completed(p.handle, p.request, msg))
         self._start_next(now)
@@ -444,4 +534,6 @@ class HostSession:
             self._fail(p, LinkDown(f"shuffler link down: {reason}"))
         if was_up:
             log.log(level, "shuffler link down: %s", reason)
+            if level >= logging.ERROR:
+                self.dump_recent_frames(f"down ({reason})")
             self._events.append(LinkDownEvent(reason))

@@ -111,6 +111,10 @@ fi
 
 if live; then
     chgrp croupier /etc/croupier /etc/croupier/table.toml
+    if [ ! -e /etc/croupier/ledger.key ]; then   # the per-table ledger key, once (docs/ledger.md)
+        "$PREFIX/bin/croupier" ledger-key create --key /etc/croupier/ledger.key   # mode 0400
+        chown croupier:croupier /etc/croupier/ledger.key
+    fi
     systemctl daemon-reload
     udevadm control --reload-rules && udevadm trigger --subsystem-match=tty --subsystem-match=usb
     echo "start it with: systemctl enable --now croupierd"

@@ -5,7 +5,17 @@ One SQLite file beside the ledger (``surveillance.sqlite3`` in the state directo
 - ``rounds``: every played round as ``croupier settle`` reads it (cards, stakes, decisions,
   pool) and the settlement the table made, so ``croupier round show|settle ID`` can replay a
   disputed round with the engine;
-- ``audit``: the shuffle audit's position counts (:mod:`controller.books.audit.shuffle_audit`).
+- ``audit``: the shuffle audit's position counts (:mod:`controller.books.audit.shuffle_audit`);
+- ``reused``: a round whose ID was already recorded. A round is never overwritten: the first
+  record stays the evidence, the second is kept beside it, and :class:`RoundReusedError` tells
+  the daemon, which journals an alarm and closes the table (a ledger put back to an older copy
+  numbers its rounds again from where that copy ended).
+
+Each round row is **sealed** with the table's ledger key (``seal`` = ``KEY_ID:HMAC`` over the
+round ID, profile, record, result and time; ``controller.books.ledger.keys``), so a record
+edited or swapped with another round's by someone without the key is refused when read
+(:class:`SurveillanceError`) and listed by :meth:`SurveillanceStore.problems`. Rows written
+before seals existed have none and are reported as unsealed.
 
 Status views, metrics and the events other systems read carry no live card data; this file
 and the surveillance commands do (DESIGN.md, shuffler trust).
@@ -13,18 +23,28 @@ and the surveillance commands do (DESIGN.md, shuffler trust).
 
 from __future__ import annotations
 
+import hmac
 import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from controller.books.audit.shuffle_audit import ShuffleStats
+from controller.books.ledger.keys import Keyring
 from controller.errors import CroupierError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
     round_id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL,
+    profile TEXT NOT NULL,
+    record TEXT NOT NULL,
+    result TEXT NOT NULL,
+    wall REAL NOT NULL,
+    seal TEXT
+);
+CREATE TABLE IF NOT EXISTS reused (
+    round_id TEXT NOT NULL,
     profile TEXT NOT NULL,
     record TEXT NOT NULL,
     result TEXT NOT NULL,
@@ -37,13 +57,28 @@ CREATE TABLE IF NOT EXISTS audit (
 """
 
 
+_COLUMNS = "round_id, profile, record, result, wall, seal"
+
+
+def _sealed_text(round_id: str, profile: str, record: str, result: str, wall: float) -> bytes:
+    return "\x1e".join((round_id, profile, record, result, repr(wall))).encode()
+
+
 class SurveillanceError(CroupierError, LookupError):
     """A round or the audit store cannot be read."""
 
 
+class RoundReusedError(SurveillanceError):
+    """A round ID that the store already holds: the old record is kept, the new one set
+    aside in ``reused``; an alarm (a rolled-back ledger, or a round numbered twice)."""
+
+
 class SurveillanceStore:
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: Path, *, read_only: bool = False, keyring: Keyring | None = None
+    ) -> None:
         self.path = path
+        self.keyring = keyring
         if read_only:
             if not path.exists():
                 raise SurveillanceError(f"no surveillance store at {path}")
@@ -54,6 +89,9 @@ class SurveillanceStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(rounds)")}
+            if "seal" not in columns:  # a store from before seals
+                self.db.execute("ALTER TABLE rounds ADD COLUMN seal TEXT")
 
     def close(self) -> None:
         self.db.close()
@@ -66,28 +104,72 @@ class SurveillanceStore:
         result: dict[str, Any],
         wall: float,
     ) -> None:
+        """Record a played round. Raises RoundReusedError (after keeping the new record in
+        ``reused``) when the round ID is already recorded: evidence is never overwritten."""
+        texts = (json.dumps(record), json.dumps(result))
+        seal = self._seal(round_id, profile, *texts, wall)
         with self.db:
             seq = self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM rounds").fetchone()[0]
-            self.db.execute(
-                "INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?, ?)",
-                (round_id, seq, profile, json.dumps(record), json.dumps(result), wall),
-            )
+            try:
+                self.db.execute(
+                    "INSERT INTO rounds (round_id, seq, profile, record, result, wall, seal) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (round_id, seq, profile, *texts, wall, seal),
+                )
+                return
+            except sqlite3.IntegrityError:
+                self.db.execute(
+                    "INSERT INTO reused VALUES (?, ?, ?, ?, ?)", (round_id, profile, *texts, wall)
+                )
+        raise RoundReusedError(
+            f"round {round_id} was recorded before: its first record is kept and this one set "
+            f"aside in {self.path} (reused); a ledger put back to an older copy?"
+        )
+
+    def _seal(
+        self, round_id: str, profile: str, record: str, result: str, wall: float
+    ) -> str | None:
+        if self.keyring is None:
+            return None
+        key = self.keyring.current
+        return f"{key.key_id}:{key.mac(_sealed_text(round_id, profile, record, result, wall))}"
+
+    def _seal_problem(self, row: tuple[Any, ...]) -> str | None:
+        """What is wrong with a row's seal (None: sound, or no keyring to check it with)."""
+        rid, profile, record, result, wall, seal = row
+        if self.keyring is None:
+            return None
+        if not seal:
+            return f"round {rid} is not sealed (recorded before seals, or its seal removed)"
+        key_id, _, mac = str(seal).partition(":")
+        key = self.keyring.get(key_id)
+        text = _sealed_text(rid, profile, record, result, wall)
+        if key is None or not hmac.compare_digest(key.mac(text), mac):
+            return f"round {rid} does not match its seal (changed outside the table)"
+        return None
+
+    def problems(self) -> list[str]:
+        """Every round whose seal does not match (or is missing), oldest first."""
+        rows = self.db.execute(f"SELECT {_COLUMNS} FROM rounds ORDER BY seq")
+        return [p for row in rows if (p := self._seal_problem(row))]
 
     def round(self, round_id: str) -> dict[str, Any]:
-        """A round by ID, or the last one for ``last``."""
+        """A round by ID, or the last one for ``last``. Raises SurveillanceError for an
+        unknown round, and for one that does not match its seal (with a keyring)."""
         if round_id == "last":
             row = self.db.execute(
-                "SELECT round_id, profile, record, result, wall FROM rounds ORDER BY seq DESC"
-                " LIMIT 1"
+                f"SELECT {_COLUMNS} FROM rounds ORDER BY seq DESC LIMIT 1"
             ).fetchone()
         else:
             row = self.db.execute(
-                "SELECT round_id, profile, record, result, wall FROM rounds WHERE round_id = ?",
-                (round_id,),
+                f"SELECT {_COLUMNS} FROM rounds WHERE round_id = ?", (round_id,)
             ).fetchone()
         if row is None:
             raise SurveillanceError(f"no recorded round {round_id!r} in {self.path}")
-        rid, profile, record, result, wall = row
+        problem = self._seal_problem(row)
+        if problem is not None and "not sealed" not in problem:
+            raise SurveillanceError(f"{self.path}: {problem}")
+        rid, profile, record, result, wall, _ = row
         return {
             "round": rid,
             "profile": profile,

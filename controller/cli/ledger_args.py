@@ -9,10 +9,19 @@ runs.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from controller.books.ledger.db import DEFAULT_PATH
+from controller.books.ledger.keys import (
+    KEY_ENV,
+    Keyring,
+    default_key_path,
+    keyring_beside,
+    load_keyring,
+)
 from controller.books.ledger.reader import LedgerReader
 from controller.books.ledger.store import Ledger
 from controller.cli.daemon_client import add_socket_flag, call
@@ -27,7 +36,30 @@ def add_db_flag(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help=f"the ledger database (default {DEFAULT_PATH})",
     )
+    add_key_flag(parser)
     add_socket_flag(parser)
+
+
+def add_key_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--key",
+        default=argparse.SUPPRESS,
+        type=Path,
+        metavar="PATH",
+        help=f"the ledger keyring (default ${KEY_ENV}, else {default_key_path()} when readable)",
+    )
+
+
+def keyring(args: argparse.Namespace) -> Keyring | None:
+    """``--key`` (errors are errors); else the default keyring when this user may read it
+    (a technician who may not still reads the meters; verify says what it could not check);
+    else the simulated table's, beside the ledger."""
+    if getattr(args, "key", None) is not None:
+        return load_keyring(args.key)
+    path = default_key_path()
+    if os.environ.get(KEY_ENV) or os.access(path, os.R_OK):
+        return load_keyring(path)
+    return keyring_beside(Path(db_path(args)))
 
 
 def db_path(args: argparse.Namespace) -> str:
@@ -58,8 +90,10 @@ def add_technician_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def reader(args: argparse.Namespace) -> LedgerReader:
-    return LedgerReader.open(db_path(args))
+    return LedgerReader.open(db_path(args), keyring(args))
 
 
-def writer(args: argparse.Namespace) -> Ledger:
-    return Ledger.open(db_path(args), now=time.monotonic(), create=False)
+def writer(args: argparse.Namespace, *, keyed: bool = True) -> Ledger:
+    """The ledger for writing (``keyed=False``: open an unkeyed ledger to adopt a key)."""
+    ring = keyring(args) if keyed else None
+    return Ledger.open(db_path(args), now=time.monotonic(), create=False, keyring=ring)

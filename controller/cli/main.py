@@ -42,6 +42,7 @@ COMMAND_GROUPS: list[tuple[str, tuple[str, ...]]] = [
     ("controller.cli.meters_cmd", ("meters",)),
     ("controller.cli.events_cmd", ("events",)),
     ("controller.cli.selfcheck_cmd", ("selfcheck",)),
+    ("controller.cli.ledger_key_cmd", ("ledger-key",)),
     ("controller.cli.sensors_cmd", ("sensors",)),
     ("controller.cli.lamps_cmd", ("lamps",)),
     ("controller.cli.sign_cmd", ("sign",)),

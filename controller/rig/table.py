@@ -43,6 +43,7 @@ from typing import Any
 
 import tomli_w
 
+from controller.books.ledger.keys import keyring_beside
 from controller.books.ledger.reader import LedgerReader
 from controller.rig.errors import RigFailure
 from controller.rig.target import START_TIMEOUT, TableUnderTest
@@ -142,7 +143,7 @@ class SimTable(TableUnderTest):
 
     def ledger(self) -> LedgerReader:
         """The ledger, read-only (beside the running daemon, as a technician reads it)."""
-        return LedgerReader.open(self.ledger_path)
+        return LedgerReader.open(self.ledger_path, keyring_beside(self.ledger_path))
 
     # --- the daemon's life ---------------------------------------------------------------
 

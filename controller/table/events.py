@@ -43,6 +43,9 @@ class Condition(StrEnum):
     LINK = "link"  # shuffler link down or not identified
     FIRMWARE = "firmware"  # shuffler firmware not on the allow-list
     SELFCHECK = "selfcheck"  # power-up self-check failed
+    LEDGER_ROLLBACK = "ledger-rollback"  # the ledger is behind its witness (docs/ledger.md)
+    WITNESS = "witness"  # the ledger's witness did not answer at power-up
+    ROUND_REUSED = "round-reused"  # the surveillance store already holds this round ID
     LEDGER = "ledger"  # the ledger cannot commit
     DECK = "deck"  # deck out of play until the dealer confirms a replacement
     SHUFFLER = "shuffler"  # the machine reports a fault or an open door

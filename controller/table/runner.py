@@ -33,11 +33,11 @@ from typing import Any, TypeVar
 
 from controller.books.audit.shuffle_audit import ShuffleStats
 from controller.books.ledger.errors import LedgerError
+from controller.books.ledger.powerup import Safeguards, open_ledger
 from controller.books.ledger.rounds import settle_arguments
-from controller.books.ledger.selfcheck import default_manifest_path, power_up
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
-from controller.books.surveillance import SurveillanceStore
+from controller.books.surveillance import RoundReusedError, SurveillanceStore
 from controller.table.alerts import AlertBook, conditions_of
 from controller.table.core import Input, TableLogic
 from controller.table.evaluator_cache import warm_up_cached
@@ -177,34 +177,46 @@ class TableRunner:
         path.parent.mkdir(parents=True, exist_ok=True)
         now = self.now()
 
-        def start() -> tuple[list[str], bool, list[str], dict[str, tuple[int, int]], int]:
-            self.ledger = Ledger.open(path, now=now, wall_clock=self.wall_clock)
-            recovered = [v.round_id for v in self.ledger.recover(now)]
-            manifest = default_manifest_path()
-            status = power_up(self.ledger, now, manifest if manifest.exists() else None)
+        safeguards = Safeguards(
+            simulated=cfg.shuffler.emulator is not None,
+            table_id=cfg.table_id,
+            key_path=Path(cfg.ledger_key) if cfg.ledger_key else None,
+            witness_url=cfg.witness_url,
+            witness_dsn=next((s.dsn for s in cfg.linked.values()), None),
+        )
+        closed: list[tuple[str, str]] = []  # conditions that keep the table closed
+
+        def start() -> tuple[list[str], dict[str, tuple[int, int]], int]:
+            opened = open_ledger(path, now, self.wall_clock, safeguards)
+            self.ledger, status = opened.ledger, opened.status
+            closed.extend(opened.conditions)
+            may_open = status.table_may_open
+            recovered = [v.round_id for v in self.ledger.recover(now)] if may_open else []
             pools = {}
-            if status.table_may_open:
+            if may_open:
                 for pool in cfg.pools.values():
                     self.ledger.configure_pool(pool, now)
             for name, (pool_cfg, state) in self.ledger.pools().items():
                 if name in cfg.pools:
                     pools[pool_cfg.bet] = (state.current, pool_cfg.seed)
-            return recovered, status.table_may_open, status.failures, pools, self._last_round()
+            return recovered, pools, self._last_round()
 
-        recovered, may_open, failures, pools, last = await self.in_ledger(start)
+        recovered, pools, last = await self.in_ledger(start)
         if cfg.profile.game != "blackjack":
             warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
-        self.surveillance = SurveillanceStore(self.state_dir / "surveillance.sqlite3")
+        self.surveillance = SurveillanceStore(
+            self.state_dir / "surveillance.sqlite3",
+            keyring=self.ledger.db.keyring if self.ledger else None,
+        )
         self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
         self.gpio = gpio
         sensors = gpio.core if gpio is not None else None
         self.logic = TableLogic(cfg, next_round=last + 1, sensors=sensors)
         for bet, (amount, seed) in pools.items():
             self.post(PoolAmount(bet, amount, seed))
-        if not may_open:
-            reason = "; ".join(failures[:2]) or "self-check failed"
-            self.post(ConditionChanged(Condition.SELFCHECK, True, reason))
+        for name, reason in closed:
+            self.post(ConditionChanged(Condition(name), True, reason))
         for name, settings in cfg.linked.items():
             await self._join_linked(name, settings)
 
@@ -464,9 +476,17 @@ class TableRunner:
         """Keep the round for surveillance and feed the shuffle audit."""
         assert self.surveillance is not None
         result = archive.result.to_json()
-        self.surveillance.add_round(
-            archive.round_id, self.config.profile.name, archive.record, result, self.wall_clock()
-        )
+        try:
+            self.surveillance.add_round(
+                archive.round_id,
+                self.config.profile.name,
+                archive.record,
+                result,
+                self.wall_clock(),
+            )
+        except RoundReusedError as exc:
+            self.post_journal("alarm.round-reused", {"round": archive.round_id, "cause": str(exc)})
+            self.post(ConditionChanged(Condition.ROUND_REUSED, True, str(exc)))
         self.last_settled = {"round": archive.round_id, "result": result}
         order = archive.shuffle_order
         if self.audit is not None and order is not None and self.audit.add_shuffle(list(order)):

@@ -53,7 +53,13 @@ from firmware_bridge.messages import (
     IdentifyReply,
     ShuffleMode,
 )
-from firmware_bridge.session import DeviceEvent, DeviceRebooted, LinkDownEvent, LinkUp
+from firmware_bridge.session import (
+    DeviceEvent,
+    DeviceRebooted,
+    LinkDownEvent,
+    LinkUp,
+    ProtocolViolation,
+)
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +197,11 @@ class ShufflerLink:
                 self.post(ConditionChanged(Condition.LINK, True, event.reason))
             elif isinstance(event, DeviceRebooted):
                 self.post(ShufflerFault("the shuffler restarted"))
+                # its session is gone (every request would be NAK NO_SESSION) and it sends
+                # no event before the next IDENTIFY (docs/protocol.md sec. 2.3, 2.4)
+                identified = await self._identify()
+            elif isinstance(event, ProtocolViolation):
+                self.post(ShufflerFault(f"the shuffler broke the protocol: {event.reason}"))
             elif isinstance(event, DeviceEvent):
                 self._device_event(event)
 

@@ -18,7 +18,10 @@ with its key and reason, and the daemon refuses to start on any):
 ``[pools.NAME]`` per progressive pool: ``seed``, ``contribution_rate``, ``reserve_rate``,
                  ``cap`` (controller.engine.pools.config; the profile fixes the rules); or, for a
                  linked (wide-area) pool, ``dsn`` and ``pool`` (docs/linked-pools.md)
-``[ledger]``     ``path`` (relative paths are under the state directory)
+``[ledger]``     ``path`` (relative paths are under the state directory), ``key`` (the keyring
+                 sealing the ledger; default ``$CROUPIER_LEDGER_KEY`` or
+                 ``/etc/croupier/ledger.key``, the sim table's own in its state directory),
+                 ``witness`` (``http://`` or ``https://`` URL the journal head is published to)
 ``[technician]`` ``credential``: a salted hash from ``croupier config hash-credential``
                  (its scrypt cost bounded: controller.table.credentials.KDF_LIMITS)
 ``[control]``    ``socket`` (relative: under the runtime directory), ``group`` (the
@@ -121,6 +124,8 @@ class TableConfig:
     stake_max: int = STAKE_MAX_DEFAULT
     max_connections: int = MAX_CONNECTIONS_DEFAULT
     idle_timeout: float = IDLE_TIMEOUT_DEFAULT
+    ledger_key: str | None = None  # the keyring's path; None: the default (docs/ledger.md)
+    witness_url: str | None = None
 
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
@@ -142,6 +147,15 @@ def _seconds(value: Any, ceiling: float = MAX_SECONDS) -> str | None:
 
 def _non_empty(value: str) -> str | None:
     return None if value.strip() else "must not be empty"
+
+
+def _absolute_path(value: str) -> str | None:
+    return None if value.startswith("/") and len(value) < 4096 else "an absolute file path"
+
+
+def _witness_url(value: str) -> str | None:
+    ok = re.match(r"^https?://[A-Za-z0-9.\-\[\]:]+(/[\x21-\x7e]*)?$", value)
+    return None if ok and len(value) <= 2048 else "an http:// or https:// URL (host[:port][/path])"
 
 
 def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
@@ -343,8 +357,11 @@ def parse_table_config(
         problems.add("table.id", f"a linked pool names this table in its store: {problem}")
     ledger = top.section("ledger", required=False)
     ledger_path = TableConfig.ledger_path
+    ledger_key, witness_url = TableConfig.ledger_key, TableConfig.witness_url
     if ledger:
         ledger_path = ledger.get("path", str, default=ledger_path, check=_non_empty)
+        ledger_key = ledger.get("key", str, default=None, check=_absolute_path)
+        witness_url = ledger.get("witness", str, default=None, check=_witness_url)
         ledger.finish()
     tech = top.section("technician", required=False)
     credential = None
@@ -436,6 +453,8 @@ def parse_table_config(
         stake_max=stake_max,
         max_connections=max_connections,
         idle_timeout=float(idle_timeout),
+        ledger_key=ledger_key,
+        witness_url=witness_url,
     )
 
 

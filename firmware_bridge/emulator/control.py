@@ -18,6 +18,7 @@ Commands (``"cmd"`` key):
 - ``arrange``: ``{"cards": [codes, top first], "now": false}`` these cards come out first
   from the next shuffle (``now``: from the shoe in play); tests and the rig only;
 - ``disconnect``: ``{"seconds": 1.0}`` pull the cable;
+- ``reboot``: the device restarts (new ``boot_id``, no session, shuffled stack lost);
 - ``state``: the machine's hidden truth (stack top first, delivered cards, counters).
 """
 
@@ -136,6 +137,9 @@ def _dispatch(host: EmulatorHost, req: dict[str, Any]) -> dict[str, Any]:
     if cmd == "arrange":
         cards, now = list(_codes(req, "cards")), bool(req.get("now", False))
         host.call(lambda fw, t: fw.machine.arrange(cards, now=now))
+        return {}
+    if cmd == "reboot":
+        host.call(lambda fw, now: fw.power_cycle())
         return {}
     if cmd == "disconnect":
         host.disconnect(float(req.get("seconds", 1.0)))

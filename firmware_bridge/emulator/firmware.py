@@ -13,7 +13,9 @@ frame passes the ``rx`` fault line, then is handled:
   is answered with its reply; a mechanical one (duration > 0) with ``ACK`` now and the reply
   when ``poll(now)`` reaches its end;
 - events (faults, shoe cards) queue in order; one is in flight until the host ACKs it,
-  retransmitted with a doubling timeout, never given up.
+  retransmitted with a doubling timeout, never given up. None is sent before the first
+  ``IDENTIFY`` of this boot, so the host knows the new ``boot_id`` (and resets its event
+  window) before event 1 of the boot arrives (sec. 2.4).
 
 Outgoing frames pass the ``tx`` fault line. The I/O layer calls ``poll(now)`` at
 ``next_deadline()`` and writes ``data_to_send()``. Nothing here reads a clock or sleeps.
@@ -181,8 +183,8 @@ class DeviceFirmware:
         if flight is not None and now >= flight.deadline:
             flight.rto = min(flight.rto * 2, self.timing.event_rto_ceiling)
             self._resend_event(now)
-        if self._in_flight is None and self._events:
-            self._send_next_event(now)
+        if self._in_flight is None and self._events and self.nonce is not None:
+            self._send_next_event(now)  # events wait for the first IDENTIFY of this boot
         self._out += b"".join(self.tx.pop_due(now))
 
     def next_deadline(self) -> float | None:
@@ -196,6 +198,23 @@ class DeviceFirmware:
         return min((t for t in times if t is not None), default=None)
 
     # --- physical events (fault injection, the dealer) --------------------------------------
+
+    def power_cycle(self, rng: random.Random | None = None) -> None:
+        """The device restarts: a new ``boot_id``, no session (every request but IDENTIFY and
+        PING is answered NAK NO_SESSION), the request memory, the event queue and its
+        numbering gone, the operation in progress and the shuffled stack lost."""
+        self.boot_id = (rng or random.SystemRandom()).getrandbits(32)
+        self.nonce = None
+        self._session += 1
+        self._memory.clear()
+        self._running = None
+        self._events.clear()
+        self._event_seq = 0
+        self._in_flight = None
+        self.decoder = FrameDecoder()
+        self.machine.busy = False
+        self.machine.fault = ErrorCode.OK
+        self.machine.cards_home()
 
     def raise_fault(self, code: ErrorCode, detail: str, now: float) -> None:
         """An asynchronous fault: the machine stops and the host gets a FAULT event."""

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from controller.books.ledger.keys import create_keyring
+from controller.books.ledger.selfcheck import make_manifest
 from controller.rig.play import run_scenario
 from controller.rig.report import human
 from controller.rig.scenario import load_scenario
@@ -36,10 +38,14 @@ def wiring(tmp_path):
     table = read_toml(REPO_CONFIG)
     table["shuffler"] = {"port": str(run / "shuffler.pty"), "baud": 115200,
                          "firmware_allow": [firmware_digest().hex()]}  # fmt: skip
+    # a real table is provisioned at install: its ledger key and its software manifest
+    table["ledger"]["key"] = str(create_keyring(tmp_path / "ledger.key").path)
+    manifest = tmp_path / "manifest.json"
+    make_manifest(manifest, "2026-11-24T00:00:00.000+00:00")
     config = tmp_path / "controller.toml"
     config.write_text(tomli_w.dumps(table))
-    daemon = (f"{sys.executable} -m controller.table.daemon --config {config} --state-dir {state}"
-              f" --runtime-dir {run}")  # fmt: skip
+    daemon = (f"env CROUPIER_MANIFEST={manifest} {sys.executable} -m controller.table.daemon"
+              f" --config {config} --state-dir {state} --runtime-dir {run}")  # fmt: skip
     alive = f"kill -0 $(cat {pid}) 2>/dev/null"
     stop = f"kill $(cat {pid}) 2>/dev/null; while {alive}; do sleep 0.05; done"
     rig = {

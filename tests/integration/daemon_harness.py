@@ -21,6 +21,7 @@ from typing import Any
 
 import tomli_w
 
+from controller.books.ledger.keys import KEY_ENV, create_keyring, keyring_beside
 from controller.books.ledger.reader import LedgerReader
 from controller.table.control.client import ControlClient
 from drivers.gpio.pinmap import parse_gpio
@@ -81,7 +82,12 @@ class SimTable:
 
     # --- process ---------------------------------------------------------------------------
 
-    def start(self, *, wait_open: bool = True) -> SimTable:
+    def start(self, *, wait_open: bool = True, env: dict[str, str] | None = None) -> SimTable:
+        """Start croupierd. A table that is not simulated (a ``port``) gets a ledger keyring
+        provisioned here, as install.sh does on a real one."""
+        key = self.tmp / "table.key"
+        if not key.exists():
+            create_keyring(key)
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -97,7 +103,7 @@ class SimTable:
             stdout=self.log.open("ab"),
             stderr=subprocess.STDOUT,
             cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", KEY_ENV: str(key), **(env or {})},
         )
         self.wait(lambda: self.socket.exists(), "the control socket")
         if wait_open:
@@ -162,7 +168,8 @@ class SimTable:
         return EmulatorControl(str(self.run_dir / "emulator.sock"))
 
     def ledger(self) -> LedgerReader:
-        return LedgerReader.open(self.state_dir / "ledger.sqlite3")
+        path = self.state_dir / "ledger.sqlite3"
+        return LedgerReader.open(path, keyring_beside(path))
 
     def wait(self, ok: Any, what: str, timeout: float = WAIT) -> Any:
         deadline = time.monotonic() + timeout

@@ -140,7 +140,10 @@ def test_a_meter_edited_with_sql_is_caught_by_verify(ledger_file):
 def test_a_round_row_edited_with_sql_is_caught_by_verify(ledger_file):
     sql(ledger_file, "UPDATE rounds SET staked = 1 WHERE round_id = 'r4';")
     with LedgerReader.open(ledger_file) as reader:
-        assert verify_ledger(reader).problems == ["rounds row r4 does not match its checksum"]
+        assert verify_ledger(reader).problems == [
+            "rounds row r4 does not match its checksum",
+            "round r4: staked is 1 in the rounds table but 200 from the journal",
+        ]
 
 
 def test_a_resealed_forgery_of_a_round_is_caught_against_the_journal(ledger_file):

@@ -7,6 +7,7 @@ import psycopg
 import pytest
 
 from controller.books.linked import store
+from controller.books.linked.schema import SCHEMA_VERSION
 from controller.cli.main import main
 
 
@@ -18,14 +19,14 @@ def cli(capsys, *argv):
 
 def test_init_creates_the_store_then_the_pool(capsys, store_dsn):
     code, out, _ = cli(capsys, "pool", "init", "--dsn", store_dsn)
-    assert code == 0 and "store schema: version 1 (was not initialised)" in out
+    assert code == 0 and f"store schema: version {SCHEMA_VERSION} (was not initialised)" in out
     args = ("pool", "init", "--dsn", store_dsn, "--pool", "jumbo7-bg", "--profile", "ch-bg",
             "--seed", "100000", "--contribution-rate", "15%")  # fmt: skip
     code, out, _ = cli(capsys, *args)
     assert code == 0 and "pool jumbo7-bg: created (journaled)" in out
     code, out, _ = cli(capsys, *args, "--json")
-    assert json.loads(out) == {"schema_before": 1, "schema": 1, "pool": "jumbo7-bg",
-                               "result": "unchanged"}  # fmt: skip
+    assert json.loads(out) == {"schema_before": SCHEMA_VERSION, "schema": SCHEMA_VERSION,
+                               "pool": "jumbo7-bg", "result": "unchanged"}  # fmt: skip
 
 
 def test_status_shows_each_pool_and_its_tables(capsys, pool_dsn):

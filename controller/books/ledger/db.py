@@ -22,13 +22,14 @@ with a technician's message (:func:`translate`); disk full is :class:`LedgerFull
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
-import hashlib
+import json
 import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -41,6 +42,7 @@ from controller.books.ledger.errors import (
     LedgerLockedError,
     LedgerVersionError,
 )
+from controller.books.ledger.keys import Keyring, LedgerKey, LedgerKeyError, digest
 from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
 
 DEFAULT_PATH = Path("/var/lib/croupier/ledger.sqlite3")
@@ -64,10 +66,49 @@ def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
 _KEY_WHERE = {table: " AND ".join(f"{k} = ?" for k in keys) for table, (keys, _) in SEALED.items()}
 
 
-def seal(table: str, values: Sequence[Any]) -> str:
-    """The checksum of a sealed row: SHA-256 over the table name and the values in order."""
+def seal(table: str, values: Sequence[Any], key: LedgerKey | None = None) -> str:
+    """The checksum of a sealed row over the table name and the values in order:
+    HMAC-SHA-256 under the ledger key (``keys.py``), SHA-256 for an unkeyed ledger."""
     text = table + "\x1e" + "\x1e".join(map(repr, values))  # repr: None != 'None'
-    return hashlib.sha256(text.encode()).hexdigest()
+    return digest(text, key)
+
+
+KEYS_META = "ledger_keys"  # meta row: JSON [[seq, key_id], ...], where each key chains from
+
+
+def key_history(db: Database) -> list[tuple[int, str]]:
+    """Where each ledger key starts chaining the journal (a cache of the journal's
+    ``ledger.created`` / ``ledger.keyed`` entries; verify checks it against them)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (KEYS_META,)).fetchone()
+    if row is None:
+        return []
+    try:
+        return [(int(seq), str(key_id)) for seq, key_id in json.loads(row[0])]
+    except (ValueError, TypeError) as exc:
+        raise LedgerCorruptError(f"{db.path}: the meta row {KEYS_META} is damaged: {exc}") from None
+
+
+def use_keyring(db: Database, keyring: Keyring | None) -> None:
+    """Seal with the key the ledger is chained with now. A keyed ledger needs its keyring
+    (LedgerKeyError otherwise, for a writer; a reader notes that seals cannot be checked)."""
+    db.keyring = keyring
+    history = key_history(db)
+    if not history:
+        db.seal_key = None
+        return
+    key_id = history[-1][1]
+    if keyring is None:
+        if not db.readonly:
+            raise LedgerKeyError(
+                f"{db.path} is sealed with ledger key {key_id}: give its keyring "
+                "([ledger] key, --key or $CROUPIER_LEDGER_KEY)"
+            )
+        db.unverifiable = (
+            f"the ledger is sealed with key {key_id}: its seals and journal can be checked "
+            "only with the keyring (--key, as the daemon's user)"
+        )
+        return
+    db.seal_key = keyring.require(key_id)
 
 
 class Database:
@@ -83,8 +124,16 @@ class Database:
         self._upserts: dict[str, str] = {}  # SQL built once per table (hot path)
         self._selects: dict[tuple[str, str], str] = {}
         self._cleanup: Path | None = None
+        self.seal_key: LedgerKey | None = None  # the key rows are sealed with now
+        self.keyring: Keyring | None = None
+        self.unverifiable: str | None = None  # a keyed ledger read without its keyring
+        self.after_commit: list[Callable[[], None]] = []  # e.g. publish the journal head
+        self.on_close: list[Callable[[], None]] = []
 
     def close(self) -> None:
+        for hook in self.on_close:
+            hook()
+        self.on_close.clear()
         self.conn.close()
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # releases the flock
@@ -111,6 +160,15 @@ class Database:
         except sqlite3.Error as exc:
             raise translate(exc, self.path, doing) from exc
 
+    @contextlib.contextmanager
+    def reading(self, doing: str) -> Iterator[None]:
+        """Translate SQLite errors raised inside (also while iterating over a cursor, where
+        a damaged page is usually met) into ledger errors naming ``doing``."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, doing) from exc
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         try:
             return self.conn.execute(sql, params)
@@ -133,7 +191,7 @@ class Database:
             )
             self._upserts[table] = sql
         values = [row[n] for n in names]
-        self.execute(sql, [*values, seal(table, values)])
+        self.execute(sql, [*values, seal(table, values, self.seal_key)])
 
     def get(self, table: str, key: Sequence[Any]) -> dict[str, Any] | None:
         """A sealed row by primary key, checked against its checksum (LedgerCorruptError)."""
@@ -154,7 +212,7 @@ class Database:
             )
         rows = self.execute(sql, params).fetchall()
         for row in rows:
-            if check and seal(table, row[:-1]) != row[-1]:
+            if check and seal(table, row[:-1], self.seal_key) != row[-1]:
                 raise LedgerCorruptError(
                     f"{self.path}: {table} row {'/'.join(map(str, row[: len(keys)]))} does not "
                     "match its checksum (changed outside the ledger, or damaged)"
@@ -169,7 +227,7 @@ class Database:
             f"SELECT {', '.join((*keys, *cols))}, checksum FROM {table} WHERE {where}"
         )
         for row in cursor:
-            if seal(table, row[:-1]) != row[-1]:
+            if seal(table, row[:-1], self.seal_key) != row[-1]:
                 yield tuple(row[: len(keys)])
 
 
@@ -201,6 +259,8 @@ class Transaction:
         try:
             if kind is None:
                 db._execute("COMMIT", self.doing)
+                for hook in db.after_commit:
+                    hook()
                 return
         except BaseException:
             db._rollback()

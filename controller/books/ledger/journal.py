@@ -6,8 +6,12 @@ canonical JSON, the hash of the previous entry and its own hash::
 
     hash = SHA-256(prev_hash \\n seq \\n kind \\n repr(now) \\n wall \\n data)
 
-The first entry links to 64 zeros. The ``journal_head`` row of ``meta`` records the last
-sequence number and hash, so cutting entries off the end is caught too.
+or, in a keyed ledger, HMAC-SHA-256 of the same text under the ledger key (``keys.py``): the
+``ledger.created`` or ``ledger.keyed`` entry that names a key (``{"key": KEY_ID}``) and every
+entry after it are chained with that key, so an entry cannot be rewritten, nor the chain
+recomputed, without the key. The first entry links to 64 zeros. The ``journal_head`` row of
+``meta`` records the last sequence number and hash, so cutting entries off the end is caught
+too.
 
 Because the journal lives in the same SQLite file as the meters, a money event and its entry
 commit in one transaction: :meth:`Journal.append` joins the caller's transaction when there is
@@ -25,7 +29,6 @@ reports a missing append-only trigger.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -35,6 +38,7 @@ from typing import Any
 
 from controller.books.ledger.db import Database
 from controller.books.ledger.errors import LedgerError
+from controller.books.ledger.keys import Keyring, LedgerKey, digest
 from controller.books.ledger.schema import GUARDS
 
 GENESIS = "0" * 64
@@ -43,6 +47,7 @@ KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$")
 LEDGER_KINDS = frozenset(
     {
         "ledger.created",
+        "ledger.keyed",
         "pool.created",
         "pool.configured",
         "round.opened",
@@ -55,6 +60,7 @@ LEDGER_KINDS = frozenset(
         "selfcheck.cleared",
     }
 )
+KEY_KINDS = ("ledger.created", "ledger.keyed")  # entries that may name the key chaining on
 _COLUMNS = "seq, kind, mono, wall, data, prev_hash, hash"
 INSERT_ENTRY = f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 UPSERT_HEAD = (
@@ -75,9 +81,17 @@ def canonical(data: dict[str, Any]) -> str:
     return _CANONICAL.encode(data)
 
 
-def entry_hash(prev_hash: str, seq: int, kind: str, mono: float, wall: str, data: str) -> str:
+def entry_hash(
+    prev_hash: str,
+    seq: int,
+    kind: str,
+    mono: float,
+    wall: str,
+    data: str,
+    key: LedgerKey | None = None,
+) -> str:
     text = f"{prev_hash}\n{seq}\n{kind}\n{mono!r}\n{wall}\n{data}"
-    return hashlib.sha256(text.encode()).hexdigest()
+    return digest(text, key)
 
 
 @dataclass(frozen=True)
@@ -107,14 +121,19 @@ class Entry:
 
 
 def chained(
-    last: tuple[int, str], kind: str, data: dict[str, Any], text: str, mono: float, wall: str
+    last: tuple[int, str],
+    kind: str,
+    data: dict[str, Any],
+    text: str,
+    mono: float,
+    wall: str,
+    key: LedgerKey | None = None,
 ) -> Entry:
     """The entry that follows ``last`` (its sequence number and hash); ``text`` is
-    ``canonical(data)``."""
+    ``canonical(data)``; ``key`` the ledger key chaining it (None: unkeyed)."""
     seq = last[0] + 1
-    return Entry(
-        seq, kind, mono, wall, data, last[1], entry_hash(last[1], seq, kind, mono, wall, text)
-    )
+    digest_ = entry_hash(last[1], seq, kind, mono, wall, text, key)
+    return Entry(seq, kind, mono, wall, data, last[1], digest_)
 
 
 @dataclass(frozen=True)
@@ -148,8 +167,12 @@ class Journal:
             raise LedgerError(f"journal kind {kind!r} is written by the ledger only")
         return self.write(kind, data, now)
 
-    def write(self, kind: str, data: dict[str, Any], now: float) -> Entry:
-        """Append any kind, money kinds included (the ledger's own entry point)."""
+    def write(
+        self, kind: str, data: dict[str, Any], now: float, *, key: LedgerKey | None = None
+    ) -> Entry:
+        """Append any kind, money kinds included (the ledger's own entry point). The entry is
+        chained with the ledger's current key, or with ``key`` for the entry that starts
+        chaining with it (``ledger.created`` / ``ledger.keyed``)."""
         if not KIND_PATTERN.match(kind):
             raise LedgerError(f"journal kind {kind!r} must look like 'table.state'")
         if not isinstance(data, dict):
@@ -166,7 +189,7 @@ class Journal:
                 last = self.db.execute(
                     "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
                 ).fetchone() or (0, GENESIS)
-            entry = chained(last, kind, data, text, float(now), wall)
+            entry = chained(last, kind, data, text, float(now), wall, key or self.db.seal_key)
             self.db.execute(INSERT_ENTRY, entry.row(text))
             self.db.execute(UPSERT_HEAD, (f"{entry.seq} {entry.hash}",))
             self._last = (self.db.rollbacks, entry.seq, entry.hash)
@@ -187,6 +210,10 @@ class Journal:
         for row in cursor:
             yield Entry.from_row(row)
 
+    def last_written(self) -> tuple[int, str] | None:
+        """The sequence number and hash of the last entry this writer appended."""
+        return None if self._last is None else self._last[1:]
+
     def head(self) -> tuple[int, str]:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'journal_head'").fetchone()
         if row is None:
@@ -203,14 +230,43 @@ def _kind_filter(kinds: set[str] | None, start: int = 1) -> tuple[str, tuple[Any
     return "WHERE " + " AND ".join(clauses), tuple(params)
 
 
-def check_chain(rows: Iterable[tuple[Any, ...]], head: tuple[int, str]) -> ChainReport:
+def _switch_key(
+    seq: int, kind: str, data: str, key: LedgerKey | None, keyring: Keyring | None
+) -> tuple[LedgerKey | None, str | None]:
+    """The key chaining from entry ``seq`` on, and a problem when it cannot be known."""
+    try:
+        key_id = json.loads(data).get("key")
+    except (ValueError, AttributeError):
+        return key, None  # the hash check reports the entry
+    if key_id is None:
+        return key, None
+    if keyring is None:
+        return key, (
+            f"entry {seq} ({kind}) starts chaining with ledger key {key_id}: the journal can "
+            "be verified only with the keyring (--key, as the daemon's user)"
+        )
+    found = keyring.get(key_id)
+    if found is None:
+        return key, f"entry {seq} ({kind}) names ledger key {key_id}, not in {keyring.path}"
+    return found, None
+
+
+def check_chain(
+    rows: Iterable[tuple[Any, ...]], head: tuple[int, str], keyring: Keyring | None = None
+) -> ChainReport:
     """Check journal rows ``(seq, kind, mono, wall, data, prev_hash, hash)`` in sequence order
     against each other and against the recorded ``head`` (its sequence number and hash);
-    names the first bad entry (see the module docstring). Shared with the linked pools'
-    journals (``controller.books.linked.verify``)."""
+    names the first bad entry (see the module docstring). Entries from a ``ledger.created`` /
+    ``ledger.keyed`` entry naming a key on are checked with that key from ``keyring``. Shared
+    with the linked pools' journals (``controller.books.linked.verify``), which are unkeyed."""
     prev, expected, count = GENESIS, 1, 0
-    for seq, kind, mono, wall, data, prev_hash, digest in rows:
+    key: LedgerKey | None = None
+    for seq, kind, mono, wall, data, prev_hash, digest_ in rows:
         problem = None
+        if kind in KEY_KINDS:
+            key, problem = _switch_key(seq, kind, data, key, keyring)
+            if problem:
+                return ChainReport(count, expected - 1, [problem], seq, walked=False)
         if seq != expected:
             problem = (
                 f"entry {expected} is missing: the journal jumps from {expected - 1} to {seq} "
@@ -219,7 +275,7 @@ def check_chain(rows: Iterable[tuple[Any, ...]], head: tuple[int, str]) -> Chain
                 else f"entry {seq}: sequence numbers must start at 1"
             )
             bad = expected
-        elif entry_hash(prev_hash, seq, kind, mono, wall, data) != digest:
+        elif entry_hash(prev_hash, seq, kind, mono, wall, data, key) != digest_:
             problem = f"entry {seq} ({kind}) was altered: its content does not match its hash"
             bad = seq
         elif prev_hash != prev:
@@ -230,7 +286,7 @@ def check_chain(rows: Iterable[tuple[Any, ...]], head: tuple[int, str]) -> Chain
             bad = seq - 1
         if problem:
             return ChainReport(count, expected - 1, [problem], bad, walked=False)
-        prev, expected, count = digest, expected + 1, count + 1
+        prev, expected, count = digest_, expected + 1, count + 1
     problems, first_bad = [], None
     head_seq, head_hash = head
     last = expected - 1
@@ -271,7 +327,8 @@ def verify_chain(journal: Journal, progress: Progress | None = None) -> ChainRep
     db = journal.db
     cursor = db.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq")
     try:
-        report = check_chain(counted(cursor, progress), journal.head())
+        with db.reading("verifying the journal"):
+            report = check_chain(counted(cursor, progress), journal.head(), db.keyring)
     finally:
         cursor.close()
     if not report.walked:

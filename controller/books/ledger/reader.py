@@ -16,9 +16,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Self
 
-from controller.books.ledger.db import DEFAULT_PATH, Database, open_reader
+from controller.books.ledger.db import DEFAULT_PATH, Database, open_reader, use_keyring
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.journal import Journal
+from controller.books.ledger.keys import Keyring
 from controller.books.ledger.records import (
     HitRecord,
     RoundRow,
@@ -167,5 +168,13 @@ class LedgerReader(LedgerView):
         self.journal = Journal(db, wall_clock)
 
     @classmethod
-    def open(cls, path: Path = DEFAULT_PATH) -> LedgerReader:
-        return cls(open_reader(Path(path)))
+    def open(cls, path: Path = DEFAULT_PATH, keyring: Keyring | None = None) -> LedgerReader:
+        """Open read-only; ``keyring`` is needed to check a keyed ledger's seals and chain
+        (without it, reading works and verify says what it could not check)."""
+        db = open_reader(Path(path))
+        try:
+            use_keyring(db, keyring)
+        except BaseException:
+            db.close()
+            raise
+        return cls(db)

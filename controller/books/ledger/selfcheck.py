@@ -36,13 +36,14 @@ from pathlib import Path
 from typing import Any
 
 from controller import __version__
+from controller.books.ledger.db import key_history
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.journal import GENESIS, entry_hash
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import SelfCheckStatus
 from controller.books.ledger.schema import GUARDS
 from controller.books.ledger.store import Ledger
-from controller.books.ledger.verify import pool_problems, verify_ledger
+from controller.books.ledger.verify import pool_problems, selfcheck_row_problems, verify_ledger
 
 PACKAGES = ("controller", "firmware_bridge", "drivers", "display")
 SUFFIXES = (".py", ".toml", ".json")
@@ -147,6 +148,8 @@ def check_ledger(view: LedgerView, *, full: bool = False) -> list[Failure]:
     if full:
         return [Failure("ledger", p) for p in verify_ledger(view).problems]
     failures: list[Failure] = []
+    if view.db.unverifiable:
+        return [Failure("ledger", view.db.unverifiable)]
     for table in ("pools", "hits", "corrections", "selfcheck"):
         failures += _sealed_failures(view, table)
     failures += _sealed_failures(view, "rounds", "state = 'open'")
@@ -155,6 +158,7 @@ def check_ledger(view: LedgerView, *, full: bool = False) -> list[Failure]:
     )
     failures += [Failure("pool", p) for p in pool_problems(view)]
     failures += [Failure("journal", p) for p in _journal_tail_problems(view)]
+    failures += [Failure("selfcheck", p) for p in selfcheck_row_problems(view, recent=TAIL)]
     return failures
 
 
@@ -167,8 +171,11 @@ def _journal_tail_problems(view: LedgerView) -> list[str]:
     ).fetchall()
     problems = []
     prev = None
+    keyring, history = view.db.keyring, key_history(view.db)
     for seq, kind, mono, wall, data, prev_hash, digest in rows:
-        if entry_hash(prev_hash, seq, kind, mono, wall, data) != digest:
+        key_id = next((k for start, k in reversed(history) if start <= seq), None)
+        key = keyring.get(key_id) if keyring is not None and key_id is not None else None
+        if entry_hash(prev_hash, seq, kind, mono, wall, data, key) != digest:
             problems.append(f"journal entry {seq} was altered")
         elif prev is not None and prev_hash != prev:
             problems.append(f"journal entry {seq} does not link to entry {seq - 1}")
@@ -186,7 +193,11 @@ def _journal_tail_problems(view: LedgerView) -> list[str]:
 def run_checks(view: LedgerView, manifest: Path | None, *, full: bool = False) -> list[Failure]:
     """Every check; ``manifest=None`` leaves the software out (a development table)."""
     failures = check_software(manifest) if manifest is not None else []
-    return failures + check_ledger(view, full=full)
+    try:
+        with view.db.reading("running the self-check"):
+            return failures + check_ledger(view, full=full)
+    except LedgerError as exc:  # a damaged file: the check fails, it does not crash
+        return [*failures, Failure("ledger", str(exc))]
 
 
 def power_up(

@@ -41,7 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from controller.books.ledger import inputs, rounds
-from controller.books.ledger.db import DEFAULT_PATH, Database, open_writer
+from controller.books.ledger.db import (
+    DEFAULT_PATH,
+    KEYS_META,
+    Database,
+    key_history,
+    open_writer,
+    use_keyring,
+)
 from controller.books.ledger.errors import (
     LedgerCorruptError,
     LedgerError,
@@ -50,6 +57,7 @@ from controller.books.ledger.errors import (
     TableClosedError,
 )
 from controller.books.ledger.journal import Entry, Journal, canonical, verify_chain
+from controller.books.ledger.keys import Keyring, LedgerKeyError
 from controller.books.ledger.reader import LedgerView, config_from_text
 from controller.books.ledger.records import (
     RoundOpened,
@@ -94,26 +102,41 @@ class Ledger(LedgerView):
         now: float,
         wall_clock: Callable[[], float] = time.time,
         create: bool = True,
+        keyring: Keyring | None = None,
     ) -> Ledger:
-        """Open the ledger (creating it unless ``create`` is false). Raises
-        LedgerLockedError when another process has it, LedgerVersionError for a newer
-        schema, LedgerIOError / LedgerFullError."""
+        """Open the ledger (creating it unless ``create`` is false); a new ledger is keyed
+        with ``keyring``'s current key from its first entry. Raises LedgerLockedError when
+        another process has it, LedgerVersionError for a newer schema, LedgerKeyError when a
+        keyed ledger comes without its keyring or an unkeyed one with a keyring (adopt the key
+        first: :meth:`rekey`), LedgerIOError / LedgerFullError."""
         db = open_writer(Path(path), create=create)
         try:
             ledger = cls(db, wall_clock)
-            ledger._initialise(now)
+            ledger._initialise(now, keyring)
         except BaseException:
             db.close()
             raise
         return ledger
 
-    def _initialise(self, now: float) -> None:
+    def _initialise(self, now: float, keyring: Keyring | None) -> None:
         if self.db.execute("SELECT 1 FROM journal LIMIT 1").fetchone() is None:
             with self.db.transaction("creating the ledger"):
-                entry = self.journal.write(
-                    "ledger.created", {"ledger_id": uuid.uuid4().hex, "schema": SCHEMA_VERSION}, now
-                )
+                data: dict[str, Any] = {"ledger_id": uuid.uuid4().hex, "schema": SCHEMA_VERSION}
+                key = None
+                if keyring is not None:
+                    key = keyring.current
+                    data["key"] = key.key_id
+                entry = self.journal.write("ledger.created", data, now, key=key)
+                if key is not None:
+                    self._set_key_history([(entry.seq, key.key_id)])
+                    self.db.seal_key = key
                 self._put_selfcheck("ok", [], entry.wall, entry.seq)
+        use_keyring(self.db, keyring)
+        if keyring is not None and self.db.seal_key is None:
+            raise LedgerKeyError(
+                f"{self.db.path} is not keyed: adopt the key once with "
+                "`croupier ledger-key adopt` (docs/ledger.md, keyed ledgers)"
+            )
         status = self.selfcheck_status()
         self._failures = None if status.table_may_open else status.failures
 
@@ -431,6 +454,52 @@ class Ledger(LedgerView):
             self._put_selfcheck("ok", [], entry.wall, entry.seq)
         self._failures = None
         return self.selfcheck_status()
+
+    # -- the ledger key ------------------------------------------------------------------------
+
+    def rekey(self, keyring: Keyring, now: float, *, technician: str, reason: str) -> str:
+        """Chain the journal and seal every row with ``keyring``'s current key from now on:
+        an unkeyed ledger adopting its key, or a rotation after a new key was added to the
+        keyring (``keys.add_key``). Journaled (``ledger.keyed``, itself chained with the new
+        key); refused while the journal does not verify or a row does not match its seal
+        (nothing is sealed again that was not sound). Returns the new key ID."""
+        inputs.text(technician, "the technician")
+        inputs.text(reason, "the reason for re-keying the ledger")
+        new = keyring.current
+        old = self.db.seal_key
+        if old is not None and old.key_id == new.key_id:
+            raise LedgerKeyError(f"the ledger is already keyed with {new.key_id}: add a key first")
+        self.db.keyring = keyring
+        chain = verify_chain(self.journal)
+        if not chain.ok:
+            raise LedgerError(f"cannot re-key a journal that does not verify: {chain.problems[0]}")
+        for table in SEALED:
+            bad = next(iter(self.db.bad_seals(table)), None)
+            if bad is not None:
+                raise LedgerError(
+                    f"cannot re-key: {table} row {'/'.join(map(str, bad))} does not match its "
+                    "seal (examine it; croupier selfcheck clear --accept-rows)"
+                )
+        with self.db.transaction("re-keying the ledger"):
+            data = {
+                "key": new.key_id, "previous": old.key_id if old else None,
+                "technician": technician, "reason": reason,
+            }  # fmt: skip
+            entry = self.journal.write("ledger.keyed", data, now, key=new)
+            self._set_key_history([*key_history(self.db), (entry.seq, new.key_id)])
+            rows = {t: self.db.select(t, "1", check=False) for t in SEALED}
+            self.db.seal_key = new
+            for table, table_rows in rows.items():
+                for row in table_rows:
+                    self.db.put(table, row)
+        return new.key_id
+
+    def _set_key_history(self, history: list[tuple[int, str]]) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (KEYS_META, json.dumps(history)),
+        )
 
     def _put_selfcheck(self, state: str, failures: list[str], wall: str, seq: int) -> None:
         self.db.put(

@@ -18,15 +18,37 @@
    amount, and that parameters change only while no round is open on the pool. At the end the
    recomputed pools must equal the stored pools meter for meter: the pool equals the amount
    recomputed from the journal.
+7. Rows against the replay, column by column: every round row (state, stakes of every wager,
+   the total staked, what each wager paid and the total paid, the rule and cause of a void,
+   the entries and times of opening and closing) must be what the journal's entries of that
+   round make it, and the hit history what the replayed awards make it; so a row edited and
+   sealed again (by someone holding the key) still disagrees with the untouched entry.
+8. The self-check status row against the last ``selfcheck.failed`` / ``selfcheck.cleared``
+   entry (or ``ledger.created``): a failed self-check cannot be turned into a passed one
+   without a journaled, credentialed clear. And the ledger key history (``meta``) against the
+   ``ledger.created`` / ``ledger.keyed`` entries.
+
+A database file too damaged to read raises LedgerCorruptError naming it (one line).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.books.ledger.journal import Progress, counted, verify_chain
+from controller.books.ledger import rounds
+from controller.books.ledger.db import key_history
+from controller.books.ledger.journal import (
+    KEY_KINDS,
+    Entry,
+    Progress,
+    canonical,
+    counted,
+    verify_chain,
+)
 from controller.books.ledger.reader import LedgerView
+from controller.books.ledger.records import stakes_to_json
 from controller.books.ledger.schema import SEALED
 from controller.engine.pools.awards import outcome_to_json
 from controller.engine.pools.config import PoolConfig
@@ -141,6 +163,68 @@ CROSS_CHECKS = (
 )
 
 
+_SELFCHECK_KINDS = "('ledger.created', 'selfcheck.failed', 'selfcheck.cleared')"
+
+
+def selfcheck_row_problems(view: LedgerView, *, recent: int | None = None) -> list[str]:
+    """The self-check status row against the journal entry that set it: that entry is the
+    last one changing the status, and the row says what it says. ``recent``: the power-up's
+    quick form, which looks for a later status change only among the last ``recent`` entries
+    (a range of the primary key; a closed table writes few entries, so a hidden failure is
+    among them; verify looks at all)."""
+    row = view.db.execute("SELECT state, failures, seq FROM selfcheck WHERE id = 1").fetchone()
+    if row is None:
+        return ["the self-check status row is missing"]
+    state, failures, seq = row
+    entry = view.db.execute(
+        f"SELECT kind, data FROM journal WHERE seq = ? AND kind IN {_SELFCHECK_KINDS}", (seq,)
+    ).fetchone()
+    start = seq if recent is None else max(seq, view.journal.head()[0] - recent)
+    later = view.db.execute(
+        f"SELECT seq, kind FROM journal WHERE seq > ? AND kind IN {_SELFCHECK_KINDS} "
+        "ORDER BY seq LIMIT 1",
+        (start,),
+    ).fetchone()
+    if entry is None:
+        return [f"the self-check status row points to entry {seq}, which did not set it"]
+    if later is not None:
+        return [
+            f"the self-check status row is older than entry {later[0]} ({later[1]}) that "
+            "changed the status later (a failed self-check hidden?)"
+        ]
+    kind, data = entry
+    wanted = "failed" if kind == "selfcheck.failed" else "ok"
+    if state != wanted:
+        return [f"the self-check status row says {state} but entry {seq} ({kind}) set {wanted}"]
+    if wanted == "failed" and json.loads(failures) != json.loads(data).get("failures"):
+        return [f"the self-check failures differ from entry {seq}"]
+    return []
+
+
+def key_history_problems(view: LedgerView) -> list[str]:
+    """The key history in ``meta`` against the entries that started each key."""
+    journal = [
+        (seq, key_id)
+        for seq, key_id in view.db.execute(
+            f"SELECT seq, json_extract(data, '$.key') FROM journal WHERE kind IN {KEY_KINDS} "
+            "ORDER BY seq"
+        )
+        if key_id is not None
+    ]
+    problems = []
+    if journal != key_history(view.db):
+        problems.append(
+            f"the ledger key history in meta {key_history(view.db)} differs from the journal's "
+            f"{journal}"
+        )
+    if view.db.keyring is not None and not journal:
+        problems.append(
+            "the ledger is not keyed although a keyring was given: anyone with the source can "
+            "re-seal its rows (adopt the key: croupier ledger-key adopt)"
+        )
+    return problems
+
+
 def cross_check_problems(view: LedgerView) -> list[str]:
     problems = []
     for what, sql in CROSS_CHECKS:
@@ -159,8 +243,14 @@ class Replay:
         self.shown: dict[str, int] = {}  # last amount displayed, as recorded
         self.hits = 0
         self.problems: list[str] = []
+        # round rows and hit rows as the journal makes them (when entries are given)
+        self.round_rows: dict[str, dict[str, Any]] = {}
+        self.hit_rows: list[dict[str, Any]] = []
+        self._entry: Entry | None = None
 
-    def apply(self, seq: int, kind: str, data: dict[str, Any]) -> None:
+    def apply(self, seq: int, kind: str, data: dict[str, Any], entry: Entry | None = None) -> None:
+        """Apply one money entry; with ``entry`` the round and hit rows are rebuilt too."""
+        self._entry = entry
         try:
             getattr(self, "_" + kind.replace(".", "_"))(seq, data)
         except (PoolArithmeticError, KeyError, TypeError, ValueError) as exc:
@@ -224,6 +314,24 @@ class Replay:
             self._shown(seq, name, recorded.get(name, {}).get("current", after.current), False)
         self._compare(seq, f"round {rid} pools fed", sorted(recorded), sorted(fed))
         self.open[rid] = fed
+        if self._entry is not None:
+            staked = sum(sum(w.values()) for w in data["stakes"].values())
+            self.round_rows[rid] = {
+                "state": "open", "stakes": canonical(data["stakes"]), "staked": staked,
+                "opened_mono": self._entry.mono, "opened_wall": self._entry.wall,
+                "open_seq": seq, "closed_mono": None, "closed_wall": None, "close_seq": None,
+                "rule": None, "cause": None, "paid": None, "paid_total": None,
+            }  # fmt: skip
+
+    def _closed_row(self, rid: str, state: str, paid: dict[str, Any], **more: Any) -> None:
+        row = self.round_rows.get(rid)
+        if self._entry is None or row is None:
+            return
+        row.update(
+            state=state, closed_mono=self._entry.mono, closed_wall=self._entry.wall,
+            close_seq=self._entry.seq, paid=canonical(paid),
+            paid_total=sum(sum(w.values()) for w in paid.values()), **more,
+        )  # fmt: skip
 
     def _closing(self, seq: int, rid: str) -> dict[str, tuple[Contribution, dict[int, int]]]:
         if rid not in self.open:
@@ -243,9 +351,11 @@ class Replay:
                 recorded, {**r.to_json(), "current": after.current},
             )  # fmt: skip
             self._shown(seq, name, (recorded or {}).get("current", after.current), True)
+        self._closed_row(rid, "voided", data["returned"], rule=data["rule"], cause=data["cause"])
 
     def _round_settled(self, seq: int, data: dict[str, Any]) -> None:
         rid = data["round"]
+        moves: dict[str, rounds.PoolMove] = {}
         for name, (_, seats) in self._closing(seq, rid).items():
             config, state = self.pools[name]
             lines = data["hits"].get(name, {})
@@ -260,6 +370,29 @@ class Replay:
             won = outcome.jackpot_paid > 0
             self._shown(seq, name, (recorded or {}).get("current", after.current), won)
             self.hits += sum(1 for a in outcome.awards.values() if a.amount or a.share or a.envy)
+            moves[name] = rounds.PoolMove(config, after, outcome, seats)
+        if self._entry is not None and rid in self.round_rows:
+            self._settled_rows(rid, data, moves, self._entry)
+
+    def _settled_rows(
+        self, rid: str, data: dict[str, Any], moves: dict[str, rounds.PoolMove], entry: Entry
+    ) -> None:
+        """The round row and hit rows a settlement makes, with the ledger's own functions."""
+
+        def seats(stakes: dict[str, Any]) -> dict[int, dict[str, int]]:
+            return {int(s): dict(w) for s, w in stakes.items()}
+
+        opened = seats(json.loads(self.round_rows[rid]["stakes"]))
+        every = rounds.merged(opened, seats(data["added"]))
+        paid = rounds.payouts(rid, every, seats(data["payouts"]), moves)
+        self.round_rows[rid].update(
+            stakes=canonical(stakes_to_json(every)),
+            staked=sum(sum(w.values()) for w in every.values()),
+        )
+        self._closed_row(rid, "settled", stakes_to_json(paid))
+        hands = {int(s): h for s, h in data["hands"].items()}
+        for move in moves.values():
+            self.hit_rows += rounds.hit_rows(0, rid, move, hands, entry)
 
     def _meter_corrected(self, seq: int, data: dict[str, Any]) -> None:
         name, meter = data["pool"], data["meter"]
@@ -295,17 +428,57 @@ def pool_differences(
     return problems
 
 
-def replay_journal(view: LedgerView, progress: Progress | None = None) -> Replay:
-    """Apply the journal's money entries in order (see the module docstring)."""
+def replay_journal(
+    view: LedgerView, progress: Progress | None = None, *, rows: bool = False
+) -> Replay:
+    """Apply the journal's money entries in order (see the module docstring); ``rows``:
+    rebuild the round and hit rows too (verify's check 7)."""
     replay = Replay()
     for entry in counted(view.journal.entries(kinds=MONEY_KINDS), progress):
-        replay.apply(entry.seq, entry.kind, entry.data)
+        replay.apply(entry.seq, entry.kind, entry.data, entry if rows else None)
     return replay
+
+
+_ROUND_COLUMNS = SEALED["rounds"][1]
+_HIT_COLUMNS = tuple(c for c in SEALED["hits"][1])
+
+
+def round_row_problems(view: LedgerView, replay: Replay) -> list[str]:
+    """Every round row and hit row against what the journal makes it (check 7)."""
+    items = []
+    stored = view.db.execute(f"SELECT round_id, {', '.join(_ROUND_COLUMNS)} FROM rounds")
+    seen = set()
+    for rid, *values in stored:
+        seen.add(rid)
+        expected = replay.round_rows.get(rid)
+        if expected is None:
+            items.append(f"round {rid} has a row but no round.opened entry")
+            continue
+        items += [
+            f"round {rid}: {column} is {value!r} in the rounds table but {expected[column]!r} "
+            "from the journal"
+            for column, value in zip(_ROUND_COLUMNS, values, strict=True)
+            if value != expected[column]
+        ]
+    items += [f"round {rid} is in the journal but has no row" for rid in replay.round_rows
+              if rid not in seen]  # fmt: skip
+    hits = [tuple(r) for r in view.db.execute(f"SELECT {', '.join(_HIT_COLUMNS)} FROM hits")]
+    wanted = [tuple(r[c] for c in _HIT_COLUMNS) for r in replay.hit_rows]
+    if sorted(hits, key=repr) != sorted(wanted, key=repr):
+        extra = [h for h in hits if h not in wanted][:3]
+        missing = [h for h in wanted if h not in hits][:3]
+        items.append(
+            f"the hit history differs from the journal's awards: rows {extra} are not what "
+            f"the journal makes, rows {missing} are missing"
+        )
+    problems: list[str] = []
+    _listed(problems, items, "round or hit rows that differ from the journal")
+    return problems
 
 
 def replay_problems(view: LedgerView, progress: Progress | None = None) -> tuple[list[str], Replay]:
     """The replay's own problems, then every difference between it and the tables."""
-    replay = replay_journal(view, progress)
+    replay = replay_journal(view, progress, rows=True)
     problems = list(replay.problems)
     problems += pool_differences(view.pools(), replay.pools)
     open_rows = set(view.open_round_ids())
@@ -321,12 +494,23 @@ def replay_problems(view: LedgerView, progress: Progress | None = None) -> tuple
 
 def verify_ledger(view: LedgerView, progress: Progress | None = None) -> Report:
     """Every invariant; ``progress`` is told of the journal entries walked (the chain, then
-    the money entries replayed)."""
+    the money entries replayed). A database file too damaged to read raises
+    LedgerCorruptError (one line naming the file), never a bare SQLite error."""
+    with view.db.reading("verifying the ledger"):
+        return _verify(view, progress)
+
+
+def _verify(view: LedgerView, progress: Progress | None) -> Report:
     report = Report()
     quick = [r[0] for r in view.db.execute("PRAGMA quick_check")]
     if quick != ["ok"]:
         _listed(report.problems, [f"SQLite: {q}" for q in quick], "SQLite problems")
-    report.problems += sealed_row_problems(view)
+    if view.db.unverifiable:
+        report.problems.append(view.db.unverifiable)
+    else:
+        report.problems += sealed_row_problems(view)
+    report.problems += key_history_problems(view)
+    report.problems += selfcheck_row_problems(view)
     report.problems += pool_problems(view)
     chain = verify_chain(view.journal, progress)
     report.problems += [f"journal: {p}" for p in chain.problems]
@@ -337,5 +521,6 @@ def verify_ledger(view: LedgerView, progress: Progress | None = None) -> Report:
         return report
     problems, replay = replay_problems(view, progress)
     report.problems += problems
+    report.problems += round_row_problems(view, replay)
     report.stats.update(pools={n: s.current for n, (_, s) in replay.pools.items()})
     return report

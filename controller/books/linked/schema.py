@@ -19,7 +19,9 @@ Tables (the concepts of the local ledger, ``docs/ledger.md``, keyed by pool and 
   the primary key is what makes a retried commit count once;
 - ``hits``: the hit history, never pruned (trigger);
 - ``tables``: the tables that joined each pool, when they were last seen, and their share of
-  the meters (rounds, stakes, contributions, awards).
+  the meters (rounds, stakes, contributions, awards);
+- ``ledger_heads`` (version 2): the witness of each table's own SQLite ledger, the last journal
+  head it published (``controller.books.linked.witness``), never lowered (trigger).
 
 Every money transaction locks the pool row first (``SELECT ... FOR UPDATE``), so transactions
 on one pool are serialised by that lock, and they run at ``SERIALIZABLE`` isolation besides.
@@ -33,7 +35,7 @@ from controller.books.linked.errors import StoreVersionError
 from controller.engine.pools.meters import METER_COLUMNS
 
 SCHEMA = "croupier"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MIGRATION_LOCK = 0x6372_6F75_7069_6572 & 0x7FFF_FFFF_FFFF_FFFF  # "croupier": pool init
 
 V1 = """
@@ -158,7 +160,29 @@ CREATE TRIGGER hits_no_truncate BEFORE TRUNCATE ON croupier.hits
     FOR EACH STATEMENT EXECUTE FUNCTION croupier.refuse_change('the hit history is never pruned');
 """
 
-MIGRATIONS: dict[int, str] = {1: V1}
+V2 = """
+CREATE TABLE croupier.ledger_heads (
+    ledger_id text PRIMARY KEY,
+    table_id text NOT NULL,
+    seq bigint NOT NULL CHECK (seq >= 0),
+    hash text NOT NULL CHECK (hash ~ '^[0-9a-f]{64}$'),
+    updated timestamptz NOT NULL DEFAULT now()
+);
+CREATE FUNCTION croupier.head_never_lowered() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.seq < OLD.seq THEN
+        RAISE EXCEPTION 'ledger head % of % is below the head % already seen',
+            NEW.seq, NEW.ledger_id, OLD.seq;
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER ledger_head_never_lowered BEFORE UPDATE ON croupier.ledger_heads
+    FOR EACH ROW EXECUTE FUNCTION croupier.head_never_lowered();
+CREATE TRIGGER ledger_heads_no_delete BEFORE DELETE OR TRUNCATE ON croupier.ledger_heads
+    FOR EACH STATEMENT EXECUTE FUNCTION croupier.refuse_change('a ledger head is never deleted');
+"""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2}
 
 # Objects whose absence verify reports (someone dropped them to edit history).
 GUARDS = ("journal_append_only", "journal_no_truncate", "hits_never_pruned", "hits_no_truncate")

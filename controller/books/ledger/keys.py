@@ -1,0 +1,164 @@
+"""The per-table ledger key: the secret that seals rows and chains the journal (HMAC-SHA-256).
+
+Without a key, a row's checksum and an entry's hash are plain SHA-256 of public data: anyone
+with write access to the database and the source can edit a row and seal it again. With a key,
+both are HMAC-SHA-256 under a 256-bit secret that lives **outside the ledger**, in a file only
+the daemon's user can read (``/etc/croupier/ledger.key``, mode 0400, created by
+``systemd/install.sh``; ``$CROUPIER_LEDGER_KEY`` or ``[ledger] key`` elsewhere): write access
+to the database is then not enough to forge a seal or an entry.
+
+The file is a **keyring**: one key per line (64 hex digits; ``#`` comments), oldest first, the
+last one current. Keys are named by their *key ID*, an HMAC of a fixed text under the key, which
+names a key without revealing it. The journal records which key chains it from where:
+``ledger.created`` (a new ledger) and ``ledger.keyed`` (an existing ledger adopting a key, or a
+rotation) carry ``{"key": KEY_ID}`` and are themselves hashed with that key; every entry after
+them uses it. A rotation adds a key to the keyring, then journals ``ledger.keyed`` and seals every
+row again under the new key; older keys stay in the keyring to verify the entries they chained.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.books.ledger.errors import LedgerError
+
+KEY_ENV = "CROUPIER_LEDGER_KEY"
+DEFAULT_KEY_PATH = Path("/etc/croupier/ledger.key")
+KEY_BYTES = 32
+_LINE = re.compile(r"^[0-9a-f]{64}$")
+_ID_TEXT = b"croupier ledger key id"
+
+
+class LedgerKeyError(LedgerError):
+    """The ledger key file is missing, readable by others, malformed, or does not hold the key
+    a ledger was chained with."""
+
+
+@dataclass(frozen=True)
+class LedgerKey:
+    secret: bytes
+
+    @property
+    def key_id(self) -> str:
+        return hmac.digest(self.secret, _ID_TEXT, "sha256").hex()[:16]
+
+    def mac(self, text: bytes) -> str:
+        return hmac.digest(self.secret, text, "sha256").hex()
+
+
+def digest(text: str, key: LedgerKey | None) -> str:
+    """HMAC-SHA-256 of ``text`` under ``key``, or SHA-256 for an unkeyed ledger."""
+    data = text.encode()
+    return key.mac(data) if key is not None else hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Keyring:
+    path: Path
+    keys: tuple[LedgerKey, ...]  # oldest first; the last is current
+
+    @property
+    def current(self) -> LedgerKey:
+        return self.keys[-1]
+
+    def get(self, key_id: str) -> LedgerKey | None:
+        return next((k for k in self.keys if k.key_id == key_id), None)
+
+    def require(self, key_id: str) -> LedgerKey:
+        key = self.get(key_id)
+        if key is None:
+            raise LedgerKeyError(
+                f"the ledger is chained with key {key_id}, which is not in the keyring "
+                f"{self.path} (restore the key file from its backup)"
+            )
+        return key
+
+
+def default_key_path() -> Path:
+    return Path(os.environ.get(KEY_ENV) or DEFAULT_KEY_PATH)
+
+
+SIM_KEY = "ledger.key"  # the simulated table's keyring: beside its ledger, in the state dir
+
+
+def keyring_beside(ledger_path: Path) -> Keyring | None:
+    """The simulated table's keyring (``ledger.key`` beside the ledger), if there is one. A
+    real table keeps its keyring in /etc/croupier, away from the ledger's directory."""
+    path = Path(ledger_path).parent / SIM_KEY
+    return load_keyring(path) if path.exists() else None
+
+
+def load_keyring(path: Path) -> Keyring:
+    """Read a keyring; refuses one that others than its owner may read (one-line errors)."""
+    path = Path(path)
+    try:
+        info = path.stat()
+        text = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        raise LedgerKeyError(
+            f"no ledger key at {path}: provision it at install (croupier ledger-key create)"
+        ) from None
+    except PermissionError:
+        raise LedgerKeyError(
+            f"{path}: permission denied: the ledger key is readable only by the daemon's user "
+            "(run as that user, e.g. sudo -u croupier)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LedgerKeyError(f"{path}: cannot read the ledger key: {exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise LedgerKeyError(f"{path}: the ledger key must be a regular file")
+    if info.st_mode & 0o077:
+        raise LedgerKeyError(
+            f"{path}: the ledger key has mode {stat.S_IMODE(info.st_mode):04o}; it must be "
+            "readable by its owner only (chmod 0400)"
+        )
+    keys = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if not _LINE.match(line):
+            raise LedgerKeyError(f"{path}: line {number}: a key is 64 lowercase hex digits")
+        keys.append(LedgerKey(bytes.fromhex(line)))
+    if not keys:
+        raise LedgerKeyError(f"{path}: the keyring holds no key")
+    return Keyring(path, tuple(keys))
+
+
+def _write_keys(path: Path, keys: tuple[LedgerKey, ...]) -> None:
+    """Write the keyring atomically with mode 0400."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+    body = "# croupier ledger keyring: oldest first, the last is current; never edit by hand\n"
+    body += "".join(k.secret.hex() + "\n" for k in keys)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+    try:
+        os.write(fd, body.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def create_keyring(path: Path) -> Keyring:
+    """Provision a table's key (refuses to overwrite an existing keyring)."""
+    path = Path(path)
+    if path.exists():
+        raise LedgerKeyError(f"{path} exists already: a table's key is created once")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keys = (LedgerKey(secrets.token_bytes(KEY_BYTES)),)
+    _write_keys(path, keys)
+    return Keyring(path, keys)
+
+
+def add_key(keyring: Keyring) -> Keyring:
+    """Rotation, first step: a new current key appended to the keyring file."""
+    keys = (*keyring.keys, LedgerKey(secrets.token_bytes(KEY_BYTES)))
+    _write_keys(keyring.path, keys)
+    return Keyring(keyring.path, keys)

@@ -1,0 +1,130 @@
+"""Opening the ledger at power-up with every safeguard: what the daemon calls, and only this.
+
+:func:`open_ledger` opens the ledger with the table's keyring, runs the power-up self-check
+(software manifest and ledger, ``selfcheck.py``), compares the journal head with the witness's
+(``witness.py``) and starts publishing the head after every commit. It returns the ledger, the
+self-check status and the **named conditions** that keep the table closed:
+
+- ``selfcheck``: the self-check failed, now or earlier (persisted until a technician clears
+  it);
+- ``ledger-rollback``: the ledger is behind its witness, or differs from the head the witness
+  saw (persisted as a self-check failure too);
+- ``witness``: a witness is configured but did not answer at power-up (not persisted: restart
+  the daemon once it answers).
+
+The simulated table (``[shuffler] emulate = true``) differs in two ways only: a missing software
+manifest skips the software check (journaled ``selfcheck.passed`` with ``software: false``)
+instead of failing it, and a missing keyring is created in the state directory. A real table
+needs both, provisioned at install (``systemd/install.sh``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.books.ledger.keys import SIM_KEY, create_keyring, default_key_path, load_keyring
+from controller.books.ledger.records import SelfCheckStatus
+from controller.books.ledger.selfcheck import default_manifest_path, power_up
+from controller.books.ledger.store import Ledger
+from controller.books.ledger.witness import (
+    HeadPublisher,
+    HttpWitness,
+    Witness,
+    WitnessError,
+    head_problems,
+    ledger_id,
+)
+
+
+@dataclass(frozen=True)
+class Safeguards:
+    """What the table configuration says about the ledger's safeguards."""
+
+    simulated: bool  # the simulated table: see the module docstring
+    table_id: str
+    key_path: Path | None = None  # None: $CROUPIER_LEDGER_KEY or /etc/croupier/ledger.key
+    witness_url: str | None = None  # an HTTP witness; else
+    witness_dsn: str | None = None  # the linked-pool store, when the table has a linked pool
+    manifest: Path = field(default_factory=default_manifest_path)
+
+
+@dataclass
+class Opened:
+    ledger: Ledger
+    status: SelfCheckStatus
+    conditions: list[tuple[str, str]]  # (condition, reason): each keeps the table closed
+
+
+def _keyring_path(safeguards: Safeguards, state_dir: Path) -> Path:
+    if safeguards.key_path is not None:
+        return safeguards.key_path
+    return state_dir / SIM_KEY if safeguards.simulated else default_key_path()
+
+
+def open_ledger(
+    path: Path,
+    now: float,
+    wall_clock: Callable[[], float],
+    safeguards: Safeguards,
+) -> Opened:
+    """Open and check the ledger (see the module docstring). Raises LedgerKeyError when the
+    keyring is missing or unreadable on a real table, and the errors of ``Ledger.open``."""
+    key_path = _keyring_path(safeguards, path.parent)
+    if safeguards.simulated and not key_path.exists():
+        create_keyring(key_path)
+    keyring = load_keyring(key_path)
+    ledger = Ledger.open(path, now=now, wall_clock=wall_clock, keyring=keyring)
+    try:
+        manifest: Path | None = safeguards.manifest
+        if safeguards.simulated and not safeguards.manifest.exists():
+            manifest = None
+        status = power_up(ledger, now, manifest)
+        conditions = []
+        witness = _witness_for(safeguards)
+        if witness is not None:
+            conditions += _witness(ledger, now, safeguards.table_id, witness)
+            status = ledger.selfcheck_status()
+        if not status.table_may_open:
+            reason = "; ".join(status.failures[:2]) or "self-check failed"
+            conditions.insert(0, ("selfcheck", reason))
+    except BaseException:
+        ledger.close()
+        raise
+    return Opened(ledger, status, conditions)
+
+
+def _witness_for(safeguards: Safeguards) -> Witness | None:
+    if safeguards.witness_url:
+        return HttpWitness(safeguards.witness_url)
+    if safeguards.witness_dsn:
+        from controller.books.linked.witness import PgWitness  # psycopg only when linked
+
+        return PgWitness(safeguards.witness_dsn)
+    return None
+
+
+def _witness(ledger: Ledger, now: float, table: str, witness: Witness) -> list[tuple[str, str]]:
+    identity = ledger_id(ledger)
+    try:
+        seen = witness.latest(identity)
+    except WitnessError as exc:
+        witness.close()
+        return [("witness", f"{exc}: a rollback of the ledger cannot be ruled out")]
+    problems = head_problems(ledger, seen)
+    if problems:
+        witness.close()
+        ledger.record_selfcheck_failure(problems, now)
+        return [("ledger-rollback", problems[0])]
+    publisher = HeadPublisher(witness, identity, table)
+
+    def publish() -> None:
+        last = ledger.journal.last_written()
+        if last is not None:
+            publisher.offer(*last)
+
+    publisher.offer(*ledger.journal.head())
+    ledger.db.after_commit.append(publish)
+    ledger.db.on_close.append(publisher.close)
+    return []

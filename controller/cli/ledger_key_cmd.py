@@ -1,0 +1,97 @@
+"""``croupier ledger-key``: the per-table key that seals the ledger (docs/ledger.md, keyed ledgers).
+
+- ``croupier ledger-key create --key PATH``: provision a table's keyring (mode 0400; run at
+  install time as the daemon's user: ``systemd/install.sh`` does it); refuses to overwrite one;
+- ``croupier ledger-key show [--key PATH]``: the key IDs of the keyring (never a secret);
+- ``croupier ledger-key adopt --technician T --reason R``: an existing, unkeyed ledger is keyed
+  from now on (the migration of ledgers written before keys existed); daemon stopped;
+- ``croupier ledger-key rotate --technician T --reason R``: add a key to the keyring and key the
+  ledger with it from now on (older keys stay to verify older entries); daemon stopped.
+
+Both writers journal ``ledger.keyed`` and seal every row again, and refuse while the journal or
+a row does not verify.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.books.ledger.keys import add_key, create_keyring, default_key_path, load_keyring
+from controller.cli.ledger_args import (
+    add_action,
+    add_key_flag,
+    add_technician_flags,
+    keyring,
+    writer,
+)
+from controller.cli.output import print_json
+
+EXAMPLES = {
+    "ledger-key": [
+        "croupier ledger-key create --key /etc/croupier/ledger.key   # at install (0400)",
+        "sudo -u croupier croupier ledger-key show",
+        "croupier ledger-key adopt --technician T --reason 'keyed ledger'   # daemon stopped",
+        "croupier ledger-key rotate --technician T --reason 'yearly'        # daemon stopped",
+    ]
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ledger-key", help="the per-table ledger key: create, show, adopt, rotate")
+    actions = p.add_subparsers(dest="action", required=True)
+    c = add_action(actions, "create", "provision the table's keyring", create, db=False)
+    c.add_argument(  # required: a secret is never written to a path nobody named
+        "--key", type=Path, required=True, metavar="PATH", help="where (mode 0400)"
+    )
+    add_key_flag(add_action(actions, "show", "the key IDs of the keyring", show, db=False))
+    add_technician_flags(add_action(actions, "adopt", "key an unkeyed ledger", adopt))
+    add_technician_flags(add_action(actions, "rotate", "re-key the ledger with a new key", rotate))
+
+
+def _path(args: argparse.Namespace) -> Path:
+    return getattr(args, "key", None) or default_key_path()
+
+
+def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    if args.json:
+        print_json(data)
+    else:
+        print(text)
+
+
+def create(args: argparse.Namespace) -> int:
+    ring = create_keyring(args.key)
+    emit(args, {"keyring": str(ring.path), "key": ring.current.key_id},
+         f"created {ring.path} (mode 0400) with key {ring.current.key_id}")  # fmt: skip
+    return 0
+
+
+def show(args: argparse.Namespace) -> int:
+    ring = load_keyring(_path(args))
+    ids = [k.key_id for k in ring.keys]
+    emit(args, {"keyring": str(ring.path), "keys": ids, "current": ids[-1]},
+         "\n".join(f"{i}{'  (current)' if i == ids[-1] else ''}" for i in ids))  # fmt: skip
+    return 0
+
+
+def adopt(args: argparse.Namespace) -> int:
+    ring = load_keyring(_path(args))
+    with writer(args, keyed=False) as ledger:
+        key_id = ledger.rekey(ring, time.monotonic(), technician=args.technician,
+                              reason=args.reason)  # fmt: skip
+    emit(args, {"key": key_id}, f"the ledger is keyed with {key_id} from now on")
+    return 0
+
+
+def rotate(args: argparse.Namespace) -> int:
+    ring = keyring(args) or load_keyring(_path(args))
+    with writer(args) as ledger:
+        ring = add_key(ring)
+        key_id = ledger.rekey(ring, time.monotonic(), technician=args.technician,
+                              reason=args.reason)  # fmt: skip
+    text = f"the ledger is keyed with {key_id} from now on; keep {ring.path} (all its keys)"
+    emit(args, {"key": key_id, "keys": [k.key_id for k in ring.keys]}, text)
+    return 0

@@ -1,0 +1,122 @@
+"""What the host checks about the order and the pairing of what the device sends (pure).
+
+- :class:`EventWindow`: event de-duplication (docs/protocol.md sec. 2.4). Event ``SEQ`` runs
+  1..255 and wraps to 1; ``0`` is never an event. With one event in flight at the device, a
+  new event is always the next ``SEQ`` after the last one accepted; anything in the
+  :data:`WINDOW` sequence numbers behind it (by serial-number arithmetic, RFC 1982, so it is
+  wrap safe) is a late or repeated copy and is not delivered again. A ``SEQ`` further ahead
+  than the next one is delivered and counted as a gap (the device broke the one-in-flight
+  rule, or it restarted unnoticed). The window belongs to one device boot: it is reset when
+  the ``boot_id`` changes (``IDENTIFY`` reply or ``PONG``), so the first event after a reboot,
+  numbered 1 again, is never mistaken for a duplicate.
+- :class:`CardOrder`: shoe ``CARD`` events carry ``index`` = cards drawn since the shuffle,
+  from 1; each must be the next one. A ``SHUFFLE`` reply starts again at 1; a ``REINSERT``
+  reply that accepted ``k`` cards steps back by ``k`` (they are in the machine again).
+- :func:`reply_mismatch`: a reply that decodes and carries the request's ``SEQ`` must also
+  answer *that* request: a ``DEAL`` reply echoes the tag and the count requested and holds at
+  most that many cards when complete; a ``SHUFFLE`` reply names the mode asked for; a
+  ``REINSERT`` reply accepts at most the cards sent. After ``SEQ`` wraps (every 255 requests) a
+  very late reply to an older request could carry the current ``SEQ``; this is what tells
+  them apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from firmware_bridge.messages import (
+    DealReply,
+    DealRequest,
+    Message,
+    ReinsertReply,
+    ReinsertRequest,
+    ShuffleReply,
+    ShuffleRequest,
+)
+
+SEQ_SPACE = 255  # event and request SEQ run 1..255
+WINDOW = 127  # SEQ numbers behind the last accepted event that are duplicates (half the space)
+
+
+def seq_distance(last: int, seq: int) -> int:
+    """How far ``seq`` is ahead of ``last`` in the 1..255 space (0..254, wrap safe)."""
+    return (seq - last) % SEQ_SPACE
+
+
+class Verdict(Enum):
+    NEW = "new"  # the next event: deliver it
+    GAP = "gap"  # ahead of the next one: deliver it, but events were skipped
+    DUPLICATE = "duplicate"  # already delivered (or a late copy): acknowledge only
+
+
+class EventWindow:
+    """Accepted event SEQ numbers of one device boot (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.last: int | None = None
+        self.boot_id: int | None = None
+
+    def new_boot(self, boot_id: int) -> bool:
+        """The device's ``boot_id`` as just reported; True (window reset) when it changed."""
+        if boot_id == self.boot_id:
+            return False
+        self.boot_id = boot_id
+        self.last = None
+        return True
+
+    def accept(self, seq: int) -> Verdict:
+        if self.last is None:
+            self.last = seq
+            return Verdict.NEW
+        distance = seq_distance(self.last, seq)
+        if distance == 0 or distance >= SEQ_SPACE - WINDOW:
+            return Verdict.DUPLICATE
+        self.last = seq
+        return Verdict.NEW if distance == 1 else Verdict.GAP
+
+
+@dataclass
+class CardOrder:
+    """The next shoe card index expected (None: not known yet, the next one sets it)."""
+
+    expected: int | None = None
+
+    def shuffled(self) -> None:
+        self.expected = 1
+
+    def reinserted(self, accepted: int) -> None:
+        if self.expected is not None:
+            self.expected = max(1, self.expected - accepted)
+
+    def forget(self) -> None:
+        self.expected = None
+
+    def check(self, index: int) -> str | None:
+        """None when ``index`` is the next card; else what is wrong (the order re-bases on
+        ``index`` so one fault is reported once)."""
+        expected, self.expected = self.expected, index + 1
+        if expected is None or index == expected:
+            return None
+        what = "repeated" if index < expected else f"{index - expected} card(s) skipped"
+        return f"shoe card index {index} where {expected} was next ({what})"
+
+
+def reply_mismatch(request: Message, reply: Message) -> str | None:
+    """Why ``reply`` cannot be the answer to ``request`` (None when it can)."""
+    if isinstance(request, DealRequest) and isinstance(reply, DealReply):
+        if (reply.tag, reply.requested) != (request.tag, request.count):
+            return (
+                f"DEAL reply for tag {reply.tag}, {reply.requested} card(s) answers a DEAL of "
+                f"{request.count} card(s) for tag {request.tag}"
+            )
+    elif isinstance(request, ShuffleRequest) and isinstance(reply, ShuffleReply):
+        if reply.mode != request.mode:
+            return f"SHUFFLE reply in mode {reply.mode} answers a SHUFFLE in mode {request.mode}"
+    elif (
+        isinstance(request, ReinsertRequest)
+        and isinstance(reply, ReinsertReply)
+        and reply.accepted > len(request.cards)
+    ):
+        return f"REINSERT reply accepting {reply.accepted} of {len(request.cards)} card(s) sent"
+    return None
