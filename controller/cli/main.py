@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "controller.cli.sign_cmd",
     "controller.cli.table_cmd",
     "controller.cli.pool_cmd",
+    "controller.cli.report_cmd",
     "controller.cli.rig_cmd",
 ]
 

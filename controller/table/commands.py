@@ -30,6 +30,7 @@ from controller.table.events import (
     PoolAmount,
     SeatDecision,
 )
+from controller.table.reporting import day_report
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
@@ -89,6 +90,7 @@ class Commands:
             "round.expose",
             "round.last",
             "shuffler.reset",
+            "report.day",
         ):
             server.register(name, getattr(self, name.replace(".", "_")))
 
@@ -184,6 +186,10 @@ class Commands:
                 for t in report.tests
             ],
         }
+
+    async def report_day(self, request: Request) -> dict[str, Any]:
+        """The signed gaming-day report (controller.table.reporting, docs/regulatory.md)."""
+        return await day_report(self.runner, request.args)
 
     def metrics(self, request: Request) -> dict[str, Any]:
         """Round pipeline timings (controller.table.runner.PipelineMetrics)."""

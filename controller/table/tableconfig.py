@@ -19,6 +19,10 @@ with its key and reason, and the daemon refuses to start on any):
 ``[technician]`` ``credential``: a salted hash from ``croupier config hash-credential``
 ``[control]``    ``socket`` (relative: under the runtime directory), ``group``
 ``[timing]``     ``settled_display`` seconds
+``[report]``     ``gaming_day_start`` (``"HH:MM"`` local, default ``"06:00"``), ``timezone``
+                 (IANA name, default ``"UTC"``), ``key`` (the report signing key, default
+                 ``/etc/croupier/report-key.pem``; relative: under the state directory);
+                 docs/regulatory.md
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from controller.books.linked.settings import (
     linked_settings,
     table_id_problem,
 )
+from controller.books.reports.gaming_day import GamingDayError, GamingDayRule
 from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
 from controller.table.credentials import check_stored
@@ -69,6 +74,13 @@ class ShufflerSettings:
 
 
 @dataclass(frozen=True)
+class ReportSettings:
+    gaming_day_start: str = "06:00"
+    timezone: str = "UTC"
+    key: str = "/etc/croupier/report-key.pem"
+
+
+@dataclass(frozen=True)
 class TableConfig:
     source: str
     table_id: str
@@ -84,12 +96,16 @@ class TableConfig:
     control_group: str | None
     settled_display: float
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    report: ReportSettings = field(default_factory=lambda: ReportSettings())
 
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
 
     def resolve_socket(self, runtime_dir: Path) -> Path:
         return _under(runtime_dir, self.control_socket)
+
+    def resolve_report_key(self, state_dir: Path) -> Path:
+        return _under(state_dir, self.report.key)
 
 
 def _under(base: Path, value: str) -> Path:
@@ -279,6 +295,7 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
             or 15.0
         )
         timing.finish()
+    report = _read_report(top.section("report", required=False))
     top.finish()
     problems.raise_if_any()
     assert table_id and profile and shuffler
@@ -297,7 +314,29 @@ def parse_table_config(data: dict[str, Any], source: str) -> TableConfig:
         group,
         settled_display,
         data,
+        report,
     )
+
+
+def _read_report(sec: Section | None) -> ReportSettings:
+    if sec is None:
+        return ReportSettings()
+    default = ReportSettings()
+
+    def rule_problem(start: str, zone: str) -> str | None:
+        try:
+            GamingDayRule.parse(start, zone)
+        except GamingDayError as exc:
+            return str(exc)
+        return None
+
+    start = sec.get("gaming_day_start", str, default=default.gaming_day_start,
+                    check=lambda v: rule_problem(v, "UTC"))  # fmt: skip
+    zone = sec.get("timezone", str, default=default.timezone,
+                   check=lambda v: rule_problem("00:00", v))  # fmt: skip
+    key = sec.get("key", str, default=default.key, check=lambda v: None if v else "a path")
+    sec.finish()
+    return ReportSettings(start, zone, key)
 
 
 def load_table_config(path: str | Path) -> TableConfig:

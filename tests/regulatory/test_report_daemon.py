@@ -1,0 +1,41 @@
+"""``report.day`` on the live daemon: the simulated table makes its report key, the daemon
+signs the day's report in every form over the control socket."""
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from controller.books.reports.signing import load_public, public_key_path, verify_document
+from controller.cli.main import main
+from controller.rig.table import SimTable
+from controller.table.control.protocol import ControlError
+from controller.table.control.server import ControlClient
+from controller.table.reporting import report_context
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_live_table_signs_todays_report(tmp_path):
+    with SimTable() as table:  # started
+        public = load_public(public_key_path(table.config.resolve_report_key(table.state_dir)))
+        socket = ["--socket", str(table.control_socket)]
+        day = report_context(table.config).rule.day_of(datetime.now(UTC)).isoformat()
+        for form in ("json", "csv", "pdf"):
+            out = tmp_path / f"today.{form}"
+            code = main(["report", "day", *socket, "--date", day, "--format", form,
+                         "--output", str(out)])  # fmt: skip
+            assert code == 0
+            verify_document(out.read_bytes(), public)
+        signed = json.loads((tmp_path / "today.json").read_text())["report"]
+        assert signed["table"] == "SIM-1" and not signed["complete"]
+        (pool,) = signed["pools"]
+        with table.ledger() as ledger:
+            assert pool["closing"]["displayed"] == ledger.pool("main")[1].current
+        # the socket checks its fields itself (the CLI's own check never reaches it)
+        with ControlClient(table.control_socket) as client:
+            for args, named in (({"date": "someday"}, "'date'"), ({"date": 7}, "'date'"),
+                                ({"form": "docx"}, "'form'")):  # fmt: skip
+                with pytest.raises(ControlError, match=named) as caught:
+                    client.call("report.day", **args)
+                assert caught.value.code == "bad-request"
