@@ -32,6 +32,7 @@ COMMAND_MODULES = [
     "controller.cli.table_cmd",
     "controller.cli.pool_cmd",
     "controller.cli.report_cmd",
+    "controller.cli.verify_software_cmd",
     "controller.cli.rig_cmd",
 ]
 

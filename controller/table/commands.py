@@ -9,9 +9,16 @@ card identities
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from controller.books.ledger.journal import verify_chain
+from controller.books.software_verification import (
+    VerificationError,
+    history,
+    record,
+    verify_software,
+)
 from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
@@ -91,6 +98,8 @@ class Commands:
             "round.last",
             "shuffler.reset",
             "report.day",
+            "software.verify",
+            "software.history",
         ):
             server.register(name, getattr(self, name.replace(".", "_")))
 
@@ -190,6 +199,24 @@ class Commands:
     async def report_day(self, request: Request) -> dict[str, Any]:
         """The signed gaming-day report (controller.table.reporting, docs/regulatory.md)."""
         return await day_report(self.runner, request.args)
+
+    async def software_verify(self, request: Request) -> dict[str, Any]:
+        """Keyed digests of the installed software, journaled (software_verification)."""
+        args, runner = request.args, self.runner
+        who = args.get("requested_by")
+        who = who[:64] if isinstance(who, str) and who.strip() else "control socket"
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(
+                None, verify_software, args.get("seed"), args.get("algorithm", "hmac-sha1")
+            )
+        except VerificationError as exc:
+            raise ControlError(str(exc), "bad-request") from None
+        now = runner.now()
+        seq = await runner.in_ledger(lambda: record(runner.ledger.journal, result, now, who))
+        return {"result": result.to_json(), "journal_entry": seq}
+
+    async def software_history(self, request: Request) -> list[dict[str, Any]]:
+        return await self.runner.in_ledger(lambda: history(self.runner.ledger))
 
     def metrics(self, request: Request) -> dict[str, Any]:
         """Round pipeline timings (controller.table.runner.PipelineMetrics)."""

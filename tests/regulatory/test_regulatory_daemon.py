@@ -1,5 +1,6 @@
-"""``report.day`` on the live daemon: the simulated table makes its report key, the daemon
-signs the day's report in every form over the control socket."""
+"""The regulator's commands on the live daemon: ``report.day`` (the simulated table makes its
+report key, the daemon signs the day's report in every form) and ``software.verify`` (keyed
+digests computed and journaled while the table runs)."""
 
 import json
 from datetime import UTC, datetime
@@ -7,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from controller.books.reports.signing import load_public, public_key_path, verify_document
+from controller.books.software_verification import history, verify_software
 from controller.cli.main import main
 from controller.rig.table import SimTable
 from controller.table.control.protocol import ControlError
@@ -39,3 +41,22 @@ def test_the_live_table_signs_todays_report(tmp_path):
                 with pytest.raises(ControlError, match=named) as caught:
                     client.call("report.day", **args)
                 assert caught.value.code == "bad-request"
+
+
+def test_the_live_table_verifies_its_software_and_keeps_the_result(capsys):
+    with SimTable() as table:
+        socket = ["--socket", str(table.control_socket)]
+        seed = "0b" * 20
+        assert main(["verify-software", "--seed", seed, *socket, "--json"]) == 0
+        answer = json.loads(capsys.readouterr().out)
+        local = verify_software(seed, "hmac-sha1")
+        assert answer["combined"] == local.combined  # the daemon runs this very software
+        with ControlClient(table.control_socket) as client:
+            with pytest.raises(ControlError, match="seed must be") as caught:
+                client.call("software.verify", seed="not hex")
+            assert caught.value.code == "bad-request"
+            assert client.call("status")["state"]  # still serving
+        table.stop()  # the result outlives the daemon
+        with table.ledger() as ledger:
+            (kept,) = history(ledger)
+        assert kept["seq"] == answer["journal_entry"] and kept["combined"] == local.combined
