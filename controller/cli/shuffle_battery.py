@@ -1,0 +1,113 @@
+"""``croupier shuffler audit --battery``: the shuffle test battery at 99% confidence
+(controller/books/audit/battery.py) on whole-deck sequences, from a shuffler (``--port``:
+shuffle, deal the whole deck, record, ``--shuffles`` times) or from a file of recorded
+sequences (``--sequences FILE``: one shuffle a line, 52 cards as ``As Kd ...`` or a JSON
+list of names or codes). Prints each test, its statistic and p-value; exit status 1 when a
+test fails."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+from pathlib import Path
+
+from controller.books.audit.battery import MIN_SHUFFLES, BatteryReport, run_battery
+from controller.cli.output import print_json
+from controller.engine.cards import parse_cards
+from controller.errors import CroupierError
+from drivers.errors import DriverError
+from drivers.shuffler_client import ShufflerClient, open_transport
+from firmware_bridge.errors import LinkError
+from firmware_bridge.messages import MAX_DEAL, ErrorCode
+
+DECK = 52
+MAX_SHUFFLES = 100_000
+
+
+def add_battery_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--battery", action="store_true",
+                        help="run the 8-test battery (99%% confidence) on whole decks")  # fmt: skip
+    parser.add_argument("--port", help="deal from this shuffler (device, URL, usb:VID:PID)")
+    parser.add_argument("--baud", type=int, default=115200)
+    parser.add_argument(
+        "--shuffles", type=int, default=1000,
+        help=f"whole decks to deal with --port (default 1000, at least {MIN_SHUFFLES})",
+    )  # fmt: skip
+    parser.add_argument("--sequences", type=Path, help="recorded sequences, one shuffle a line")
+
+
+def read_sequences(path: Path) -> list[list[int]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise CroupierError(f"cannot read {path}: {exc.strerror}") from None
+    sequences = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            items = json.loads(line) if line.lstrip().startswith("[") else line
+            sequences.append(
+                [int(c) for c in parse_cards(items, count=DECK, what=f"line {number}")]
+            )
+        except (ValueError, TypeError) as exc:
+            raise CroupierError(f"{path}: line {number}: {exc}") from None
+    return sequences
+
+
+async def deal_sequences(port: str, baud: int, shuffles: int) -> list[list[int | None]]:
+    client = ShufflerClient(open_transport(port, baud))
+    await client.connect()
+    sequences = []
+    try:
+        for n in range(1, shuffles + 1):
+            await client.shuffle()
+            cards: list[int | None] = []
+            while len(cards) < DECK:
+                reply = await client.deal(min(MAX_DEAL, DECK - len(cards)))
+                if reply.status != ErrorCode.OK:
+                    raise CroupierError(f"shuffle {n}: the shuffler stopped the deal "
+                                        f"({ErrorCode(reply.status).name})")  # fmt: skip
+                cards += [c.card for c in reply.cards]
+            sequences.append(cards)
+    finally:
+        await client.close()
+    return sequences
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.sequences:
+        sequences: list = read_sequences(args.sequences)
+    elif args.port:
+        if not MIN_SHUFFLES <= args.shuffles <= MAX_SHUFFLES:
+            raise CroupierError(f"--shuffles must be {MIN_SHUFFLES}..{MAX_SHUFFLES}")
+        logging.getLogger("firmware_bridge").setLevel(logging.CRITICAL)
+        logging.getLogger("drivers").setLevel(logging.CRITICAL)
+        try:
+            sequences = asyncio.run(deal_sequences(args.port, args.baud, args.shuffles))
+        except (LinkError, DriverError) as exc:
+            raise CroupierError(f"audit --battery: {exc}") from None
+    else:
+        raise CroupierError("--battery needs --port PORT or --sequences FILE")
+    report = run_battery(sequences)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print(render(report))
+    return 0 if report.passed else 1
+
+
+def render(report: BatteryReport) -> str:
+    out = [f"shuffle test battery: {report.shuffles} whole decks, "
+           f"{1 - report.alpha:.0%} confidence (fail below p = {report.alpha:g})"]  # fmt: skip
+    for t in report.tests:
+        df = f"df {t.df}" if t.df is not None else ""
+        verdict = "FAIL" if t.p_value < report.alpha else "pass"
+        out.append(f"  {t.name:<12} {t.statistic:12.3f} {df:>8}  p {t.p_value:<10.4g} {verdict}"
+                   f"  {t.counted}")  # fmt: skip
+    out.append(
+        "battery: PASSED" if report.passed else f"battery: FAILED ({', '.join(report.failed)})"
+    )
+    return "\n".join(out)
