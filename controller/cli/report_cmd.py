@@ -7,6 +7,8 @@
 - ``croupier report verify FILE [--public-key PEM]``: check a signed report in any form
   (exit status 1 when it was changed or signed with another key).
 - ``croupier report keygen [--key PATH]``: make the table's report key (install does it).
+- ``croupier report proposal --config table.toml [--seats N] [--rounds-per-hour R]``: the
+  progressive proposal from the exact PAR engine (``--json`` for the whole document).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.documents import FORMS, signed_day_report
+from controller.books.reports.proposal import Pace, build_proposal
 from controller.books.reports.render import money
 from controller.books.reports.signing import (
     DEFAULT_KEY,
@@ -42,7 +45,7 @@ DEFAULT_STATE = Path("/var/lib/croupier")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="signed documents for regulators: gaming-day report")
+    p = sub.add_parser("report", help="documents for regulators: gaming-day report, proposal")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     d = actions.add_parser("day", help="the signed gaming-day meter report")
     _add_table_flags(d)
@@ -64,6 +67,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_json_flag(v)
     v.set_defaults(func=verify)
+    pr = actions.add_parser("proposal", help="the progressive proposal (exact PAR engine)")
+    pr.add_argument("--config", default=DEFAULT_CONFIG, help=f"default {DEFAULT_CONFIG}")
+    pr.add_argument("--seats", type=int, help="progressive seats per round (default: all)")
+    pr.add_argument("--rounds-per-hour", type=int, default=30, help="pace (default 30)")
+    add_json_flag(pr)
+    pr.set_defaults(func=proposal)
     k = actions.add_parser("keygen", help="make the table's report signing key")
     k.add_argument("--key", type=Path, default=DEFAULT_KEY, help=f"default {DEFAULT_KEY}")
     k.set_defaults(func=keygen)
@@ -167,4 +176,44 @@ def keygen(args: argparse.Namespace) -> int:
     public = create_key(args.key)
     print(f"{args.key}: new report key {key_id(public)}; give the regulator "
           f"{public_key_path(args.key)}")  # fmt: skip
+    return 0
+
+
+def proposal(args: argparse.Namespace) -> int:
+    config = load_table_config(args.config)
+    pace = Pace(args.seats or len(config.seats), args.rounds_per_hour)
+    document = build_proposal(config.profile, config.pools, pace, table_id=config.table_id)
+    if args.json:
+        print_json(document)
+        return 0
+    cur = document["currency"]
+    out = [
+        f"Progressive proposal: table {document['table']}, profile {document['profile']}",
+        f"method: {document['method']}",
+        f"pace: {pace.seats} progressive seats a round, {pace.rounds_per_hour} rounds an hour",
+    ]
+    for p in document["pools"]:
+        out += [
+            "",
+            f"pool {p['pool']}: bet {p['bet']}, unit stake {money(p['unit_stake'], cur)}, seed "
+            f"{money(p['seed']['initial'], cur)} (initial and reset), contribution "
+            f"{p['contribution_rate']}, reserve {p['reserve_rate']}, "
+            f"cap {money(p['cap'], cur) if p['cap'] else 'none'}",
+            f"  awards: {p['award_policy']}, several hits: {p['multiple_hits']}, envy bonus "
+            f"{money(p['envy_bonus'], cur)}",
+            f"  {'line':<16} {'pays':<14} {'probability':>12} {'1 in':>12} {'hours between':>14}",
+        ]
+        for line in p["lines"]:
+            out.append(
+                f"  {line['line']:<16} {line['pays']:<14} {line['probability']:12.4e} "
+                f"{line['one_in']:12,.0f} {line['mean_hours_between_hits']:14,.1f}"
+            )
+        out.append(f"  return without the progressive: {p['return_without_progressive']:.4%}")
+        for row in p["return_by_meter"]:
+            out.append(f"  return at meter {money(row['meter'], cur):>16}: {row['return']:.4%}")
+        out.append(
+            f"  break-even meter: {money(p['break_even_meter'], cur)}; long-run return "
+            f"{p['long_run_return']:.4%}"
+        )
+    print("\n".join(out))
     return 0
