@@ -49,6 +49,7 @@ LEDGER_KINDS = frozenset(
         "round.voided",
         "round.settled",
         "meter.corrected",
+        "pool.retired",
         "pools.rebuilt",
         "selfcheck.passed",
         "selfcheck.failed",

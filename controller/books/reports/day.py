@@ -31,6 +31,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from controller.books.ledger.journal import verify_chain, wall_text
+from controller.books.ledger.lifecycle import retired_pools
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import load_stakes
 from controller.books.ledger.rounds import ENVY, SHARE
@@ -129,7 +130,37 @@ def _row_sums(view: LedgerView, first: int, end: int) -> dict[str, Counter]:
     ):
         sums[pool].update({"corrections" if meter == "current" else "reserve_corrections":
                            new - old})  # fmt: skip
+    for event in _lifecycle(view, first, end):  # retirements and transfers move the same meters
+        sums[event["pool"]].update(corrections=-event["amount"],
+                                   reserve_corrections=-event["reserve"])  # fmt: skip
+        if event["to"] is not None:
+            sums[event["to"]].update(corrections=event["amount"],
+                                     reserve_corrections=event["reserve"])  # fmt: skip
     return sums
+
+
+def _lifecycle(view: LedgerView, first: int, end: int) -> list[dict[str, Any]]:
+    """The day's ``pool.retired`` entries (controller.books.ledger.lifecycle)."""
+    return [
+        {**e.data, "entry": e.seq, "wall": e.wall}
+        for e in view.journal.entries(kinds={"pool.retired"}, start=first)
+        if e.seq < end
+    ]
+
+
+def _lifecycle_lines(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """What the day's retirements and transfers did to pool ``name``, for the report."""
+    lines = []
+    for e in events:
+        common = {k: e[k] for k in ("reason_code", "reason", "technician", "wall", "entry")}
+        if e["pool"] == name:
+            action = f"retired, transferred to {e['to']}" if e["to"] else "retired, amount held"
+            lines.append({"action": action, "amount": -e["amount"], "reserve": -e["reserve"],
+                          **common})  # fmt: skip
+        elif e["to"] == name:
+            lines.append({"action": f"transfer in from {e['pool']}", "amount": e["amount"],
+                          "reserve": e["reserve"], **common})  # fmt: skip
+    return lines
 
 
 def _delta(before: PoolState | None, after: PoolState, meter: str) -> int:
@@ -208,6 +239,8 @@ def _pool_section(
         "seeds": {"by_house": d["seeded_house"], "by_reserve": d["seeded_reserve"]},
         "adjustments": adjustments,
         "adjustment_total": {"displayed": d["corrections"], "reserve": d["reserve_corrections"]},
+        "lifecycle": _lifecycle_lines(_lifecycle(view, first, end), name),
+        "retired": retired_pools(view.db).get(name, end) < end,
     }
 
 

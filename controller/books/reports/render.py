@@ -67,6 +67,7 @@ def rows(report: dict[str, Any]) -> list[list[str]]:
             "adjustments_reserve": pool["adjustment_total"]["reserve"],
             "closing_displayed": pool["closing"]["displayed"],
             "closing_reserve": pool["closing"]["reserve"],
+            "retired": str(pool["retired"]).lower(),
         }
         out += [["pool", name, key, str(value)] for key, value in flat.items()]
         for hit in pool["hits"]:
@@ -82,7 +83,7 @@ def rows(report: dict[str, Any]) -> list[list[str]]:
         for adj in pool["adjustments"]:
             out.append(["adjustment", name, f"{adj['meter']} by {adj['technician']}: "
                         f"{adj['reason']}", str(adj["change"])])  # fmt: skip
-        for event in pool.get("lifecycle", []):
+        for event in pool["lifecycle"]:
             out.append(["lifecycle", name, f"{event['action']} by {event['technician']}: "
                         f"{event['reason']}", str(event["amount"])])  # fmt: skip
     for w in report["wagers"]:
@@ -173,7 +174,9 @@ def to_pdf(report: dict[str, Any]) -> bytes:
              [[str(rounds["opened"]), str(rounds["settled"]), str(rounds["voided"]), voided,
                str(rounds["open_at_end"])]], (20, 20, 20, 60, 30))  # fmt: skip
     for pool in report["pools"]:
-        pdf.heading(f"Pool {pool['pool']} (bet {pool['bet']}, seed {money(pool['seed'], cur)})")
+        retired = " - RETIRED" if pool["retired"] else ""
+        pdf.heading(f"Pool {pool['pool']} (bet {pool['bet']}, seed {money(pool['seed'], cur)})"
+                    f"{retired}")  # fmt: skip
         a = pool["awards"]
         lines = [
             ("Opening amount displayed", pool["opening"]["displayed"]),
@@ -182,7 +185,7 @@ def to_pdf(report: dict[str, Any]) -> bytes:
             (f"+ seeds after {pool['resets']} reset(s), by the house",
              pool["seeds"]["by_house"]),
             ("+ seeds funded by the reserve", pool["seeds"]["by_reserve"]),
-            ("+/- adjustments (technician corrections)", pool["adjustment_total"]["displayed"]),
+            ("+/- adjustments (corrections, retirement)", pool["adjustment_total"]["displayed"]),
             ("= Closing amount displayed", pool["closing"]["displayed"]),
             ("Opening reserve", pool["opening"]["reserve"]),
             ("+ reserve contributions", pool["reserve_contributions"]),
@@ -194,7 +197,8 @@ def to_pdf(report: dict[str, Any]) -> bytes:
             ("Fixed awards paid by the house", a["fixed_by_house"]),
             ("Envy bonuses paid by the house", a["envy_by_house"]),
         ]  # fmt: skip
-        lines += [(f"{e['action']}: {e['reason']}", e["amount"]) for e in pool.get("lifecycle", [])]
+        lines += [(f"{e['action']} ({e['reason_code']}): {e['reason']}", e["amount"])
+                  for e in pool["lifecycle"]]  # fmt: skip
         pdf.grid(["movement", "amount"], [[t, money(v, cur)] for t, v in lines], (120, 50))
         if pool["hits"]:
             pdf.heading(f"Hits on {pool['pool']}")

@@ -1,0 +1,56 @@
+"""``croupier meters retire POOL``: retire a pool, its amount and reserve transferred to
+another pool (``--transfer-to``) or held for the regulator (controller/books/ledger/
+lifecycle.py). Only for ``--reason-code closure`` or ``malfunction`` with the document in
+``--reason``; the technician credential ($CROUPIER_CREDENTIAL, or asked) must match the
+table configuration's ``[technician] credential``; a refused credential is journaled. Takes
+the writer's lock: the daemon must be stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from controller.books.ledger.lifecycle import RetireReason
+from controller.books.ledger.store import Ledger
+from controller.cli.daemon_client import credential
+from controller.cli.ledger_args import add_technician_flags, amount, db_path
+from controller.cli.output import print_json
+from controller.errors import CroupierError
+from controller.table.credentials import verify
+from controller.table.tableconfig import load_table_config
+
+DEFAULT_CONFIG = "/etc/croupier/table.toml"
+
+
+def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
+    r = add_action(actions, "retire", "retire a pool (closure, malfunction; credential)", retire)
+    r.add_argument("pool")
+    r.add_argument("--reason-code", required=True, choices=[c.value for c in RetireReason])
+    r.add_argument("--transfer-to", metavar="POOL", help="the pool that receives the amount")
+    r.add_argument("--config", default=DEFAULT_CONFIG, help="for the technician credential")
+    add_technician_flags(r)
+
+
+def retire(args: argparse.Namespace) -> int:
+    stored = load_table_config(args.config).credential
+    if stored is None:
+        raise CroupierError(f"{args.config} has no [technician] credential: retiring a pool "
+                            "needs one")  # fmt: skip
+    secret = credential()
+    with Ledger.open(db_path(args), now=time.monotonic(), create=False) as ledger:
+        if not verify(secret, stored):
+            refused = {"action": "meters.retire", "pool": args.pool}
+            ledger.journal.append("access-refused", refused, time.monotonic())
+            raise CroupierError("wrong technician credential (the attempt is journaled)")
+        after = ledger.retire_pool(
+            args.pool, time.monotonic(), technician=args.technician,
+            reason_code=args.reason_code, reason=args.reason, transfer_to=args.transfer_to,
+        )  # fmt: skip
+    if args.json:
+        print_json({name: state.to_row() for name, state in after.items()})
+        return 0
+    print(f"pool {args.pool} retired ({args.reason_code}): journaled")
+    if args.transfer_to:
+        print(f"pool {args.transfer_to} now displays {amount(after[args.transfer_to].current)}")
+    return 0
