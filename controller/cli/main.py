@@ -33,6 +33,7 @@ COMMAND_MODULES = [
     "controller.cli.pool_cmd",
     "controller.cli.report_cmd",
     "controller.cli.verify_software_cmd",
+    "controller.cli.evidence_cmd",
     "controller.cli.rig_cmd",
 ]
 

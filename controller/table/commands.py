@@ -10,6 +10,7 @@ card identities
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from controller.books.ledger.journal import verify_chain
@@ -37,7 +38,7 @@ from controller.table.events import (
     PoolAmount,
     SeatDecision,
 )
-from controller.table.reporting import day_report
+from controller.table.reporting import day_report, make_evidence
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
@@ -100,6 +101,7 @@ class Commands:
             "report.day",
             "software.verify",
             "software.history",
+            "evidence.make",
         ):
             server.register(name, getattr(self, name.replace(".", "_")))
 
@@ -351,12 +353,37 @@ class Commands:
 
     # --- privileged --------------------------------------------------------------------
 
-    def jackpot_ack(self, request: Request) -> str:
+    async def jackpot_ack(self, request: Request) -> str:
         who = self._technician(request, "jackpot.ack")
         if self._machine.state.value != "jackpot":
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
         self.runner.post(JackpotAck(who))
+        record = await self.runner.in_ledger(self.runner.ledger.last_closed_round)
+        try:  # every 100% award gets its evidence bundle (docs/evidence.md)
+            path = await make_evidence(self.runner, record.round_id)
+            self.runner.post_journal("evidence-made", {"round": record.round_id, "file": str(path)})
+        except (CroupierError, OSError) as exc:
+            self.runner.post_journal("evidence-failed", {"round": record.round_id,
+                                                         "reason": str(exc)})  # fmt: skip
         return "acknowledged"
+
+    async def evidence_make(self, request: Request) -> dict[str, Any]:
+        """The signed evidence bundle of any closed round, on demand (credential)."""
+        who = self._technician(request, "evidence.make")
+        round_id = request.args.get("round", "last")
+        if not isinstance(round_id, str) or not 1 <= len(round_id) <= 64:
+            raise ControlError("'round' must be a round ID or 'last'", "bad-request")
+        if round_id == "last":
+            record = await self.runner.in_ledger(self.runner.ledger.last_closed_round)
+            if record is None:
+                raise ControlError("no round has closed yet")
+            round_id = record.round_id
+        try:
+            path = await make_evidence(self.runner, round_id)
+        except CroupierError as exc:
+            raise ControlError(str(exc)) from None
+        self.runner.post_journal("evidence-made", {"round": round_id, "technician": who})
+        return {"round": round_id, "file": str(path), "bundle": json.loads(path.read_text())}
 
     def shuffler_reset(self, request: Request) -> str:
         """RESET the shuffler after a technician cleared its fault (a jam, a misfeed); the

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
+from controller.books.evidence import build_bundle, recorded_round
+from controller.books.ledger.selfcheck import default_manifest_path
 from controller.books.reports.day import ReportContext
 from controller.books.reports.documents import FORMS, signed_day_report
 from controller.books.reports.gaming_day import GamingDayRule
-from controller.books.reports.signing import load_private
+from controller.books.reports.signing import load_private, sign_json
 from controller.books.reports.theoretical import ParFigure, par_figures
 from controller.engine.profiles import Profile
 from controller.errors import CroupierError
@@ -61,3 +65,26 @@ async def day_report(runner: Any, args: dict[str, Any]) -> dict[str, Any]:
     except CroupierError as exc:  # no key, or the day does not reconcile
         raise ControlError(str(exc), "refused") from None
     return {"date": day.isoformat(), "form": form, "data": base64.b64encode(data).decode()}
+
+
+async def make_evidence(runner: Any, round_id: str) -> Path:
+    """Write the signed evidence bundle of a closed round under ``<state>/evidence/`` (at a
+    jackpot acknowledgement, and on demand): its path."""
+    recorded = recorded_round(runner.surveillance, round_id)  # the loop's own connection
+    link = runner.shuffler
+    identity = link.identity if link is not None else None
+    shuffler = None if identity is None else {
+        "model": identity.model, "serial": getattr(identity, "serial", None),
+        "firmware": identity.fw_version, "firmware_sha256": identity.fw_sha256.hex(),
+    }  # fmt: skip
+    key = load_private(runner.config.resolve_report_key(runner.state_dir))
+    generated = datetime.fromtimestamp(runner.wall_clock(), UTC).isoformat(timespec="seconds")
+    ledger = runner.ledger
+    bundle = await runner.in_ledger(lambda: build_bundle(
+        ledger, recorded, round_id, table_id=runner.config.table_id, generated=generated,
+        manifest=default_manifest_path(), shuffler=shuffler))  # fmt: skip
+    folder = runner.state_dir / "evidence"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{round_id}.json"
+    path.write_text(json.dumps(sign_json(bundle, key), indent=1, ensure_ascii=False) + "\n")
+    return path

@@ -3,19 +3,25 @@ report key, the daemon signs the day's report in every form) and ``software.veri
 digests computed and journaled while the table runs)."""
 
 import json
+import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from controller.books import evidence_verify
 from controller.books.reports.signing import load_public, public_key_path, verify_document
 from controller.books.software_verification import history, verify_software
 from controller.cli.main import main
+from controller.rig.play import StepRunner
+from controller.rig.scenario import load_scenario
 from controller.rig.table import SimTable
 from controller.table.control.protocol import ControlError
 from controller.table.control.server import ControlClient
 from controller.table.reporting import report_context
 
 pytestmark = pytest.mark.integration
+HIL = Path(__file__).resolve().parents[1] / "hil"
 
 
 def test_the_live_table_signs_todays_report(tmp_path):
@@ -60,3 +66,26 @@ def test_the_live_table_verifies_its_software_and_keeps_the_result(capsys):
         with table.ledger() as ledger:
             (kept,) = history(ledger)
         assert kept["seq"] == answer["journal_entry"] and kept["combined"] == local.combined
+
+
+def test_a_jackpot_acknowledgement_leaves_a_verifiable_evidence_bundle(capsys):
+    """The royal flush scenario of the rig, then the bundle the daemon made at the technician's
+    acknowledgement: the standalone verifier accepts it and croupier settle settles it."""
+    scenario = load_scenario(HIL / "royal-envy.toml")
+    with SimTable(scenario.config, overrides=scenario.table_overrides) as table:
+        runner = StepRunner(table, time.monotonic() + scenario.timeout)
+        for step in scenario.steps:
+            runner.do(step)
+        folder = table.state_dir / "evidence"
+        deadline = time.monotonic() + 10
+        while not list(folder.glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (bundle,) = folder.glob("*.json")
+        public = public_key_path(table.config.resolve_report_key(table.state_dir))
+        assert evidence_verify.main(["v", str(bundle), str(public)]) == 0
+        signed = json.loads(bundle.read_text())["report"]
+        assert signed["meters"]["main"]["jackpot_paid"] == 500_030
+        assert signed["shuffler_identity"]["firmware_sha256"]
+        capsys.readouterr()
+        assert main(["settle", str(bundle), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == signed["table_settlement"]
