@@ -1,9 +1,15 @@
-"""``croupier meters retire POOL``: retire a pool, its amount and reserve transferred to
-another pool (``--transfer-to``) or held for the regulator (controller/books/ledger/
-lifecycle.py). Only for ``--reason-code closure`` or ``malfunction`` with the document in
-``--reason``; the technician credential ($CROUPIER_CREDENTIAL, or asked) must match the
-table configuration's ``[technician] credential``; a refused credential is journaled. Takes
-the writer's lock: the daemon must be stopped.
+"""Pool lifecycle commands with the technician credential (docs/regulatory.md):
+
+- ``croupier meters retire POOL``: retire a pool, its amount and reserve transferred to
+  another pool (``--transfer-to``) or held for the regulator (controller/books/ledger/
+  lifecycle.py). Only for ``--reason-code closure`` or ``malfunction`` with the document in
+  ``--reason``; a refused credential is journaled. Takes the writer's lock: the daemon must
+  be stopped.
+- ``croupier pool correct POOL current|reserve VALUE``: a linked pool's meter correction
+  (controller/books/linked/correction.py), journaled in the pool's store.
+
+The credential ($CROUPIER_CREDENTIAL, or asked) must match the table configuration's
+``[technician] credential``.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from controller.books.ledger.store import Ledger
 from controller.cli.daemon_client import credential
 from controller.cli.ledger_args import add_technician_flags, amount, db_path
 from controller.cli.output import print_json
+from controller.engine.pools.meters import CORRECTABLE
 from controller.errors import CroupierError
 from controller.table.credentials import verify
 from controller.table.tableconfig import load_table_config
@@ -32,11 +39,15 @@ def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
     add_technician_flags(r)
 
 
-def retire(args: argparse.Namespace) -> int:
-    stored = load_table_config(args.config).credential
+def _stored_credential(config: str, doing: str) -> str:
+    stored = load_table_config(config).credential
     if stored is None:
-        raise CroupierError(f"{args.config} has no [technician] credential: retiring a pool "
-                            "needs one")  # fmt: skip
+        raise CroupierError(f"{config} has no [technician] credential: {doing} needs one")
+    return stored
+
+
+def retire(args: argparse.Namespace) -> int:
+    stored = _stored_credential(args.config, "retiring a pool")
     secret = credential()
     with Ledger.open(db_path(args), now=time.monotonic(), create=False) as ledger:
         if not verify(secret, stored):
@@ -53,4 +64,30 @@ def retire(args: argparse.Namespace) -> int:
     print(f"pool {args.pool} retired ({args.reason_code}): journaled")
     if args.transfer_to:
         print(f"pool {args.transfer_to} now displays {amount(after[args.transfer_to].current)}")
+    return 0
+
+
+def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> None:
+    c = add_action(actions, "correct", "a technician sets a linked pool's amount or reserve",
+                   lambda args: correct_linked_pool(args, run))  # fmt: skip
+    c.add_argument("pool")
+    c.add_argument("meter", choices=CORRECTABLE)
+    c.add_argument("value", type=int, help="the new value, minor units")
+    c.add_argument("--config", default=DEFAULT_CONFIG, help="for the technician credential")
+    add_technician_flags(c)
+
+
+def correct_linked_pool(args: argparse.Namespace, run) -> int:
+    from controller.books.linked.correction import correct_linked
+
+    stored = _stored_credential(args.config, "correcting a linked pool")
+    if not verify(credential(), stored):
+        raise CroupierError("wrong technician credential")
+    state = run(args, lambda conn: correct_linked(
+        conn, args.pool, args.meter, args.value, time.monotonic(),
+        technician=args.technician, reason=args.reason))  # fmt: skip
+    if args.json:
+        print_json(state.to_row())
+    else:
+        print(f"linked pool {args.pool}: {args.meter} set to {amount(args.value)} (journaled)")
     return 0
