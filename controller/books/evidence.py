@@ -30,9 +30,9 @@ MAX_ENTRIES = 5000  # journal entries in one bundle (a round has tens)
 TIMELINE_KINDS = ("stake", "seats-declared", "sensor-ignored", "seats-cleared", "seat-cleared")
 SHUFFLER_KINDS = ("shuffler-fault", "shuffler-reset", "deck-replaced", "exposure", "condition")
 NOT_RECORDED = (
-    "the deal packets as raw frames with their timestamps (the shuffler link does not keep them)",
-    "the deck checks before and after the round (only their outcome, as journal conditions)",
+    "the frames' sequence numbers and CRCs (the link keeps each reply's payload as received)",
 )
+NOT_LIVE = ("the deal packets and deck checks as received (only the running daemon has them)",)
 
 
 def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int, int]:
@@ -94,10 +94,12 @@ def build_bundle(
     generated: str,
     manifest: Path | None,
     shuffler: dict[str, Any] | None = None,
+    traffic: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The evidence of one closed round (see the module docstring), ``recorded`` being the
     surveillance store's record of it (:func:`recorded_round`); LedgerError for a round the
-    ledger does not have or that is still open."""
+    ledger does not have or that is still open. ``traffic``: the shuffler link's recorded
+    deal replies and deck checks (``ShufflerLink.recorded``), when the daemon makes it."""
 
     record = view.round(round_id)
     if record is None:
@@ -138,5 +140,20 @@ def build_bundle(
             "entries": entries,
             "head": {"seq": head_seq, "hash": head_hash},
         },
-        "not_recorded": list(NOT_RECORDED),
+        **shuffler_traffic(traffic, round_id),
+        "not_recorded": list(NOT_RECORDED if traffic is not None else NOT_RECORDED + NOT_LIVE),
     }
+
+
+def shuffler_traffic(traffic: list[dict[str, Any]] | None, round_id: str) -> dict[str, Any]:
+    """The round's deal replies, the last deck check before its first packet and those
+    after its last one, as the link received them."""
+    if traffic is None:
+        return {"deal_packets": None, "deck_checks": None}
+    deals = [t for t in traffic if t["kind"] == "deal" and t["round"] == round_id]
+    checks = [t for t in traffic if t["kind"] == "deck-check"]
+    first = deals[0]["at"] if deals else float("inf")
+    last = deals[-1]["at"] if deals else float("inf")
+    before = [c for c in checks if c["at"] < first][-1:]
+    after = [c for c in checks if c["at"] > last]
+    return {"deal_packets": deals, "deck_checks": {"before": before, "after": after}}

@@ -73,6 +73,7 @@ async def make_evidence(runner: Any, round_id: str) -> Path:
     recorded = recorded_round(runner.surveillance, round_id)  # the loop's own connection
     link = runner.shuffler
     identity = link.identity if link is not None else None
+    traffic = list(link.recorded) if link is not None else None
     shuffler = None if identity is None else {
         "model": identity.model, "serial": getattr(identity, "serial", None),
         "firmware": identity.fw_version, "firmware_sha256": identity.fw_sha256.hex(),
@@ -82,7 +83,7 @@ async def make_evidence(runner: Any, round_id: str) -> Path:
     ledger = runner.ledger
     bundle = await runner.in_ledger(lambda: build_bundle(
         ledger, recorded, round_id, table_id=runner.config.table_id, generated=generated,
-        manifest=default_manifest_path(), shuffler=shuffler))  # fmt: skip
+        manifest=default_manifest_path(), shuffler=shuffler, traffic=traffic))  # fmt: skip
     folder = runner.state_dir / "evidence"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{round_id}.json"

@@ -13,12 +13,14 @@ from controller.books import evidence_verify
 from controller.books.reports.signing import load_public, public_key_path, verify_document
 from controller.books.software_verification import history, verify_software
 from controller.cli.main import main
+from controller.engine.cards import card_name, parse_cards
 from controller.rig.play import StepRunner
 from controller.rig.scenario import load_scenario
 from controller.rig.table import SimTable
 from controller.table.control.protocol import ControlError
 from controller.table.control.server import ControlClient
 from controller.table.reporting import report_context
+from firmware_bridge.messages import decode_message
 
 pytestmark = pytest.mark.integration
 HIL = Path(__file__).resolve().parents[1] / "hil"
@@ -86,6 +88,15 @@ def test_a_jackpot_acknowledgement_leaves_a_verifiable_evidence_bundle(capsys):
         signed = json.loads(bundle.read_text())["report"]
         assert signed["meters"]["main"]["jackpot_paid"] == 500_030
         assert signed["shuffler_identity"]["firmware_sha256"]
+        # the deal packets as the link received them: every card of the recorded round
+        packets = [decode_message(int(p["type"], 16), bytes.fromhex(p["payload"]))
+                   for p in signed["deal_packets"]]  # fmt: skip
+        dealt = sorted(card_name(c.card) for p in packets for c in p.cards)
+        record = signed["round_record"]
+        cards = record["community"] + record["dealer"]
+        cards += [c for seat in record["seats"] for c in seat["cards"]]
+        assert dealt == sorted(card_name(parse_cards([c])[0]) for c in cards)
+        assert len(signed["deck_checks"]["before"]) == 1  # counted when the link came up
         capsys.readouterr()
         assert main(["settle", str(bundle), "--json"]) == 0
         assert json.loads(capsys.readouterr().out) == signed["table_settlement"]
