@@ -359,6 +359,8 @@ class Commands:
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state.value})")
         self.runner.post(JackpotAck(who))
         record = await self.runner.in_ledger(self.runner.ledger.last_closed_round)
+        if record is None:  # nothing closed in this ledger (cannot be after a local award)
+            return "acknowledged"
         try:  # every 100% award gets its evidence bundle (docs/evidence.md)
             path = await make_evidence(self.runner, record.round_id)
             self.runner.post_journal("evidence-made", {"round": record.round_id, "file": str(path)})

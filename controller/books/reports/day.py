@@ -11,7 +11,8 @@ is the run of entries from the first at or after the day's start to the last bef
 Reconciliation. Every movement is also summed from the ledger's own rows, independently of
 the replay: contributions and overflow from the round pool rows of the rounds opened that
 day, reversals from those voided that day, awards from the hit history, adjustments from the
-correction rows. For each pool the report then checks::
+correction rows and the ``pool.retired`` entries (a retirement or transfer moves the same
+correction meters). For each pool the report then checks::
 
     closing = opening + contributions - reversals - awards + seeds + adjustments
 
