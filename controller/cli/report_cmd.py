@@ -21,9 +21,9 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from controller.books.ledger.reader import LedgerReader
+from controller.books.reports.amounts import money
 from controller.books.reports.documents import FORMS, signed_day_report
 from controller.books.reports.proposal import Pace, build_proposal
-from controller.books.reports.render import money
 from controller.books.reports.signing import (
     DEFAULT_KEY,
     SignatureError,

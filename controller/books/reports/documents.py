@@ -10,7 +10,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from controller.books.ledger.reader import LedgerView
 from controller.books.reports.day import ReportContext, build_day_report
-from controller.books.reports.render import to_csv, to_pdf
 from controller.books.reports.signing import sign_bytes, sign_json
 
 FORMS = ("json", "csv", "pdf")
@@ -28,6 +27,8 @@ def signed_day_report(
     """The signed report file; ReconciliationError when the day does not reconcile."""
     if form not in FORMS:
         raise ValueError(f"form must be one of {', '.join(FORMS)}")
+    from controller.books.reports.render import to_csv, to_pdf  # fpdf: only when asked
+
     report = build_day_report(view, day, context, now=now)
     if form == "json":
         return (json.dumps(sign_json(report, key), indent=2, ensure_ascii=False) + "\n").encode()

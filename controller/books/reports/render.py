@@ -2,9 +2,9 @@
 
 Both are made from the report object (``day.build_day_report``) and nothing else, so the
 three forms always carry the same figures. Amounts in the object are integer minor units;
-here they are shown as money (``EUR 1,234.56``, two decimals: every currency the profiles
-use has a minor unit of 1/100). The PDF is deterministic for a given report (its creation
-date is the report's ``generated`` time), so the same report signs to the same bytes.
+here they are shown as money (``amounts.money``: ``EUR 1,234.56``). The PDF is deterministic
+for a given report (its creation date is the report's ``generated`` time), so the same report
+signs to the same bytes.
 """
 
 from __future__ import annotations
@@ -16,15 +16,7 @@ from typing import Any
 
 from fpdf import FPDF
 
-MINOR_DIGITS = 2
-
-
-def money(units: int | None, currency: str) -> str:
-    if units is None:
-        return "-"
-    sign = "-" if units < 0 else ""
-    whole, cents = divmod(abs(units), 10**MINOR_DIGITS)
-    return f"{sign}{currency} {whole:,}.{cents:0{MINOR_DIGITS}d}"
+from controller.books.reports.amounts import money
 
 
 def _pct(value: str | None) -> str:
