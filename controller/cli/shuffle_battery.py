@@ -12,8 +12,8 @@ import asyncio
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
-from controller.books.audit.battery import MIN_SHUFFLES, BatteryReport, run_battery
 from controller.cli.output import print_json
 from controller.engine.cards import parse_cards
 from controller.errors import CroupierError
@@ -33,7 +33,7 @@ def add_battery_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baud", type=int, default=115200)
     parser.add_argument(
         "--shuffles", type=int, default=1000,
-        help=f"whole decks to deal with --port (default 1000, at least {MIN_SHUFFLES})",
+        help="whole decks to deal with --port (default 1000; the battery needs 260 or more)",
     )  # fmt: skip
     parser.add_argument("--sequences", type=Path, help="recorded sequences, one shuffle a line")
 
@@ -78,6 +78,9 @@ async def deal_sequences(port: str, baud: int, shuffles: int) -> list[list[int |
 
 
 def run(args: argparse.Namespace) -> int:
+    # NumPy and the battery load only when it runs (not on every CLI start)
+    from controller.books.audit.battery import MIN_SHUFFLES, run_battery
+
     if args.sequences:
         sequences: list = read_sequences(args.sequences)
     elif args.port:
@@ -99,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
-def render(report: BatteryReport) -> str:
+def render(report: Any) -> str:
+    """A BatteryReport (controller.books.audit.battery) for the terminal."""
     out = [f"shuffle test battery: {report.shuffles} whole decks, "
            f"{1 - report.alpha:.0%} confidence (fail below p = {report.alpha:g})"]  # fmt: skip
     for t in report.tests:
