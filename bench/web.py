@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from controller.rig.table import SIM_CREDENTIAL, SimTable  # noqa: E402
-from controller.table.control.server import ControlClient  # noqa: E402
+from controller.table.control.client import ControlClient  # noqa: E402
 from controller.table.credentials import hash_credential  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")

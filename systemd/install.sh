@@ -115,6 +115,9 @@ if live; then
         "$PREFIX/bin/croupier" ledger-key create --key /etc/croupier/ledger.key   # mode 0400
         chown croupier:croupier /etc/croupier/ledger.key
     fi
+    # the table's report signing key (docs/regulatory.md); its .pub.pem goes to the regulator
+    [ -e /etc/croupier/report-key.pem ] || "$PREFIX/bin/croupier" report keygen --key /etc/croupier/report-key.pem
+    chown croupier:croupier /etc/croupier/report-key.pem
     systemctl daemon-reload
     udevadm control --reload-rules && udevadm trigger --subsystem-match=tty --subsystem-match=usb
     echo "start it with: systemctl enable --now croupierd"

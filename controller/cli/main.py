@@ -48,6 +48,9 @@ COMMAND_GROUPS: list[tuple[str, tuple[str, ...]]] = [
     ("controller.cli.sign_cmd", ("sign",)),
     ("controller.cli.table_cmd", ("status", "jackpot", "seat", "round", "config")),
     ("controller.cli.pool_cmd", ("pool",)),
+    ("controller.cli.report_cmd", ("report",)),
+    ("controller.cli.verify_software_cmd", ("verify-software",)),
+    ("controller.cli.evidence_cmd", ("evidence",)),
     ("controller.cli.rig_cmd", ("rig",)),
     ("controller.cli.completion_cmd", ("completion",)),
 ]

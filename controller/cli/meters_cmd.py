@@ -5,7 +5,9 @@
 - ``croupier meters hits [-n N] [--pool P]``: the hit history, newest first;
 - ``croupier meters correct POOL current|reserve VALUE --technician T --reason R``: a
   technician's correction (takes the writer's lock: the daemon must be stopped);
-- ``croupier meters rebuild --technician T --reason R``: rewrite the pools from the journal.
+- ``croupier meters rebuild --technician T --reason R``: rewrite the pools from the journal;
+- ``croupier meters retire POOL --reason-code closure|malfunction ...``: retire a pool
+  (controller/cli/lifecycle_cmd.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import time
 
 from controller.books.ledger.verify import verify_ledger
+from controller.cli import lifecycle_cmd
 from controller.cli.argtypes import integer
 from controller.cli.ledger_args import (
     add_action,
@@ -88,6 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = add_action(actions, "rebuild", "rewrite every pool's meters from the journal", rebuild)
     add_technician_flags(r)
     add_currency_config(r)
+    lifecycle_cmd.add_retire(actions, add_action)
 
 
 def show(args: argparse.Namespace) -> int:

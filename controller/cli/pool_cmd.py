@@ -6,7 +6,9 @@
 - ``croupier pool status --dsn DSN [--pool NAME]``: each pool, its meters, and its tables
   (connected now or not, last seen, open rounds, their share of the meters);
 - ``croupier pool verify --dsn DSN [--pool NAME]``: every invariant, the journal replayed
-  (exit status 1 on a problem).
+  (exit status 1 on a problem);
+- ``croupier pool correct POOL current|reserve VALUE --technician T --reason R``: a
+  technician's correction, with the credential (controller/cli/lifecycle_cmd.py).
 
 ``--dsn`` defaults to ``$CROUPIER_POOL_DSN`` (keep passwords out of the shell history: libpq
 also reads ``~/.pgpass``). Details: docs/linked-pools.md. The store's modules (and psycopg,
@@ -23,6 +25,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from controller.cli import lifecycle_cmd
 from controller.cli.argtypes import UsageError, integer
 from controller.cli.meters_cmd import SHOWN, meter_text
 from controller.cli.money import add_currency_config, currency_json, table_currency
@@ -58,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     v = _action(actions, "verify", "check every invariant, replaying each pool's journal", verify)
     v.add_argument("--pool", help="only this pool")
     add_currency_config(v)
+    lifecycle_cmd.add_linked_correct(actions, _action, _run)
 
 
 def _action(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from controller.cli.evidence_cmd import round_from_bundle
 from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
@@ -49,6 +50,7 @@ def read_round(path: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     data = read_round(args.round)
+    data = round_from_bundle(data) or data  # a jackpot evidence bundle (docs/evidence.md)
     name = args.profile or data.get("profile")
     if not isinstance(name, str):
         raise RoundError('the round names no profile; add "profile" or pass --profile')

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from controller.cli import shuffle_battery
 from controller.cli.argtypes import integer
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
@@ -97,6 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_socket_flag(audit)
     add_json_flag(audit)
     audit.set_defaults(func=show_audit)
+    shuffle_battery.add_battery_flags(audit)
 
 
 def list_ports(args: argparse.Namespace) -> int:
@@ -140,7 +142,10 @@ def list_ports(args: argparse.Namespace) -> int:
 
 
 def show_audit(args: argparse.Namespace) -> int:
-    """Position statistics of every shuffle the table dealt, with p-values; exit 1 on alarm."""
+    """Position statistics of every shuffle the table dealt, with p-values; exit 1 on alarm.
+    With ``--battery``: the test battery on whole decks (controller/cli/shuffle_battery.py)."""
+    if args.battery:
+        return shuffle_battery.run(args)
     report = call(args, "shuffler.audit")
     if args.json:
         print_json(report)

@@ -45,6 +45,7 @@ import tomli_w
 
 from controller.books.ledger.keys import keyring_beside
 from controller.books.ledger.reader import LedgerReader
+from controller.books.reports.signing import create_key
 from controller.rig.errors import RigFailure
 from controller.rig.target import START_TIMEOUT, TableUnderTest
 from controller.table.tableconfig import TableConfig, load_table_config
@@ -161,6 +162,9 @@ class SimTable(TableUnderTest):
         if self.is_running:
             raise RigFailure("the daemon is already running")
         self.state_dir.mkdir(parents=True, exist_ok=True)
+        report_key = self.config.resolve_report_key(self.state_dir)
+        if not report_key.exists():  # as install.sh makes /etc/croupier/report-key.pem
+            create_key(report_key)
         with contextlib.suppress(FileNotFoundError):
             self.control_socket.unlink()  # so that waiting for it means this daemon's
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it

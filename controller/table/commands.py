@@ -18,12 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from controller.books.ledger.journal import verify_chain
+from controller.books.software_verification import (
+    VerificationError,
+    history,
+    record,
+    verify_software,
+)
 from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
@@ -49,6 +56,7 @@ from controller.table.events import (
     SeatDecision,
 )
 from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
+from controller.table.reporting import day_report, make_evidence
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
@@ -87,6 +95,10 @@ ARGS: dict[str, frozenset[str]] = {
         "shuffler.reset": ("technician",),
         "alerts": (),
         "alert.ack": ("technician", "id"),
+        "report.day": ("date", "form"),
+        "software.verify": ("seed", "algorithm", "requested_by"),
+        "software.history": (),
+        "evidence.make": ("technician", "round"),
     }.items()
 }
 
@@ -313,6 +325,28 @@ class Commands:
             ],
         }
 
+    async def report_day(self, request: Request) -> dict[str, Any]:
+        """The signed gaming-day report (controller.table.reporting, docs/regulatory.md)."""
+        return await day_report(self.runner, request.args)
+
+    async def software_verify(self, request: Request) -> dict[str, Any]:
+        """Keyed digests of the installed software, journaled (software_verification)."""
+        args, runner = request.args, self.runner
+        who = args.get("requested_by")
+        who = who[:64] if isinstance(who, str) and who.strip() else "control socket"
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(
+                None, verify_software, args.get("seed"), args.get("algorithm", "hmac-sha1")
+            )
+        except VerificationError as exc:
+            raise ControlError(str(exc), "bad-request") from None
+        now = runner.now()
+        seq = await runner.in_ledger(lambda: record(runner.ledger.journal, result, now, who))
+        return {"result": result.to_json(), "journal_entry": seq}
+
+    async def software_history(self, request: Request) -> list[dict[str, Any]]:
+        return await self.runner.in_ledger(lambda: history(self.runner.ledger))
+
     def metrics(self, request: Request) -> dict[str, Any]:
         """Round pipeline timings (controller.table.runner.PipelineMetrics)."""
         return self.runner.metrics.to_json()
@@ -492,6 +526,15 @@ class Commands:
         if self._machine.state is not TableState.JACKPOT:
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state})")
         self.runner.post(JackpotAck(who))
+        record = await self.runner.in_ledger(self.runner.ledger.last_closed_round)
+        if record is None:  # nothing closed in this ledger (cannot be after a local award)
+            return "acknowledged"
+        try:  # every 100% award gets its evidence bundle (docs/evidence.md)
+            path = await make_evidence(self.runner, record.round_id)
+            self.runner.post_journal("evidence-made", {"round": record.round_id, "file": str(path)})
+        except (CroupierError, OSError) as exc:
+            self.runner.post_journal("evidence-failed", {"round": record.round_id,
+                                                         "reason": str(exc)})  # fmt: skip
         return "acknowledged"
 
     def alerts(self, request: Request) -> list[dict[str, Any]]:
@@ -513,6 +556,24 @@ class Commands:
              "technician": who},
         )  # fmt: skip
         return alert.to_json()
+
+    async def evidence_make(self, request: Request) -> dict[str, Any]:
+        """The signed evidence bundle of any closed round, on demand (credential)."""
+        who = await self._technician(request, "evidence.make")
+        round_id = request.args.get("round", "last")
+        if not isinstance(round_id, str) or not 1 <= len(round_id) <= 64:
+            raise ControlError("'round' must be a round ID or 'last'", "bad-request")
+        if round_id == "last":
+            record = await self.runner.in_ledger(self.runner.ledger.last_closed_round)
+            if record is None:
+                raise ControlError("no round has closed yet")
+            round_id = record.round_id
+        try:
+            path = await make_evidence(self.runner, round_id)
+        except CroupierError as exc:
+            raise ControlError(str(exc)) from None
+        self.runner.post_journal("evidence-made", {"round": round_id, "technician": who})
+        return {"round": round_id, "file": str(path), "bundle": json.loads(path.read_text())}
 
     async def shuffler_reset(self, request: Request) -> str:
         """RESET the shuffler after a technician cleared its fault (a jam, a misfeed); the

@@ -18,6 +18,11 @@
   packet.
 
 Destinations travel as one-byte tags: community 0, seat N is N, the dealer 15.
+
+It also keeps the last :data:`RECORDED` deal replies and deck checks as received (message
+type, payload bytes, when they arrived, the round they belong to) in :attr:`recorded`, for the
+jackpot evidence bundle (docs/evidence.md); they hold card identities and leave the daemon
+only in a credentialed bundle.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +71,7 @@ from firmware_bridge.session import (
 log = logging.getLogger(__name__)
 
 DEALER_TAG = 15
+RECORDED = 2000  # deal replies and deck checks kept for evidence bundles
 SHOE = "shoe"
 
 
@@ -139,6 +147,7 @@ class ShufflerLink:
         self.card_name = card_name
         self.identity: IdentifyReply | None = None
         self.last_deck: str = ""
+        self.recorded: deque[dict[str, Any]] = deque(maxlen=RECORDED)
         self._commands: asyncio.Queue[tuple[Any, str | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -278,6 +287,7 @@ class ShufflerLink:
     async def _deal(self, request: RequestPacket, round_id: str | None) -> None:
         reply = await self.client.deal(request.count, tag_of(request.destination))
         arrived = asyncio.get_running_loop().time()
+        self._record("deal", round_id, reply, arrived)
         packet = Packet(
             destination_of(reply.tag),
             tuple(c.card for c in reply.cards),
@@ -292,6 +302,14 @@ class ShufflerLink:
                 )
             )
         self.post(PacketDelivered(packet, arrived, round_id))
+
+    def _record(
+        self, kind: str, round_id: str | None, reply: Any, at: float, text: str | None = None
+    ) -> None:
+        self.recorded.append({
+            "kind": kind, "round": round_id, "at": at, "wall": time.time(),
+            "type": f"0x{reply.TYPE:02x}", "payload": reply.encode().hex(), "text": text,
+        })  # fmt: skip
 
     async def _check_status(self) -> None:
         try:
@@ -318,5 +336,8 @@ class ShufflerLink:
         # counts only: the text reaches status and the journal (no card identities there);
         # `croupier shuffler deck-check` on the port names the cards for a technician
         good, text = describe_deck(reply, None)
+        # the evidence bundle (credentialed, like the surveillance store) names the cards
+        _, named = describe_deck(reply, self.card_name)
+        self._record("deck-check", None, reply, asyncio.get_running_loop().time(), named)
         self.last_deck = text
         self.post(ConditionChanged(Condition.DECK, not good, "" if good else f"deck check: {text}"))

@@ -35,6 +35,10 @@ with its key and reason, and the daemon refuses to start on any):
                  units (controller.engine.wagers: over the maximum a stake is capped and the
                  excess returned, BJ-1); default: the profile's own (blackjack ``bet_min``..)
 ``[timing]``     ``settled_display`` seconds
+``[report]``     ``gaming_day_start`` (``"HH:MM"`` local, default ``"06:00"``), ``timezone``
+                 (IANA name, default ``"UTC"``), ``key`` (the report signing key, default
+                 ``/etc/croupier/report-key.pem``; relative: under the state directory);
+                 docs/regulatory.md
 ``[host]``       ``require_clock_sync``, ``allow_volatile_ledger``: conditions of the machine
                  that keep the table closed (controller.table.host_checks)
 
@@ -55,6 +59,7 @@ from controller.books.linked.settings import (
     linked_settings,
     table_id_problem,
 )
+from controller.books.reports.gaming_day import GamingDayError, GamingDayRule
 from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
 from controller.engine.wagers import GAME_WAGER_RULE, Limit, parse_limits
@@ -103,6 +108,13 @@ class ShufflerSettings:
     emulator: EmulatorSettings | None = None
 
 
+@dataclass(frozen=True)
+class ReportSettings:
+    gaming_day_start: str = "06:00"
+    timezone: str = "UTC"
+    key: str = "/etc/croupier/report-key.pem"
+
+
 @dataclass(frozen=True, kw_only=True)
 class TableConfig:
     source: str
@@ -126,12 +138,16 @@ class TableConfig:
     idle_timeout: float = IDLE_TIMEOUT_DEFAULT
     ledger_key: str | None = None  # the keyring's path; None: the default (docs/ledger.md)
     witness_url: str | None = None
+    report: ReportSettings = field(default_factory=lambda: ReportSettings())
 
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
 
     def resolve_socket(self, runtime_dir: Path) -> Path:
         return _under(runtime_dir, self.control_socket)
+
+    def resolve_report_key(self, state_dir: Path) -> Path:
+        return _under(state_dir, self.report.key)
 
 
 def _under(base: Path, value: str) -> Path:
@@ -427,6 +443,7 @@ def parse_table_config(
         timing.finish()
     simulated = shuffler is not None and shuffler.emulator is not None
     host = read_host_settings(top.section("host", required=False), simulated)
+    report = _read_report(top.section("report", required=False))
     top.finish()
     problems.raise_if_any()
     if not (table_id and profile and shuffler):  # each has recorded a problem when missing
@@ -455,7 +472,29 @@ def parse_table_config(
         idle_timeout=float(idle_timeout),
         ledger_key=ledger_key,
         witness_url=witness_url,
+        report=report,
     )
+
+
+def _read_report(sec: Section | None) -> ReportSettings:
+    if sec is None:
+        return ReportSettings()
+    default = ReportSettings()
+
+    def rule_problem(start: str, zone: str) -> str | None:
+        try:
+            GamingDayRule.parse(start, zone)
+        except GamingDayError as exc:
+            return str(exc)
+        return None
+
+    start = sec.get("gaming_day_start", str, default=default.gaming_day_start,
+                    check=lambda v: rule_problem(v, "UTC"))  # fmt: skip
+    zone = sec.get("timezone", str, default=default.timezone,
+                   check=lambda v: rule_problem("00:00", v))  # fmt: skip
+    key = sec.get("key", str, default=default.key, check=lambda v: None if v else "a path")
+    sec.finish()
+    return ReportSettings(start, zone, key)
 
 
 def load_table_config(path: str | Path, *, boot_config: Path | None = BOOT_CONFIG) -> TableConfig:

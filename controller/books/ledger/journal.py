@@ -54,6 +54,7 @@ LEDGER_KINDS = frozenset(
         "round.voided",
         "round.settled",
         "meter.corrected",
+        "pool.retired",
         "pools.rebuilt",
         "selfcheck.passed",
         "selfcheck.failed",

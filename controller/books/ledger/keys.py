@@ -151,7 +151,8 @@ def create_keyring(path: Path) -> Keyring:
     path = Path(path)
     if path.exists():
         raise LedgerKeyError(f"{path} exists already: a table's key is created once")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():  # /etc/croupier (install) or a table's state directory
+        raise LedgerKeyError(f"cannot create {path}: the folder {path.parent} does not exist")
     keys = (LedgerKey(secrets.token_bytes(KEY_BYTES)),)
     _write_keys(path, keys)
     return Keyring(path, keys)

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.books.ledger import inputs, rounds
+from controller.books.ledger import inputs, lifecycle, rounds
 from controller.books.ledger.db import (
     DEFAULT_PATH,
     KEYS_META,
@@ -336,12 +336,63 @@ class Ledger(LedgerView):
             self._put_pool(config, after, entry.seq)
         return after
 
+    def retire_pool(
+        self,
+        pool: str,
+        now: float,
+        *,
+        technician: str,
+        reason_code: str,
+        reason: str,
+        transfer_to: str | None = None,
+    ) -> dict[str, PoolState]:
+        """Retire a pool (``controller.books.ledger.lifecycle``): its amount and reserve go to
+        ``transfer_to`` or are held for the regulator; journaled ``pool.retired``. Refused for
+        any reason but closure or a documented malfunction, with a round open on either pool,
+        for a retired pool, or when the transfer would lift the other pool above its cap."""
+        code = lifecycle.reason(reason_code)
+        inputs.text(technician, "the technician")
+        inputs.text(reason, "the document of the closure or malfunction")
+        with self._event(f"retiring pool {pool}", now):
+            retired = lifecycle.retired_pools(self.db)
+            for name in (pool, transfer_to):
+                if name in retired:
+                    raise LedgerError(f"pool {name} was retired (journal entry {retired[name]})")
+            if transfer_to == pool:
+                raise LedgerError(f"pool {pool} cannot be transferred to itself")
+            self._refuse_open_rounds(pool, "retire it")
+            config, state = self._pool_for_change(pool)
+            amount, reserve = state.current, state.reserve
+            after = {pool: (config, correct(correct(state, config, "current", 0), config,
+                                            "reserve", 0))}  # fmt: skip
+            if transfer_to is not None:
+                self._refuse_open_rounds(transfer_to, "transfer an amount to it")
+                to_config, to_state = self._pool_for_change(transfer_to)
+                moved = correct(to_state, to_config, "current", to_state.current + amount)
+                after[transfer_to] = (to_config, correct(moved, to_config, "reserve",
+                                                         to_state.reserve + reserve))  # fmt: skip
+            entry = self.journal.write(
+                "pool.retired",
+                {"pool": pool, "to": transfer_to, "amount": amount, "reserve": reserve,
+                 "reason_code": code.value, "reason": reason, "technician": technician},
+                now,
+            )  # fmt: skip
+            for config, state in after.values():
+                self._put_pool(config, state, entry.seq)
+            lifecycle.store_retired(self.db, {**retired, pool: entry.seq})
+        return {name: state for name, (_, state) in after.items()}
+
     def configure_pool(self, config: PoolConfig, now: float) -> PoolState:
         """Create a pool, or change its parameters between rounds (journaled with the change).
         A cap below the amount displayed is refused (ConfigError), as is any change while a
         round that staked on the pool is open (RoundStateError)."""
         text = canonical(config.to_json())
         with self._event(f"configuring pool {config.name}", now):
+            retired = lifecycle.retired_pools(self.db)
+            if config.name in retired:
+                raise LedgerError(f"pool {config.name} was retired (journal entry "
+                                  f"{retired[config.name]}): take [pools.{config.name}] out of "
+                                  "the table configuration")  # fmt: skip
             row = self.db.get("pools", (config.name,))
             if row is None:
                 clash = [c.name for c, _ in self._pools_for_change() if c.bet == config.bet]
@@ -516,7 +567,13 @@ class Ledger(LedgerView):
         return config, PoolState.from_row(row)
 
     def _pools_for_change(self) -> list[tuple[PoolConfig, PoolState]]:
-        return [self._pool_from_row(row) for row in self.db.select("pools", "1 ORDER BY name")]
+        """Every pool that takes contributions (a retired pool takes none)."""
+        retired = lifecycle.retired_pools(self.db)
+        return [
+            self._pool_from_row(row)
+            for row in self.db.select("pools", "1 ORDER BY name")
+            if row["name"] not in retired
+        ]
 
     def _pool_for_change(self, name: str) -> tuple[PoolConfig, PoolState]:
         row = self.db.get("pools", (name,))

@@ -47,6 +47,7 @@ from controller.books.ledger.journal import (
     counted,
     verify_chain,
 )
+from controller.books.ledger.lifecycle import retired_pools
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import stakes_to_json
 from controller.books.ledger.schema import SEALED
@@ -67,7 +68,7 @@ from controller.engine.pools.meters import (
 
 MONEY_KINDS = {
     "pool.created", "pool.configured", "round.opened", "round.voided", "round.settled",
-    "meter.corrected",
+    "meter.corrected", "pool.retired",
 }  # fmt: skip
 LIST_AT_MOST = 10  # problems of one kind listed before "and N more"
 
@@ -241,6 +242,7 @@ class Replay:
         self.pools: dict[str, tuple[PoolConfig, PoolState]] = {}
         self.open: dict[str, dict[str, tuple[Contribution, dict[int, int]]]] = {}
         self.shown: dict[str, int] = {}  # last amount displayed, as recorded
+        self.retired: dict[str, int] = {}  # pool -> the entry that retired it
         self.hits = 0
         self.problems: list[str] = []
         # round rows and hit rows as the journal makes them (when entries are given)
@@ -301,6 +303,8 @@ class Replay:
             self.problems.append(f"entry {seq}: round {rid} opened twice")
         fed = {}
         for name, (config, state) in sorted(self.pools.items()):
+            if name in self.retired:
+                continue
             seats = {int(s): w[config.bet] for s, w in data["stakes"].items() if config.bet in w}
             if not seats:
                 continue
@@ -403,6 +407,24 @@ class Replay:
         self.pools[name] = (config, after)
         self._shown(seq, name, after.current, True)
 
+    def _pool_retired(self, seq: int, data: dict[str, Any]) -> None:
+        name, to = data["pool"], data["to"]
+        config, state = self.pools[name]
+        if name in self.retired or to in self.retired:
+            self.problems.append(f"entry {seq}: pool {name} or {to} was already retired")
+        self._compare(seq, f"pool {name} amount retired", data["amount"], state.current)
+        self._compare(seq, f"pool {name} reserve retired", data["reserve"], state.reserve)
+        emptied = correct(correct(state, config, "current", 0), config, "reserve", 0)
+        self.pools[name] = (config, emptied)
+        self._shown(seq, name, 0, True)
+        if to is not None:
+            to_config, to_state = self.pools[to]
+            moved = correct(to_state, to_config, "current", to_state.current + data["amount"])
+            moved = correct(moved, to_config, "reserve", to_state.reserve + data["reserve"])
+            self.pools[to] = (to_config, moved)
+            self._shown(seq, to, moved.current, False)
+        self.retired[name] = seq
+
 
 def pool_differences(
     stored: dict[str, tuple[PoolConfig, PoolState]],
@@ -486,6 +508,9 @@ def replay_problems(view: LedgerView, progress: Progress | None = None) -> tuple
         problems.append(
             f"open rounds differ: table {sorted(open_rows)[:5]}, journal {sorted(replay.open)[:5]}"
         )
+    if retired_pools(view.db) != replay.retired:
+        problems.append(f"the retired pools {sorted(retired_pools(view.db))} differ from the "
+                        f"journal's {sorted(replay.retired)}")  # fmt: skip
     hit_rows = view.db.execute("SELECT count(*) FROM hits").fetchone()[0]
     if hit_rows != replay.hits:
         problems.append(f"{hit_rows} hit rows but the journal's awards make {replay.hits}")

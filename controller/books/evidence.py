@@ -1,0 +1,163 @@
+"""The jackpot evidence bundle: one signed file that shows what happened in a round, for a
+manager or regulator to check away from the table (docs/evidence.md).
+
+:func:`build_bundle` gathers, for one round: the ledger's record of it (stakes, payouts,
+rule of a void), the round as the surveillance store recorded it with its cards and the
+table's settlement (so ``croupier settle BUNDLE`` settles it again), the journal entries
+from the end of the previous round to the end of this one exactly as stored (so their hash
+chain can be recomputed) with the journal head when the bundle was made, the seat-sensor
+timeline and the shuffler's reports drawn from those entries, the meters before and after
+from the money entries, the shuffler identity the daemon knows, and the SHA-256 of the
+software manifest. The bundle is signed like every regulatory document
+(``controller.books.reports.signing``). ``controller/books/evidence_verify.py`` checks one
+with the standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from controller.books.ledger.db import key_history
+from controller.books.ledger.errors import LedgerError
+from controller.books.ledger.reader import LedgerView
+from controller.books.surveillance import SurveillanceError, SurveillanceStore
+
+FORMAT = "jackpot-evidence"
+VERSION = 1
+MAX_ENTRIES = 5000  # journal entries in one bundle (a round has tens)
+TIMELINE_KINDS = ("stake", "seats-declared", "sensor-ignored", "seats-cleared", "seat-cleared")
+SHUFFLER_KINDS = ("shuffler-fault", "shuffler-reset", "deck-replaced", "exposure", "condition")
+NOT_RECORDED = (
+    "the frames' sequence numbers and CRCs (the link keeps each reply's payload as received)",
+)
+NOT_LIVE = ("the deal packets and deck checks as received (only the running daemon has them)",)
+
+
+def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int, int]:
+    row = view.db.execute(
+        "SELECT open_seq, close_seq FROM rounds WHERE round_id = ?", (round_id,)
+    ).fetchone()
+    if row is None:
+        raise LedgerError(f"no round {round_id!r} in the ledger")
+    open_seq, close_seq = row
+    if close_seq is None:
+        raise LedgerError(f"round {round_id} is still open: its evidence is made once it closes")
+    previous = view.db.execute(
+        "SELECT max(seq) FROM journal WHERE seq < ? AND kind IN ('round.settled', "
+        "'round.voided', 'ledger.created')",
+        (open_seq,),
+    ).fetchone()[0]
+    first = max(1, previous or 1, close_seq - MAX_ENTRIES)
+    rows = view.db.execute(
+        "SELECT seq, kind, mono, wall, data, prev_hash, hash FROM journal "
+        "WHERE seq >= ? AND seq <= ? ORDER BY seq",
+        (first, close_seq),
+    ).fetchall()
+    entries = [
+        {"seq": s, "kind": k, "mono": repr(m), "wall": w, "data": d, "prev_hash": p, "hash": h}
+        for s, k, m, w, d, p, h in rows
+    ]
+    return entries, open_seq, close_seq
+
+
+def _meters(entries: list[dict[str, Any]], open_seq: int, close_seq: int) -> dict[str, Any]:
+    by_seq = {e["seq"]: json.loads(e["data"]) for e in entries if e["seq"] in (open_seq, close_seq)}
+    opened, closed = by_seq[open_seq], by_seq[close_seq]
+    meters = {}
+    for pool, move in opened.get("pools", {}).items():
+        after_close = closed.get("pools", {}).get(pool, {})
+        meters[pool] = {
+            "before": move["current"] - move["to_current"],
+            "after_contribution": move["current"],
+            "after": after_close.get("current"),
+            "jackpot_paid": after_close.get("jackpot_paid"),
+        }
+    return meters
+
+
+def recorded_round(surveillance: SurveillanceStore | None, round_id: str) -> dict | None:
+    """The round as the surveillance store keeps it (None: not recorded, e.g. voided)."""
+    try:
+        return surveillance.round(round_id) if surveillance is not None else None
+    except SurveillanceError:
+        return None
+
+
+def build_bundle(
+    view: LedgerView,
+    recorded: dict[str, Any] | None,
+    round_id: str,
+    *,
+    table_id: str,
+    generated: str,
+    manifest: Path | None,
+    shuffler: dict[str, Any] | None = None,
+    traffic: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The evidence of one closed round (see the module docstring), ``recorded`` being the
+    surveillance store's record of it (:func:`recorded_round`); LedgerError for a round the
+    ledger does not have or that is still open. ``traffic``: the shuffler link's recorded
+    deal replies and deck checks (``ShufflerLink.recorded``), when the daemon makes it."""
+
+    record = view.round(round_id)
+    if record is None:
+        raise LedgerError(f"no round {round_id!r} in the ledger")
+    entries, open_seq, close_seq = _entries(view, round_id)
+    manifest_hash = None
+    if manifest is not None and manifest.exists():
+        manifest_hash = hashlib.sha256(manifest.read_bytes()).hexdigest()
+    timeline = [
+        {"seq": e["seq"], "wall": e["wall"], "kind": e["kind"], **json.loads(e["data"])}
+        for e in entries
+        if e["kind"] in TIMELINE_KINDS
+    ]
+    shuffler_reports = [
+        {"seq": e["seq"], "wall": e["wall"], "kind": e["kind"], **json.loads(e["data"])}
+        for e in entries
+        if e["kind"] in SHUFFLER_KINDS or e["kind"].startswith("shuffler")
+    ]
+    head_seq, head_hash = view.journal.head()
+    return {
+        "document": FORMAT,
+        "format": VERSION,
+        "table": table_id,
+        "round": round_id,
+        "generated": generated,
+        "ledger_round": record.to_json(),
+        "round_record": recorded["record"] if recorded else None,
+        "table_settlement": recorded["result"] if recorded else None,
+        "profile": recorded["profile"] if recorded else None,
+        "meters": _meters(entries, open_seq, close_seq),
+        "sensor_timeline": timeline,
+        "shuffler_reports": shuffler_reports,
+        "shuffler_identity": shuffler,
+        "software": {"manifest_sha256": manifest_hash},
+        "journal": {
+            "opened": open_seq,
+            "closed": close_seq,
+            "entries": entries,
+            "head": {"seq": head_seq, "hash": head_hash},
+            # from this entry on the chain is an HMAC under the table's ledger key
+            # (docs/ledger.md): the verifier checks the links, the key holder the hashes
+            "keyed_from": min((seq for seq, _ in key_history(view.db)), default=None),
+        },
+        **shuffler_traffic(traffic, round_id),
+        "not_recorded": list(NOT_RECORDED if traffic is not None else NOT_RECORDED + NOT_LIVE),
+    }
+
+
+def shuffler_traffic(traffic: list[dict[str, Any]] | None, round_id: str) -> dict[str, Any]:
+    """The round's deal replies, the last deck check before its first packet and those
+    after its last one, as the link received them."""
+    if traffic is None:
+        return {"deal_packets": None, "deck_checks": None}
+    deals = [t for t in traffic if t["kind"] == "deal" and t["round"] == round_id]
+    checks = [t for t in traffic if t["kind"] == "deck-check"]
+    first = deals[0]["at"] if deals else float("inf")
+    last = deals[-1]["at"] if deals else float("inf")
+    before = [c for c in checks if c["at"] < first][-1:]
+    after = [c for c in checks if c["at"] > last]
+    return {"deal_packets": deals, "deck_checks": {"before": before, "after": after}}

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Check a jackpot evidence bundle away from the table, with Python's standard library only.
+
+    python3 evidence_verify.py BUNDLE.json report-key.pub.pem
+
+This file imports nothing of Croupier: copy it alone to any machine with Python 3.8+. It
+checks (docs/evidence.md):
+
+1. the Ed25519 signature over the bundle (RFC 8032 verification, written out below) with the
+   table's public key, and that the key ID the bundle names is that key's;
+2. the journal entries: each entry's SHA-256 recomputed from its fields, each linked to the
+   previous one, with no gap;
+3. that the round's ``round.opened`` and closing entries are among them and name the round,
+   and that the ledger's record of the round carries the stakes the opening entry recorded.
+
+Exit status 0 when everything holds, 1 with the first problem otherwise.
+"""
+
+import base64
+import hashlib
+import json
+import sys
+
+CONTEXT = b"croupier-signed-document-v1\n"
+ED25519_SPKI = bytes.fromhex("302a300506032b6570032100")  # DER prefix of an Ed25519 key
+
+# --- Ed25519 verification (RFC 8032, section 6) ---------------------------------------------
+P = 2**255 - 19
+Q = 2**252 + 27742317777372353535851937790883648493
+D = -121665 * pow(121666, P - 2, P) % P
+SQRT_M1 = pow(2, (P - 1) // 4, P)
+
+
+def _add(a, b):
+    x = (a[1] - a[0]) * (b[1] - b[0]) % P
+    y = (a[1] + a[0]) * (b[1] + b[0]) % P
+    c = 2 * a[3] * b[3] * D % P
+    d = 2 * a[2] * b[2] % P
+    e, f, g, h = y - x, d - c, d + c, y + x
+    return (e * f % P, g * h % P, f * g % P, e * h % P)
+
+
+def _mul(s, point):
+    result = (0, 1, 1, 0)
+    while s > 0:
+        if s & 1:
+            result = _add(result, point)
+        point = _add(point, point)
+        s >>= 1
+    return result
+
+
+def _equal(a, b):
+    return (a[0] * b[2] - b[0] * a[2]) % P == 0 and (a[1] * b[2] - b[1] * a[2]) % P == 0
+
+
+def _recover_x(y, sign):
+    if y >= P:
+        return None
+    x2 = (y * y - 1) * pow(D * y * y + 1, P - 2, P)
+    if x2 == 0:
+        return None if sign else 0
+    x = pow(x2, (P + 3) // 8, P)
+    if (x * x - x2) % P != 0:
+        x = x * SQRT_M1 % P
+    if (x * x - x2) % P != 0:
+        return None
+    if (x & 1) != sign:
+        x = P - x
+    return x
+
+
+def _decompress(data):
+    y = int.from_bytes(data, "little")
+    sign = y >> 255
+    y &= (1 << 255) - 1
+    x = _recover_x(y, sign)
+    return None if x is None else (x, y, 1, x * y % P)
+
+
+_GY = 4 * pow(5, P - 2, P) % P
+_GX = _recover_x(_GY, 0)
+BASE = (_GX, _GY, 1, _GX * _GY % P)
+
+
+def ed25519_verify(public, message, signature):
+    if len(public) != 32 or len(signature) != 64:
+        return False
+    a = _decompress(public)
+    r = _decompress(signature[:32])
+    s = int.from_bytes(signature[32:], "little")
+    if a is None or r is None or s >= Q:
+        return False
+    h = int.from_bytes(hashlib.sha512(signature[:32] + public + message).digest(), "little") % Q
+    return _equal(_mul(s, BASE), _add(r, _mul(h, a)))
+
+
+# --- the bundle -----------------------------------------------------------------------------
+
+
+class Invalid(Exception):
+    pass
+
+
+def public_key_from_pem(text):
+    body = "".join(line for line in text.splitlines() if line and not line.startswith("-----"))
+    der = base64.b64decode(body)
+    if len(der) != 44 or not der.startswith(ED25519_SPKI):
+        raise Invalid("the public key is not an Ed25519 key in PEM form")
+    return der[12:]
+
+
+def canonical(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def check_signature(signed, public):
+    try:
+        bundle, sig = signed["report"], signed["signature"]
+        value = base64.b64decode(sig["value"], validate=True)
+    except (KeyError, TypeError, ValueError):
+        raise Invalid('not a signed bundle: expected {"report": ..., "signature": ...}') from None
+    key_id = hashlib.sha256(public).hexdigest()[:16]
+    if sig.get("algorithm") != "ed25519" or sig.get("key_id") != key_id:
+        raise Invalid(f"signed with key {sig.get('key_id')}, not with the key given ({key_id})")
+    if not ed25519_verify(public, CONTEXT + canonical(bundle), value):
+        raise Invalid("the signature does not match: the bundle was changed after signing")
+    return bundle
+
+
+def entry_hash(e):
+    text = "\n".join([e["prev_hash"], str(e["seq"]), e["kind"], e["mono"], e["wall"], e["data"]])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_chain(bundle):
+    journal = bundle["journal"]
+    entries = journal["entries"]
+    if not entries:
+        raise Invalid("the bundle holds no journal entries")
+    keyed_from = journal.get("keyed_from")
+    for n, e in enumerate(entries):
+        keyed = keyed_from is not None and e["seq"] >= keyed_from  # HMAC: needs the table's key
+        if not keyed and entry_hash(e) != e["hash"]:
+            raise Invalid(f"journal entry {e['seq']} does not match its hash")
+        if n and (
+            e["seq"] != entries[n - 1]["seq"] + 1 or e["prev_hash"] != entries[n - 1]["hash"]
+        ):
+            raise Invalid(f"journal entry {e['seq']} does not link to the entry before it")
+    by_seq = {e["seq"]: e for e in entries}
+    opened, closed = by_seq.get(journal["opened"]), by_seq.get(journal["closed"])
+    if opened is None or closed is None:
+        raise Invalid("the round's opening or closing entry is missing")
+    for e, kinds in ((opened, ("round.opened",)), (closed, ("round.settled", "round.voided"))):
+        if e["kind"] not in kinds or json.loads(e["data"]).get("round") != bundle["round"]:
+            raise Invalid(
+                f"journal entry {e['seq']} is not the {kinds[0]} of round {bundle['round']}"
+            )
+    stakes = json.loads(opened["data"])["stakes"]
+    ledger_stakes = bundle["ledger_round"]["stakes"]
+    for seat, wagers in stakes.items():
+        if any(ledger_stakes.get(seat, {}).get(w) != a for w, a in wagers.items()):
+            raise Invalid(f"seat {seat}: the ledger's stakes differ from the journal's")
+    return len(entries)
+
+
+def main(argv):
+    if len(argv) != 3:
+        print("usage: evidence_verify.py BUNDLE.json PUBLIC_KEY.pem", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[1], "rb") as f:
+            signed = json.loads(f.read())
+        with open(argv[2], encoding="ascii") as f:
+            public = public_key_from_pem(f.read())
+        bundle = check_signature(signed, public)
+        count = check_chain(bundle)
+    except (OSError, ValueError, KeyError, TypeError, Invalid) as exc:
+        print(f"{argv[1]}: NOT VALID: {exc}")
+        return 1
+    print(
+        f"{argv[1]}: OK: round {bundle['round']} of table {bundle['table']}, signature and "
+        f"{count} journal entries checked"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,1 @@
+"""Documents for regulators and test labs, built from the ledger (docs/regulatory.md)."""

@@ -1,0 +1,59 @@
+"""The gaming day: which instants belong to the report of a date (table configuration
+``[report] gaming_day_start`` and ``timezone``).
+
+A gaming day starts at the boundary (e.g. 06:00) local time on its date and ends at the
+boundary of the next date, so a day across a daylight-saving change lasts 23 or 25 hours.
+Pure: the caller gives the instant it means by "now".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from controller.errors import CroupierError
+
+BOUNDARY = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
+
+
+class GamingDayError(CroupierError, ValueError):
+    """A gaming-day setting or date that cannot be used (bad boundary, unknown time zone)."""
+
+
+@dataclass(frozen=True)
+class GamingDayRule:
+    start: time  # local time of the boundary
+    zone: ZoneInfo
+
+    @classmethod
+    def parse(cls, boundary: str, timezone: str) -> GamingDayRule:
+        match = BOUNDARY.match(boundary)
+        if not match:
+            raise GamingDayError(f"gaming_day_start {boundary!r} must be HH:MM (00:00..23:59)")
+        try:
+            zone = ZoneInfo(timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise GamingDayError(f"timezone {timezone!r} is not a known time zone "
+                                 "(e.g. Europe/Athens, UTC)") from None  # fmt: skip
+        return cls(time(int(match[1]), int(match[2])), zone)
+
+    def bounds(self, day: date) -> tuple[datetime, datetime]:
+        """The first instant of ``day`` and the first instant of the next one, in UTC."""
+        start = datetime.combine(day, self.start, self.zone).astimezone(UTC)
+        end = datetime.combine(day + timedelta(days=1), self.start, self.zone).astimezone(UTC)
+        return start, end
+
+    def day_of(self, instant: datetime) -> date:
+        """The gaming day an instant belongs to."""
+        local = instant.astimezone(self.zone)
+        day = local.date()
+        return day if local.time() >= self.start else day - timedelta(days=1)
+
+    def last_complete(self, now: datetime) -> date:
+        """The last gaming day that has ended at ``now`` (the default report)."""
+        return self.day_of(now) - timedelta(days=1)
+
+    def describe(self) -> str:
+        return f"{self.start:%H:%M} {self.zone.key}"

@@ -1,0 +1,190 @@
+"""The table's report key and the signatures of regulatory documents (docs/regulatory.md).
+
+Every document a regulator may receive from the table (the gaming-day report in JSON, CSV or
+PDF) is signed with the table's own Ed25519 key, kept in a key file separate from the ledger
+and from the journal's keyed seals (default ``/etc/croupier/report-key.pem``, ``[report] key``
+in the table configuration; mode 0600, owned by the daemon's user). The public half,
+``report-key.pub.pem`` beside it, is what the casino files with its regulator:
+``croupier report verify FILE --public-key report-key.pub.pem`` checks any form.
+
+Two ways to carry a signature, one per kind of document:
+
+- a JSON document is ``{"report": ..., "signature": {...}}``; the signature covers the
+  canonical JSON of ``report`` (sorted keys, no spaces, UTF-8), so re-indenting the file does
+  not break it but changing any value does;
+- a byte document (CSV, PDF) ends with one line
+  ``%croupier-signature ed25519 KEY_ID SIGNATURE`` that covers every byte before it. A PDF
+  reader ignores a trailing comment after ``%%EOF``; a CSV reader sees one last line.
+
+``KEY_ID`` is the first 16 hex digits of the SHA-256 of the raw public key, so a verifier
+names the key a document claims before checking it. Every signed message starts with
+:data:`CONTEXT` so a signature made for a report cannot be replayed as one over other data.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from controller.errors import CroupierError
+
+DEFAULT_KEY = Path("/etc/croupier/report-key.pem")
+CONTEXT = b"croupier-signed-document-v1\n"
+MARKER = b"%croupier-signature "
+ALGORITHM = "ed25519"
+
+
+class SignatureError(CroupierError, ValueError):
+    """A document's signature is missing, malformed, made with another key, or does not match
+    the document (a byte was changed)."""
+
+
+class KeyFileError(CroupierError, OSError):
+    """The report key file is missing, unreadable or not an Ed25519 key."""
+
+
+def public_key_path(key: Path) -> Path:
+    """Where the public half of ``key`` is kept: ``report-key.pem`` -> ``report-key.pub.pem``."""
+    return key.with_name(key.name.removesuffix(".pem") + ".pub.pem")
+
+
+def key_id(public: Ed25519PublicKey) -> str:
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def create_key(path: Path) -> Ed25519PublicKey:
+    """Make a new key file (mode 0600) and its public half; refuses to replace a key."""
+    if path.exists():
+        raise KeyFileError(f"{path} already exists: a table keeps its report key (remove it "
+                           "by hand to start a new one; reports signed with it stay checkable "
+                           "with its public half)")  # fmt: skip
+    private = Ed25519PrivateKey.generate()
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    try:  # the key's folder must exist (/etc/croupier from install, a table's state directory)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise KeyFileError(f"cannot create the report key {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(pem)
+    public = private.public_key()
+    public_key_path(path).write_bytes(
+        public.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return public
+
+
+def load_private(path: Path) -> Ed25519PrivateKey:
+    try:
+        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+    except FileNotFoundError:
+        raise KeyFileError(
+            f"no report key at {path}: make one with `croupier report keygen --key {path}` "
+            "(install.sh does it)"
+        ) from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise KeyFileError(f"the report key {path} is unreadable: {exc}") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise KeyFileError(f"the report key {path} is not an Ed25519 key")
+    return key
+
+
+def load_public(path: Path) -> Ed25519PublicKey:
+    try:
+        key = serialization.load_pem_public_key(Path(path).read_bytes())
+    except FileNotFoundError:
+        raise KeyFileError(f"no public key at {path} (the table's report-key.pub.pem)") from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise KeyFileError(f"the public key {path} is unreadable: {exc}") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise KeyFileError(f"the public key {path} is not an Ed25519 key")
+    return key
+
+
+def canonical_bytes(data: Any) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def sign_json(document: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
+    """``{"report": document, "signature": {...}}`` (see the module docstring)."""
+    value = key.sign(CONTEXT + canonical_bytes(document))
+    return {
+        "report": document,
+        "signature": {"algorithm": ALGORITHM, "key_id": key_id(key.public_key()),
+                      "value": _b64(value)},
+    }  # fmt: skip
+
+
+def sign_bytes(body: bytes, key: Ed25519PrivateKey) -> bytes:
+    """``body`` followed by its signature line (see the module docstring)."""
+    if not body.endswith(b"\n"):
+        body += b"\n"
+    value = key.sign(CONTEXT + body)
+    line = f"{ALGORITHM} {key_id(key.public_key())} {_b64(value)}\n".encode()
+    return body + MARKER + line
+
+
+@dataclass(frozen=True)
+class Verified:
+    form: str  # "json" or "bytes"
+    key_id: str
+    document: dict[str, Any] | None  # the report, for the JSON form
+    body: bytes  # what the signature covers (without the context prefix)
+
+
+def _check(public: Ed25519PublicKey, claimed: str, value: str, message: bytes) -> None:
+    expected = key_id(public)
+    if claimed != expected:
+        raise SignatureError(
+            f"signed with key {claimed}, not with the table key given ({expected})"
+        )
+    try:
+        signature = base64.b64decode(value, validate=True)
+        public.verify(signature, CONTEXT + message)
+    except (InvalidSignature, ValueError):
+        raise SignatureError(
+            "the signature does not match the document: it was changed after signing"
+        ) from None
+
+
+def verify_document(data: bytes, public: Ed25519PublicKey) -> Verified:
+    """Check a signed document in any form; raises SignatureError naming what is wrong."""
+    if data.lstrip().startswith(b"{"):
+        try:
+            signed = json.loads(data)
+            document, sig = signed["report"], signed["signature"]
+            claimed, value = sig["key_id"], sig["value"]
+        except (ValueError, KeyError, TypeError):
+            raise SignatureError(
+                'not a signed JSON document: expected {"report": ..., "signature": ...}'
+            ) from None
+        if sig.get("algorithm") != ALGORITHM or not isinstance(value, str):
+            raise SignatureError(f"unsupported signature algorithm {sig.get('algorithm')!r}")
+        _check(public, str(claimed), value, canonical_bytes(document))
+        return Verified("json", str(claimed), document, canonical_bytes(document))
+    at = data.rfind(b"\n" + MARKER)
+    if at < 0 or not data.endswith(b"\n"):
+        raise SignatureError("no signature line (%croupier-signature ...) at the end")
+    body, line = data[: at + 1], data[at + 1 + len(MARKER) : -1]
+    parts = line.decode("ascii", "replace").split(" ")
+    if len(parts) != 3 or parts[0] != ALGORITHM:
+        raise SignatureError("the signature line is malformed")
+    _check(public, parts[1], parts[2], body)
+    return Verified("bytes", parts[1], None, body)

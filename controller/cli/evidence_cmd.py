@@ -1,0 +1,124 @@
+"""``croupier evidence``: the jackpot evidence bundle of a round (docs/evidence.md).
+
+- ``croupier evidence make ROUND|last --socket PATH [--output FILE]``: the running daemon
+  makes it (technician credential; it also makes one at every jackpot acknowledgement,
+  under ``<state>/evidence/``);
+- ``croupier evidence make ROUND --config table.toml [--state-dir DIR] [--db PATH]``: from
+  the files, the daemon stopped or not (credential checked against the configuration);
+- ``croupier evidence verify BUNDLE [--public-key PEM]``: the standalone verifier
+  (``controller/books/evidence_verify.py``, standard library only);
+- ``croupier settle BUNDLE``: settles the bundle's round again with the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from controller.books import evidence_verify
+from controller.books.evidence import build_bundle, recorded_round
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.selfcheck import default_manifest_path
+from controller.books.reports.signing import DEFAULT_KEY, load_private, public_key_path, sign_json
+from controller.books.surveillance import SurveillanceStore
+from controller.cli.daemon_client import add_socket_flag, call, credential
+from controller.cli.output import add_json_flag
+from controller.errors import CroupierError
+from controller.table.credentials import verify
+from controller.table.tableconfig import load_table_config
+
+DEFAULT_CONFIG = "/etc/croupier/table.toml"
+DEFAULT_STATE = Path("/var/lib/croupier")
+
+
+EXAMPLES = {
+    "evidence": [
+        "croupier evidence make last --technician T --socket /run/croupier/control.sock",
+        "croupier evidence verify SIM-1-000042.json --public-key report-key.pub.pem",
+    ],
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("evidence", help="the signed evidence bundle of a round (jackpots)")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    m = actions.add_parser("make", help="make the bundle of a closed round (credential)")
+    m.add_argument("round", help="round ID, or 'last' with --socket")
+    m.add_argument("--output", type=Path, help="where to write it (default: standard output)")
+    m.add_argument("--config", default=DEFAULT_CONFIG, help=f"default {DEFAULT_CONFIG}")
+    m.add_argument(
+        "--state-dir",
+        type=Path,
+        default=DEFAULT_STATE,
+        help=f"the table's state directory (default {DEFAULT_STATE})",
+    )
+    m.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
+    m.add_argument("--key", type=Path, help="the signing key (default: the configuration's)")
+    add_socket_flag(m)
+    m.set_defaults(func=make)
+    v = actions.add_parser("verify", help="check a bundle (signature, journal chain)")
+    v.add_argument("bundle", type=Path, help="the bundle file (JSON)")
+    v.add_argument(
+        "--public-key",
+        type=Path,
+        default=public_key_path(DEFAULT_KEY),
+        help=f"the table's public key (default {public_key_path(DEFAULT_KEY)})",
+    )
+    add_json_flag(v)
+    v.set_defaults(func=check)
+
+
+def make(args: argparse.Namespace) -> int:
+    if getattr(args, "socket", None):
+        answer = call(args, "evidence.make", privileged=True, round=args.round)
+        signed = answer["bundle"]
+    else:
+        config = load_table_config(args.config)
+        if config.credential is None or not verify(credential(), config.credential):
+            raise CroupierError("a technician credential matching the configuration's "
+                                "[technician] credential is needed")  # fmt: skip
+        key = load_private(args.key or config.resolve_report_key(args.state_dir))
+        store_path = args.state_dir / "surveillance.sqlite3"
+        store = SurveillanceStore(store_path, read_only=True) if store_path.exists() else None
+        generated = datetime.fromtimestamp(time.time(), UTC).isoformat(timespec="seconds")
+        try:
+            with LedgerReader.open(args.db or config.resolve_state(args.state_dir)) as ledger:
+                bundle = build_bundle(
+                    ledger, recorded_round(store, args.round), args.round,
+                    table_id=config.table_id,
+                    generated=generated,
+                    manifest=default_manifest_path(),
+                )  # fmt: skip
+        finally:
+            if store is not None:
+                store.close()
+        signed = sign_json(bundle, key)
+    text = json.dumps(signed, indent=1, ensure_ascii=False) + "\n"
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"{args.output}: evidence of round {signed['report']['round']}, signed",
+              file=sys.stderr)  # fmt: skip
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def check(args: argparse.Namespace) -> int:
+    if not args.bundle.is_file():
+        raise CroupierError(f"cannot read {args.bundle}: no such file")
+    return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
+
+
+def round_from_bundle(data: dict) -> dict | None:
+    """The recorded round inside an evidence bundle, with its profile (for ``settle``)."""
+    bundle = data.get("report")
+    if not isinstance(bundle, dict) or bundle.get("document") != "jackpot-evidence":
+        return None
+    record = bundle.get("round_record")
+    if not isinstance(record, dict):
+        raise CroupierError("the bundle holds no recorded round (a voided round is not settled)")
+    return {"profile": bundle.get("profile"), **record}

@@ -1,0 +1,233 @@
+"""``croupier report``: documents for regulators and test labs (docs/regulatory.md).
+
+- ``croupier report day [--date YYYY-MM-DD] [--format json|csv|pdf] [--output FILE]``: the
+  signed gaming-day meter report, from the ledger file (``--db``, read-only, beside the
+  daemon) or from the live daemon (``--socket``); ``--json`` prints the signed JSON. The
+  default day is the last one that has ended. A day that does not reconcile is refused.
+- ``croupier report verify FILE [--public-key PEM]``: check a signed report in any form
+  (exit status 1 when it was changed or signed with another key).
+- ``croupier report keygen [--key PATH]``: make the table's report key (install does it).
+- ``croupier report proposal --config table.toml [--seats N] [--rounds-per-hour R]``: the
+  progressive proposal from the exact PAR engine (``--json`` for the whole document).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from controller.books.ledger.reader import LedgerReader
+from controller.books.reports.amounts import money
+from controller.books.reports.documents import FORMS, signed_day_report
+from controller.books.reports.proposal import Pace, build_proposal
+from controller.books.reports.signing import (
+    DEFAULT_KEY,
+    SignatureError,
+    create_key,
+    key_id,
+    load_private,
+    load_public,
+    public_key_path,
+    verify_document,
+)
+from controller.cli.argtypes import integer
+from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.output import add_json_flag, print_json
+from controller.errors import CroupierError
+from controller.table.reporting import report_context
+from controller.table.tableconfig import load_table_config
+
+DEFAULT_CONFIG = "/etc/croupier/table.toml"
+DEFAULT_STATE = Path("/var/lib/croupier")
+
+
+EXAMPLES = {
+    "report": [
+        "croupier report day --date 2026-11-23 --format pdf --output day.pdf",
+        "croupier report verify day.pdf --public-key /etc/croupier/report-key.pub.pem",
+        "croupier report proposal --config /etc/croupier/table.toml --seats 4",
+    ],
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="documents for regulators: gaming-day report, proposal")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    d = actions.add_parser("day", help="the signed gaming-day meter report")
+    _add_table_flags(d)
+    d.add_argument("--date", type=date.fromisoformat, help="YYYY-MM-DD (default: the last "
+                   "gaming day that has ended)")  # fmt: skip
+    d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
+    d.add_argument("--output", type=Path, help="the file to write (default: standard output)")
+    d.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
+    add_socket_flag(d)
+    add_json_flag(d)
+    d.set_defaults(func=day)
+    v = actions.add_parser("verify", help="check a signed report (JSON, CSV or PDF)")
+    v.add_argument("file", type=Path, help="the report: JSON, CSV or PDF")
+    v.add_argument(
+        "--public-key",
+        type=Path,
+        metavar="PEM",
+        help=f"the table's public key (default {public_key_path(DEFAULT_KEY)})",
+    )
+    add_json_flag(v)
+    v.set_defaults(func=verify)
+    pr = actions.add_parser("proposal", help="the progressive proposal (exact PAR engine)")
+    pr.add_argument("--config", default=DEFAULT_CONFIG, help=f"default {DEFAULT_CONFIG}")
+    pr.add_argument(
+        "--seats", type=integer(1, 7), help="progressive seats per round (default: all)"
+    )
+    pr.add_argument(
+        "--rounds-per-hour", type=integer(1, 1000), default=30, help="pace (default 30)"
+    )
+    add_json_flag(pr)
+    pr.set_defaults(func=proposal)
+    k = actions.add_parser("keygen", help="make the table's report signing key")
+    k.add_argument("--key", type=Path, default=DEFAULT_KEY, help=f"default {DEFAULT_KEY}")
+    k.set_defaults(func=keygen)
+
+
+def _add_table_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"default {DEFAULT_CONFIG}")
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        default=DEFAULT_STATE,
+        help=f"for relative paths of the configuration (default {DEFAULT_STATE})",
+    )
+    parser.add_argument("--key", type=Path, help="the signing key (default: the configuration's)")
+
+
+def _write(args: argparse.Namespace, data: bytes) -> None:
+    if args.output:
+        args.output.write_bytes(data)
+        print(f"{args.output}: {len(data):,} bytes, signed", file=sys.stderr)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+
+
+def day(args: argparse.Namespace) -> int:
+    form = args.format or "json"
+    if getattr(args, "socket", None):
+        answer = call(args, "report.day", date=args.date and args.date.isoformat(), form=form)
+        data = base64.b64decode(answer["data"])
+    else:
+        config = load_table_config(args.config)
+        context = report_context(config)
+        now = datetime.now(UTC)
+        when = args.date or context.rule.last_complete(now)
+        key = load_private(args.key or config.resolve_report_key(args.state_dir))
+        db = args.db or config.resolve_state(args.state_dir)
+        with LedgerReader.open(db) as ledger:
+            data = signed_day_report(ledger, when, context, now=now, form=form, key=key)
+    if args.format or args.output or args.json:
+        _write(args, data)
+    else:
+        print(summary(json.loads(data)["report"]))
+    return 0
+
+
+def summary(report: dict) -> str:
+    """The report for a technician's terminal (unsigned: the files are the record)."""
+    cur = report["currency"]
+    r = report["rounds"]
+    out = [
+        f"table {report['table']}  gaming day {report['gaming_day']} "
+        f"({report['from']} .. {report['to']}){'' if report['complete'] else '  IN PROGRESS'}",
+        f"rounds: {r['opened']} opened, {r['settled']} settled, {r['voided']} voided "
+        + (f"({', '.join(f'{k} {n}' for k, n in r['voided_by_rule'].items())})"
+           if r["voided_by_rule"] else ""),
+    ]  # fmt: skip
+    for p in report["pools"]:
+        out.append(
+            f"pool {p['pool']}: {money(p['opening']['displayed'], cur)} + contributions "
+            f"{money(p['contributions'], cur)} - awards {money(p['awards']['from_pool'], cur)} "
+            f"({p['awards']['count']} hits) + seeds "
+            f"{money(p['seeds']['by_house'] + p['seeds']['by_reserve'], cur)} + adjustments "
+            f"{money(p['adjustment_total']['displayed'], cur)} = "
+            f"{money(p['closing']['displayed'], cur)}"
+        )
+    for w in report["wagers"]:
+        theory = w["theoretical_hold_percent"]
+        out.append(
+            f"  {w['wager']:<14} handle {money(w['handle'], cur):>18}  paid "
+            f"{money(w['paid'], cur):>18}  hold {w['hold_percent'] or '-':>7} %"
+            + (f"  (PAR {theory} %)" if theory else "")
+        )
+    out.append("reconciled: yes")
+    return "\n".join(out)
+
+
+def verify(args: argparse.Namespace) -> int:
+    public = load_public(args.public_key or public_key_path(DEFAULT_KEY))
+    try:
+        data = args.file.read_bytes()
+    except OSError as exc:
+        raise CroupierError(f"cannot read {args.file}: {exc.strerror}") from None
+    try:
+        checked = verify_document(data, public)
+    except SignatureError as exc:
+        if args.json:
+            print_json({"file": str(args.file), "ok": False, "problem": str(exc)})
+        else:
+            print(f"{args.file}: NOT VALID: {exc}")
+        return 1
+    if args.json:
+        print_json({"file": str(args.file), "ok": True, "key_id": checked.key_id,
+                    "form": checked.form})  # fmt: skip
+    else:
+        print(f"{args.file}: signature OK (key {checked.key_id}, {checked.form} form)")
+    return 0
+
+
+def keygen(args: argparse.Namespace) -> int:
+    public = create_key(args.key)
+    print(f"{args.key}: new report key {key_id(public)}; give the regulator "
+          f"{public_key_path(args.key)}")  # fmt: skip
+    return 0
+
+
+def proposal(args: argparse.Namespace) -> int:
+    config = load_table_config(args.config)
+    pace = Pace(args.seats or len(config.seats), args.rounds_per_hour)
+    document = build_proposal(config.profile, config.pools, pace, table_id=config.table_id)
+    if args.json:
+        print_json(document)
+        return 0
+    cur = document["currency"]
+    out = [
+        f"Progressive proposal: table {document['table']}, profile {document['profile']}",
+        f"method: {document['method']}",
+        f"pace: {pace.seats} progressive seats a round, {pace.rounds_per_hour} rounds an hour",
+    ]
+    for p in document["pools"]:
+        out += [
+            "",
+            f"pool {p['pool']}: bet {p['bet']}, unit stake {money(p['unit_stake'], cur)}, seed "
+            f"{money(p['seed']['initial'], cur)} (initial and reset), contribution "
+            f"{p['contribution_rate']}, reserve {p['reserve_rate']}, "
+            f"cap {money(p['cap'], cur) if p['cap'] else 'none'}",
+            f"  awards: {p['award_policy']}, several hits: {p['multiple_hits']}, envy bonus "
+            f"{money(p['envy_bonus'], cur)}",
+            f"  {'line':<16} {'pays':<14} {'probability':>12} {'1 in':>12} {'hours between':>14}",
+        ]
+        for line in p["lines"]:
+            out.append(
+                f"  {line['line']:<16} {line['pays']:<14} {line['probability']:12.4e} "
+                f"{line['one_in']:12,.0f} {line['mean_hours_between_hits']:14,.1f}"
+            )
+        out.append(f"  return without the progressive: {p['return_without_progressive']:.4%}")
+        for row in p["return_by_meter"]:
+            out.append(f"  return at meter {money(row['meter'], cur):>16}: {row['return']:.4%}")
+        out.append(
+            f"  break-even meter: {money(p['break_even_meter'], cur)}; long-run return "
+            f"{p['long_run_return']:.4%}"
+        )
+    print("\n".join(out))
+    return 0

@@ -1,0 +1,99 @@
+"""``croupier verify-software``: keyed digests of every installed software component, on
+demand, for a regulator or test lab (controller/books/software_verification.py).
+
+- ``croupier verify-software --seed HEX [--algorithm hmac-sha1|hmac-sha256] [--json]``:
+  with ``--socket`` the running daemon computes and journals it (nothing restarts); with
+  ``--db PATH`` it is computed here and journaled in that ledger (the daemon stopped);
+  otherwise computed here only. ``--json``: the combined digest and a list of objects with
+  each component's absolute ``path`` and hex ``digest``.
+- ``croupier verify-software --history [--db PATH | --socket]``: the results kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import time
+
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.store import Ledger
+from controller.books.software_verification import (
+    ALGORITHMS,
+    ALIASES,
+    Verification,
+    history,
+    record,
+    verify_software,
+)
+from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.output import add_json_flag, print_json
+from controller.errors import CroupierError
+
+EXAMPLES = {
+    "verify-software": [
+        "croupier verify-software --seed 0f1e2d3c --algorithm hmac-sha1",
+        "croupier verify-software --seed 0f1e2d3c --socket /run/croupier/control.sock --json",
+        "croupier verify-software --history --socket /run/croupier/control.sock",
+    ],
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "verify-software", help="keyed digest of every software component (regulator, lab)"
+    )
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--seed", metavar="HEX", help="the lab's seed, 1 to 128 bytes in hex")
+    what.add_argument("--history", action="store_true", help="the results kept in the ledger")
+    p.add_argument("--algorithm", default="hmac-sha1", choices=[*ALGORITHMS, *ALIASES],
+                   help="default hmac-sha1 (GAT)")  # fmt: skip
+    p.add_argument("--db", metavar="PATH", help="record in (or read from) this ledger")
+    add_socket_flag(p)
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    on_daemon = getattr(args, "socket", None)
+    if args.history:
+        if on_daemon:
+            kept = call(args, "software.history")
+        elif args.db:
+            with LedgerReader.open(args.db) as ledger:
+                kept = history(ledger)
+        else:
+            raise CroupierError("--history needs --db PATH or --socket PATH")
+        _print_history(kept, args.json)
+        return 0
+    if on_daemon:
+        answer = call(args, "software.verify", seed=args.seed, algorithm=args.algorithm,
+                      requested_by=getpass.getuser())  # fmt: skip
+        result, seq = answer["result"], answer["journal_entry"]
+    else:
+        verification: Verification = verify_software(args.seed, args.algorithm)
+        result, seq = verification.to_json(), None
+        if args.db:
+            with Ledger.open(args.db, now=time.monotonic(), create=False) as ledger:
+                seq = record(ledger.journal, verification, time.monotonic(), getpass.getuser())
+    if args.json:
+        print_json({**result, "journal_entry": seq})
+        return 0
+    for c in result["components"]:
+        print(f"{c['digest']}  {c['path']}")
+    print(f"{len(result['components'])} components, {result['algorithm']}, seed {result['seed']}")
+    print(f"combined: {result['combined']}")
+    print(f"recorded in the ledger: journal entry {seq}" if seq else "not recorded (no --db)")
+    return 0
+
+
+def _print_history(kept: list[dict], as_json: bool) -> None:
+    if as_json:
+        print_json(kept)
+        return
+    if not kept:
+        print("no software verification recorded")
+    for h in kept:
+        print(
+            f"{h['wall']}  entry {h['seq']}  {h['algorithm']}  seed {h['seed']}  combined "
+            f"{h['combined']}  ({h['components']} components, by {h['requested_by']})"
+        )

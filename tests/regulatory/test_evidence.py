@@ -1,0 +1,142 @@
+"""The jackpot evidence bundle (issue 18 point 4): signed, checked by a verifier that uses
+the standard library only (its Ed25519 against the cryptography package's), any changed byte
+refused, the journal chain recomputed, and the round settled again from the bundle."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from regulatory_fixtures import SetWall, new_ledger, play_history
+
+from controller.books import evidence_verify
+from controller.books.evidence import build_bundle, recorded_round
+from controller.books.ledger.reader import LedgerReader
+from controller.books.reports.signing import (
+    create_key,
+    load_private,
+    public_key_path,
+    sign_json,
+)
+from controller.books.surveillance import SurveillanceStore
+from controller.cli.main import main
+from controller.engine.games import settle
+from controller.engine.profiles import load_profile
+
+REPO = Path(__file__).resolve().parents[2]
+VERIFIER = REPO / "controller" / "books" / "evidence_verify.py"
+
+
+@pytest.fixture(scope="module")
+def bundle_files(tmp_path_factory):
+    """The jackpot round of the fixture history, recorded as the royal example, bundled."""
+    root = tmp_path_factory.mktemp("evidence")
+    wall = SetWall()
+    with new_ledger(root / "ledger.sqlite3", wall) as ledger:
+        play_history(ledger, wall)
+    record = json.loads((REPO / "examples" / "uth-gr-royal.json").read_text())
+    result = settle(load_profile("uth-gr"), record).to_json()
+    store = SurveillanceStore(root / "surveillance.sqlite3")
+    store.add_round("day-3", "uth-gr", {k: v for k, v in record.items() if k != "profile"},
+                    result, 0.0)  # fmt: skip
+    create_key(root / "key.pem")
+    with LedgerReader.open(root / "ledger.sqlite3") as reader:
+        bundle = build_bundle(reader, recorded_round(store, "day-3"), "day-3", table_id="T-7",
+                              generated="2026-11-24T09:00:00+00:00", manifest=None)  # fmt: skip
+    store.close()
+    path = root / "day-3.json"
+    path.write_text(json.dumps(sign_json(bundle, load_private(root / "key.pem")), indent=1))
+    return root, path, result
+
+
+def run_verifier(path, public):
+    return evidence_verify.main(["evidence_verify", str(path), str(public)])
+
+
+def test_the_standalone_verifier_runs_alone(bundle_files, tmp_path):
+    root, path, _ = bundle_files
+    alone = tmp_path / "elsewhere"
+    alone.mkdir()
+    shutil.copy(VERIFIER, alone / "evidence_verify.py")  # one file, away from the project
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(alone / "evidence_verify.py"), str(path),
+         str(public_key_path(root / "key.pem"))],
+        capture_output=True, text=True, cwd=alone,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "OK: round day-3 of table T-7" in done.stdout
+    imports = [line for line in VERIFIER.read_text().splitlines() if line.startswith("import")]
+    assert imports == ["import base64", "import hashlib", "import json", "import sys"]
+
+
+def test_the_bundle_holds_the_round(bundle_files):
+    _, path, result = bundle_files
+    bundle = json.loads(path.read_text())["report"]
+    assert bundle["ledger_round"]["state"] == "settled"
+    kinds = [e["kind"] for e in bundle["journal"]["entries"]]
+    assert kinds[0] == "round.voided" and kinds[-1] == "round.settled"  # from the last round
+    assert bundle["meters"]["uth"]["jackpot_paid"] == 500_105
+    assert bundle["meters"]["uth"]["before"] == 500_060  # day-2's contribution was reversed
+    assert bundle["table_settlement"] == result and bundle["not_recorded"]
+
+
+def test_croupier_settle_settles_the_bundles_round_again(bundle_files, capsys):
+    _, path, result = bundle_files
+    assert main(["settle", str(path), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again.pop("currency") == "EUR" and again.pop("minor_units") == 2
+    assert again == result
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_any_changed_byte_is_refused(bundle_files, tmp_path_factory, data):
+    root, path, _ = bundle_files
+    original = path.read_bytes()
+    at = data.draw(st.integers(0, len(original) - 1))
+    changed = bytearray(original)
+    changed[at] ^= data.draw(st.integers(1, 255))
+    try:
+        if json.loads(changed) == json.loads(original):
+            return  # whitespace only: the same document
+    except ValueError:
+        pass
+    target = tmp_path_factory.mktemp("changed") / "bundle.json"
+    target.write_bytes(bytes(changed))
+    assert run_verifier(target, public_key_path(root / "key.pem")) == 1
+
+
+def test_a_rewritten_journal_entry_fails_even_when_signed_again(bundle_files, tmp_path):
+    root, path, _ = bundle_files
+    bundle = json.loads(path.read_text())["report"]
+    entry = bundle["journal"]["entries"][2]
+    entry["data"] = entry["data"].replace("500", "900", 1)  # e.g. a stake made larger
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(sign_json(bundle, load_private(root / "key.pem"))))
+    assert run_verifier(forged, public_key_path(root / "key.pem")) == 1
+    with pytest.raises(evidence_verify.Invalid, match="does not match its hash"):
+        evidence_verify.check_chain(bundle)
+
+
+def test_another_key_is_refused(bundle_files, tmp_path):
+    _, path, _ = bundle_files
+    create_key(tmp_path / "other.pem")
+    assert run_verifier(path, public_key_path(tmp_path / "other.pem")) == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(message=st.binary(max_size=300), flip=st.integers(0, 63))
+def test_the_standard_library_ed25519_agrees_with_cryptography(message, flip):
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes_raw()
+    signature = key.sign(message)
+    assert evidence_verify.ed25519_verify(public, message, signature)
+    bad = bytearray(signature)
+    bad[flip] ^= 1
+    assert not evidence_verify.ed25519_verify(public, message, bytes(bad))
+    assert not evidence_verify.ed25519_verify(public, message + b"x", signature)
