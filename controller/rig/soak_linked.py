@@ -46,6 +46,7 @@ from controller.books.ledger.verify import verify_ledger
 from controller.books.linked.devserver import DevServer
 from controller.books.linked.verify import verify_store
 from controller.engine.pools.config import PoolConfig, pool_config
+from controller.engine.profiles import load_profile
 from controller.rig import pgserver
 from controller.rig.dealer import Dealer, RoundSeen, plan_round
 from controller.rig.errors import RigFailure
@@ -355,7 +356,7 @@ def run_linked_soak(
         name = pgserver.fresh_database(dsn)
         admin_dsn, dsn = dsn, pgserver.dsn_with(dsn, name)
         stack.callback(pgserver.drop_database, admin_dsn, name)
-        config: PoolConfig = pool_config(POOL, _rules(), seed=SEED)
+        config: PoolConfig = pool_config(POOL, load_profile("ch-bg").progressive, seed=SEED)
         pgserver.create_pool(dsn, config)
         tally = LinkedTally(config)
         gate = LinkGate(tables)
@@ -383,9 +384,3 @@ def run_linked_soak(
         report.store = {k: tally.meters[k] for k in tally.meters}
         report.tables = [tally.tables.get(s.table_id, {}) for s in soaks]
         return report
-
-
-def _rules() -> Any:
-    from controller.engine.profiles import load_profile
-
-    return load_profile("ch-bg").progressive
