@@ -208,7 +208,9 @@ class LinkedSoak:
             problems.append(f"events verify: {chain['problems'][:3]}")
         with self.table.ledger() as ledger:
             problems += [f"ledger verify: {p}" for p in verify_ledger(ledger).problems[:10]]
-            for played in self.played:
+            # a round ID the table never opened (killed before LOCK took) is given to the
+            # next round: the last round played under an ID is the one the ledger holds
+            for played in {p.round_id: p for p in self.played}.values():
                 record = ledger.round(played.round_id)
                 if played.outcome == "not opened":
                     if record is not None:
