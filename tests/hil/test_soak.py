@@ -12,6 +12,7 @@ import os
 import pytest
 
 from controller.books.linked.devserver import DevServerError
+from controller.cli.main import main
 from controller.rig.pgserver import private_server
 from controller.rig.shoe import SHOE_CONFIG, ShoeSoak, run_shoe_soak
 from controller.rig.soak import SOAK_OVERRIDES, Soak, run_soak
@@ -105,3 +106,10 @@ def test_the_shoe_reconciliation_catches_a_cent():
         problems = soak.reconcile()
     assert any(played.round_id in p and "ledger stakes" in p for p in problems), problems
     assert any("totals: rig took" in p for p in problems), problems
+
+
+def test_the_soak_command_refuses_options_of_another_game(capsys):
+    assert main(["rig", "soak", "--profile", "trilux-gr", "--dsn", "dbname=x"]) == 2
+    assert main(["rig", "soak", "--profile", "ch-bg", "--tablet"]) == 2
+    err = capsys.readouterr().err
+    assert "--dsn: only the ch-bg soak" in err and "--tablet and --config are for the uth-gr" in err
