@@ -37,6 +37,7 @@ from fractions import Fraction
 from typing import Any
 
 from controller.books.ledger.verify import verify_ledger
+from controller.engine.cards import card_name
 from controller.engine.paytable import Odds, PayTable
 from controller.rig.dealer import KILL_POINTS, Dealer, Fault, RoundPlan, RoundSeen
 from controller.rig.errors import RigFailure
@@ -209,6 +210,8 @@ class ShoeDealer(Dealer):
             return self._voided(seen, status), played
         if self._kill_point(plan, "verified", seen):
             return seen, played
+        if fault is not None and fault.after_lock == "extra card" and status["state"] != "verified":
+            plan.fault = fault = None  # settled at the deal (blackjacks): no card is ever due
         if fault is not None and fault.after_lock == "extra card":
             self.table.emulate("draw", count=1)
             return self._voided(seen, self.wait(lambda s: s["state"] == "void", "MD-S1")), played
@@ -291,7 +294,15 @@ class ShoeSoak:
     def run(self, rounds: int, progress: Callable[[], None]) -> SoakReport:
         for _ in range(rounds):
             plan, stakes = self.plan()
-            seen, played = self.dealer.play_shoe(plan, stakes)
+            try:
+                seen, played = self.dealer.play_shoe(plan, stakes)
+            except RigFailure as exc:  # the table did not do what the rules say: report it
+                self.report.rounds += 1
+                first = str(exc).splitlines()[0]
+                self.report.problems.append(f"a round with {plan.fault or 'no fault'}: {first}")
+                self.dealer.ready()
+                progress()
+                continue
             self.book(seen, played)
             progress()
         self.dealer.ready()
@@ -351,8 +362,11 @@ class ShoeSoak:
                 mine = _nonzero(played.paid)
                 recorded = _nonzero(record.paid)
                 if recorded != mine or _nonzero(record.stakes) != stakes:
+                    cards = {s: " ".join(map(card_name, h)) for s, h in played.hands.items()}
                     problems.append(f"{rid}: ledger stakes {_nonzero(record.stakes)} paid"
-                                    f" {recorded}, rig stakes {stakes} paid {mine}")  # fmt: skip
+                                    f" {recorded}, rig stakes {stakes} paid {mine}; the rig's"
+                                    f" cards {cards}, dealer"
+                                    f" {' '.join(map(card_name, played.dealer))}")  # fmt: skip
                 taken += sum(v for w in stakes.values() for v in w.values())
                 back += sum(v for w in mine.values() for v in w.values())
                 ledger_taken += sum(v for w in record.stakes.values() for v in w.values())
