@@ -3,9 +3,12 @@
 - ``croupier rig run SCENARIO.toml ... [--junit FILE] [-v] [--wired RIG.toml]``: play
   scenarios (tests/hil/) on the simulated table, or on a real controller the rig is cabled to;
   exit status 1 when one fails;
-- ``croupier rig soak --rounds N --faults RATE --kill-rate RATE [--tables K]``: random
-  rounds, random shuffler faults, random ``kill -9``; the ledger, its journal and the rig's
-  own tally must agree to the cent (exit status 1 otherwise); prints rounds per second.
+- ``croupier rig soak [--profile uth-gr|ch-bg|trilux-gr] --rounds N --faults RATE
+  --kill-rate RATE [--tables K] [--dsn DSN]``: random rounds, random shuffler faults, random
+  ``kill -9``; the ledger, its journal and the rig's own tally must agree to the cent (exit
+  status 1 otherwise); prints rounds per second. ``ch-bg``: Jumbo 7 linked across the tables
+  on a private PostgreSQL (or ``--dsn``), the server restarted during the run
+  (docs/rig.md).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from controller.cli.argtypes import integer, rate
+from controller.books.linked.devserver import DevServerError
+from controller.cli.argtypes import UsageError, integer, rate
 from controller.cli.meters_cmd import meter_text
 from controller.cli.money import currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
@@ -22,7 +26,9 @@ from controller.errors import CroupierError
 from controller.rig.play import run_scenario
 from controller.rig.report import human, junit
 from controller.rig.scenario import load_scenario
+from controller.rig.shoe import run_shoe_soak
 from controller.rig.soak import ROYALS, SoakReport, run_soak
+from controller.rig.soak_linked import LinkedReport, run_linked_soak
 from controller.rig.table import REPO_CONFIG
 from controller.rig.wired import load_wiring
 from display.money import Currency
@@ -33,8 +39,12 @@ EXAMPLES = {
         "croupier rig run tests/hil/*.toml --junit rig.xml",
         "croupier rig run --wired rig.toml tests/hil/md-s1-wrong-count.toml",
         "croupier rig soak --rounds 2000 --faults 0.2 --kill-rate 0.005 --tables 3",
+        "croupier rig soak --profile ch-bg --rounds 200 --faults 0.2 --kill-rate 0.02",
     ],
 }
+
+SOAK_PROFILES = ("uth-gr", "ch-bg", "trilux-gr")
+LINKED_TABLES = 3  # the ch-bg soak's tables by default: a link of at least three (PRG-6)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,14 +60,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(r)
     r.set_defaults(func=run)
     s = actions.add_parser("soak", help="random rounds, faults and kill -9; books must agree")
+    s.add_argument(
+        "--profile",
+        choices=SOAK_PROFILES,
+        default="uth-gr",
+        help="the game: uth-gr (default), ch-bg (linked Jumbo 7), trilux-gr (shoe)",
+    )
+    s.add_argument(
+        "--dsn",
+        help="ch-bg: a PostgreSQL server to make the linked store on"
+        " (default: a private cluster, restarted during the run)",
+    )
     s.add_argument("--rounds", type=integer(1), default=1000, help="rounds in all (default 1000)")
     s.add_argument("--faults", type=rate, default=0.2, help="share of rounds with a fault")
     s.add_argument("--kill-rate", type=rate, default=0.01,
                    help="share of rounds during which the daemon is killed (SIGKILL)")  # fmt: skip
     s.add_argument("--royals", type=rate, default=ROYALS, help="share dealt a royal on purpose")
-    s.add_argument(
-        "--tables", type=integer(1, 16), default=1, help="tables soaked at once (default 1)"
-    )
+    s.add_argument("--tables", type=integer(1, 16),
+                   help=f"tables soaked at once (default 1; ch-bg {LINKED_TABLES})")  # fmt: skip
     s.add_argument("--seed", type=integer(0), help="the rig's random choices (default: random)")
     s.add_argument(
         "--tablet",
@@ -94,13 +114,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def soak(args: argparse.Namespace) -> int:
+    if args.tables is None:
+        args.tables = LINKED_TABLES if args.profile == "ch-bg" else 1
+    if args.dsn and args.profile != "ch-bg":
+        raise UsageError("--dsn: only the ch-bg soak has a linked pool")
+    if args.profile != "uth-gr" and (args.tablet or args.config != str(REPO_CONFIG)):
+        raise UsageError(f"--tablet and --config are for the uth-gr soak, not {args.profile}")
     try:
         with progress_bar(args, total=args.rounds, unit="rounds", what="soak") as step:
-            report = run_soak(args.rounds, faults=args.faults, kill_rate=args.kill_rate,
-                              seed=args.seed, royals=args.royals, tables=args.tables,
-                              tablet=args.tablet, config=args.config,
-                              progress=step and (lambda _done: step(1)))  # fmt: skip
-    except DriverError as exc:
+            common = {"faults": args.faults, "kill_rate": args.kill_rate, "seed": args.seed,
+                      "tables": args.tables,
+                      "progress": step and (lambda _done: step(1))}  # fmt: skip
+            if args.profile == "ch-bg":
+                report = run_linked_soak(args.rounds, dsn=args.dsn, **common)
+            elif args.profile == "trilux-gr":
+                report = run_shoe_soak(args.rounds, **common)
+            else:
+                report = run_soak(args.rounds, royals=args.royals, tablet=args.tablet,
+                                  config=args.config, **common)  # fmt: skip
+    except (DriverError, DevServerError) as exc:
         raise CroupierError(f"rig: {exc}") from exc
     cur = table_currency(args)
     if args.json:
@@ -117,10 +149,18 @@ def print_soak(report: SoakReport, cur: Currency) -> None:
     print(f"  outcomes: {outcomes}")
     faults = ", ".join(f"{n} {k}" for k, n in sorted(report.faults.items())) or "none"
     print(f"  faults: {faults}; kill -9: {report.kills}; jackpots: {report.jackpots}")
+    if isinstance(report, LinkedReport):
+        print(
+            f"  PostgreSQL restarts: {report.restarts}; linked pool (rig = store):"
+            f" {', '.join(f'{k} {v}' for k, v in (report.store or {}).items())}"
+        )
     for n, meters in enumerate(report.tables or [report.meters], 1):
         shown = ", ".join(f"{k} {meter_text(k, v, cur)}" for k, v in meters.items())
-        print(f"  table {n} books (rig = ledger = journal): {shown}")
-    if report.ok:
+        sources = "rig = store" if isinstance(report, LinkedReport) else "rig = ledger = journal"
+        print(f"  table {n} books ({sources}): {shown}")
+    if report.ok and isinstance(report, LinkedReport):
+        print("OK: every table's ledger, the linked store and the rig's tally agree to the cent")
+    elif report.ok:
         print("OK: the ledger, its journal and the rig's tally agree to the cent")
     else:
         print(f"FAILED: {len(report.problems)} problem(s)")

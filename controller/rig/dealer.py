@@ -135,6 +135,28 @@ class RoundPlan:
     main_bets: dict[str, int] | None = None  # each seat's main stakes, entered on the tablet
 
 
+def plan_round(
+    rng: random.Random,
+    seats: tuple[int, ...] | list[int],
+    faults: float,
+    kill_rate: float,
+    arrange: Callable[[random.Random, tuple[int, ...]], list[int] | None] | None = None,
+) -> RoundPlan:
+    """A random round of the soak: 1 to 4 of ``seats`` staked; a shuffler fault with
+    probability ``faults``, else ``arrange(rng, seats)``'s deck order (None: a shuffled
+    deck); a ``kill -9`` at a random point with probability ``kill_rate``."""
+    chosen = tuple(sorted(rng.sample(list(seats), rng.randint(1, min(4, len(seats))))))
+    plan = RoundPlan(chosen)
+    if rng.random() < faults:
+        plan.fault = random_fault(rng, len(chosen))
+    elif arrange is not None:
+        plan.arrange = arrange(rng, chosen)
+    if rng.random() < kill_rate:
+        plan.kill_at = rng.choice(KILL_POINTS)
+        plan.kill_delay = rng.uniform(0.0, 0.02)
+    return plan
+
+
 @dataclass
 class RoundSeen:
     plan: RoundPlan

@@ -37,14 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.books.ledger.verify import replay_journal, verify_ledger
-from controller.rig.dealer import (
-    KILL_POINTS,
-    Dealer,
-    RoundPlan,
-    RoundSeen,
-    random_fault,
-    royal_order,
-)
+from controller.rig.dealer import Dealer, RoundPlan, RoundSeen, plan_round, royal_order
 from controller.rig.errors import RigFailure
 from controller.rig.table import REPO_CONFIG, SimTable
 from controller.rig.tally import PoolTally, uth_progressive_line
@@ -130,17 +123,13 @@ class Soak:
         self.report = SoakReport()
 
     def plan(self) -> RoundPlan:
-        rng = self.rng
-        seats = tuple(sorted(rng.sample(self.seats, rng.randint(1, min(4, len(self.seats))))))
-        plan = RoundPlan(seats)
-        if rng.random() < self.faults:
-            plan.fault = random_fault(rng, len(seats))
-        elif rng.random() < self.royals:
-            plan.arrange = royal_order(seats, rng, community=rng.random() < 0.5)
-        if rng.random() < self.kill_rate:
-            plan.kill_at = rng.choice(KILL_POINTS)
-            plan.kill_delay = rng.uniform(0.0, 0.02)
-        return plan
+        return plan_round(self.rng, self.seats, self.faults, self.kill_rate, self._royal)
+
+    def _royal(self, rng: random.Random, seats: tuple[int, ...]) -> list[int] | None:
+        """Now and then a royal flush: to a seat (the pool) or to the board."""
+        if rng.random() < self.royals:
+            return royal_order(seats, rng, community=rng.random() < 0.5)
+        return None
 
     def run(self, rounds: int, progress: Any = None) -> SoakReport:
         started = time.monotonic()

@@ -1,13 +1,22 @@
-"""The soak as CI runs it: at least 2,000 rounds through real daemons with random shuffler
+"""The soak as CI runs it: at least 2,000 UTH rounds through real daemons with random shuffler
 faults and random kill -9, after which the ledger, its journal and the rig's own tally agree
-to the cent. ``CROUPIER_SOAK_ROUNDS`` / ``CROUPIER_SOAK_SEED`` change it; longer soaks are
-``croupier rig soak`` (README)."""
+to the cent; and a short soak of each other game: ch-bg tables on a linked Jumbo 7 in
+PostgreSQL, trilux-gr tables in shoe mode. ``CROUPIER_SOAK_ROUNDS`` / ``CROUPIER_SOAK_SEED``
+and ``CROUPIER_GAME_SOAK_ROUNDS`` / ``CROUPIER_GAME_SOAK_SEED`` change them; longer soaks are
+``croupier rig soak`` (README, docs/rig.md)."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
+
+from controller.books.linked.devserver import DevServerError
+from controller.cli.main import main
+from controller.rig.pgserver import private_server
+from controller.rig.shoe import SHOE_CONFIG, ShoeSoak, run_shoe_soak
 from controller.rig.soak import SOAK_OVERRIDES, Soak, run_soak
+from controller.rig.soak_linked import run_linked_soak
 from controller.rig.table import SimTable
 
 ROUNDS = int(os.environ.get("CROUPIER_SOAK_ROUNDS", "2000"))
@@ -40,3 +49,67 @@ def test_the_reconciliation_catches_a_cent():
     problems = soak.report.problems
     assert any(p.startswith("ledger: won_fixed: rig") for p in problems), problems
     assert any(p.startswith("journal: won_fixed: rig") for p in problems), problems
+
+
+# --- the other games (issue 14): bounded soaks; the long runs are in docs/rig.md -------------
+
+GAME_ROUNDS = int(os.environ.get("CROUPIER_GAME_SOAK_ROUNDS", "90"))
+GAME_SEED = int(os.environ.get("CROUPIER_GAME_SOAK_SEED", "11"))  # its plan has kills
+
+
+def private_postgres_or_skip():
+    """The soak starts its own server; without PostgreSQL's binaries it skips with the reason
+    (a failure where ``CROUPIER_REQUIRE_POSTGRES=1``, as in CI)."""
+    try:
+        server = private_server()
+    except DevServerError as exc:
+        if os.environ.get("CROUPIER_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"no PostgreSQL for the linked soak: {exc}")
+        pytest.skip(f"no PostgreSQL for the linked soak: {exc}")
+    server.destroy()
+
+
+def test_ch_bg_tables_on_a_linked_jumbo7_keep_every_book_to_the_cent():
+    """Three ch-bg tables, one Jumbo 7 linked pool on a private PostgreSQL restarted twice,
+    shuffler faults, kill -9 and 7-card straight flushes dealt on purpose (CH-8, CH-9)."""
+    private_postgres_or_skip()
+    report = run_linked_soak(GAME_ROUNDS, faults=0.2, kill_rate=0.04, seed=GAME_SEED,
+                             tables=3, jackpots=0.05)  # fmt: skip
+    assert report.ok, f"seed {report.seed}: {report.problems[:10]}"
+    assert report.rounds == GAME_ROUNDS and report.restarts == 2, report.to_json()
+    assert report.kills >= 1 and sum(report.faults.values()) >= GAME_ROUNDS // 10
+    assert report.jackpots >= 1 and report.store["won_from_pool"] > 0, report.to_json()
+    assert report.store["contributions"] > 0 and report.store["voids"] >= 1
+    print(f"\nch-bg soak: {report.rounds} rounds, {report.rate:.1f} rounds/s, {report.kills}"
+          f" kills, {report.restarts} server restarts, seed {report.seed}")  # fmt: skip
+
+
+def test_trilux_shoe_tables_keep_the_books_to_the_cent():
+    report = run_shoe_soak(GAME_ROUNDS + 30, faults=0.3, kill_rate=0.04, seed=GAME_SEED,
+                           tables=2)  # fmt: skip
+    assert report.ok, f"seed {report.seed}: {report.problems[:10]}"
+    assert report.kills >= 1 and report.outcomes["settled"] >= GAME_ROUNDS // 2
+    assert report.outcomes["voided MD-S1"] >= 1  # the card drawn when none was due
+    print(f"\ntrilux-gr soak: {report.rounds} rounds, {report.rate:.1f} rounds/s, seed"
+          f" {report.seed}")  # fmt: skip
+
+
+def test_the_shoe_reconciliation_catches_a_cent():
+    with SimTable(SHOE_CONFIG, overrides=SOAK_OVERRIDES) as table:
+        table.wait_for_state("open", timeout=30)
+        soak = ShoeSoak(table, faults=0.0, kill_rate=0.0, seed=5)
+        report = soak.run(8, lambda: None)
+        assert report.ok, report.problems
+        played = next(p for p in soak.tally.rounds.values() if p.outcome == "settled")
+        seat = next(iter(played.paid))
+        played.paid[seat]["main"] += 1
+        problems = soak.reconcile()
+    assert any(played.round_id in p and "ledger stakes" in p for p in problems), problems
+    assert any("totals: rig took" in p for p in problems), problems
+
+
+def test_the_soak_command_refuses_options_of_another_game(capsys):
+    assert main(["rig", "soak", "--profile", "trilux-gr", "--dsn", "dbname=x"]) == 2
+    assert main(["rig", "soak", "--profile", "ch-bg", "--tablet"]) == 2
+    err = capsys.readouterr().err
+    assert "--dsn: only the ch-bg soak" in err and "--tablet and --config are for the uth-gr" in err

@@ -6,20 +6,17 @@ distribution's binaries. Without a server the tests skip with the reason, unless
 ``CROUPIER_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) turns the skip into a failure.
 """
 
-import asyncio
 import os
-import shutil
-import tempfile
-import uuid
-from pathlib import Path
 
-import psycopg
 import pytest
 
-from controller.books.linked import admin, schema, store
-from controller.books.linked.devserver import DevServer, DevServerError
+from controller.books.linked.devserver import DevServerError
 from controller.engine.pools.config import pool_config
 from controller.engine.profiles import load_profile
+from controller.rig import pgserver
+from controller.rig.pgserver import drop_database, dsn_with, fresh_database
+
+__all__ = ["create_pool", "drop_database", "dsn_with", "fresh_database", "jumbo7", "start_server"]
 
 RULES = load_profile("ch-bg").progressive
 SEED = 100_000
@@ -34,34 +31,11 @@ def unavailable(reason):
 
 
 def start_server(**options):
-    """A private server, started (in a directory of its own under /tmp: pytest's temporary
-    directories are closed to the postgres user when the tests run as root)."""
-    root = Path(tempfile.mkdtemp(prefix="croupier-pg-"))
+    """A private server, started (``controller.rig.pgserver.private_server``), or a skip."""
     try:
-        server = DevServer(root, **options)
-        server.start()
+        return pgserver.private_server(**options)
     except DevServerError as exc:
-        shutil.rmtree(root, ignore_errors=True)
         unavailable(str(exc))
-    return server
-
-
-def fresh_database(admin_dsn):
-    """Create an empty database; returns its name."""
-    name = "t_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return name
-
-
-def drop_database(admin_dsn, name):
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-def dsn_with(dsn, dbname):
-    parts = [p for p in dsn.split() if not p.startswith("dbname=")]
-    return " ".join([*parts, f"dbname={dbname}"])
 
 
 def jumbo7(name="jumbo7", **settings):
@@ -70,13 +44,4 @@ def jumbo7(name="jumbo7", **settings):
 
 def create_pool(dsn, config=None):
     """Migrate the store and create the pool (ch-bg's Jumbo 7 by default)."""
-
-    async def work():
-        conn = await store.connect(dsn)
-        try:
-            await schema.migrate(conn)
-            return await admin.configure_pool(conn, config or jumbo7(), 0.0)
-        finally:
-            await conn.close()
-
-    return asyncio.run(work())
+    return pgserver.create_pool(dsn, config or jumbo7())
