@@ -1,6 +1,6 @@
 """The tamper catalogue: an insider with the source and write access to the ledger database,
 but not the table's key (issue 13, point 5). Each tampering must be detected; what is out of
-reach is listed in docs/security-books.md with the reason.
+reach is listed in docs/security.md ("The books and the shuffler link") with the reason.
 
 The attacker uses the project's own functions (``seal``, ``entry_hash``, ``open_writer``) to
 re-seal and re-chain what they edit, as the issue's reproduction did. Every ledger here is
@@ -414,8 +414,9 @@ def test_the_real_daemon_with_a_changed_file_stays_closed(tmp_path):
 @pytest.mark.integration
 def test_without_a_witness_a_rollback_is_caught_when_a_round_id_is_reused(tmp_path):
     """The real daemon, no witness: an older copy of the ledger put back opens (it is
-    consistent in itself, docs/security-books.md), but the next round reuses a round ID the
-    surveillance store holds: alarm journaled, table closed, the first record kept."""
+    consistent in itself, docs/security.md, "The books and the shuffler link"), but the next
+    round reuses a round ID the surveillance store holds: alarm journaled, table closed, the
+    first record kept."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
     from daemon_harness import SimTable, sim_config
 
