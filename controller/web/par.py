@@ -64,7 +64,8 @@ class HouseEdges:
 
     async def close(self) -> None:
         self._closing = True
-        for proc in self._working.values():
+        # a copy: each worker's own task removes it from _working as it ends
+        for proc in list(self._working.values()):
             if proc is not None and proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()

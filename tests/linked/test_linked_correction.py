@@ -77,8 +77,8 @@ def test_the_command_needs_the_technician_credential(pool_dsn, tmp_path, monkeyp
     args = ["pool", "correct", "jumbo7", "current", "150000", "--dsn", pool_dsn, "--config",
             str(config), "--technician", "K. P.", "--reason", "display fault"]  # fmt: skip
     monkeypatch.setenv("CROUPIER_CREDENTIAL", "0000")
-    assert main(args) == 2
+    assert main(args) == 1  # a failure (no credential), not a usage error
     assert "wrong technician credential" in capsys.readouterr().err
     monkeypatch.setenv("CROUPIER_CREDENTIAL", "1234")
     assert main(args) == 0
-    assert "linked pool jumbo7: current set to 150,000 (journaled)" in capsys.readouterr().out
+    assert "linked pool jumbo7: current set to EUR 1,500.00 (journaled)" in capsys.readouterr().out
