@@ -15,13 +15,13 @@ would let two processes hold "the" lock on two different files.
 
 from __future__ import annotations
 
-import fcntl
 import os
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
 from controller.errors import CroupierError
+from controller.pidlock import LockHeld, take_lock
 
 
 class AlreadyRunningError(CroupierError):
@@ -40,23 +40,16 @@ class InstanceLock:
 
     def acquire(self) -> None:
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self._fd = take_lock(self.path, 0o644)
+        except LockHeld as held:
+            raise AlreadyRunningError(
+                f"{self.what} is already running (PID {held.holder}, lock {self.path}); stop"
+                " it first, or give this one another directory"
+            ) from None
         except OSError as exc:
             raise CroupierError(
                 f"cannot open the lock file {self.path}: {exc.strerror or exc}"
             ) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise AlreadyRunningError(
-                f"{self.what} is already running (PID {holder}, lock {self.path}); stop it"
-                " first, or give this one another directory"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
 
     def release(self) -> None:
         if self._fd is not None:

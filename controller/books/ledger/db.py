@@ -23,7 +23,6 @@ with a technician's message (:func:`translate`); disk full is :class:`LedgerFull
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -44,6 +43,7 @@ from controller.books.ledger.errors import (
 )
 from controller.books.ledger.keys import Keyring, LedgerKey, LedgerKeyError, digest
 from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
+from controller.pidlock import LockHeld, take_lock
 
 DEFAULT_PATH = Path("/var/lib/croupier/ledger.sqlite3")
 
@@ -281,21 +281,14 @@ def _connect(target: str, path: Path, *, uri: bool = False) -> sqlite3.Connectio
 def _lock(path: Path) -> int:
     lock_path = Path(f"{path}.lock")
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o640)
-    except OSError as exc:
-        raise LedgerIOError(f"{lock_path}: cannot create the ledger lock: {exc}") from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-        os.close(fd)
+        return take_lock(lock_path, 0o640)
+    except LockHeld as held:
         raise LedgerLockedError(
-            f"{path} is open for writing by another process (pid {holder}); stop it "
+            f"{path} is open for writing by another process (pid {held.holder}); stop it "
             "(croupierd) first, or use a read-only command"
         ) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd
+    except OSError as exc:
+        raise LedgerIOError(f"{lock_path}: cannot create the ledger lock: {exc}") from exc
 
 
 def migrate(db: Database, migrations: dict[int, str] = MIGRATIONS) -> int:

@@ -1,0 +1,34 @@
+"""An exclusive, non-blocking ``flock`` on a lock file that names its holder's PID: the one
+mechanism behind the ledger's single writer (controller.books.ledger.db) and the daemon's and
+emulator's single instance (controller.table.instance_lock). The kernel drops the lock when
+the holder dies, however it dies, so a stale file never blocks a restart."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+
+class LockHeld(Exception):
+    """Another live process holds the lock; ``holder`` is the PID it wrote ("?" if none)."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__(holder)
+        self.holder = holder
+
+
+def take_lock(path: Path, mode: int) -> int:
+    """Open (creating with ``mode``) and lock ``path``; write this process's PID into it and
+    return the open descriptor, which holds the lock until it is closed. Raises
+    :class:`LockHeld`, or ``OSError`` when the file cannot be opened."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, mode)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise LockHeld(holder) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
