@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -41,7 +40,7 @@ from controller.engine.cards import card_name
 from controller.engine.paytable import Odds, PayTable
 from controller.rig.dealer import KILL_POINTS, Dealer, Fault, RoundPlan, RoundSeen
 from controller.rig.errors import RigFailure
-from controller.rig.soak import SOAK_OVERRIDES, SoakReport
+from controller.rig.soak import SOAK_OVERRIDES, RoundCounter, SoakReport, split_rounds
 from controller.rig.table import REPO, SimTable, merged
 
 SHOE_CONFIG = REPO / "tests" / "hil" / "tables" / "sim-trilux-gr.toml"
@@ -396,15 +395,8 @@ def run_shoe_soak(
 ) -> SoakReport:
     """The whole blackjack soak on ``tables`` fresh trilux-gr tables (``rounds`` shared)."""
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    shares = [rounds // tables + (i < rounds % tables) for i in range(tables)]
-    lock = threading.Lock()
-    done = [0]
-
-    def one_more() -> None:
-        with lock:
-            done[0] += 1
-            if progress is not None:
-                progress(done[0])
+    shares = split_rounds(rounds, tables)
+    one_more = RoundCounter(progress)
 
     with contextlib.ExitStack() as stack:
         sims = [

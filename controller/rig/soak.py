@@ -230,6 +230,27 @@ class Soak:
                                         f" {expected}")  # fmt: skip
 
 
+def split_rounds(rounds: int, tables: int) -> list[int]:
+    """``rounds`` shared among ``tables`` as evenly as they go (the first tables one more)."""
+    return [rounds // tables + (i < rounds % tables) for i in range(tables)]
+
+
+class RoundCounter:
+    """Rounds done across the rig's threads, each one reported to ``progress`` (may be None)
+    in order; call it after every round, whatever the round's own arguments."""
+
+    def __init__(self, progress: Callable[[int], None] | None) -> None:
+        self.progress = progress
+        self.done = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, *_round: object) -> None:
+        with self._lock:
+            self.done += 1
+            if self.progress is not None:
+                self.progress(self.done)
+
+
 def run_soak(
     rounds: int,
     *,
@@ -247,15 +268,8 @@ def run_soak(
     ``rounds`` shared among them). ``tablet``: LOCK and CONFIRM through the control socket
     instead of the console's pins. ``progress(rounds done)`` is called after every round."""
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    shares = [rounds // tables + (i < rounds % tables) for i in range(tables)]
-    lock = threading.Lock()
-    done = [0]
-
-    def one_more(_n: int, _report: SoakReport) -> None:
-        with lock:
-            done[0] += 1
-            if progress is not None:
-                progress(done[0])
+    shares = split_rounds(rounds, tables)
+    one_more = RoundCounter(progress)
 
     with contextlib.ExitStack() as stack:
         sims = [stack.enter_context(SimTable(config, overrides=SOAK_OVERRIDES))

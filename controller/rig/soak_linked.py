@@ -51,7 +51,7 @@ from controller.rig import pgserver
 from controller.rig.dealer import Dealer, RoundSeen, plan_round
 from controller.rig.errors import RigFailure
 from controller.rig.jumbo7 import LinkedRound, LinkedTally
-from controller.rig.soak import SOAK_OVERRIDES, SoakReport
+from controller.rig.soak import SOAK_OVERRIDES, RoundCounter, SoakReport, split_rounds
 from controller.rig.table import REPO, SimTable, merged
 
 CH_CONFIG = REPO / "tests" / "hil" / "tables" / "sim-ch-bg.toml"
@@ -338,16 +338,9 @@ def run_linked_soak(
     if tables < 1:
         raise RigFailure("the linked soak needs at least one table")
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    shares = [rounds // tables + (i < rounds % tables) for i in range(tables)]
-    lock = threading.Lock()
-    done = [0]
+    shares = split_rounds(rounds, tables)
     restarted = [0]
-
-    def one_more() -> None:
-        with lock:
-            done[0] += 1
-            if progress is not None:
-                progress(done[0])
+    one_more = RoundCounter(progress)
 
     with contextlib.ExitStack() as stack:
         server = None
@@ -375,7 +368,7 @@ def run_linked_soak(
         with ThreadPoolExecutor(tables + 1, thread_name_prefix="croupier-soak") as pool:
             futures = [pool.submit(s.run, n, one_more) for s, n in zip(soaks, shares, strict=True)]
             if server is not None:
-                pool.submit(restarter, server, gate, lambda: done[0], points, down, restarted)
+                pool.submit(restarter, server, gate, lambda: one_more.done, points, down, restarted)
             reports = [future.result() for future in futures]
         total = LinkedReport.combined(reports, time.monotonic() - started, seed)
         report = total
