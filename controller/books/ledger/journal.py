@@ -77,7 +77,7 @@ def wall_text(timestamp: float) -> str:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def canonical(data: dict[str, Any]) -> str:
+def canonical(data: Any) -> str:
     """The one JSON spelling of a value (sorted keys, no spaces) that hashes are taken over."""
     return _CANONICAL.encode(data)
 

@@ -35,6 +35,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from controller.books.ledger.journal import canonical
 from controller.errors import CroupierError
 
 DEFAULT_KEY = Path("/etc/croupier/report-key.pem")
@@ -115,7 +116,8 @@ def load_public(path: Path) -> Ed25519PublicKey:
 
 
 def canonical_bytes(data: Any) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """What is signed: the journal's one JSON spelling of ``data``, in UTF-8."""
+    return canonical(data).encode()
 
 
 def _b64(data: bytes) -> str:
