@@ -23,7 +23,13 @@ from typing import Any
 
 from controller.engine.cards import Card, card_name, parse_cards
 from controller.engine.profiles import Profile
-from controller.engine.wagers import Limit, accept, check_offered, parse_limits
+from controller.engine.wagers import (
+    Limit,
+    accept,
+    check_offered,
+    fixed_stake_limits,
+    parse_limits,
+)
 from controller.errors import CardError, RoundError
 
 # Keys of a round file; anything else is refused by name (a typo must not be ignored).
@@ -223,6 +229,7 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
     if problems:
         key, reason = problems[0]
         raise RoundError(f"{key}: {reason}")
+    limits.update(fixed_stake_limits(profile))
     raw_seats = data.get("seats")
     if not isinstance(raw_seats, list) or not raw_seats:
         raise RoundError("seats: expected a non-empty list of seats")
