@@ -220,6 +220,25 @@ def test_refusals_name_their_rule(change, rule, words):
     assert error["rule"] == rule and words in error["message"], error
 
 
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"seats": True}, "seats: expected list"),  # was an internal error (TypeError)
+        ({"seats": 1.5}, "seats: expected list"),
+        ({"shoe": 5}, "shoe"),
+        ({"seats": [{"seat": 1, "stakes": {"main": "ten"}}]}, "seats[0].stakes.main"),
+        ({"seats": ["x"]}, "seats[0]"),
+        ({"seats": [{"seat": 1, "stakes": {"main": 1000}, "actions": {"main": [1]}}]},
+         "seats[0].actions.main"),  # fmt: skip
+    ],
+)
+def test_a_malformed_round_file_is_one_line_naming_the_field(change, field):
+    data = bj("As 9c Kd", seat(1, 1000))
+    data.update(change)
+    error = refused(data)
+    assert field in error["message"], error
+
+
 def test_a_card_dealt_more_often_than_the_shoe_holds_is_refused():
     error = refused(bj("As 9c As As As As As As", seat(1, 1000, {"main": ["hit"] * 6}), decks=4))
     assert error["rule"] == "BJ-1" and "4 decks" in error["message"]

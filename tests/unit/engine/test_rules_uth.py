@@ -272,6 +272,9 @@ def test_progressive_over_the_fixed_stake_is_capped_and_returned_uth2_bj1():
         ({"seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": 1000},
                      "decision": "4x"}]}, "UTH-2", "must equal Ante"),  # fmt: skip
         ({"seats": [seat(1, "Kd Tc", progressive=50)]}, "UTH-2", "below"),
+        # Ante 8000 and Blind 6000 put down: unequal, even though both would be capped to 5000
+        ({"seats": [seat(1, "Kd Tc", ante=8000, blind=6000)],
+          "limits": {"ante": {"min": 500, "max": 5000}}}, "UTH-2", "6000 must equal Ante 8000"),
         ({"seats": [seat(1, "Kd Tc", ante=400)], "limits": {"ante": {"min": 500, "max": 5000}}},
          "UTH-2", "below the table minimum 500"),  # fmt: skip
         ({"seats": [seat(1, "Kd Tc", bonus=100)]}, "UTH-2", "unknown wager 'bonus'"),
