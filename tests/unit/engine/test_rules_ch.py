@@ -264,6 +264,7 @@ def test_a_link_list_is_refused_when_the_profile_shares_by_table(tmp_path: Path)
         ({"paytables.ante": {"flush": "3:1"}}, "paytables.ante.flush", "CH-6"),
         ({"paytables.bonus": {"pair": "7:1"}}, "paytables.bonus.pair", "CH-7"),
         ({"rules": {"burns": 2}}, "rules.burns", "CH-3"),
+        ({"progressive": {"linked": False}}, "progressive.linked", "PRG-6"),
     ],
 )
 def test_profile_keys_outside_the_rule_book_are_refused_naming_the_rule(
