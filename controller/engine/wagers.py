@@ -20,7 +20,8 @@ it, CH-3) and ``bonus``; blackjack ``main`` (BJ-1) and ``trilux`` (TRX-1: the ma
 50x the minimum). Progressive stakes are a fixed amount (UTH-2, CH-2) and have no table
 limits: the UTH progressive is exactly its fixed stake (more is capped at it and the excess
 returned, less is refused), a Jumbo 7 stake is a whole number of fixed units (CH-9 shares the
-jackpot by stake); blackjack insurance has BJ-8's own bounds (half the table minimum to half the accepted bet).
+jackpot by stake); blackjack insurance has BJ-8's own bounds (half the table minimum to half
+the accepted bet).
 
 Limits are written ``{"ante": {"min": 500, "max": 50000}}`` in a round file (JSON) and
 ``[limits] ante = { min = 500, max = 50000 }`` in a table configuration (TOML);

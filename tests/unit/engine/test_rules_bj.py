@@ -228,8 +228,10 @@ def test_refusals_name_their_rule(change, rule, words):
         ({"shoe": 5}, "shoe"),
         ({"seats": [{"seat": 1, "stakes": {"main": "ten"}}]}, "seats[0].stakes.main"),
         ({"seats": ["x"]}, "seats[0]"),
-        ({"seats": [{"seat": 1, "stakes": {"main": 1000}, "actions": {"main": [1]}}]},
-         "seats[0].actions.main"),  # fmt: skip
+        (
+            {"seats": [{"seat": 1, "stakes": {"main": 1000}, "actions": {"main": [1]}}]},
+            "seats[0].actions.main",
+        ),
     ],
 )
 def test_a_malformed_round_file_is_one_line_naming_the_field(change, field):
@@ -288,8 +290,11 @@ def test_profile_keys_outside_the_rule_book_are_refused_naming_the_rule(
 
 @pytest.mark.parametrize(
     ("table", "line", "rule"),
-    [("main", "blackjack", "BJ-5"), ("insurance", "dealer-blackjack", "BJ-8"),
-     ("trilux", "flush", "TRX-2")],  # fmt: skip
+    [
+        ("main", "blackjack", "BJ-5"),
+        ("insurance", "dealer-blackjack", "BJ-8"),
+        ("trilux", "flush", "TRX-2"),
+    ],
 )
 def test_pay_tables_must_pay_what_the_rule_book_pays(tmp_path: Path, table, line, rule):
     bad = profile_file(tmp_path, "trilux-gr", **{f"paytables.{table}": {line: "6:5"}})

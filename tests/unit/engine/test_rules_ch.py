@@ -159,9 +159,7 @@ def test_jumbo7_fixed_lines_only_the_best_line_pays(board, hole, line, paid):
 
 def test_jumbo7_is_paid_whatever_the_decision_and_per_unit_stake():
     # a folded seat with four nines and two units (200): 2 x 5,000 cents
-    result = settled(
-        ch("2c 2d", "9h 9c 7h 3c Kd", seat(1, "9s 9d", "fold", ante=1000, jumbo7=200))
-    )
+    result = settled(ch("2c 2d", "9h 9c 7h 3c Kd", seat(1, "9s 9d", "fold", ante=1000, jumbo7=200)))
     assert outcome(result, 1, "jumbo7") == ("win", 200, 10_000, "CH-8")
 
 
@@ -218,8 +216,9 @@ def _link_round() -> dict:
             "jumbo7": {
                 "amount": 100_140,
                 "seed": 100_000,
-                "link": [{"table": "T-BG-02", "round": "T-BG-02-000117",
-                          "stakes": {"1": 100, "3": 300}}],  # fmt: skip
+                "link": [
+                    {"table": "T-BG-02", "round": "T-BG-02-000117", "stakes": {"1": 100, "3": 300}}
+                ],
             }
         },
     )
@@ -257,10 +256,12 @@ def test_a_link_list_is_refused_when_the_profile_shares_by_table(tmp_path: Path)
         ({"progressive": {"share_scope": "casino"}}, "progressive.share_scope", "CH-9"),
         # award "winner" is refused by itself, or first through share_scope, which only
         # "share-round" has
-        ({"progressive": {"award": "winner"}}, "progressive.award|progressive.share_scope",
-         "CH-9"),  # fmt: skip
-        ({"progressive.paytable": {"straight": {"fixed": 100}}},
-         "progressive.paytable.straight", "CH-8"),  # fmt: skip
+        ({"progressive": {"award": "winner"}}, "progressive.award|progressive.share_scope", "CH-9"),
+        (
+            {"progressive.paytable": {"straight": {"fixed": 100}}},
+            "progressive.paytable.straight",
+            "CH-8",
+        ),
         ({"paytables.ante": {"flush": "3:1"}}, "paytables.ante.flush", "CH-6"),
         ({"paytables.bonus": {"pair": "7:1"}}, "paytables.bonus.pair", "CH-7"),
         ({"rules": {"burns": 2}}, "rules.burns", "CH-3"),

@@ -140,8 +140,12 @@ def test_a_linked_uth_pool_still_pays_envy_only_at_this_table(tmp_path: Path):
     result = settled(data, "--profile", linked)
     assert outcome(result, 2, "envy") == ("win", 0, 10_000, "PRG-4")
     assert "envy" not in seat_of(result, 1)["wagers"]
-    data["pools"] = {"progressive": {**POOL["progressive"], "link": [
-        {"table": "T2", "round": "T2-000001", "stakes": {"1": 100}}]}}  # fmt: skip
+    data["pools"] = {
+        "progressive": {
+            **POOL["progressive"],
+            "link": [{"table": "T2", "round": "T2-000001", "stakes": {"1": 100}}],
+        }
+    }
     error = refused(data, "--profile", linked)
     assert error["rule"] == "CH-9"
 
@@ -202,12 +206,16 @@ def test_progressive_profile_keys_outside_the_rule_book_are_refused(
     tmp_path: Path, progressive, key, rule
 ):
     bad = profile_file(tmp_path, "uth-gr", progressive=progressive)
-    error = refused(round_file("9h 9c 7h 2c Kd", seat(1, "9s 9d", **main_stakes())), "--profile", bad)
+    error = refused(
+        round_file("9h 9c 7h 2c Kd", seat(1, "9s 9d", **main_stakes())), "--profile", bad
+    )
     assert {p["key"]: p["rule"] for p in error["problems"]}.get(key) == rule, error
 
 
 def test_the_progressive_pay_table_must_pay_what_prg3_pays(tmp_path: Path):
     bad = profile_file(tmp_path, "uth-gr", **{"progressive.paytable": {"community-royal": "500:1"}})
-    error = refused(round_file("9h 9c 7h 2c Kd", seat(1, "9s 9d", **main_stakes())), "--profile", bad)
+    error = refused(
+        round_file("9h 9c 7h 2c Kd", seat(1, "9s 9d", **main_stakes())), "--profile", bad
+    )
     problems = {p["key"]: p["rule"] for p in error["problems"]}
     assert problems == {"progressive.paytable.community-royal": "PRG-3"}

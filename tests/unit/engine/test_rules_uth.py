@@ -269,14 +269,30 @@ def test_progressive_over_the_fixed_stake_is_capped_and_returned_uth2_bj1():
         ({"seats": [seat(7, "Kd Tc")]}, "UTH-1", "1..6"),
         ({"seats": [seat(1, "Kd Tc"), seat(1, "Ah Ac")]}, "UTH-1", "twice"),
         ({"seats": [seat(1, "Kd Tc", blind=900)]}, "UTH-2", "must equal Ante"),
-        ({"seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": 1000},
-                     "decision": "4x"}]}, "UTH-2", "must equal Ante"),  # fmt: skip
+        (
+            {
+                "seats": [
+                    {"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": 1000}, "decision": "4x"}
+                ]
+            },
+            "UTH-2",
+            "must equal Ante",
+        ),
         ({"seats": [seat(1, "Kd Tc", progressive=50)]}, "UTH-2", "below"),
         # Ante 8000 and Blind 6000 put down: unequal, even though both would be capped to 5000
-        ({"seats": [seat(1, "Kd Tc", ante=8000, blind=6000)],
-          "limits": {"ante": {"min": 500, "max": 5000}}}, "UTH-2", "6000 must equal Ante 8000"),
-        ({"seats": [seat(1, "Kd Tc", ante=400)], "limits": {"ante": {"min": 500, "max": 5000}}},
-         "UTH-2", "below the table minimum 500"),  # fmt: skip
+        (
+            {
+                "seats": [seat(1, "Kd Tc", ante=8000, blind=6000)],
+                "limits": {"ante": {"min": 500, "max": 5000}},
+            },
+            "UTH-2",
+            "6000 must equal Ante 8000",
+        ),
+        (
+            {"seats": [seat(1, "Kd Tc", ante=400)], "limits": {"ante": {"min": 500, "max": 5000}}},
+            "UTH-2",
+            "below the table minimum 500",
+        ),
         ({"seats": [seat(1, "Kd Tc", bonus=100)]}, "UTH-2", "unknown wager 'bonus'"),
         ({"community": ["2c", "7d", "9h", "Js"]}, "UTH-3", "community"),
         ({"dealer": ["Jd", "3c", "4c"]}, "UTH-3", "dealer"),
@@ -309,19 +325,27 @@ def test_manual_deal_burns_per_profile_uth11():
     ("raw", "field"),
     [
         ("{not json", "round.json"),
-        ('{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qs"],'
-         ' "seats": [{"seat": 1, "stakes": {"ante": 1000, "blind": 1000}, "decision": "4x"}]}',
-         "seat 1 cards"),  # fmt: skip
-        ('{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qs"],'
-         ' "seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": "ten"},'
-         ' "decision": "4x"}]}',
-         "stake ante"),  # fmt: skip
-        ('{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qs"],'
-         ' "seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {}, "decison": "4x"}]}',
-         "decison"),  # fmt: skip
-        ('{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qx"],'
-         ' "seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {}}]}',
-         "Qx"),  # fmt: skip
+        (
+            '{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qs"],'
+            ' "seats": [{"seat": 1, "stakes": {"ante": 1000, "blind": 1000}, "decision": "4x"}]}',
+            "seat 1 cards",
+        ),
+        (
+            '{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qs"],'
+            ' "seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": "ten"},'
+            ' "decision": "4x"}]}',
+            "stake ante",
+        ),
+        (
+            '{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qs"],'
+            ' "seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {}, "decison": "4x"}]}',
+            "decison",
+        ),
+        (
+            '{"profile": "uth-gr", "dealer": ["Jd", "3c"], "community": ["2c","7d","9h","Js","Qx"],'
+            ' "seats": [{"seat": 1, "cards": ["Kd", "Tc"], "stakes": {}}]}',
+            "Qx",
+        ),
     ],
 )
 def test_a_malformed_round_file_is_one_line_naming_the_field(tmp_path, raw, field):
@@ -345,8 +369,11 @@ def test_a_malformed_round_file_is_one_line_naming_the_field(tmp_path, raw, fiel
         ({"rules": {"dealer_not_qualified": "ante-loses"}}, "rules.dealer_not_qualified", "UTH-7"),
         ({"rules": {"burns": 1}}, "rules.burns", "UTH-11"),
         ({"paytables.blind": {"flush": "2:1"}}, "paytables.blind.flush", "UTH-8"),
-        ({"paytables.trips": {"three-of-a-kind": "2:1"}}, "paytables.trips.three-of-a-kind",
-         "UTH-9"),  # fmt: skip
+        (
+            {"paytables.trips": {"three-of-a-kind": "2:1"}},
+            "paytables.trips.three-of-a-kind",
+            "UTH-9",
+        ),
         ({"paytables.trips": {"two-pair": "1:1"}}, "paytables.trips.two-pair", "UTH-9"),
     ],
 )
