@@ -385,3 +385,38 @@ def test_profile_keys_outside_the_rule_book_are_refused_naming_the_rule(
     error = refused(data, "--profile", bad)
     problems = {p["key"]: p["rule"] for p in error["problems"]}
     assert problems.get(key) == rule, error["problems"]
+
+
+# --- MD-X4: the board exposed before a seat acted ---------------------------------------------
+
+
+def test_a_seat_left_in_without_a_play_bet_md_x4_settles_ante_and_blind():
+    # board 2h 7h 9h Js Qc exposed before seats 1 and 2 acted: they stay in without a Play
+    # bet (MD-X4). Dealer Jd 3c = pair of jacks qualifies. Seat 1 Ah 4h (flush) wins: Ante
+    # 1:1, Blind 3:2; seat 2 5c 6d (queen high) loses Ante and Blind; Trips as usual
+    result = settled(
+        uth(
+            "uth-gr",
+            "Jd 3c",
+            "2h 7h 9h Js Qc",
+            seat(1, "Ah 4h", ["check", "no-play"], trips=500),
+            seat(2, "5c 6d", "no-play"),
+        )
+    )
+    assert list(seat_of(result, 1)["wagers"]) == ["ante", "trips", "blind"]  # no Play
+    assert outcome(result, 1, "ante") == ("win", 1000, 2000, "UTH-6")
+    assert outcome(result, 1, "blind") == ("win", 1000, 2500, "UTH-8")
+    assert outcome(result, 1, "trips") == ("win", 500, 4000, "UTH-9")  # flush 7:1
+    assert outcome(result, 2, "ante") == ("lose", 1000, 0, "UTH-6")
+    assert outcome(result, 2, "blind") == ("lose", 1000, 0, "UTH-6")
+
+
+def test_md_x4_with_the_italian_dealer_not_qualified():
+    # uth-it: dealer Qc 3d does not qualify: Ante 1:1 to every player still in, Blind pushes
+    result = settled(uth("uth-it", "Qc 3d", "Ah Kd 9s 7c 5h", seat(1, "4s 2h", "no-play")))
+    assert outcome(result, 1, "ante") == ("win", 1000, 2000, "UTH-7")
+    assert outcome(result, 1, "blind") == ("push", 1000, 1000, "UTH-7")
+    error = refused(
+        uth("uth-it", "Qc 3d", "Ah Kd 9s 7c 5h", seat(1, "4s 2h", "no-play", play=1000))
+    )
+    assert error["rule"] == "UTH-4"  # no Play stake with no-play
