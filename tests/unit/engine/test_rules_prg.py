@@ -219,3 +219,21 @@ def test_the_progressive_pay_table_must_pay_what_prg3_pays(tmp_path: Path):
     )
     problems = {p["key"]: p["rule"] for p in error["problems"]}
     assert problems == {"progressive.paytable.community-royal": "PRG-3"}
+
+
+def test_a_community_royal_beside_a_hole_card_royal_is_paid_its_line_and_envy():
+    # one deck cannot deal both in one UTH round; the award engine still pays each by its
+    # own line: seat 2's community royal 1000:1 on 100 = 100,000 plus the envy for seat 1's
+    # pool win (it did not win the pool itself); seat 1 the pool and no envy
+    community = ("community-royal", Odds(1000, 1))
+    out = resolve_awards(
+        hits={1: ROYAL, 2: community},
+        stakes={1: 100, 2: 100},
+        pool=1_000_000,
+        seed=500_000,
+        unit_stake=100,
+        envy_bonus=10_000,
+    )
+    assert (out.awards[1].amount, out.awards[1].envy) == (1_000_000, 0)
+    assert (out.awards[2].amount, out.awards[2].envy) == (100_000, 10_000)
+    assert out.jackpot_paid == 1_000_000  # the community royal is paid by the house
