@@ -173,7 +173,8 @@ def check_profile_rules(
     progressive: Any,
 ) -> list[tuple[str, str]]:
     """Everything RULES.md fixes that a profile of ``game`` states: seats, burns, every pay
-    table, the progressive's contribution band (PRG-1), envy (PRG-4) and award (PRG-3, CH-9)."""
+    table, the progressive's contribution band (PRG-1), envy (PRG-4), award (PRG-3, CH-9) and
+    Jumbo 7's wide-area link (PRG-6)."""
     problems: list[tuple[str, str]] = []
     most, rule = MAX_SEATS_RULE[game]
     if seats > most:
@@ -203,8 +204,14 @@ def check_profile_rules(
                  f"the envy bonus is EUR 100 ({PRG4_GREEK_ENVY}), got "
                  f"{progressive.envy_bonus} (PRG-4)")
             )  # fmt: skip
-    elif progressive.envy_bonus:
-        problems.append(("progressive.envy_bonus", "Jumbo 7 has no envy bonus (CH-9)"))
+    else:
+        if progressive.envy_bonus:
+            problems.append(("progressive.envy_bonus", "Jumbo 7 has no envy bonus (CH-9)"))
+        if not progressive.linked:
+            problems.append(
+                ("progressive.linked",
+                 "Jumbo 7 is a wide-area pool linked across tables and casinos (PRG-6, CH-9)")
+            )  # fmt: skip
     award, rule = GAME_AWARD[game]
     if progressive.award != award:
         problems.append(

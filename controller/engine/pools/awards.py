@@ -33,7 +33,12 @@ Rules applied, with their sources:
 - A percentage award is ``floor(percent x pool / 100)``; what is left of a partial award stays
   in the pool. After a 100% award the pool resets to its seed (PRG-5).
 - Envy (PRG-4): for each seat that wins the pool, every *other* seat with a progressive stake
-  at this table receives the envy bonus (once per pool-winning seat). Envy is paid by the house.
+  at this table receives the envy bonus (once per pool-winning seat), a folded seat included
+  (its progressive stays in action, UTH-4). A seat that wins the pool is never paid envy,
+  not even for another seat's win in the same round (**[interpretation]** of PRG-4: "the
+  winner is not paid envy on top of the pool"). A community royal (PRG-3) wins no pool and
+  pays no envy. Envy is paid by the house, whether the pool is local or linked: only this
+  table's seats are ever paid it ("at the same table").
 """
 
 from __future__ import annotations
@@ -188,12 +193,13 @@ def resolve_awards(
                 if pays[s].percent == 100:
                     current, resets = seed, resets + 1
 
+    # PRG-4: each pool win pays the envy bonus to every *other* progressive seat; a seat that
+    # won the pool itself is paid no envy on top of it, even when another seat won too
     envy = dict.fromkeys(seats, 0)
     if envy_bonus and award == WINNER:
-        for winner in jackpot_seats:
-            for s in seats:
-                if s != winner:
-                    envy[s] += envy_bonus
+        for s in seats:
+            if s not in jackpot_seats:
+                envy[s] = envy_bonus * len(jackpot_seats)
 
     awards = {
         s: SeatAward(
