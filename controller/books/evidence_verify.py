@@ -164,7 +164,7 @@ def check_exchange(exchange, n):
     _, seq, _, request = frames[0]
     replies = [p for d, s, k, p in frames if d == "rx" and k == DEAL_REPLY]
     for direction, s, kind, _ in frames:
-        allowed = (DEAL,) if direction == "tx" else ANSWERS + (DEAL_REPLY,)
+        allowed = (DEAL,) if direction == "tx" else (*ANSWERS, DEAL_REPLY)
         if s != seq or kind not in allowed:
             raise Invalid(f"{where}: a frame (SEQ {s}, TYPE 0x{kind:02x}) is not of the "
                           f"exchange of the DEAL with SEQ {seq}")  # fmt: skip
@@ -209,8 +209,10 @@ def check_frames(bundle):
         wanted = recorded_cards(record)
         for to in sorted(set(dealt) | set(wanted)):
             if dealt.get(to, []) != wanted.get(to, []):
-                raise Invalid(f"{to}: the frames deal {' '.join(dealt.get(to, [])) or 'nothing'}"
-                              f", the round record has {' '.join(wanted.get(to, [])) or 'nothing'}")
+                raise Invalid(
+                    f"{to}: the frames deal {' '.join(dealt.get(to, [])) or 'nothing'}"
+                    f", the round record has {' '.join(wanted.get(to, [])) or 'nothing'}"
+                )
     return count
 
 

@@ -17,11 +17,12 @@ One SQLite file beside the ledger (``surveillance.sqlite3`` in the state directo
   the daemon, which journals an alarm and closes the table (a ledger put back to an older copy
   numbers its rounds again from where that copy ended).
 
-Each round, frames and deck check row is **sealed** with the table's ledger key (``seal`` = ``KEY_ID:HMAC`` over the
-round ID, profile, record, result and time; ``controller.books.ledger.keys``), so a record
-edited or swapped with another round's by someone without the key is refused when read
-(:class:`SurveillanceError`) and listed by :meth:`SurveillanceStore.problems`. Rows written
-before seals existed have none and are reported as unsealed.
+Each row of rounds, deal frames and deck checks is **sealed** with the table's ledger key
+(``seal`` = ``KEY_ID:HMAC`` over its fields; a round's: ID, profile, record, result and time;
+``controller.books.ledger.keys``), so a record edited or swapped with another round's by
+someone without the key is refused when read (:class:`SurveillanceError`) and listed by
+:meth:`SurveillanceStore.problems`. Rows written before seals existed have none and are
+reported as unsealed.
 
 Status views, metrics and the events other systems read carry no live card data; this file
 and the surveillance commands do (DESIGN.md, shuffler trust).
@@ -29,6 +30,7 @@ and the surveillance commands do (DESIGN.md, shuffler trust).
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import sqlite3
@@ -79,6 +81,8 @@ CREATE INDEX IF NOT EXISTS deck_checks_wall ON deck_checks (wall);
 
 
 _COLUMNS = "round_id, profile, record, result, wall, seal"
+_FRAMES = "round_id, shuffler, exchanges, dropped, wall, seal"
+_CHECK = "exchange, wall, seal"
 
 
 def _sealed_text(*fields: str | float) -> bytes:
@@ -176,8 +180,23 @@ class SurveillanceStore:
 
     def problems(self) -> list[str]:
         """Every round whose seal does not match (or is missing), oldest first."""
-        rows = self.db.execute(f"SELECT {_COLUMNS} FROM rounds ORDER BY seq")
-        return [p for row in rows if (p := self._seal_problem(row))]
+        rows = self.db.execute(f"SELECT {_COLUMNS} FROM rounds ORDER BY seq").fetchall()
+        found = [p for row in rows if (p := self._seal_problem(row))]
+        with contextlib.suppress(sqlite3.OperationalError):  # a store from before frames
+            for row in self.db.execute(f"SELECT {_FRAMES} FROM deal_frames ORDER BY wall"):
+                if problem := self._frames_problem(row):
+                    found.append(problem)
+            for n, *check in self.db.execute(f"SELECT n, {_CHECK} FROM deck_checks ORDER BY n"):
+                if problem := self._unsealed(check[2], "deck_checks", *check[:2]):
+                    found.append(f"deck check {n} {problem}")
+        return found
+
+    def _frames_problem(self, row: tuple[Any, ...]) -> str | None:
+        """What is wrong with a deal frames row's seal (as :meth:`_seal_problem`)."""
+        rid, shuffler, exchanges, dropped, wall, seal = row
+        texts = ("deal_frames", rid, shuffler, exchanges, str(dropped))
+        problem = self._unsealed(seal, *texts, wall)
+        return None if problem is None else f"the deal frames of round {rid} {problem}"
 
     def round(self, round_id: str) -> dict[str, Any]:
         """A round by ID, or the last one for ``last``. Raises SurveillanceError for an
@@ -245,20 +264,16 @@ class SurveillanceStore:
         seal."""
         try:
             row = self.db.execute(
-                "SELECT shuffler, exchanges, dropped, wall, seal FROM deal_frames "
-                "WHERE round_id = ?",
-                (round_id,),
+                f"SELECT {_FRAMES} FROM deal_frames WHERE round_id = ?", (round_id,)
             ).fetchone()
         except sqlite3.OperationalError:  # no such table: a store from before frames
             return None
         if row is None:
             return None
-        shuffler, exchanges, dropped, wall, seal = row
-        problem = self._unsealed(
-            seal, "deal_frames", round_id, shuffler, exchanges, str(dropped), wall
-        )
+        problem = self._frames_problem(row)
         if problem is not None and "not sealed" not in problem:
-            raise SurveillanceError(f"{self.path}: the deal frames of round {round_id} {problem}")
+            raise SurveillanceError(f"{self.path}: {problem}")
+        _, shuffler, exchanges, dropped, wall, _ = row
         return {
             "shuffler": json.loads(shuffler),
             "exchanges": json.loads(exchanges),
@@ -273,9 +288,9 @@ class SurveillanceStore:
         (each a list of at most one exchange). SurveillanceError for a changed row."""
         try:
             rows = self.db.execute(
-                "SELECT * FROM (SELECT exchange, wall, seal FROM deck_checks WHERE wall < ? "
-                "ORDER BY wall DESC LIMIT 1) UNION ALL SELECT * FROM (SELECT exchange, wall, "
-                "seal FROM deck_checks WHERE wall > ? ORDER BY wall LIMIT 1)",
+                f"SELECT * FROM (SELECT {_CHECK} FROM deck_checks WHERE wall < ? ORDER BY wall "
+                f"DESC LIMIT 1) UNION ALL SELECT * FROM (SELECT {_CHECK} FROM deck_checks "
+                "WHERE wall > ? ORDER BY wall LIMIT 1)",
                 (first, last),
             ).fetchall()
         except sqlite3.OperationalError:  # no such table: a store from before deck checks

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
-from controller.table.link_evidence import exchange_entry
 from controller.table.events import (
     CheckDeck,
     Condition,
@@ -51,6 +50,7 @@ from controller.table.events import (
     ShuffleDeck,
     ShufflerFault,
 )
+from controller.table.link_evidence import exchange_entry
 from drivers.errors import DriverError
 from drivers.reconnect import Backoff
 from drivers.shuffler_client import ShufflerClient
