@@ -15,9 +15,9 @@ checks (docs/evidence.md):
 4. the shuffler's frames (``deal_packets``, ``deck_checks``), each decoded again from its
    raw bytes by the minimal framing decoder below (docs/protocol.md sec. 1): start byte,
    length, header check and CRC-16, and the SEQ, TYPE and CRC the entry states; each DEAL
-   exchange's frames all carry its request's SEQ, the requests' SEQs advance, the reply
-   answers the request's destination, and the cards in the replies are the round record's,
-   destination by destination, in order.
+   exchange's frames all carry its request's SEQ, the requests' SEQs advance (less than one
+   turn of the 255 numbers in a round), each reply answers its request's destination, and
+   the cards in the replies are the round record's, destination by destination, in order.
 
 Exit status 0 when everything holds, 1 with the first problem otherwise.
 """
@@ -177,7 +177,7 @@ def check_exchange(exchange, n):
 
 
 def normal(card):
-    return card.replace("10", "T").upper()
+    return card[:-1].replace("10", "T").upper() + card[-1:].lower()
 
 
 def recorded_cards(record):
@@ -196,11 +196,14 @@ def check_frames(bundle):
         for i, f in enumerate(entry["frames"]):
             check_frame(f, f"deck check {n + 1}, frame {i + 1}")
         count += len(entry["frames"])
-    dealt, previous = {}, None
+    dealt, previous, turn = {}, None, 0
     for n, exchange in enumerate(deals):
         seq, to, cards = check_exchange(exchange, n)
-        if previous is not None and not 1 <= (seq - previous) % 255 <= 254:
-            raise Invalid(f"deal packet {n + 1}: its SEQ {seq} does not follow {previous}")
+        if previous is not None:  # the host numbers its requests 1..255 and round again
+            step = (seq - previous) % 255
+            turn += step
+            if step == 0 or turn >= 255:
+                raise Invalid(f"deal packet {n + 1}: its SEQ {seq} does not follow {previous}")
         previous = seq
         dealt.setdefault(to, []).extend(normal(c) for c in cards)
         count += len(exchange["frames"])
