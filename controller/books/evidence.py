@@ -17,7 +17,6 @@ with the standard library only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 from controller.books.ledger.db import key_history
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.reader import LedgerView
+from controller.books.ledger.selfcheck import manifest_digest
 from controller.books.surveillance import SurveillanceError, SurveillanceStore
 
 FORMAT = "jackpot-evidence"
@@ -64,6 +64,23 @@ def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int
         for s, k, m, w, d, p, h in rows
     ]
     return entries, open_seq, close_seq
+
+
+def _power_up(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
+    """The software the round ran on: the last power-up self-check before it (its journal
+    entry's seq and wall time, and the manifest's SHA-256 it journaled), None if none."""
+    row = view.db.execute(
+        "SELECT seq, wall, data FROM journal WHERE kind = 'selfcheck.passed' AND seq < ? "
+        "ORDER BY seq DESC LIMIT 1",
+        (open_seq,),
+    ).fetchone()
+    if row is None:
+        return None
+    return {
+        "seq": row[0],
+        "wall": row[1],
+        "manifest_sha256": json.loads(row[2]).get("manifest_sha256"),
+    }
 
 
 def _meters(entries: list[dict[str, Any]], open_seq: int, close_seq: int) -> dict[str, Any]:
@@ -131,9 +148,6 @@ def build_bundle(
     if record is None:
         raise LedgerError(f"no round {round_id!r} in the ledger")
     entries, open_seq, close_seq = _entries(view, round_id)
-    manifest_hash = None
-    if manifest is not None and manifest.exists():
-        manifest_hash = hashlib.sha256(manifest.read_bytes()).hexdigest()
     timeline = [
         {"seq": e["seq"], "wall": e["wall"], "kind": e["kind"], **json.loads(e["data"])}
         for e in entries
@@ -162,7 +176,10 @@ def build_bundle(
         "sensor_timeline": timeline,
         "shuffler_reports": shuffler_reports,
         "shuffler_identity": link["shuffler"] if link is not None else shuffler,
-        "software": {"manifest_sha256": manifest_hash},
+        "software": {
+            "manifest_sha256": manifest_digest(manifest),
+            "at_power_up": _power_up(view, open_seq),
+        },
         "journal": {
             "opened": open_seq,
             "closed": close_seq,

@@ -37,6 +37,8 @@ def check(bundle: dict, path, public) -> None:
     assert all(p["frames"][-1]["raw"][10:].startswith(p["payload"]) for p in packets)
     assert len(bundle["deck_checks"]["before"]) == 1  # counted when the link came up
     assert bundle["shuffler_identity"]["firmware_sha256"]
+    # the software it ran on: the power-up before the round, not the one after the restart
+    assert bundle["software"]["at_power_up"]["seq"] < bundle["journal"]["opened"]
     assert evidence_verify.main(["v", str(path), str(public)]) == 0
 
 

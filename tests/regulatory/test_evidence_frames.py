@@ -41,8 +41,9 @@ WALL = 1_795_000_000.0  # the wall clock's lead over the table's clock in these 
 def deal(seq: int, tag: int, cards: list[str], at: float) -> dict:
     """A DEAL exchange as the link keeps it: request, ACK, reply."""
     reply = DealReply(0, tag, len(cards), tuple(DealtCard(Card.parse(c)) for c in cards))
+    request = DealRequest(len(cards), tag)
     frames = (
-        WireFrame(at, "tx", encode_frame(seq, DealRequest.TYPE, DealRequest(len(cards), tag).encode())),
+        WireFrame(at, "tx", encode_frame(seq, DealRequest.TYPE, request.encode())),
         WireFrame(at + 0.01, "rx", encode_frame(seq, Ack.TYPE)),
         WireFrame(at + 0.2, "rx", encode_frame(seq, DealReply.TYPE, reply.encode())),
     )  # fmt: skip
