@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from firmware_bridge.framing import CRC_LEN, Frame, FrameDecoder
+from firmware_bridge.messages import Message
 from firmware_bridge.session import WireFrame
 
 MAX_ROUND_FRAMES = 256  # a 6-seat UTH deal is 8 exchanges of 2 or 3 frames
@@ -36,7 +37,7 @@ def frame_entry(frame: WireFrame, wall_offset: float) -> dict[str, Any]:
 def exchange_entry(
     kind: str,
     round_id: str | None,
-    reply: Any,
+    reply: Message,
     frames: tuple[WireFrame, ...],
     wall_offset: float,
     text: str | None = None,
