@@ -188,7 +188,10 @@ def recorded_cards(record):
 
 
 def check_frames(bundle):
-    """The shuffler's frames; returns how many were checked (0: the bundle has none)."""
+    """The shuffler's frames; returns how many were checked (0: the bundle has none, or is
+    of format 1, which kept each deal reply's payload without its frames)."""
+    if bundle.get("format", 1) < 2:
+        return 0
     deals = bundle.get("deal_packets") or []
     checks = bundle.get("deck_checks") or {}
     count = 0

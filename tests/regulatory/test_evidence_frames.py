@@ -188,3 +188,10 @@ def test_a_bundle_without_frames_says_so_and_still_verifies(framed, tmp_path):
     bare = framed["bare"]
     assert bare["deal_packets"] is None and bare["not_recorded"] == [NO_FRAMES]
     assert verify(framed, bare, tmp_path)[0] == 0
+
+
+def test_a_format_1_bundle_made_before_frames_still_verifies(framed, tmp_path):
+    old = copy(framed["bare"])
+    payload = framed["bundle"]["deal_packets"][0]["payload"]
+    old.update(format=1, deal_packets=[{"kind": "deal", "type": "0x94", "payload": payload}])
+    assert verify(framed, old, tmp_path)[0] == 0
