@@ -1,7 +1,8 @@
 """The raw deal frames outlive the daemon (issue 18 point 4): a round settled, croupierd
 killed with SIGKILL and started again, and the evidence bundle of that round, made by the new
 daemon and from the files, still has every DEAL exchange as the link saw it, the deck check
-before it and the shuffler that dealt it; the standalone verifier accepts it."""
+before it and the shuffler that dealt it; the standalone verifier accepts it. A voided round
+keeps its frames too."""
 
 from __future__ import annotations
 
@@ -27,6 +28,22 @@ def play_one_round(t: SimTable) -> str:
     t.press("confirm")
     done = t.wait(lambda: t.status()["state"] in ("settled", "jackpot") and t.status(), "settled")
     return done["round"]
+
+
+def void_one_round(t: SimTable) -> str:
+    """A round voided by a short packet (MD-S1), and the replacement deck counted."""
+    t.table.place_stake(2)
+    t.wait(lambda: t.status()["seats"]["2"]["stake"], "stake sensed")
+    with t.emulator() as emu:
+        emu.set_faults(machine={"wrong_count_at_packet": 2})  # the first seat's (UTH-11)
+    t.call("round.lock")
+    round_id = t.wait_state("void")["round"]
+    t.wait(lambda: t.journal("round.voided"), "the void in the ledger")
+    with t.emulator() as emu:
+        emu.clear()
+    t.call("round.confirm")  # the dealer confirms a replacement deck: counted, then open
+    t.wait_state("open")
+    return round_id
 
 
 def check(bundle: dict, path, public) -> None:
@@ -56,6 +73,15 @@ def test_a_bundle_after_a_kill9_restart_has_the_frames_of_a_round_settled_before
         made = t.call("evidence.make", CREDENTIAL, round=round_id)
         public = public_key_path(key)
         check(made["bundle"]["report"], made["file"], public)
+        voided = void_one_round(t)
+        bundle = t.call("evidence.make", CREDENTIAL, round=voided)["bundle"]["report"]
+        assert bundle["round_record"] is None and bundle["ledger_round"]["rule"] == "MD-S1"
+        tags = [p["frames"][0]["raw"][12:14] for p in bundle["deal_packets"]]
+        assert tags == ["00", "01"]  # the community's packet, then the first seat's
+        short = bytes.fromhex(bundle["deal_packets"][1]["payload"])
+        assert short[3] != short[2]  # its reply: not the count requested (MD-S1)
+        (replaced,) = bundle["deck_checks"]["after"]  # the replacement deck, counted
+        assert replaced["text"] == "52 of 52 cards"
         t.stop()
     finally:
         t.close()
