@@ -39,8 +39,9 @@ def test_a_second_ctrl_c_while_the_daemon_stops_still_stops_it():
     assert table.proc is None
 
 
-RIG_CONFIGS = sorted((Path(__file__).parent / "tables").glob("*.toml")) + [
-    Path(__file__).parents[2] / "config" / "sim.toml"
+RIG_CONFIGS = [
+    *sorted((Path(__file__).parent / "tables").glob("*.toml")),
+    Path(__file__).parents[2] / "config" / "sim.toml",
 ]
 
 
