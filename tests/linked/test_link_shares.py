@@ -55,6 +55,12 @@ class Tables:
         return self.tx[table]
 
 
+def link_settings(dsn):
+    return LinkedSettings(name="j7", dsn=dsn, pool="jumbo7", heartbeat=1.0,
+                          operation_timeout=5.0, reconnect_min=0.05,
+                          reconnect_max=0.5)  # fmt: skip
+
+
 def run(dsn, work):
     async def main():
         async with Tables(dsn) as tables:
@@ -232,12 +238,8 @@ def test_a_table_killed_between_the_hit_and_its_settlement_gives_its_share_back(
     assert outcome.link_shares == {("B", "B-000001", 2): jackpot // 2}
     assert current(pool_dsn) == SEED
 
-    settings = LinkedSettings(name="j7", dsn=pool_dsn, pool="jumbo7", heartbeat=1.0,
-                              operation_timeout=5.0, reconnect_min=0.05,
-                              reconnect_max=0.5)  # fmt: skip
-
     async def restart():
-        async with LinkedPool(settings, "B", RULES) as b:
+        async with LinkedPool(link_settings(pool_dsn), "B", RULES) as b:
             await b.wait_up(WAIT)
             return b.amount.amount
 
@@ -272,14 +274,10 @@ def test_table_scope_shares_over_the_hitting_round_only(store_dsn):
 @pytest.mark.parametrize("scope", ["link", "table"])
 def test_the_link_comes_up_whatever_the_share_scope(store_dsn, scope):
     rules = dataclasses.replace(RULES, share_scope=scope)
-    create_pool(store_dsn, jumbo7() if scope == "link" else pool_config("jumbo7", rules,
-                                                                          seed=SEED))
-    settings = LinkedSettings(name="j7", dsn=store_dsn, pool="jumbo7", heartbeat=1.0,
-                              operation_timeout=5.0, reconnect_min=0.05,
-                              reconnect_max=0.5)  # fmt: skip
+    create_pool(store_dsn, jumbo7() if scope == "link" else pool_config("jumbo7", rules, seed=SEED))
 
     async def main():
-        async with LinkedPool(settings, "A", rules) as table:
+        async with LinkedPool(link_settings(store_dsn), "A", rules) as table:
             await table.wait_up(WAIT)
             return table.link_up
 

@@ -63,7 +63,6 @@ from controller.engine.pools.meters import (
     identity_problems,
     new_pool,
     resolve,
-    reverse,
 )
 
 MONEY_KINDS = {

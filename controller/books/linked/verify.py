@@ -34,9 +34,9 @@ import psycopg
 
 from controller.books.ledger.journal import check_chain
 from controller.books.ledger.reader import config_from_text
+from controller.books.ledger.rounds import round_key
 from controller.books.ledger.verify import MONEY_KINDS, Replay, Report, pool_differences
 from controller.books.linked.schema import GUARDS, POOL_METERS, check_version
-from controller.books.ledger.rounds import round_key
 from controller.books.linked.store import TABLE_TOTALS, table_deltas
 from controller.engine.pools.meters import PoolState, identity_problems
 

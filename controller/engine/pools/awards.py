@@ -224,9 +224,7 @@ def resolve_awards(
         )
         for s in seats
     }
-    return ProgressiveOutcome(
-        awards, pool, current, paid, resets, jackpot_seats, link_shares, got
-    )
+    return ProgressiveOutcome(awards, pool, current, paid, resets, jackpot_seats, link_shares, got)
 
 
 def outcome_to_json(outcome: ProgressiveOutcome) -> dict[str, Any]:
