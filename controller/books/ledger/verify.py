@@ -405,6 +405,7 @@ class Replay:
             self._shown(seq, name, (recorded or {}).get("current", after.current), won)
             self.hits += sum(1 for a in outcome.awards.values() if a.amount or a.share or a.envy)
             moves[name] = rounds.PoolMove(config, after, outcome, seats)
+        self.fixed.pop(rid, None)  # every share fixed for it is paid now
         if self._entry is not None and rid in self.round_rows:
             self._settled_rows(rid, data, moves, self._entry)
 
