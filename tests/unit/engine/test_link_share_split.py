@@ -4,12 +4,15 @@ receives at its own settlement (``received``) and a voided round's share returne
 (``meters.return_shares``). Property tests: the shares sum exactly to the award, each within
 a cent of its proportional part, the same whatever order the rounds are given in."""
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from controller.engine.games import settle
 from controller.engine.paytable import FixedPerUnit, PoolPercent
 from controller.engine.pools.awards import outcome_from_json, outcome_to_json, resolve_awards
 from controller.engine.pools.config import pool_config
@@ -24,6 +27,7 @@ from controller.engine.pools.meters import (
 )
 from controller.engine.profiles import load_profile
 
+REPO = Path(__file__).resolve().parents[3]
 JACKPOT = ("seven-card-straight-flush", PoolPercent(100))
 RULES = load_profile("ch-bg").progressive
 units = st.integers(1, 20).map(lambda u: u * 100)
@@ -125,3 +129,13 @@ def test_random_link_rounds_never_create_or_lose_a_cent():
         outcome = hit(stakes, pool, link)
         paid = sum(a.amount + a.share for a in outcome.awards.values())
         assert paid + sum(outcome.link_shares.values()) == pool
+
+
+def test_the_documented_example_file_settles_to_the_documented_shares():
+    data = json.loads((REPO / "examples" / "ch-bg-jumbo7-link.json").read_text())
+    result = settle(load_profile(data.pop("profile")), data)
+    seats = {s.seat: s for s in result.seats}
+    assert seats[1].wagers["jumbo7"].paid == 14306
+    assert seats[2].wagers["jackpot-share"].paid == 28611
+    owed = {(e["table"], e["seat"]): e["share"] for e in result.pools["jumbo7"]["link_shares"]}
+    assert owed == {("T-BG-02", 1): 14306, ("T-BG-02", 3): 42917}
