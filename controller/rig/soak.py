@@ -46,9 +46,6 @@ SOAK_OVERRIDES: dict[str, Any] = {
     "shuffler": {"emulator": {"baud": None}},  # memory speed: no wire pacing
     "gpio": {"debounce_ms": 2, "button_debounce_ms": 1, "chatter_window_ms": 100},
     "timing": {"settled_display": 60.0},  # the robot dealer presses CONFIRM
-    # each simulated table signs with a key of its own under its state directory (the
-    # default, /etc/croupier/report-key.pem, is install.sh's, and key files make no folders)
-    "report": {"key": "report-key.pem"},
 }
 ROYALS = 0.01  # share of the rounds dealt a royal on purpose (half to a seat, half to the board)
 
