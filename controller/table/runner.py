@@ -397,6 +397,10 @@ class TableRunner:
                 failed = ((item.round_id, MONEY_ACTIONS[type(item)]),)
                 return LedgerWritten(failed, False, str(exc))
         local = {p.bet: name for name, p in self.config.pools.items()}
+        # what the store paid each seat on the linked bet (own line, CH-9 share, envy)
+        linked_paid = {
+            n.data["round"]: n.data["paid"] for n in linked_notes if n.kind == "linked.settled"
+        }
 
         def write() -> dict[str, int]:
             amounts: dict[str, int] = {}
@@ -406,13 +410,16 @@ class TableRunner:
                         ledger.journal.append(e.kind, e.data, now)
                     elif isinstance(e, OpenRound):
                         stakes = {s: {e.pool: v} for s, v in e.stakes.items()}
-                        done = ledger.open_round(e.round_id, stakes if e.pool in local else {}, now)
+                        # a linked stake is the store's to pool, the table's to record
+                        kept = e.pool in local or bool(self.linked)
+                        done = ledger.open_round(e.round_id, stakes if kept else {}, now)
                         amounts |= done.pools
                     elif isinstance(e, VoidRound):
                         done = ledger.void_round(e.round_id, now, rule=e.rule, cause=e.reason)
                         amounts |= done.pools
                     elif isinstance(e, SettleRound):
-                        args = self._local_settlement(e.result, local)
+                        paid = linked_paid.get(e.round_id, {})
+                        args = self._local_settlement(e.result, local, paid)
                         done = ledger.settle_round(e.round_id, now, **args)
                         amounts |= done.pools
             return amounts
@@ -425,14 +432,19 @@ class TableRunner:
             return LedgerWritten(money, False, str(exc), probe=request.probe)
         return LedgerWritten(money, True, amounts=tuple(amounts.items()), probe=request.probe)
 
-    def _local_settlement(self, result: Any, local: dict[str, str]) -> dict[str, Any]:
-        """The local ledger's settle arguments: a linked pool's wagers are its store's."""
+    def _local_settlement(
+        self, result: Any, local: dict[str, str], linked_paid: dict[str, dict[str, int]]
+    ) -> dict[str, Any]:
+        """The local ledger's settle arguments. A linked pool's stake is recorded as a table
+        wager (taken at the opening) paid what the store paid the seat on it (``linked_paid``,
+        seat -> wager -> amount: its own line, a CH-9 share of a jackpot hit here or at
+        another table, envy), so the table's books show what it paid its seats."""
         args = settle_arguments(result, local)
-        linked_bets = {self.config.profile.progressive.bet} if self.linked else set()
-        for per_seat in (args["stakes"], args["payouts"]):
-            for wagers in per_seat.values():
-                for bet in linked_bets:
-                    wagers.pop(bet, None)
+        if self.linked:
+            bet = self.config.profile.progressive.bet
+            for seat, wagers in args["stakes"].items():
+                if bet in wagers:
+                    args["payouts"][seat][bet] = sum(linked_paid.get(str(seat), {}).values())
         return args
 
     async def _linked_step(self, effect: MoneyEffect, now: float) -> list[AppendJournal]:
@@ -455,6 +467,9 @@ class TableRunner:
                         "round": effect.round_id,
                         "seq": done.seq,
                         "amounts": done.pools,
+                        # the accepted stakes the store shares a hit by (CH-9): the local
+                        # ledger's rounds hold no linked stake, its journal does
+                        "stakes": {str(s): v for s, v in sorted(effect.stakes.items())},
                     },
                 )
             ]
