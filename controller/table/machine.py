@@ -107,6 +107,17 @@ Deal = HandFormingDeal | ShoeDeal | ManualDeal
 PROGRESSIVE_ONLY = frozenset({Condition.PROGRESSIVE_LINK})
 # Conditions the status shows that close nothing: the table plays on.
 ADVISORY = frozenset({Condition.LAMPS})
+
+
+def condition_effect(name: Condition) -> str:
+    """What a blocking condition does to the table, in words for the log and the status."""
+    if name in PROGRESSIVE_ONLY:
+        return "progressive closed (no progressive stakes)"
+    if name in ADVISORY:
+        return "the table plays on"
+    return "table closed"
+
+
 MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])$")
 
 
