@@ -11,7 +11,14 @@
   numbered 1 again, is never mistaken for a duplicate.
 - :class:`CardOrder`: shoe ``CARD`` events carry ``index`` = cards drawn since the shuffle,
   from 1; each must be the next one. A ``SHUFFLE`` reply starts again at 1; a ``REINSERT``
-  reply that accepted ``k`` cards steps back by ``k`` (they are in the machine again).
+  reply that accepted ``k`` cards steps back by ``k`` (they are in the machine again). Events
+  and replies travel apart (an event waits for its ACK, retransmitted on its own timer), so a
+  card drawn *before* a ``SHUFFLE`` can reach the host *after* its reply: e.g. a card drawn
+  while the cable was out, whose event is retransmitted once the link is back and the host
+  has put the shoe in play again. Such a card continues the order of the shoe before the
+  shuffle, which took it back: it is **late** (:meth:`CardOrder.late`), not a card of this
+  shoe and no protocol violation. Events keep their order, so late cards can only come before
+  the first card of the new shoe.
 - :func:`reply_mismatch`: a reply that decodes and carries the request's ``SEQ`` must also
   answer *that* request: a ``DEAL`` reply echoes the tag and the count requested and holds at
   most that many cards when complete; a ``SHUFFLE`` reply names the mode asked for; a
@@ -78,11 +85,15 @@ class EventWindow:
 
 @dataclass
 class CardOrder:
-    """The next shoe card index expected (None: not known yet, the next one sets it)."""
+    """The next shoe card index expected (None: not known yet, the next one sets it), and
+    the next one of the shoe before the last shuffle (None: no late card can come)."""
 
     expected: int | None = None
+    before_shuffle: int | None = None
 
     def shuffled(self) -> None:
+        if self.expected != 1:  # else no card came since the last shuffle: its late ones may
+            self.before_shuffle = self.expected
         self.expected = 1
 
     def reinserted(self, accepted: int) -> None:
@@ -90,11 +101,23 @@ class CardOrder:
             self.expected = max(1, self.expected - accepted)
 
     def forget(self) -> None:
-        self.expected = None
+        self.expected = self.before_shuffle = None
+
+    def late(self, index: int) -> bool:
+        """True for a card of the shoe before the last shuffle (see the module docstring);
+        not for the next card of this one, after which no late card can come."""
+        if self.before_shuffle is None or index == self.expected:
+            self.before_shuffle = None
+            return False
+        if index != self.before_shuffle:
+            return False
+        self.before_shuffle += 1
+        return True
 
     def check(self, index: int) -> str | None:
         """None when ``index`` is the next card; else what is wrong (the order re-bases on
-        ``index`` so one fault is reported once)."""
+        ``index`` so one fault is reported once). Ask :meth:`late` first."""
+        self.before_shuffle = None
         expected, self.expected = self.expected, index + 1
         if expected is None or index == expected:
             return None

@@ -91,12 +91,6 @@ def test_ch_bg_tables_on_a_linked_jumbo7_keep_every_book_to_the_cent():
           f" kills, {report.restarts} server restarts, seed {report.seed}")  # fmt: skip
 
 
-@pytest.mark.xfail(
-    reason="known bug: with the link's card-order check, a shoe card drawn when none is due"
-    " after an earlier line fault is voided MD-S2 (protocol violation) where MD-S1 is due"
-    " (seed 11, round 52; see the closing note of session 3)",
-    strict=False,
-)
 def test_trilux_shoe_tables_keep_the_books_to_the_cent():
     report = run_shoe_soak(GAME_ROUNDS + 30, faults=0.3, kill_rate=0.04, seed=GAME_SEED,
                            tables=2)  # fmt: skip
