@@ -340,6 +340,23 @@ class LedgerWritten:
 
 
 @dataclass(frozen=True)
+class WitnessChecked:
+    """The ledger's witness was asked again (:class:`AskWitness`): ``answered`` or not
+    (``detail``: why, the ``witness`` condition's reason); ``rollback``: the ledger does not
+    hold the head it saw (the ``ledger-rollback`` reason, recorded as a failed self-check)."""
+
+    answered: bool
+    detail: str = ""
+    rollback: str = ""
+
+
+@dataclass(frozen=True)
+class AskWitness:
+    """Shell: ask the ledger's witness again (it did not answer); answer with
+    :class:`WitnessChecked`."""
+
+
+@dataclass(frozen=True)
 class LedgerWrite:
     """Shell: ONE ledger transaction (a linked pool's part first) of these journal entries and
     money events, in order; the shell answers with :class:`LedgerWritten`. ``probe``: a
@@ -401,4 +418,6 @@ class ReportStatus:
     text: str
 
 
-Output = LedgerWrite | ToShuffler | ArchiveRound | DeckChainBroken | ShowSign | ReportStatus
+Output = (
+    LedgerWrite | ToShuffler | ArchiveRound | DeckChainBroken | ShowSign | ReportStatus | AskWitness
+)

@@ -14,7 +14,10 @@ out its outputs in order:
   full) leaves nothing half-written and the core closes the table;
 - :class:`ToShuffler` goes to :class:`ShufflerLink`, which runs commands one at a time;
 - :class:`ArchiveRound` / :class:`DeckChainBroken` to the surveillance store and the shuffle
-  audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd.
+  audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd;
+- :class:`AskWitness`: the ledger's witness, silent at power-up, is asked again in a task of
+  its own (off the loop and off the ledger's thread: it may take its timeout), the head it
+  saw compared on the ledger's thread; the answer goes back as :class:`WitnessChecked`.
 
 Nothing here decides what the table does; a condition that appears (a failing lamp, a ledger
 that does not commit) is logged as the core reports it.
@@ -33,9 +36,10 @@ from typing import Any, TypeVar
 
 from controller.books.audit.shuffle_audit import ShuffleStats
 from controller.books.ledger.errors import LedgerError
-from controller.books.ledger.powerup import Safeguards, open_ledger
+from controller.books.ledger.powerup import PendingWitness, Safeguards, open_ledger, unanswered
 from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
+from controller.books.ledger.witness import WitnessError
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import RoundReusedError, SurveillanceStore
 from controller.table.alerts import AlertBook, conditions_of
@@ -45,6 +49,7 @@ from controller.table.events import (
     MONEY_ACTIONS,
     AppendJournal,
     ArchiveRound,
+    AskWitness,
     Condition,
     ConditionChanged,
     DeckChainBroken,
@@ -62,6 +67,7 @@ from controller.table.events import (
     Tick,
     ToShuffler,
     VoidRound,
+    WitnessChecked,
 )
 from controller.table.journald import log_effect
 from controller.table.machine import TableMachine, TableState
@@ -127,6 +133,8 @@ class TableRunner:
         self.recovered: list[str] = []
         self.linked: dict[str, Any] = {}  # name -> controller.books.linked.client.LinkedPool
         self._linked_tasks: list[asyncio.Task[None]] = []
+        self.witness: PendingWitness | None = None  # silent at power-up: asked again
+        self._witness_task: asyncio.Task[None] | None = None
         self.last_settled: dict[str, Any] | None = None
         self.metrics = PipelineMetrics()
         self.alerts = AlertBook()  # for the pit (controller.table.alerts)
@@ -189,6 +197,7 @@ class TableRunner:
         def start() -> tuple[list[str], dict[str, tuple[int, int]], int]:
             opened = open_ledger(path, now, self.wall_clock, safeguards)
             self.ledger, status = opened.ledger, opened.status
+            self.witness = opened.witness
             closed.extend(opened.conditions)
             may_open = status.table_may_open
             recovered = [v.round_id for v in self.ledger.recover(now)] if may_open else []
@@ -257,8 +266,11 @@ class TableRunner:
         return int(row[0] or 0)
 
     async def close(self) -> None:
-        for task in self._linked_tasks:
-            task.cancel()
+        for task in [*self._linked_tasks, self._witness_task]:
+            if task is not None:
+                task.cancel()
+        if self.witness is not None:
+            self.witness.close()
         for pool in self.linked.values():
             try:
                 await pool.close()
@@ -357,6 +369,25 @@ class TableRunner:
                     log.error("sign: %s", exc)
         elif isinstance(output, ReportStatus) and self.notifier is not None:
             self.notifier.status(output.text)
+        elif isinstance(output, AskWitness) and self.witness is not None:
+            self._witness_task = asyncio.create_task(self._ask_witness(), name="witness")
+
+    async def _ask_witness(self) -> None:
+        """Ask the witness that did not answer; compare the head it saw (see the module
+        docstring). Once it answered it is the ledger's publisher's (or closed)."""
+        pending = self.witness
+        assert pending is not None
+        try:
+            seen = await asyncio.get_running_loop().run_in_executor(None, pending.ask)
+        except WitnessError as exc:
+            self.post(WitnessChecked(False, unanswered(exc)))
+            return
+        now = self.now()
+        found = await self.in_ledger(lambda: pending.compare(seen, now))
+        self.witness = None
+        rollback = found[0][1] if found else ""
+        log.info("the ledger's witness answered: %s", rollback or "the ledger holds its head")
+        self.post(WitnessChecked(True, rollback=rollback))
 
     # --- the ledger ----------------------------------------------------------------------
 
