@@ -232,11 +232,22 @@ class AppendJournal:
 
 @dataclass(frozen=True)
 class OpenRound:
-    """Ledger: open the round, record the progressive stakes and contributions (PRG-1)."""
+    """Ledger: open the round, record its stakes and the contributions (PRG-1): the
+    progressive stakes on ``pool`` (local or linked) and the table wagers the round took at
+    LOCK for good (``wagers``: a blackjack seat's main bet and Trilux, as accepted, BJ-1)."""
 
     round_id: str
     pool: str | None
     stakes: dict[int, int]  # seat -> progressive stake
+    wagers: dict[int, dict[str, int]] = field(default_factory=dict)  # seat -> wager -> stake
+
+    def every_stake(self) -> dict[int, dict[str, int]]:
+        """Seat -> wager -> stake: the table wagers and the progressive stakes."""
+        every = {seat: dict(wagers) for seat, wagers in self.wagers.items()}
+        if self.pool is not None:
+            for seat, stake in self.stakes.items():
+                every.setdefault(seat, {})[self.pool] = stake
+        return every
 
 
 @dataclass(frozen=True)

@@ -455,7 +455,10 @@ class TableMachine:
             excluded=excluded,
             **notes,
         )
-        return [move, LockSeats(), OpenRound(round_id, self.pool_name, progressive)]
+        # a shoe's bets are the engine's from LOCK on; hold'em table wagers may still be
+        # entered until the showdown, so the settlement records them
+        taken = deal.opening_stakes() if isinstance(deal, ShoeDeal) else {}
+        return [move, LockSeats(), OpenRound(round_id, self.pool_name, progressive, taken)]
 
     def _on_ledger_result(self, event: LedgerResult, now: float) -> list[Effect]:
         r = self.round

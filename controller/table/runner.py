@@ -399,11 +399,16 @@ class TableRunner:
         now = self.now()
         money = request.money
         linked_notes: list[AppendJournal] = []
+        linked_paid: dict[int, dict[str, int]] = {}  # what the store paid each seat
         for item in request.items:
             if isinstance(item, AppendJournal) or not self.linked:
                 continue
             try:
-                linked_notes += await self._linked_step(item, now)
+                notes = await self._linked_step(item, now)
+                linked_notes += notes
+                for note in notes:
+                    if note.kind == "linked.settled":
+                        linked_paid = {int(s): w for s, w in note.data["paid"].items()}
             except LinkDownError as exc:
                 if isinstance(item, VoidRound) and exc.queued:  # applied at reconnection
                     linked_notes.append(
@@ -425,14 +430,13 @@ class TableRunner:
                     if isinstance(e, AppendJournal):
                         ledger.journal.append(e.kind, e.data, now)
                     elif isinstance(e, OpenRound):
-                        stakes = {s: {e.pool: v} for s, v in e.stakes.items()}
-                        done = ledger.open_round(e.round_id, stakes if e.pool in local else {}, now)
+                        done = ledger.open_round(e.round_id, e.every_stake(), now)
                         amounts |= done.pools
                     elif isinstance(e, VoidRound):
                         done = ledger.void_round(e.round_id, now, rule=e.rule, cause=e.reason)
                         amounts |= done.pools
                     elif isinstance(e, SettleRound):
-                        args = self._local_settlement(e.result, local)
+                        args = self._local_settlement(e.result, local, linked_paid)
                         done = ledger.settle_round(e.round_id, now, **args)
                         amounts |= done.pools
             return amounts
@@ -445,14 +449,21 @@ class TableRunner:
             return LedgerWritten(money, False, str(exc), probe=request.probe)
         return LedgerWritten(money, True, amounts=tuple(amounts.items()), probe=request.probe)
 
-    def _local_settlement(self, result: Any, local: dict[str, str]) -> dict[str, Any]:
-        """The local ledger's settle arguments: a linked pool's wagers are its store's."""
+    def _local_settlement(
+        self, result: Any, local: dict[str, str], linked_paid: dict[int, dict[str, int]]
+    ) -> dict[str, Any]:
+        """The local ledger's settle arguments. A linked pool's stake is a table wager there
+        (its pool is the store's), paid what the store paid the seat (``linked_paid``: its
+        award, share and envy together)."""
         args = settle_arguments(result, local)
-        linked_bets = {self.config.profile.progressive.bet} if self.linked else set()
-        for per_seat in (args["stakes"], args["payouts"]):
-            for wagers in per_seat.values():
-                for bet in linked_bets:
+        if self.linked:
+            bet = self.config.profile.progressive.bet
+            for seat, wagers in args["stakes"].items():
+                if wagers.get(bet):
+                    args["payouts"][seat][bet] = sum(linked_paid.get(seat, {}).values())
+                else:  # no linked stake taken (the link was down at LOCK)
                     wagers.pop(bet, None)
+                    args["payouts"].get(seat, {}).pop(bet, None)
         return args
 
     async def _linked_step(self, effect: MoneyEffect, now: float) -> list[AppendJournal]:
