@@ -69,13 +69,6 @@ def private_postgres_or_skip():
     server.destroy()
 
 
-@pytest.mark.xfail(
-    reason="known bug, found when the linked soak met the ledger witness: a table restarted"
-    " while the linked store is down keeps the 'witness' condition (table closed) until the"
-    " daemon restarts again; the witness must be asked again and the condition cleared when"
-    " it answers (see the closing note of session 3)",
-    strict=False,
-)
 def test_ch_bg_tables_on_a_linked_jumbo7_keep_every_book_to_the_cent():
     """Three ch-bg tables, one Jumbo 7 linked pool on a private PostgreSQL restarted twice,
     shuffler faults, kill -9 and 7-card straight flushes dealt on purpose (CH-8, CH-9)."""
