@@ -18,7 +18,10 @@
   has put the shoe in play again. Such a card continues the order of the shoe before the
   shuffle, which took it back: it is **late** (:meth:`CardOrder.late`), not a card of this
   shoe and no protocol violation. Events keep their order, so late cards can only come before
-  the first card of the new shoe.
+  the first card of the new shoe. When no card of the shoe came before the next SHUFFLE (two
+  in a row), the late card's index is the new shoe's first too: then the ``STATUS`` the host
+  asks before every SHUFFLE settles it (:meth:`CardOrder.device_drawn`: the cards the machine
+  says left the shoe, less those the host saw, are still on their way).
 - :func:`reply_mismatch`: a reply that decodes and carries the request's ``SEQ`` must also
   answer *that* request: a ``DEAL`` reply echoes the tag and the count requested and holds at
   most that many cards when complete; a ``SHUFFLE`` reply names the mode asked for; a
@@ -90,10 +93,16 @@ class CardOrder:
 
     expected: int | None = None
     before_shuffle: int | None = None
+    unseen: int = 0  # cards the machine's last STATUS says left the shoe, not yet seen
+    late_count: int = 0  # of those, the ones still to come after the last shuffle
+
+    def device_drawn(self, drawn: int) -> None:
+        """A ``STATUS`` in shoe mode: ``drawn`` cards left the shoe since its shuffle."""
+        if self.expected is not None:
+            self.unseen = max(0, drawn - (self.expected - 1))
 
     def shuffled(self) -> None:
-        if self.expected != 1:  # else no card came since the last shuffle: its late ones may
-            self.before_shuffle = self.expected
+        self.before_shuffle, self.late_count, self.unseen = self.expected, self.unseen, 0
         self.expected = 1
 
     def reinserted(self, accepted: int) -> None:
@@ -102,22 +111,21 @@ class CardOrder:
 
     def forget(self) -> None:
         self.expected = self.before_shuffle = None
+        self.unseen = self.late_count = 0
 
     def late(self, index: int) -> bool:
         """True for a card of the shoe before the last shuffle (see the module docstring);
-        not for the next card of this one, after which no late card can come."""
-        if self.before_shuffle is None or index == self.expected:
-            self.before_shuffle = None
-            return False
-        if index != self.before_shuffle:
-            return False
-        self.before_shuffle += 1
-        return True
+        not for a card of this one, after which no late card can come."""
+        if self.before_shuffle == index and (index != self.expected or self.late_count > 0):
+            self.before_shuffle += 1
+            self.late_count = max(0, self.late_count - 1)
+            return True
+        self.before_shuffle, self.late_count = None, 0
+        return False
 
     def check(self, index: int) -> str | None:
         """None when ``index`` is the next card; else what is wrong (the order re-bases on
         ``index`` so one fault is reported once). Ask :meth:`late` first."""
-        self.before_shuffle = None
         expected, self.expected = self.expected, index + 1
         if expected is None or index == expected:
             return None

@@ -58,6 +58,7 @@ from firmware_bridge.messages import (
     CardEvent,
     DealRequest,
     DeckCheckRequest,
+    DeviceState,
     ErrorReply,
     IdentifyReply,
     IdentifyRequest,
@@ -70,6 +71,7 @@ from firmware_bridge.messages import (
     ResetRequest,
     ShuffleReply,
     ShuffleRequest,
+    StatusReply,
     UnknownMessageType,
     decode_message,
 )
@@ -506,6 +508,8 @@ class HostSession:
         if isinstance(msg, IdentifyReply):
             self.identity = msg
             self._boot(msg.boot_id)
+        elif isinstance(msg, StatusReply) and msg.state == DeviceState.SHOE:
+            self.cards.device_drawn(msg.cards_loaded - msg.cards_ready)
         elif isinstance(msg, ShuffleReply):
             self.cards.shuffled()
         elif isinstance(msg, ReinsertReply):
