@@ -11,7 +11,17 @@
   numbered 1 again, is never mistaken for a duplicate.
 - :class:`CardOrder`: shoe ``CARD`` events carry ``index`` = cards drawn since the shuffle,
   from 1; each must be the next one. A ``SHUFFLE`` reply starts again at 1; a ``REINSERT``
-  reply that accepted ``k`` cards steps back by ``k`` (they are in the machine again).
+  reply that accepted ``k`` cards steps back by ``k`` (they are in the machine again). Events
+  and replies travel apart (an event waits for its ACK, retransmitted on its own timer), so a
+  card drawn *before* a ``SHUFFLE`` can reach the host *after* its reply: e.g. a card drawn
+  while the cable was out, whose event is retransmitted once the link is back and the host
+  has put the shoe in play again. Such a card continues the order of the shoe before the
+  shuffle, which took it back: it is **late** (:meth:`CardOrder.late`), not a card of this
+  shoe and no protocol violation. Events keep their order, so late cards can only come before
+  the first card of the new shoe. When no card of the shoe came before the next SHUFFLE (two
+  in a row), the late card's index is the new shoe's first too: then the ``STATUS`` the host
+  asks before every SHUFFLE settles it (:meth:`CardOrder.device_drawn`: the cards the machine
+  says left the shoe, less those the host saw, are still on their way).
 - :func:`reply_mismatch`: a reply that decodes and carries the request's ``SEQ`` must also
   answer *that* request: a ``DEAL`` reply echoes the tag and the count requested and holds at
   most that many cards when complete; a ``SHUFFLE`` reply names the mode asked for; a
@@ -78,11 +88,21 @@ class EventWindow:
 
 @dataclass
 class CardOrder:
-    """The next shoe card index expected (None: not known yet, the next one sets it)."""
+    """The next shoe card index expected (None: not known yet, the next one sets it), and
+    the next one of the shoe before the last shuffle (None: no late card can come)."""
 
     expected: int | None = None
+    before_shuffle: int | None = None
+    unseen: int = 0  # cards the machine's last STATUS says left the shoe, not yet seen
+    late_count: int = 0  # of those, the ones still to come after the last shuffle
+
+    def device_drawn(self, drawn: int) -> None:
+        """A ``STATUS`` in shoe mode: ``drawn`` cards left the shoe since its shuffle."""
+        if self.expected is not None:
+            self.unseen = max(0, drawn - (self.expected - 1))
 
     def shuffled(self) -> None:
+        self.before_shuffle, self.late_count, self.unseen = self.expected, self.unseen, 0
         self.expected = 1
 
     def reinserted(self, accepted: int) -> None:
@@ -90,11 +110,22 @@ class CardOrder:
             self.expected = max(1, self.expected - accepted)
 
     def forget(self) -> None:
-        self.expected = None
+        self.expected = self.before_shuffle = None
+        self.unseen = self.late_count = 0
+
+    def late(self, index: int) -> bool:
+        """True for a card of the shoe before the last shuffle (see the module docstring);
+        not for a card of this one, after which no late card can come."""
+        if self.before_shuffle == index and (index != self.expected or self.late_count > 0):
+            self.before_shuffle += 1
+            self.late_count = max(0, self.late_count - 1)
+            return True
+        self.before_shuffle, self.late_count = None, 0
+        return False
 
     def check(self, index: int) -> str | None:
         """None when ``index`` is the next card; else what is wrong (the order re-bases on
-        ``index`` so one fault is reported once)."""
+        ``index`` so one fault is reported once). Ask :meth:`late` first."""
         expected, self.expected = self.expected, index + 1
         if expected is None or index == expected:
             return None

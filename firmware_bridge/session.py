@@ -14,7 +14,9 @@ Theory of operation (after Klipper's serialqueue, in h11's shape). The caller fe
 - Events from the device are ACKed (duplicates too) and delivered once: a window of the
   sequence numbers of the current device boot, wrap safe (``ordering.EventWindow``), reset
   when the ``boot_id`` changes. Shoe ``CARD`` indexes must follow each other
-  (``ordering.CardOrder``); a break is a :class:`ProtocolViolation`, not a card.
+  (``ordering.CardOrder``); a break is a :class:`ProtocolViolation`, not a card. A card drawn
+  before a ``SHUFFLE`` whose event comes after the reply is late: counted
+  (``cards_before_shuffle``) and logged, never delivered (the shuffle took it back).
 - A reply must answer its request: type, then tag and count (``ordering.reply_mismatch``);
   otherwise the request fails with :class:`RemoteProtocolError`.
 - The last :data:`RING_FRAMES` frames each way are kept in a ring (``recent_frames``) and
@@ -61,6 +63,7 @@ from firmware_bridge.messages import (
     CardEvent,
     DealRequest,
     DeckCheckRequest,
+    DeviceState,
     ErrorReply,
     IdentifyReply,
     IdentifyRequest,
@@ -73,6 +76,7 @@ from firmware_bridge.messages import (
     ResetRequest,
     ShuffleReply,
     ShuffleRequest,
+    StatusReply,
     UnknownMessageType,
     decode_message,
 )
@@ -257,6 +261,7 @@ class HostSession:
         self.stats = {
             "bad_frames": 0, "retransmits": 0, "stale_replies": 0, "duplicate_events": 0,
             "undecodable": 0, "event_gaps": 0, "mismatched_replies": 0, "card_order": 0,
+            "cards_before_shuffle": 0,
         }  # fmt: skip
         self._queue: deque[_Pending] = deque()
         self._in_flight: _Pending | None = None
@@ -463,6 +468,14 @@ class HostSession:
             self.stats["event_gaps"] += 1
             log.error("shuffler event seq %d skips events (last was before it)", seq)
         if isinstance(msg, CardEvent):
+            if self.cards.late(msg.index):
+                self.stats["cards_before_shuffle"] += 1
+                log.warning(
+                    "shoe card index %d was drawn before the last SHUFFLE, which took it back:"
+                    " not a card of this shoe",
+                    msg.index,
+                )
+                return
             problem = self.cards.check(msg.index)
             if problem is not None:
                 self.stats["card_order"] += 1
@@ -527,6 +540,8 @@ class HostSession:
         if isinstance(msg, IdentifyReply):
             self.identity = msg
             self._boot(msg.boot_id)
+        elif isinstance(msg, StatusReply) and msg.state == DeviceState.SHOE:
+            self.cards.device_drawn(msg.cards_loaded - msg.cards_ready)
         elif isinstance(msg, ShuffleReply):
             self.cards.shuffled()
         elif isinstance(msg, ReinsertReply):

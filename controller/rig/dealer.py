@@ -172,7 +172,9 @@ class RoundSeen:
 class Dealer:
     """``pause(moment)`` is called at ``staked``, ``verified`` and ``settled`` (a demo lets
     people watch; the soak does not wait). ``tablet``: LOCK and CONFIRM come from the dealer's
-    tablet (the control socket) instead of the console buttons."""
+    tablet (the control socket) instead of the console buttons. ``waits_out``: conditions
+    that may keep the table closed for longer than ``timeout`` (the linked soak's ``witness``
+    while its store is down): :meth:`ready` returns the closed status instead of failing."""
 
     def __init__(
         self,
@@ -181,8 +183,10 @@ class Dealer:
         timeout: float = 20.0,
         pause: Callable[[str], None] | None = None,
         tablet: bool = False,
+        waits_out: frozenset[str] = frozenset(),
     ) -> None:
         self.table = table
+        self.waits_out = waits_out
         self.timeout = timeout
         self.pause = pause or (lambda moment: None)
         self.tablet = tablet
@@ -257,6 +261,8 @@ class Dealer:
             state, conditions = status["state"], status["conditions"]
             sensed = [seat for seat, info in status["seats"].items() if info["stake"]]
             if state == "open" and not sensed:
+                return status
+            if state == "closed" and self.waits_out & set(conditions):
                 return status
             if time.monotonic() > deadline:
                 raise RigFailure(f"the table did not open: {state} {conditions}")

@@ -18,7 +18,10 @@ it is playing, the server is stopped, the tables play rounds without the link (t
 takes no Jumbo 7 stake while it shows the link down, and plays its other bets), the server
 is started again, and the tables go on once they show the link back. A rig thread plays a
 round only once its table shows the link as the gate says (up or down), so the rig knows
-which rounds the link took without reading the controller's books.
+which rounds the link took without reading the controller's books. A table killed while the
+server is down restarts without its ledger's witness (the store) and stays closed
+(``witness``) until the server is back and the witness answers: its rig thread sits the
+outage out (:meth:`LinkGate.sit_out`) and plays again once the table has opened.
 
 At the end (:meth:`LinkedSoak.reconcile`): ``croupier pool verify``'s checks on the store;
 each table's ledger verified, its journal chain, and each round the rig played in the ledger
@@ -62,6 +65,7 @@ SEED = 10_000_000  # EUR 100,000.00, as the shipped ch-bg table
 JACKPOTS = 0.01  # share of the rounds dealt a 7-card straight flush on purpose
 LINK_TIMEOUT = 30.0  # seconds a table may take to show the link down or back
 SEATS = [1, 2, 3, 4, 5, 6]  # the seats with a sensor on the sim table
+WITNESS = "witness"  # the condition of a table whose ledger's witness (the store) is silent
 
 
 def link_overrides(table_id: str, dsn: str) -> dict[str, Any]:
@@ -94,6 +98,7 @@ class LinkGate:
         self._cond = threading.Condition()
         self.active = tables  # rig threads still playing
         self._waiting = 0
+        self._sitting = 0  # rig threads whose table cannot play until the link is up
         self._held = False
         self.up = True
 
@@ -107,6 +112,18 @@ class LinkGate:
                 self._waiting -= 1
             return self.up
 
+    def sit_out(self) -> None:
+        """Wait until the link is up again (the table cannot play without it)."""
+        with self._cond:
+            self._sitting += 1
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: self.up and not self._held)
+            self._sitting -= 1
+
+    def all_sitting_out(self) -> bool:
+        with self._cond:
+            return self._sitting >= self.active
+
     def finished(self) -> None:
         with self._cond:
             self.active -= 1
@@ -116,7 +133,7 @@ class LinkGate:
         """Every rig thread between two rounds (or done)."""
         with self._cond:
             self._held = True
-            self._cond.wait_for(lambda: self._waiting >= self.active)
+            self._cond.wait_for(lambda: self._waiting + self._sitting >= self.active)
 
     def release(self, up: bool) -> None:
         with self._cond:
@@ -143,19 +160,27 @@ class LinkedSoak:
         self.tally, self.gate = tally, gate
         self.faults, self.kill_rate, self.jackpots = faults, kill_rate, jackpots
         self.rng = random.Random(seed)
-        self.dealer = Dealer(table)
+        self.dealer = Dealer(table, waits_out=frozenset({WITNESS}))
         self.stake = tally.config.rules.stake
         self.report = SoakReport(seed=seed)
         self.played: list[LinkedRound] = []
 
     def run(self, rounds: int, progress: Callable[[], None]) -> SoakReport:
         try:
-            for _ in range(rounds):
+            played = 0
+            while played < rounds:
                 up = self.gate.checkpoint()
+                if WITNESS in self.table.status()["conditions"]:
+                    if not up:
+                        self.gate.sit_out()
+                        continue
+                    self.table.wait_until(lambda: WITNESS not in self.table.status()["conditions"],
+                                          LINK_TIMEOUT, "the witness to answer")  # fmt: skip
                 self._wait_for_link(up)
                 plan = plan_round(self.rng, self.table.config.seats, self.faults,
                                   self.kill_rate, self._jackpot)  # fmt: skip
                 self.book(self.dealer.play(plan), up)
+                played += 1
                 progress()
             self.dealer.ready()
         finally:
@@ -315,7 +340,7 @@ def restarter(server: DevServer, gate: LinkGate, done: Callable[[], int], points
         gate.hold()
         server.stop()
         gate.release(up=False)
-        while done() < point + down_rounds and gate.active:
+        while done() < point + down_rounds and gate.active and not gate.all_sitting_out():
             time.sleep(0.01)
         gate.hold()
         server.start()

@@ -28,6 +28,8 @@ from enum import StrEnum
 from typing import Any
 
 from controller.errors import CroupierError
+from controller.table.events import Condition
+from controller.table.machine import TableState
 
 
 class AlertKind(StrEnum):
@@ -53,24 +55,28 @@ class AlertError(CroupierError, LookupError):
 # seconds a condition must last before it is an alert (kinds not named: at once)
 ON_DELAY: dict[AlertKind, float] = {AlertKind.LINK_DOWN: 5.0, AlertKind.TABLE_CLOSED: 5.0}
 
-# machine condition name -> (alert kind, subject)
-CONDITION_ALERTS: dict[str, tuple[AlertKind, str]] = {
-    "link": (AlertKind.LINK_DOWN, "shuffler"),
-    "progressive-link": (AlertKind.LINK_DOWN, "linked pool"),
-    "selfcheck": (AlertKind.SELFCHECK_FAILED, "table"),
-    "clock": (AlertKind.CLOCK_NOT_SYNCHRONISED, "table"),
+# machine condition -> (alert kind, subject)
+CONDITION_ALERTS: dict[Condition, tuple[AlertKind, str]] = {
+    Condition.LINK: (AlertKind.LINK_DOWN, "shuffler"),
+    Condition.PROGRESSIVE_LINK: (AlertKind.LINK_DOWN, "linked pool"),
+    Condition.SELFCHECK: (AlertKind.SELFCHECK_FAILED, "table"),
+    Condition.CLOCK: (AlertKind.CLOCK_NOT_SYNCHRONISED, "table"),
 }
 
 
 @dataclass(frozen=True)
 class TableConditions:
-    """What the alerts are derived from; :func:`conditions_of` reads it off the machine."""
+    """What the alerts are derived from; :func:`conditions_of` reads it off the machine.
+    ``state`` is a :class:`TableState` (its value is taken too, and checked: ValueError)."""
 
-    state: str  # TableState value
+    state: TableState
     round_id: str | None = None
-    conditions: dict[str, str] = field(default_factory=dict)  # machine condition -> detail
+    conditions: dict[Condition, str] = field(default_factory=dict)  # -> its detail
     excluded: dict[int, str] = field(default_factory=dict)  # seat -> sensor fault
     audit_alarm: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "state", TableState(self.state))
 
 
 @dataclass(frozen=True)
@@ -98,12 +104,12 @@ class Alert:
 def derive(conditions: TableConditions) -> dict[tuple[AlertKind, str], str]:
     """The alerts the conditions call for: (kind, subject) -> detail."""
     wanted: dict[tuple[AlertKind, str], str] = {}
-    if "startup" in conditions.conditions:
+    if Condition.STARTUP in conditions.conditions:
         return wanted  # the daemon is still starting: nothing has been seen yet
     for name, detail in conditions.conditions.items():
         if name in CONDITION_ALERTS:
             wanted[CONDITION_ALERTS[name]] = detail or name
-    if conditions.state == "jackpot":
+    if conditions.state is TableState.JACKPOT:
         wanted[AlertKind.JACKPOT_PENDING, conditions.round_id or "round"] = (
             "a 100% award waits for a technician's acknowledgement (PRG-5)"
         )
@@ -113,7 +119,7 @@ def derive(conditions: TableConditions) -> dict[tuple[AlertKind, str], str]:
         wanted[AlertKind.SHUFFLE_AUDIT_ALARM, "shuffler"] = (
             "the shuffle audit's tests reject a uniform shuffle"
         )
-    if conditions.state == "closed":
+    if conditions.state is TableState.CLOSED:
         reasons = [f"{n}: {d}" if d else n for n, d in conditions.conditions.items()]
         wanted[AlertKind.TABLE_CLOSED, "table"] = "; ".join(reasons) or "closed"
     return wanted
@@ -194,7 +200,7 @@ class AlertBook:
 def conditions_of(machine: Any, audit_alarm: bool = False) -> TableConditions:
     """The conditions of a :class:`~controller.table.machine.TableMachine`."""
     return TableConditions(
-        state=machine.state.value,
+        state=machine.state,
         round_id=machine.round.round_id if machine.round is not None else None,
         conditions=dict(machine.conditions),
         excluded=machine.seats.excluded(),

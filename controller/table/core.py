@@ -20,7 +20,11 @@ notes from the control socket. Outputs are what the shell carries out, in order:
 - :class:`ArchiveRound` / :class:`DeckChainBroken`: a settled round for surveillance and the
   shuffle audit, a voided one breaks the audit's chain of shuffles;
 - :class:`ShowSign`, :class:`ReportStatus`: the sign's scene and systemd's status line, when
-  they change.
+  they change;
+- :class:`AskWitness`: while the ledger's witness has not answered (the ``witness``
+  condition), ask it again, with backoff (:mod:`controller.table.witness_retry`); the shell
+  answers with :class:`WitnessChecked`, which clears the condition (or raises
+  ``ledger-rollback`` and ``selfcheck`` when the ledger does not hold the head it saw).
 
 The seats are one model (:mod:`controller.table.seats`): with GPIO sensors the sensor state
 machine itself (:class:`drivers.gpio.core.TableCore`, pure as well), which the core commands
@@ -40,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from controller.table.events import (
     AppendJournal,
     ArchiveRound,
+    AskWitness,
     Button,
     ClearSeats,
     Condition,
@@ -69,10 +74,12 @@ from controller.table.events import (
     Tick,
     ToShuffler,
     VoidRound,
+    WitnessChecked,
 )
 from controller.table.machine import MachineSettings, TableMachine
 from controller.table.outputs import lamp_patterns, sign_state
 from controller.table.seats import LampError, SensorSeats
+from controller.table.witness_retry import WitnessRetry
 from display.scenes import SignState
 from drivers.errors import DriverError
 from drivers.gpio import events as gpio
@@ -82,7 +89,7 @@ if TYPE_CHECKING:  # the configuration's reader does I/O (host checks); its data
     from controller.table.tableconfig import TableConfig
 
 LEDGER_PROBE_SECONDS = 5.0
-Input = Event | gpio.TableEvent | LedgerWritten | JournalNote
+Input = Event | gpio.TableEvent | LedgerWritten | JournalNote | WitnessChecked
 
 
 @dataclass
@@ -119,6 +126,7 @@ class TableLogic:
         self.machine = TableMachine(config.profile, settings, next_round=next_round, seats=seats)
         self._journal_failed = False
         self._probe_at: float | None = None
+        self._witness = WitnessRetry()
         self._lamps = _Lamps()
         self._sign_shown: SignState | None = None
 
@@ -126,7 +134,8 @@ class TableLogic:
 
     def next_deadline(self) -> float | None:
         """When :meth:`handle` wants a :class:`Tick` (``None``: only on the next input)."""
-        times = [t for t in (self.machine.next_deadline(), self._probe_at) if t is not None]
+        deadlines = (self.machine.next_deadline(), self._probe_at, self._witness.due)
+        times = [t for t in deadlines if t is not None]
         return min(times, default=None)
 
     def is_current(self, round_id: str) -> bool:
@@ -144,6 +153,8 @@ class TableLogic:
             self._ledger_written(event, now, outputs)
         elif isinstance(event, JournalNote):
             outputs.append(LedgerWrite((AppendJournal(event.kind, event.data),)))
+        elif isinstance(event, WitnessChecked):
+            self._witness_checked(event, now, outputs)
         elif isinstance(event, gpio.LampFault):
             if event.error:
                 self._lamps.faults[f"pin {event.lamp}"] = event.error
@@ -159,6 +170,8 @@ class TableLogic:
             probe = AppendJournal("ledger-writable", {})
             outputs.append(LedgerWrite((probe,), probe=True))
             self._probe_at = now + LEDGER_PROBE_SECONDS
+        if isinstance(event, Tick) and self._witness.tick(now):
+            outputs.append(AskWitness())
         self._follow(now, outputs)
         state = self.machine.state
         if state != before:
@@ -268,6 +281,16 @@ class TableLogic:
             if pool is not None:
                 self._feed(PoolAmount(pool.bet, amount, pool.seed), now, outputs)
 
+    def _witness_checked(self, answer: WitnessChecked, now: float, outputs: list[Output]) -> None:
+        self._witness.answered()
+        if not answer.answered:
+            self._feed(ConditionChanged(Condition.WITNESS, True, answer.detail), now, outputs)
+            return
+        if answer.rollback:
+            for name in (Condition.SELFCHECK, Condition.LEDGER_ROLLBACK):
+                self._feed(ConditionChanged(name, True, answer.rollback), now, outputs)
+        self._feed(ConditionChanged(Condition.WITNESS, False), now, outputs)
+
     def _archive(self, round_id: str) -> list[Output]:
         r = self.machine.round
         if r is None or r.round_id != round_id or r.record is None or r.result is None:
@@ -279,7 +302,8 @@ class TableLogic:
     # --- outputs --------------------------------------------------------------------------
 
     def _follow(self, now: float, outputs: list[Output]) -> None:
-        """Status lamps, the lamps condition, the ledger probe, the sign: after every input."""
+        """Status lamps, the lamps condition, the ledger probe, the witness's next question,
+        the sign: after every input."""
         if self.sensors is not None:
             for lamp, pattern in lamp_patterns(self.machine).items():
                 if self._lamps.shown.get(lamp) == pattern:
@@ -297,6 +321,7 @@ class TableLogic:
             self._probe_at = None
         elif self._probe_at is None:
             self._probe_at = now + LEDGER_PROBE_SECONDS
+        self._witness.follow(Condition.WITNESS in self.machine.conditions, now)
         wanted = sign_state(self.machine, self.config)
         if wanted != self._sign_shown:
             self._sign_shown = wanted

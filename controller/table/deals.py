@@ -283,6 +283,16 @@ class ShoeDeal:
     def plan_text(self) -> list[str]:
         return ["BJ-2: one card to each seat, one to the dealer, a second card to each seat"]
 
+    def opening_stakes(self) -> dict[int, dict[str, int]]:
+        """Each seat's main bet and Trilux as the table accepted them (BJ-1, TRX-1: capped at
+        the maximum, the excess returned): taken at LOCK, they never change (a double or a
+        split adds to them, an insurance comes later; the settlement records those)."""
+        stakes = {}
+        for play in self.game.seats:
+            bet = play.bet
+            stakes[bet.seat] = {"main": bet.main} | ({"trilux": bet.trilux} if bet.trilux else {})
+        return stakes
+
     def start(self, now: float) -> list[Effect]:
         self._last = now
         return []  # the dealer draws from the shoe; the shoe reports each card

@@ -232,11 +232,22 @@ class AppendJournal:
 
 @dataclass(frozen=True)
 class OpenRound:
-    """Ledger: open the round, record the progressive stakes and contributions (PRG-1)."""
+    """Ledger: open the round, record its stakes and the contributions (PRG-1): the
+    progressive stakes on ``pool`` (local or linked) and the table wagers the round took at
+    LOCK for good (``wagers``: a blackjack seat's main bet and Trilux, as accepted, BJ-1)."""
 
     round_id: str
     pool: str | None
     stakes: dict[int, int]  # seat -> progressive stake
+    wagers: dict[int, dict[str, int]] = field(default_factory=dict)  # seat -> wager -> stake
+
+    def every_stake(self) -> dict[int, dict[str, int]]:
+        """Seat -> wager -> stake: the table wagers and the progressive stakes."""
+        every = {seat: dict(wagers) for seat, wagers in self.wagers.items()}
+        if self.pool is not None:
+            for seat, stake in self.stakes.items():
+                every.setdefault(seat, {})[self.pool] = stake
+        return every
 
 
 @dataclass(frozen=True)
@@ -340,6 +351,23 @@ class LedgerWritten:
 
 
 @dataclass(frozen=True)
+class WitnessChecked:
+    """The ledger's witness was asked again (:class:`AskWitness`): ``answered`` or not
+    (``detail``: why, the ``witness`` condition's reason); ``rollback``: the ledger does not
+    hold the head it saw (the ``ledger-rollback`` reason, recorded as a failed self-check)."""
+
+    answered: bool
+    detail: str = ""
+    rollback: str = ""
+
+
+@dataclass(frozen=True)
+class AskWitness:
+    """Shell: ask the ledger's witness again (it did not answer); answer with
+    :class:`WitnessChecked`."""
+
+
+@dataclass(frozen=True)
 class LedgerWrite:
     """Shell: ONE ledger transaction (a linked pool's part first) of these journal entries and
     money events, in order; the shell answers with :class:`LedgerWritten`. ``probe``: a
@@ -401,4 +429,6 @@ class ReportStatus:
     text: str
 
 
-Output = LedgerWrite | ToShuffler | ArchiveRound | DeckChainBroken | ShowSign | ReportStatus
+Output = (
+    LedgerWrite | ToShuffler | ArchiveRound | DeckChainBroken | ShowSign | ReportStatus | AskWitness
+)

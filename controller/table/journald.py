@@ -14,7 +14,9 @@ the ``<N>`` priority prefix that journald's stream reads (``SyslogLevelPrefix=ye
 default), so the priority survives. Off systemd the log is plain text, as before.
 
 :func:`log_effect` is what the table says about its rounds and conditions as it goes: a round
-opened, voided (with its rule) or settled, a condition that keeps the table closed.
+opened, voided (with its rule) or settled, a condition as what it does: ``table closed:
+clock: ...``, ``progressive closed (no progressive stakes): progressive-link: ...``, ``the
+table plays on: lamps: ...`` (``controller.table.machine.condition_effect``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ import struct
 import sys
 from typing import Any, TextIO
 
-from controller.table.events import AppendJournal, OpenRound, SettleRound, VoidRound
+from controller.table.events import AppendJournal, Condition, OpenRound, SettleRound, VoidRound
+from controller.table.machine import condition_effect
 
 JOURNAL_SOCKET = "/run/systemd/journal/socket"
 IDENTIFIER = "croupierd"
@@ -165,6 +168,6 @@ def log_effect(effect: Any) -> None:
     elif isinstance(effect, AppendJournal) and effect.kind == "condition":
         name, detail = effect.data.get("name"), effect.data.get("detail", "")
         if effect.data.get("blocking"):
-            log.warning("table closed: %s: %s", name, detail)
+            log.warning("%s: %s: %s", condition_effect(Condition(name)), name, detail)
         else:
             log.info("condition cleared: %s", name)

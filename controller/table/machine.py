@@ -107,6 +107,17 @@ Deal = HandFormingDeal | ShoeDeal | ManualDeal
 PROGRESSIVE_ONLY = frozenset({Condition.PROGRESSIVE_LINK})
 # Conditions the status shows that close nothing: the table plays on.
 ADVISORY = frozenset({Condition.LAMPS})
+
+
+def condition_effect(name: Condition) -> str:
+    """What a blocking condition does to the table, in words for the log and the status."""
+    if name in PROGRESSIVE_ONLY:
+        return "progressive closed (no progressive stakes)"
+    if name in ADVISORY:
+        return "the table plays on"
+    return "table closed"
+
+
 MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])$")
 
 
@@ -444,7 +455,10 @@ class TableMachine:
             excluded=excluded,
             **notes,
         )
-        return [move, LockSeats(), OpenRound(round_id, self.pool_name, progressive)]
+        # a shoe's bets are the engine's from LOCK on; hold'em table wagers may still be
+        # entered until the showdown, so the settlement records them
+        taken = deal.opening_stakes() if isinstance(deal, ShoeDeal) else {}
+        return [move, LockSeats(), OpenRound(round_id, self.pool_name, progressive, taken)]
 
     def _on_ledger_result(self, event: LedgerResult, now: float) -> list[Effect]:
         r = self.round

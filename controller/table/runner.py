@@ -17,7 +17,10 @@ out its outputs in order:
   audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd;
 - a round the ledger closed (settled or voided): its DEAL exchanges with the shuffler, raw
   frames and all, from the link's memory to the surveillance store, one transaction, for the
-  evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`).
+  evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`);
+- :class:`AskWitness`: the ledger's witness, silent at power-up, is asked again in a task of
+  its own (off the loop and off the ledger's thread: it may take its timeout), the head it
+  saw compared on the ledger's thread; the answer goes back as :class:`WitnessChecked`.
 
 Nothing here decides what the table does; a condition that appears (a failing lamp, a ledger
 that does not commit) is logged as the core reports it.
@@ -37,9 +40,10 @@ from typing import Any, TypeVar
 
 from controller.books.audit.shuffle_audit import ShuffleStats
 from controller.books.ledger.errors import LedgerError
-from controller.books.ledger.powerup import Safeguards, open_ledger
+from controller.books.ledger.powerup import PendingWitness, Safeguards, open_ledger, unanswered
 from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
+from controller.books.ledger.witness import WitnessError
 from controller.books.linked.errors import LinkDownError
 from controller.books.surveillance import RoundReusedError, SurveillanceError, SurveillanceStore
 from controller.table.alerts import AlertBook, conditions_of
@@ -49,6 +53,7 @@ from controller.table.events import (
     MONEY_ACTIONS,
     AppendJournal,
     ArchiveRound,
+    AskWitness,
     Condition,
     ConditionChanged,
     DeckChainBroken,
@@ -67,6 +72,7 @@ from controller.table.events import (
     Tick,
     ToShuffler,
     VoidRound,
+    WitnessChecked,
 )
 from controller.table.journald import log_effect
 from controller.table.link_evidence import capped
@@ -133,6 +139,8 @@ class TableRunner:
         self.recovered: list[str] = []
         self.linked: dict[str, Any] = {}  # name -> controller.books.linked.client.LinkedPool
         self._linked_tasks: list[asyncio.Task[None]] = []
+        self.witness: PendingWitness | None = None  # silent at power-up: asked again
+        self._witness_task: asyncio.Task[None] | None = None
         self.last_settled: dict[str, Any] | None = None
         self.metrics = PipelineMetrics()
         self.alerts = AlertBook()  # for the pit (controller.table.alerts)
@@ -195,6 +203,7 @@ class TableRunner:
         def start() -> tuple[list[str], dict[str, tuple[int, int]], int]:
             opened = open_ledger(path, now, self.wall_clock, safeguards)
             self.ledger, status = opened.ledger, opened.status
+            self.witness = opened.witness
             closed.extend(opened.conditions)
             may_open = status.table_may_open
             recovered = [v.round_id for v in self.ledger.recover(now)] if may_open else []
@@ -263,8 +272,11 @@ class TableRunner:
         return int(row[0] or 0)
 
     async def close(self) -> None:
-        for task in self._linked_tasks:
-            task.cancel()
+        for task in [*self._linked_tasks, self._witness_task]:
+            if task is not None:
+                task.cancel()
+        if self.witness is not None:
+            self.witness.close()
         for pool in self.linked.values():
             try:
                 await pool.close()
@@ -368,6 +380,25 @@ class TableRunner:
                     log.error("sign: %s", exc)
         elif isinstance(output, ReportStatus) and self.notifier is not None:
             self.notifier.status(output.text)
+        elif isinstance(output, AskWitness) and self.witness is not None:
+            self._witness_task = asyncio.create_task(self._ask_witness(), name="witness")
+
+    async def _ask_witness(self) -> None:
+        """Ask the witness that did not answer; compare the head it saw (see the module
+        docstring). Once it answered it is the ledger's publisher's (or closed)."""
+        pending = self.witness
+        assert pending is not None
+        try:
+            seen = await asyncio.get_running_loop().run_in_executor(None, pending.ask)
+        except WitnessError as exc:
+            self.post(WitnessChecked(False, unanswered(exc)))
+            return
+        now = self.now()
+        found = await self.in_ledger(lambda: pending.compare(seen, now))
+        self.witness = None
+        rollback = found[0][1] if found else ""
+        log.info("the ledger's witness answered: %s", rollback or "the ledger holds its head")
+        self.post(WitnessChecked(True, rollback=rollback))
 
     # --- the ledger ----------------------------------------------------------------------
 
@@ -409,10 +440,8 @@ class TableRunner:
                     if isinstance(e, AppendJournal):
                         ledger.journal.append(e.kind, e.data, now)
                     elif isinstance(e, OpenRound):
-                        stakes = {s: {e.pool: v} for s, v in e.stakes.items()}
                         # a linked stake is the store's to pool, the table's to record
-                        kept = e.pool in local or bool(self.linked)
-                        done = ledger.open_round(e.round_id, stakes if kept else {}, now)
+                        done = ledger.open_round(e.round_id, e.every_stake(), now)
                         amounts |= done.pools
                     elif isinstance(e, VoidRound):
                         done = ledger.void_round(e.round_id, now, rule=e.rule, cause=e.reason)
@@ -443,8 +472,11 @@ class TableRunner:
         if self.linked:
             bet = self.config.profile.progressive.bet
             for seat, wagers in args["stakes"].items():
-                if bet in wagers:
+                if wagers.get(bet):
                     args["payouts"][seat][bet] = sum(linked_paid.get(str(seat), {}).values())
+                else:  # no linked stake taken (the link was down at LOCK)
+                    wagers.pop(bet, None)
+                    args["payouts"].get(seat, {}).pop(bet, None)
         return args
 
     async def _linked_step(self, effect: MoneyEffect, now: float) -> list[AppendJournal]:

@@ -69,13 +69,6 @@ def private_postgres_or_skip():
     server.destroy()
 
 
-@pytest.mark.xfail(
-    reason="known bug, found when the linked soak met the ledger witness: a table restarted"
-    " while the linked store is down keeps the 'witness' condition (table closed) until the"
-    " daemon restarts again; the witness must be asked again and the condition cleared when"
-    " it answers (see the closing note of session 3)",
-    strict=False,
-)
 def test_ch_bg_tables_on_a_linked_jumbo7_keep_every_book_to_the_cent():
     """Three ch-bg tables, one Jumbo 7 linked pool on a private PostgreSQL restarted twice,
     shuffler faults, kill -9 and 7-card straight flushes dealt on purpose (CH-8, CH-9)."""
@@ -91,12 +84,6 @@ def test_ch_bg_tables_on_a_linked_jumbo7_keep_every_book_to_the_cent():
           f" kills, {report.restarts} server restarts, seed {report.seed}")  # fmt: skip
 
 
-@pytest.mark.xfail(
-    reason="known bug: with the link's card-order check, a shoe card drawn when none is due"
-    " after an earlier line fault is voided MD-S2 (protocol violation) where MD-S1 is due"
-    " (seed 11, round 52; see the closing note of session 3)",
-    strict=False,
-)
 def test_trilux_shoe_tables_keep_the_books_to_the_cent():
     report = run_shoe_soak(GAME_ROUNDS + 30, faults=0.3, kill_rate=0.04, seed=GAME_SEED,
                            tables=2)  # fmt: skip

@@ -9,8 +9,10 @@ self-check status and the **named conditions** that keep the table closed:
   it);
 - ``ledger-rollback``: the ledger is behind its witness, or differs from the head the witness
   saw (persisted as a self-check failure too);
-- ``witness``: a witness is configured but did not answer at power-up (not persisted: restart
-  the daemon once it answers).
+- ``witness``: a witness is configured but did not answer at power-up (not persisted). The
+  daemon asks it again (:attr:`Opened.witness`, a :class:`PendingWitness`) with backoff on the
+  table's clock (``controller.table.witness_retry``) and clears the condition once it answers
+  with a head this ledger holds (or turns it into ``ledger-rollback`` when it does not).
 
 The simulated table (``[shuffler] emulate = true``) differs in two ways only: a missing software
 manifest skips the software check (journaled ``selfcheck.passed`` with ``software: false``)
@@ -29,6 +31,7 @@ from controller.books.ledger.records import SelfCheckStatus
 from controller.books.ledger.selfcheck import default_manifest_path, power_up
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.witness import (
+    Head,
     HeadPublisher,
     HttpWitness,
     Witness,
@@ -51,10 +54,61 @@ class Safeguards:
 
 
 @dataclass
+class PendingWitness:
+    """A witness to compare the ledger with, and then to publish to: :meth:`ask` it (any
+    thread: it touches only the witness, and may take its timeout), then :meth:`compare` on
+    the ledger's thread."""
+
+    ledger: Ledger
+    table: str
+    witness: Witness
+    identity: str
+
+    def ask(self) -> Head | None:
+        """The head the witness saw last (WitnessError when it does not answer: the
+        connection is closed, the next ask opens a new one)."""
+        try:
+            return self.witness.latest(self.identity)
+        except WitnessError:
+            self.witness.close()
+            raise
+
+    def compare(self, seen: Head | None, now: float) -> list[tuple[str, str]]:
+        """``[]`` when the ledger holds the head the witness saw: publishing starts after
+        every commit. Otherwise ``ledger-rollback``, recorded as a failed self-check."""
+        ledger = self.ledger
+        problems = head_problems(ledger, seen)
+        if problems:
+            self.witness.close()
+            ledger.record_selfcheck_failure(problems, now)
+            return [("ledger-rollback", problems[0])]
+        publisher = HeadPublisher(self.witness, self.identity, self.table)
+
+        def publish() -> None:
+            last = ledger.journal.last_written()
+            if last is not None:
+                publisher.offer(*last)
+
+        publisher.offer(*ledger.journal.head())
+        ledger.db.after_commit.append(publish)
+        ledger.db.on_close.append(publisher.close)
+        return []
+
+    def close(self) -> None:
+        self.witness.close()
+
+
+def unanswered(exc: WitnessError) -> str:
+    """The ``witness`` condition's reason."""
+    return f"{exc}: a rollback of the ledger cannot be ruled out"
+
+
+@dataclass
 class Opened:
     ledger: Ledger
     status: SelfCheckStatus
     conditions: list[tuple[str, str]]  # (condition, reason): each keeps the table closed
+    witness: PendingWitness | None = None  # with ``witness``: ask it again, then compare
 
 
 def _keyring_path(safeguards: Safeguards, state_dir: Path) -> Path:
@@ -82,9 +136,15 @@ def open_ledger(
             manifest = None
         status = power_up(ledger, now, manifest)
         conditions = []
+        pending = None
         witness = _witness_for(safeguards)
         if witness is not None:
-            conditions += _witness(ledger, now, safeguards.table_id, witness)
+            pending = PendingWitness(ledger, safeguards.table_id, witness, ledger_id(ledger))
+            try:
+                conditions += pending.compare(pending.ask(), now)
+                pending = None
+            except WitnessError as exc:
+                conditions.append(("witness", unanswered(exc)))
             status = ledger.selfcheck_status()
         if not status.table_may_open:
             reason = "; ".join(status.failures[:2]) or "self-check failed"
@@ -92,7 +152,7 @@ def open_ledger(
     except BaseException:
         ledger.close()
         raise
-    return Opened(ledger, status, conditions)
+    return Opened(ledger, status, conditions, pending)
 
 
 def _witness_for(safeguards: Safeguards) -> Witness | None:
@@ -103,28 +163,3 @@ def _witness_for(safeguards: Safeguards) -> Witness | None:
 
         return PgWitness(safeguards.witness_dsn)
     return None
-
-
-def _witness(ledger: Ledger, now: float, table: str, witness: Witness) -> list[tuple[str, str]]:
-    identity = ledger_id(ledger)
-    try:
-        seen = witness.latest(identity)
-    except WitnessError as exc:
-        witness.close()
-        return [("witness", f"{exc}: a rollback of the ledger cannot be ruled out")]
-    problems = head_problems(ledger, seen)
-    if problems:
-        witness.close()
-        ledger.record_selfcheck_failure(problems, now)
-        return [("ledger-rollback", problems[0])]
-    publisher = HeadPublisher(witness, identity, table)
-
-    def publish() -> None:
-        last = ledger.journal.last_written()
-        if last is not None:
-            publisher.offer(*last)
-
-    publisher.offer(*ledger.journal.head())
-    ledger.db.after_commit.append(publish)
-    ledger.db.on_close.append(publisher.close)
-    return []

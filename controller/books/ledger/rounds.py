@@ -196,13 +196,14 @@ def settled_data(rid: str, request: dict[str, Any], settled: dict[str, PoolMove]
 
 
 def added_stakes(rid: str, opened: Stakes, final: Stakes, pool_bets: set[str]) -> Stakes:
-    """The table stakes placed during the round (UTH Play, CH Call, a double...). ``final`` is
-    every table stake at settlement: those of the opening must be in it unchanged, and no
-    progressive stake may be added or changed (PRG-2: placed before the round starts)."""
+    """The table stakes placed during the round (UTH Play, CH Call, an insurance) and what a
+    table wager was raised by (a blackjack double, BJ-9). ``final`` is every table stake at
+    settlement: those of the opening must be in it, never lowered, and no progressive stake
+    may be added or changed (PRG-2: placed before the round starts)."""
     for seat, wagers in opened.items():
         for wager, amount in wagers.items():
             now = final.get(seat, {}).get(wager)
-            if wager not in pool_bets and now != amount:
+            if wager not in pool_bets and (now is None or now < amount):
                 raise BadRoundError(
                     f"round {rid}: seat {seat} staked {amount} on {wager} at the opening, "
                     f"{now} at settlement"
@@ -216,15 +217,17 @@ def added_stakes(rid: str, opened: Stakes, final: Stakes, pool_bets: set[str]) -
                     f"round {rid}: seat {seat}: a {wager} stake is placed before the round "
                     "starts and never changes (PRG-2)"
                 )
-            if before is None:
-                added.setdefault(seat, {})[wager] = amount
+            if amount != (before or 0):
+                added.setdefault(seat, {})[wager] = amount - (before or 0)
     return added
 
 
 def merged(opened: Stakes, added: Stakes) -> Stakes:
+    """Every stake of a settled round: the opening's plus what was added during it."""
     every = {seat: dict(wagers) for seat, wagers in opened.items()}
     for seat, wagers in added.items():
-        every.setdefault(seat, {}).update(wagers)
+        for wager, amount in wagers.items():
+            every.setdefault(seat, {})[wager] = every.get(seat, {}).get(wager, 0) + amount
     return every
 
 
