@@ -34,8 +34,16 @@ emulate = true
 
 
 class NoShuffler:
+    """The shuffler link's side the runner uses, with no machine behind it."""
+
     def submit(self, effect, round_id=None):
         pass
+
+    def exchanges_of(self, round_id):
+        return []
+
+    def identity_json(self):
+        return None
 
 
 async def drain(runner):
@@ -95,7 +103,8 @@ def test_a_linked_stake_is_a_table_wager_of_the_local_ledger_paid_what_the_store
     runner.linked = {"jumbo7": object()}  # the store's client: only its presence counts here
     data = json.loads((ROOT / "examples" / "ch-bg-jumbo7.json").read_text())
     result = settle(config.profile, data)
-    store_paid = {1: {"jumbo7": 1_000_000, "jackpot-share": 0}, 2: {"jackpot-share": 55}}
+    # as the store's linked.settled note carries it (JSON: seats are strings)
+    store_paid = {"1": {"jumbo7": 1_000_000, "jackpot-share": 0}, "2": {"jackpot-share": 55}}
     args = runner._local_settlement(result, {}, store_paid)
     assert args["stakes"][1]["jumbo7"] == args["stakes"][2]["jumbo7"] == 100
     assert args["payouts"][1]["jumbo7"] == 1_000_000 and args["payouts"][2]["jumbo7"] == 55
