@@ -223,9 +223,9 @@ def main() -> int:
     print(f"round pipeline, {args.rounds} rounds, 6 seats, emulator at {args.baud} baud,"
           f" status polled every {args.poll:g} ms"
           + (f"; before = {args.before}" if args.before else ""))  # fmt: skip
-    print(f"  {'':40}" + "".join(f"{name:>12}" for name in columns))
+    print(f"  {'':44}" + "".join(f"{name:>12}" for name in columns))
     for key in columns["this tree"]:
-        print(f"  {key:40}" + "".join(f"{shown(key, c[key]):>12}" for c in columns.values()))
+        print(f"  {key:44}" + "".join(f"{shown(key, c[key]):>12}" for c in columns.values()))
     wire = last_packet_wire_time(args.baud)
     print(f"  baseline: wire time of the last packet  {wire * 1e3:.2f}ms")
     print(f"  baseline: bare SQLite WAL+FULL commit   {bare * 1e3:.2f}ms (median)")
