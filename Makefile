@@ -6,6 +6,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# An editable install compiles nothing, and with PYTHONDONTWRITEBYTECODE set (as on this VM)
+# every command would compile each module it imports again: ~80 ms of `croupier status` here,
+# over a second of the daemon's start-up; on a Pi, several times that (docs/daemon.md).
+# Run again before a demo or a benchmark: it recompiles only the files that changed.
+COMPILE = $(BIN)/python -m compileall -q controller drivers firmware_bridge display > /dev/null
 
 .PHONY: demo test coverage lint typecheck venv bench manifest clean sign-docs install
 
@@ -13,11 +18,13 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(COMPILE)
 	touch $(STAMP)
 
 venv: $(STAMP)
 
 demo: $(STAMP)
+	$(COMPILE)
 	$(BIN)/python -m controller.rig.demo $(ARGS)
 
 lint: $(STAMP)
@@ -49,6 +56,7 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(COMPILE)
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 # The software manifest the power-up self-check compares against (docs/ledger.md); run it

@@ -2,24 +2,26 @@
 core (a cgroup v1 CPU quota: ``cpu.cfs_quota_us = 1500`` over ``cpu.cfs_period_us = 10000``),
 each figure beside its baseline measured in the same run.
 
-- CLI latency (median of several runs): ``croupier --version`` and ``croupier status`` (against
-  the running daemon) under the quota, beside a bare ``python -c pass`` (the venv's
-  interpreter) under the same quota and the same commands at full speed (target under the
-  quota: under 0.5 s);
+- CLI latency (median of several runs): ``croupier --version``, and ``status``, ``meters`` and
+  ``events tail`` against the running daemon, under the quota, beside a bare ``python -c
+  pass`` (the venv's interpreter) under the same quota and the same commands at full speed
+  (target under the quota: under 0.5 s);
 - daemon start-up to ``READY=1`` (sd_notify, as systemd sees it): the first start on a fresh
   state directory (builds the poker evaluator's tables: the "before") and a restart (reads
   them from the state directory: the "after"); beside the same at full speed (target under the
   quota: under 5 s);
 - the round pipeline (last byte of the deal -> verdict, plus CONFIRM -> settlement committed
-  with lamps and sign), p99, and durable rounds per second through the control socket (6
-  seats, emulator at 115200 baud); beside the same at full speed (target p99 under 50 ms);
+  with lamps and sign), median and p99, and durable rounds per second through the control
+  socket (6 seats, emulator at 115200 baud), played by bench/round.py's code; beside the same
+  at full speed (target p99 under 50 ms);
 - the longest gap between the daemon's watchdog pings while it plays (``WatchdogSec=10s`` of
   systemd/croupierd.service; must stay under half of it, 5 s).
 
-Needs write access to ``/sys/fs/cgroup/cpu`` (cgroup v1, root); otherwise it says why and
-exits 0 without figures.
+``--before DIR`` measures another checkout too (e.g. ``git worktree add --detach DIR main``),
+first at each speed: a change beside its before, in the same run. Needs write access to
+``/sys/fs/cgroup/cpu`` (cgroup v1, root); otherwise it says why and exits 0 without figures.
 
-    .venv/bin/python bench/pi_budget.py [--rounds N] [--runs N]
+    .venv/bin/python bench/pi_budget.py [--rounds N] [--runs N] [--poll MS] [--before DIR]
 """
 
 from __future__ import annotations
@@ -35,11 +37,20 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import tomli_w
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from round import (  # bench/round.py: one round pipeline for both benchmarks
+    POLL,
+    percentile,
+    pipeline,
+    play,
+    start_daemon,
+    stop_daemon,
+    write_config,
+)
 
 from controller.table.control.client import ControlClient
 
@@ -48,6 +59,8 @@ CGROUP_ROOT = Path("/sys/fs/cgroup/cpu")
 PERIOD_US, QUOTA_US = 10_000, 1_500  # 15% of one core
 WATCHDOG_SEC = 10.0  # systemd/croupierd.service
 CROUPIER = [sys.executable, "-m", "controller.cli.main"]
+# commands timed against the running daemon (the meters and the journal read its ledger)
+LIVE_COMMANDS = ("status", "meters", "events tail")
 
 
 class CpuQuota:
@@ -87,18 +100,15 @@ class CpuQuota:
             self.path.rmdir()
 
 
-def median_time(command: list[str], runs: int, preexec: Callable[[], None] | None) -> float:
+def median_time(
+    command: list[str], runs: int, preexec: Callable[[], None] | None, tree: Path = ROOT
+) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(command, capture_output=True, preexec_fn=preexec, cwd=ROOT, check=False)
+        subprocess.run(command, capture_output=True, preexec_fn=preexec, cwd=tree, check=False)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 class Notifications:
@@ -140,83 +150,60 @@ class Notifications:
 
 @contextlib.contextmanager
 def daemon(
-    tmp: Path, state: Path, preexec: Callable[[], None] | None
-) -> Iterator[tuple[subprocess.Popen[bytes], Notifications, float]]:
-    """croupierd on the sim table; yields it, its notifications and its start time."""
-    data = tomllib.loads((ROOT / "config" / "sim.toml").read_text())
-    data["shuffler"]["emulator"] = {"decks": 1, "baud": 115200}
-    data["timing"] = {"settled_display": 600.0}
-    cfg = tmp / "table.toml"
-    cfg.write_text(tomli_w.dumps(data))
+    tree: Path, tmp: Path, state: Path, preexec: Callable[[], None] | None
+) -> Iterator[tuple[Notifications, float]]:
+    """croupierd of ``tree`` on the sim table (bench/round.py); yields its notifications and
+    its start time."""
+    cfg = write_config(tmp)
     notify_path = tmp / f"notify-{time.monotonic_ns()}"
     notes = Notifications(notify_path)
     env = {**os.environ, "NOTIFY_SOCKET": str(notify_path),
            "WATCHDOG_USEC": str(int(WATCHDOG_SEC * 1e6))}  # fmt: skip
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller.table.daemon", "--config", str(cfg),
-         "--state-dir", str(state), "--runtime-dir", str(tmp / "run")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env,
-        preexec_fn=preexec,
-    )  # fmt: skip
+    proc = start_daemon(tree, cfg, state, tmp / "run", env=env, preexec=preexec)
     try:
         deadline = time.monotonic() + 120
         while notes.ready is None:
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"croupierd did not get ready (status {proc.poll()})")
             time.sleep(0.005)
-        yield proc, notes, started
+        yield notes, started
     finally:
-        proc.terminate()
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_daemon(proc)
         notes.close()
 
 
-def wait_state(client: ControlClient, *states: str, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while client.call("status")["state"] not in states:
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {states}")
-        time.sleep(0.002)
-
-
-def measure(rounds: int, runs: int, preexec: Callable[[], None] | None) -> dict[str, float]:
-    """Every figure, with the daemon and the CLI started through ``preexec``."""
+def measure(
+    rounds: int,
+    runs: int,
+    preexec: Callable[[], None] | None,
+    tree: Path = ROOT,
+    poll: float = POLL,
+) -> dict[str, float]:
+    """Every figure of the checkout ``tree``, with the daemon and the CLI started through
+    ``preexec``."""
     out: dict[str, float] = {}
     out["python -c pass (bare)"] = median_time([sys.executable, "-c", "pass"], runs, preexec)
-    out["croupier --version"] = median_time([*CROUPIER, "--version"], runs, preexec)
+    out["croupier --version"] = median_time([*CROUPIER, "--version"], runs, preexec, tree)
     with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-") as name:
         tmp = Path(name)
         state = tmp / "state"
-        with daemon(tmp, state, preexec) as (_, notes, started):
+        with daemon(tree, tmp, state, preexec) as (notes, started):
             out["ready, first start (tables built)"] = notes.ready - started
-        with daemon(tmp, state, preexec) as (_, notes, started):
-            out["ready, restart (tables cached)"] = notes.ready - started
+        with daemon(tree, tmp, state, preexec) as (notes, started):
             assert notes.ready is not None
+            out["ready, restart (tables cached)"] = notes.ready - started
             sock = tmp / "run" / "control.sock"
-            status = [*CROUPIER, "--socket", str(sock), "status"]
-            out["croupier status"] = median_time(status, runs, preexec)
+            for command in LIVE_COMMANDS:
+                argv = [*CROUPIER, "--socket", str(sock), *command.split()]
+                out[f"croupier {command}"] = median_time(argv, runs, preexec, tree)
             with ControlClient(sock, timeout=60) as c:
-                wait_state(c, "open")
-                playing = time.perf_counter()
-                for _ in range(rounds):
-                    c.call("round.seats", seats=[1, 2, 3, 4, 5, 6])
-                    c.call("round.lock")
-                    wait_state(c, "verified")
-                    c.call("round.confirm")
-                    wait_state(c, "settled", "jackpot")
-                    c.call("round.confirm")
-                    wait_state(c, "open")
-                elapsed = time.perf_counter() - playing
-                metrics = c.call("metrics")
+                elapsed, metrics = play(c, rounds, poll)
             time.sleep(2 * WATCHDOG_SEC / 4)  # at least two pings even after a short play
             out["longest watchdog gap"] = notes.longest_gap(notes.ready)
-    pipeline = [v + s for v, s in zip(metrics["verdict"], metrics["settlement"], strict=False)]
-    out["pipeline p99"] = percentile(pipeline, 0.99)
+    times = pipeline(metrics)
+    out["pipeline median"] = statistics.median(times)
+    out["pipeline p99"] = percentile(times, 0.99)
     out["durable rounds/s"] = rounds / elapsed
     return out
 
@@ -225,6 +212,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=60, help="rounds played (60)")
     parser.add_argument("--runs", type=int, default=5, help="runs of each CLI command (5)")
+    parser.add_argument(
+        "--before", type=Path, metavar="DIR", help="also measure this checkout, first"
+    )
+    parser.add_argument("--poll", type=float, default=POLL * 1000, metavar="MS",
+                        help="ms between two status polls (%(default)g)")  # fmt: skip
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split(" ", 1)[0]
     quota = CpuQuota()
@@ -232,27 +224,38 @@ def main() -> int:
     if why is not None:
         print(f"pi_budget: skipped: {why}")
         return 0
-    try:
-        full = measure(args.rounds, args.runs, None)
-        slow = measure(args.rounds, args.runs, quota.enter)
+    trees = {"this tree": ROOT}
+    if args.before is not None:
+        trees = {"before": args.before.resolve(), **trees}
+    columns: dict[str, dict[str, float]] = {}
+    try:  # the trees in turn at each speed, so that a change of load hits both alike
+        for speed, preexec in (("15%", quota.enter), ("full", None)):
+            for name, tree in trees.items():
+                poll = args.poll / 1000
+                columns[f"{speed} {name}"] = measure(args.rounds, args.runs, preexec, tree, poll)
         throttled = quota.stats()
     finally:
         quota.remove()
-    targets = {"croupier --version": "< 0.5 s", "croupier status": "< 0.5 s",
-               "ready, restart (tables cached)": "< 5 s", "pipeline p99": "< 50 ms",
-               "longest watchdog gap": f"< {WATCHDOG_SEC / 2:g} s"}  # fmt: skip
+    targets = {"croupier --version": "< 0.5 s", "ready, restart (tables cached)": "< 5 s",
+               "pipeline p99": "< 50 ms", "longest watchdog gap": f"< {WATCHDOG_SEC / 2:g} s",
+               **{f"croupier {c}": "< 0.5 s" for c in LIVE_COMMANDS}}  # fmt: skip
     print(f"Pi 3-class budget: 15% of one core (cgroup v1 cfs {QUOTA_US}/{PERIOD_US} us);"
-          f" {args.rounds} rounds of 6 seats, CLI medians of {args.runs} runs")  # fmt: skip
+          f" {args.rounds} rounds of 6 seats (status polled every {args.poll:g} ms),"
+          f" CLI medians of {args.runs} runs"
+          + (f"; before = {args.before}" if args.before else ""))  # fmt: skip
     print(f"  cgroup: {throttled}; load average before: {load}")
-    print(f"  {'figure':34} {'at 15% of a core':>17} {'full speed':>12}   target")
-    for key in full:
+    print(f"  {'figure':34}" + "".join(f"{name:>20}" for name in columns) + "   target at 15%")
+    for key in columns["full this tree"]:
         unit, scale = ("/s", 1.0) if key.endswith("/s") else ("ms", 1000.0)
         target = targets.get(key, "(baseline)" if key.startswith("python") else "")
-        print(f"  {key:34} {slow[key] * scale:14.1f} {unit:2} {full[key] * scale:9.1f} {unit:2}"
-              f"   {target}")  # fmt: skip
-    base = slow["python -c pass (bare)"]
-    for key in ("croupier --version", "croupier status"):
-        print(f"  {key} under the quota = {slow[key] / base:.1f} x a bare python -c pass")
+        cells = "".join(f"{c[key] * scale:17.1f} {unit:2}" for c in columns.values())
+        print(f"  {key:34}{cells}   {target}")
+    for name, c in columns.items():
+        base = c["python -c pass (bare)"]
+        ratios = ", ".join(
+            f"{k} {c[k] / base:.1f}x" for k in ("croupier --version", "croupier status")
+        )
+        print(f"  {name}: {ratios} a bare python -c pass")
     return 0
 
 

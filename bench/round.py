@@ -12,7 +12,11 @@ Prints, beside the baselines measured in the same run:
 - idle CPU of the daemon with the sign still (target under 1% of a core) and its RSS (target
   under 60 MB).
 
-    .venv/bin/python bench/round.py [--rounds N] [--idle SECONDS] [--baud B]
+``--before DIR`` runs the same measurements first with the daemon of another checkout (e.g. a
+``git worktree`` of main), so that a change is judged against its before in the same run.
+bench/pi_budget.py plays its rounds with :func:`play` and :func:`start_daemon` of this file.
+
+    .venv/bin/python bench/round.py [--rounds N] [--idle S] [--baud B] [--poll MS] [--before DIR]
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import tomli_w
 
@@ -36,6 +42,11 @@ from firmware_bridge.messages import DealReply, DealtCard
 
 ROOT = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
+SEATS = [1, 2, 3, 4, 5, 6]
+# Seconds between two `status` requests while the bench waits for a state. Each request costs
+# the daemon CPU (~0.1-0.3 ms here): every 2 ms, the bench's own polling took a large part of
+# a 15%-of-a-core budget from the rounds it measures (bench/pi_budget.py, docs/daemon.md).
+POLL = 0.02
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -66,21 +77,79 @@ def last_packet_wire_time(baud: int) -> float:
     return len(frame) * 10 / baud
 
 
-def config(baud: int) -> dict:
+def write_config(directory: Path, baud: int = 115200) -> Path:
+    """The sim table with the emulator at ``baud`` and the settled display held (the bench
+    confirms it): ``directory/table.toml``."""
     data = tomllib.loads((ROOT / "config" / "sim.toml").read_text())
     data["shuffler"]["emulator"] = {"decks": 1, "baud": baud}
     data["timing"] = {"settled_display": 600.0}
-    return data
+    path = directory / "table.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
 
 
-def wait_state(client: ControlClient, *states: str, timeout: float = 30.0) -> dict:
+def start_daemon(
+    tree: Path,
+    cfg: Path,
+    state: Path,
+    run: Path,
+    *,
+    env: dict[str, str] | None = None,
+    preexec: Callable[[], None] | None = None,
+) -> subprocess.Popen[bytes]:
+    """croupierd of the checkout ``tree`` (its code, imported from its folder)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.table.daemon", "--config", str(cfg),
+         "--state-dir", str(state), "--runtime-dir", str(run)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tree, env=env,
+        preexec_fn=preexec,
+    )  # fmt: skip
+
+
+def stop_daemon(daemon: subprocess.Popen[bytes]) -> None:
+    daemon.terminate()
+    try:
+        daemon.wait(60)
+    except subprocess.TimeoutExpired:
+        daemon.kill()
+        daemon.wait()
+
+
+def wait_state(
+    client: ControlClient, *states: str, timeout: float = 120.0, poll: float = POLL
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = client.call("status")
         if status["state"] in states:
             return status
-        time.sleep(0.002)
+        time.sleep(poll)
     raise SystemExit(f"timed out waiting for {states}")
+
+
+def play(
+    client: ControlClient, rounds: int, poll: float = POLL
+) -> tuple[float, dict[str, list[float]]]:
+    """``rounds`` rounds of six seats from an open table, polling the state every ``poll``
+    seconds: the seconds they took and the daemon's pipeline metrics (``verdict``,
+    ``settlement``)."""
+    wait_state(client, "open", poll=poll)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        client.call("round.seats", seats=SEATS)
+        client.call("round.lock")
+        wait_state(client, "verified", poll=poll)
+        client.call("round.confirm")
+        wait_state(client, "settled", "jackpot", poll=poll)
+        client.call("round.confirm")
+        wait_state(client, "open", poll=poll)
+    elapsed = time.perf_counter() - started
+    return elapsed, client.call("metrics")
+
+
+def pipeline(metrics: dict[str, list[float]]) -> list[float]:
+    """Each round's last byte -> verdict plus CONFIRM -> settled."""
+    return [v + s for v, s in zip(metrics["verdict"], metrics["settlement"], strict=False)]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -95,84 +164,71 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=200)
-    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU sampling")
-    parser.add_argument("--baud", type=int, default=115200)
-    args = parser.parse_args()
+def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
+    """Every figure of the daemon of ``tree`` (seconds, rounds/s, a fraction of a core, MB)."""
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         tmpdir = Path(tmp)
-        bare = bare_commit(tmpdir)
-        cfg = tmpdir / "table.toml"
-        cfg.write_text(tomli_w.dumps(config(args.baud)))
         run = tmpdir / "run"
-        daemon = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "controller.table.daemon",
-                "--config",
-                str(cfg),
-                "--state-dir",
-                str(tmpdir / "state"),
-                "--runtime-dir",
-                str(run),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=ROOT,
-        )
+        cfg = write_config(tmpdir, args.baud)
+        daemon = start_daemon(tree, cfg, tmpdir / "state", run)
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120
             while not (run / "control.sock").exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
             with ControlClient(run / "control.sock") as c:
-                wait_state(c, "open")
-                started = time.perf_counter()
-                for _ in range(args.rounds):
-                    c.call("round.seats", seats=[1, 2, 3, 4, 5, 6])
-                    c.call("round.lock")
-                    wait_state(c, "verified")
-                    c.call("round.confirm")
-                    wait_state(c, "settled", "jackpot")
-                    c.call("round.confirm")
-                    wait_state(c, "open")
-                elapsed = time.perf_counter() - started
-                metrics = c.call("metrics")
+                elapsed, metrics = play(c, args.rounds, args.poll / 1000)
                 cpu0, t0 = cpu_seconds(daemon.pid), time.monotonic()
                 time.sleep(args.idle)
                 idle = (cpu_seconds(daemon.pid) - cpu0) / (time.monotonic() - t0)
                 rss = rss_mb(daemon.pid)
         finally:
-            daemon.terminate()
-            daemon.wait(15)
-    pipeline = [v + s for v, s in zip(metrics["verdict"], metrics["settlement"], strict=False)]
-    ms = 1000.0
+            stop_daemon(daemon)
+    out: dict[str, float] = {}
+    for name, values in (("last byte -> verdict", metrics["verdict"]),
+                         ("CONFIRM -> settled, committed, sign", metrics["settlement"]),
+                         ("pipeline (sum)", pipeline(metrics))):  # fmt: skip
+        out[f"{name}, median"] = statistics.median(values)
+        out[f"{name}, p99"] = percentile(values, 0.99)
+    out["durable rounds/s"] = args.rounds / elapsed
+    out["idle CPU, % of a core (< 1%)"] = idle
+    out["RSS, MB (< 60 MB)"] = rss
+    return out
+
+
+def shown(key: str, value: float) -> str:
+    if key.endswith("rounds/s"):
+        return f"{value:8.1f}/s"
+    if key.startswith("idle CPU"):
+        return f"{value * 100:8.2f}% "
+    if key.startswith("RSS"):
+        return f"{value:7.1f} MB"
+    return f"{value * 1000:8.2f}ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU sampling")
+    parser.add_argument("--baud", type=int, default=115200)
+    parser.add_argument("--poll", type=float, default=POLL * 1000, metavar="MS",
+                        help="ms between two status polls (%(default)g)")  # fmt: skip
+    parser.add_argument("--before", type=Path, metavar="DIR",
+                        help="also measure the daemon of this checkout, first")  # fmt: skip
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
+        bare = bare_commit(Path(tmp))
+    columns = {"this tree": measure(ROOT, args)}
+    if args.before is not None:
+        columns = {"before": measure(args.before.resolve(), args), **columns}
+    print(f"round pipeline, {args.rounds} rounds, 6 seats, emulator at {args.baud} baud,"
+          f" status polled every {args.poll:g} ms"
+          + (f"; before = {args.before}" if args.before else ""))  # fmt: skip
+    print(f"  {'':44}" + "".join(f"{name:>12}" for name in columns))
+    for key in columns["this tree"]:
+        print(f"  {key:44}" + "".join(f"{shown(key, c[key]):>12}" for c in columns.values()))
     wire = last_packet_wire_time(args.baud)
-    print(f"round pipeline, {len(pipeline)} rounds, 6 seats, emulator at {args.baud} baud")
-    print(f"  {'':34} {'median':>9} {'p99':>9}")
-    print(
-        f"  {'last byte -> verdict':34} {statistics.median(metrics['verdict']) * ms:8.2f}ms"
-        f" {percentile(metrics['verdict'], 0.99) * ms:8.2f}ms"
-    )
-    print(
-        f"  {'CONFIRM -> settled, committed, sign':34}"
-        f" {statistics.median(metrics['settlement']) * ms:8.2f}ms"
-        f" {percentile(metrics['settlement'], 0.99) * ms:8.2f}ms"
-    )
-    print(
-        f"  {'pipeline (sum)':34} {statistics.median(pipeline) * ms:8.2f}ms"
-        f" {percentile(pipeline, 0.99) * ms:8.2f}ms"
-    )
-    print(f"  baseline: wire time of the last packet  {wire * ms:8.2f}ms")
-    print(f"  baseline: bare SQLite WAL+FULL commit   {bare * ms:8.2f}ms (median)")
-    print(
-        f"durable rounds per second: {args.rounds / elapsed:.1f}"
-        f" ({args.rounds} rounds in {elapsed:.1f} s, through the control socket)"
-    )
-    print(f"idle CPU over {args.idle:g} s: {idle * 100:.2f}% of a core (target < 1%)")
-    print(f"RSS: {rss:.1f} MB (target < 60 MB)")
+    print(f"  baseline: wire time of the last packet  {wire * 1e3:.2f}ms")
+    print(f"  baseline: bare SQLite WAL+FULL commit   {bare * 1e3:.2f}ms (median)")
     return 0
 
 

@@ -21,14 +21,17 @@ import json
 import math
 import re
 import sys
-import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from fractions import Fraction
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from controller.errors import CroupierError
+
+# tomllib, fractions and pathlib are imported where they are used: the control protocol's
+# JSON checks (every `croupier status`) need none of them (docs/daemon.md, CLI start-up).
+if TYPE_CHECKING:
+    from fractions import Fraction
+    from pathlib import Path
 
 T = TypeVar("T")
 
@@ -116,6 +119,8 @@ def _read_text(path: Path, limits: DocumentLimits) -> str:
 
 def loads_toml(text: str, source: str, limits: DocumentLimits = DOCUMENT_LIMITS) -> dict[str, Any]:
     """Parse TOML text from outside within ``limits``; ConfigError naming the key otherwise."""
+    import tomllib
+
     if len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes:
         raise ConfigError(source, [("(file)", f"larger than {limits.max_bytes} bytes")])
     try:
@@ -134,6 +139,8 @@ def loads_toml(text: str, source: str, limits: DocumentLimits = DOCUMENT_LIMITS)
 def read_toml(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> dict[str, Any]:
     """A TOML file as a table; ConfigError for a missing, unreadable, malformed or oversized
     file, or a value outside ``limits``."""
+    from pathlib import Path
+
     path = Path(path)
     return loads_toml(_read_text(path, limits), str(path), limits)
 
@@ -191,6 +198,8 @@ def read_json(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any
     if str(path) == "-":
         stream = getattr(sys.stdin, "buffer", sys.stdin)  # a test's StringIO has no buffer
         return loads_json(stream.read(limits.max_bytes + 1), "(stdin)", limits)
+    from pathlib import Path
+
     path = Path(path)
     return loads_json(_read_text(path, limits), str(path), limits)
 
@@ -312,6 +321,8 @@ _FRACTION = re.compile(r"^[+-]?(\d{1,18}(\.\d{0,18})?|\.\d{1,18})(/\d{1,18})?$")
 def parse_fraction(text: Any) -> Fraction:
     """``"0.15"``, ``"15%"`` or ``"3/20"`` as an exact fraction (never via float).
     Raises ValueError with a reason."""
+    from fractions import Fraction
+
     if isinstance(text, bool) or not isinstance(text, str | int):
         raise ValueError(f"expected a decimal string like '0.15' or '15%', got {text!r}")
     s = str(text).strip()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from enum import Enum
 
 from display.errors import AmountError
@@ -107,6 +106,8 @@ def fit_amount(amount: int, cur: Currency, fits: Callable[[str], bool]) -> SignA
 def parse_amount(text: str, cur: Currency) -> int:
     """``"1,234.56"`` -> 123456 (minor units of ``cur``). Raises :class:`AmountError` for
     anything that is not a non-negative amount with at most ``cur.exponent`` decimals."""
+    from decimal import Decimal, InvalidOperation  # here: showing money (status) needs none
+
     cleaned = text.strip().replace(",", "").replace("_", "")
     if cur.symbol:
         cleaned = cleaned.removeprefix(cur.symbol)

@@ -130,12 +130,18 @@ class SurveillanceStore:
         record: dict[str, Any],
         result: dict[str, Any],
         wall: float,
+        *,
+        audit: ShuffleStats | None = None,
     ) -> None:
-        """Record a played round. Raises RoundReusedError (after keeping the new record in
-        ``reused``) when the round ID is already recorded: evidence is never overwritten."""
+        """Record a played round, and with ``audit`` the shuffle audit's counts in the same
+        transaction (one commit, one fsync, a round on the settle path). Raises
+        RoundReusedError (after keeping the new record in ``reused``, and the audit) when the
+        round ID is already recorded: evidence is never overwritten."""
         texts = (json.dumps(record), json.dumps(result))
         seal = self._seal(round_id, profile, *texts, wall)
         with self.db:
+            if audit is not None:
+                self._write_audit(audit)
             seq = self.db.execute("SELECT coalesce(max(seq), 0) + 1 FROM rounds").fetchone()[0]
             try:
                 self.db.execute(
@@ -309,9 +315,9 @@ class SurveillanceStore:
             return ShuffleStats(positions)
         return ShuffleStats.from_json(json.loads(row[1]))
 
-    def save_audit(self, stats: ShuffleStats) -> None:
-        with self.db:
-            self.db.execute("DELETE FROM audit")
-            self.db.execute(
-                "INSERT INTO audit VALUES (?, ?)", (stats.positions, json.dumps(stats.to_json()))
-            )
+    def _write_audit(self, stats: ShuffleStats) -> None:
+        """The audit's counts, within the caller's transaction."""
+        self.db.execute("DELETE FROM audit")
+        self.db.execute(
+            "INSERT INTO audit VALUES (?, ?)", (stats.positions, json.dumps(stats.to_json()))
+        )

@@ -1,7 +1,8 @@
 """``croupier par --profile NAME [--decks N]``: the exact PAR sheet of every side bet of a profile.
 
 The numbers come from ``controller.engine.games.par_sheet`` (one module per game, docs/par.md); this
-module only prints them: a table per bet for people, the same document with ``--json``.
+module only prints them: a table per bet for people, the same document with ``--json``; on a
+terminal without ``--json``, a progress bar of the long part (the Blind's showdowns, seconds).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from controller.cli.argtypes import UsageError, integer
 from controller.cli.output import add_json_errors, add_json_flag, print_json
+from controller.cli.progress import progress_to
 from controller.engine.games import par_sheet
 from controller.engine.profiles import load_profile
 from controller.errors import ParError, ProfileError
@@ -46,7 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     options = {} if args.decks is None else {"decks": args.decks}
     try:
-        sheet = par_sheet(load_profile(args.profile), **options)
+        profile = load_profile(args.profile)
+        with progress_to(args, unit="", what=f"PAR {profile.name}") as progress:
+            sheet = par_sheet(profile, progress=progress, **options)
     except (
         ConfigError,
         ProfileError,

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from typing import Any
 
 Step = Callable[[int], None]
 
@@ -26,6 +27,31 @@ def progress_bar(
 ) -> Iterator[Step | None]:
     """A ``step(n)`` callable advancing the bar, or ``None`` when no bar is wanted (the work
     then skips its bookkeeping). The bar is cleared when the block ends."""
+    with _bar(args, total, unit, what) as bar:
+        yield None if bar is None else bar.update
+
+
+@contextlib.contextmanager
+def progress_to(
+    args: argparse.Namespace, *, unit: str, what: str
+) -> Iterator[Callable[[int, int], None] | None]:
+    """For work that says ``(done, total)`` itself (``croupier par``: the engine knows how many
+    board classes it counts): a callable setting the bar there, or ``None``."""
+    with _bar(args, None, unit, what) as bar:
+        if bar is None:
+            yield None
+            return
+
+        def show(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        yield show
+
+
+@contextlib.contextmanager
+def _bar(args: argparse.Namespace, total: int | None, unit: str, what: str) -> Iterator[Any]:
+    """A tqdm bar on stderr (cleared at the end), or ``None`` when no bar is wanted."""
     if not wanted(args):
         yield None
         return
@@ -33,4 +59,4 @@ def progress_bar(
 
     with tqdm(total=total, unit=f" {unit}", desc=what, leave=False, file=sys.stderr,
               dynamic_ncols=True, unit_scale=True) as bar:  # fmt: skip
-        yield bar.update
+        yield bar

@@ -29,12 +29,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from controller.books.ledger.journal import verify_chain
-from controller.books.software_verification import (
-    VerificationError,
-    history,
-    record,
-    verify_software,
-)
 from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
@@ -60,12 +54,23 @@ from controller.table.events import (
     SeatDecision,
 )
 from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
-from controller.table.reporting import day_report, make_evidence
 from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
 
 log = logging.getLogger("croupier.control")
+
+# LAZY: the gaming-day report, the evidence bundles and the software verification (PDF,
+# signatures, HTTP: ~60 modules) are imported by the commands that use them, not at the
+# daemon's start-up (~0.3 s here, seconds on a Pi; docs/daemon.md, "Fast on a slow CPU").
+
+
+async def _evidence(runner: TableRunner, round_id: str) -> Any:
+    """The evidence bundle of a round (controller.table.reporting.make_evidence)."""
+    from controller.table.reporting import make_evidence
+
+    return await make_evidence(runner, round_id)
+
 
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
 MAX_TEXT = 200  # characters of a reason, a technician's name, a destination
@@ -375,10 +380,18 @@ class Commands:
 
     async def report_day(self, request: Request) -> dict[str, Any]:
         """The signed gaming-day report (controller.table.reporting, docs/regulatory.md)."""
+        from controller.table.reporting import day_report  # LAZY: see the imports
+
         return await day_report(self.runner, request.args)
 
     async def software_verify(self, request: Request) -> dict[str, Any]:
         """Keyed digests of the installed software, journaled (software_verification)."""
+        from controller.books.software_verification import (  # LAZY: see the imports
+            VerificationError,
+            record,
+            verify_software,
+        )
+
         args, runner = request.args, self.runner
         who = args.get("requested_by")
         who = who[:64] if isinstance(who, str) and who.strip() else "control socket"
@@ -393,6 +406,8 @@ class Commands:
         return {"result": result.to_json(), "journal_entry": seq}
 
     async def software_history(self, request: Request) -> list[dict[str, Any]]:
+        from controller.books.software_verification import history  # LAZY: see the imports
+
         return await self.runner.in_ledger(lambda: history(self.runner.ledger))
 
     def metrics(self, request: Request) -> dict[str, Any]:
@@ -578,7 +593,7 @@ class Commands:
         if record is None:  # nothing closed in this ledger (cannot be after a local award)
             return "acknowledged"
         try:  # every 100% award gets its evidence bundle (docs/evidence.md)
-            path = await make_evidence(self.runner, record.round_id)
+            path = await _evidence(self.runner, record.round_id)
             self.runner.post_journal("evidence-made", {"round": record.round_id, "file": str(path)})
         except (CroupierError, OSError) as exc:
             self.runner.post_journal("evidence-failed", {"round": record.round_id,
@@ -617,7 +632,7 @@ class Commands:
                 raise ControlError("no round has closed yet")
             round_id = record.round_id
         try:
-            path = await make_evidence(self.runner, round_id)
+            path = await _evidence(self.runner, round_id)
         except CroupierError as exc:
             raise ControlError(str(exc)) from None
         self.runner.post_journal("evidence-made", {"round": round_id, "technician": who})

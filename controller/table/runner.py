@@ -534,6 +534,10 @@ class TableRunner:
         """Keep the round for surveillance and feed the shuffle audit."""
         assert self.surveillance is not None
         result = archive.result.to_json()
+        order = archive.shuffle_order
+        audit = self.audit
+        if audit is not None and (order is None or not audit.add_shuffle(list(order))):
+            audit = None  # nothing new to save
         try:
             self.surveillance.add_round(
                 archive.round_id,
@@ -541,15 +545,14 @@ class TableRunner:
                 archive.record,
                 result,
                 self.wall_clock(),
+                audit=audit,  # the round and the audit in one commit
             )
         except RoundReusedError as exc:
             self.post_journal("alarm.round-reused", {"round": archive.round_id, "cause": str(exc)})
             self.post(ConditionChanged(Condition.ROUND_REUSED, True, str(exc)))
         self.last_settled = {"round": archive.round_id, "result": result}
-        order = archive.shuffle_order
-        if self.audit is not None and order is not None and self.audit.add_shuffle(list(order)):
-            self.surveillance.save_audit(self.audit)
-            report = self.audit.report()
+        if audit is not None:
+            report = audit.report()
             self.audit_alarm = report.alarm
             if report.alarm:
                 self.post_journal(

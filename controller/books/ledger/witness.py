@@ -26,8 +26,6 @@ import json
 import logging
 import re
 import threading
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -85,6 +83,9 @@ class HttpWitness:
         self.timeout = timeout
 
     def _call(self, method: str, ledger_id: str, body: dict[str, Any] | None = None) -> Any:
+        import urllib.error  # here: a table without a witness never loads HTTP (start-up)
+        import urllib.request
+
         where = f"witness {self.url}"
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(

@@ -17,7 +17,7 @@ Definitions (issue 2, PRG-2):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -25,6 +25,9 @@ from typing import Any
 from controller.engine.paytable import FixedPerUnit, Odds, Pay, PayTable, PoolPercent
 
 WIN, PUSH, LOSE = "win", "push", "lose"
+# A sheet's progress: ``progress(done, total)`` in the work's own units (board classes for the
+# Blind's showdowns), for ``croupier par``'s bar; the sheets never need it.
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ What is counted for each bet, all exact (enumeration or combinatorics, never sam
 
 from __future__ import annotations
 
-from functools import cache
 from math import comb
 from typing import Any
 
@@ -30,6 +29,7 @@ from controller.engine.games.par import (
     PUSH,
     BetSheet,
     PayLine,
+    Progress,
     other_line,
     pay_table_sheet,
     paying_lines,
@@ -60,24 +60,31 @@ FIRST_FIVE = f"the player's first five cards (2 hole + 3 flop): all C(52,5) = {c
 HEADS_UP = f"5 community + 2 player + 2 dealer cards: C(52,5) x C(47,2) x C(45,2) = {DEALS:,} deals"
 
 
-def par_sheet(profile: Profile, *, decks: int | None = None) -> dict[str, Any]:
-    """The ``croupier par --json`` document of a UTH or Casino Hold'em profile."""
+def par_sheet(
+    profile: Profile, *, decks: int | None = None, progress: Progress | None = None
+) -> dict[str, Any]:
+    """The ``croupier par --json`` document of a UTH or Casino Hold'em profile;
+    ``progress(done, total)`` follows the one long part, the Blind's showdowns."""
     if decks is not None and decks != 1:
         raise ParError(
             f"profile {profile.name} ({profile.game}) is dealt from one 52-card deck "
             f"(POK-1, CH-1); --decks {decks} does not apply"
         )
-    sheets = uth_sheets(profile) if profile.game == "uth" else casino_holdem_sheets(profile)
+    sheets = (
+        uth_sheets(profile, progress) if profile.game == "uth" else casino_holdem_sheets(profile)
+    )
+    if progress is not None:
+        progress(1, 1)  # done, whether or not there were showdowns to count
     return sheets_json(profile.name, sheets)
 
 
-def uth_sheets(profile: Profile) -> list[BetSheet]:
+def uth_sheets(profile: Profile, progress: Progress | None = None) -> list[BetSheet]:
     sheets = []
     if "trips" in profile.paytables:
         sheets.append(trips_sheet(profile.paytables["trips"]))
     if "blind" in profile.paytables:
         rule = profile.options.get("dealer_not_qualified", "ante-pushes")
-        sheets.append(blind_sheet(profile.paytables["blind"], rule))
+        sheets.append(blind_sheet(profile.paytables["blind"], rule, progress))
     if profile.progressive is not None:
         sheets.append(uth_progressive_sheet(profile.progressive))
     return sheets
@@ -148,14 +155,22 @@ def uth_progressive_sheet(progressive: Progressive) -> BetSheet:
     )
 
 
-@cache
-def uth_showdowns() -> ShowdownCounts:
-    """Heads-up counts with the UTH-5 qualifier (a pair), computed once per process."""
-    return count_showdowns(qualifier=PAIR_MIN, workers=default_workers())
+_SHOWDOWNS: list[ShowdownCounts] = []  # computed once per process
 
 
-def blind_sheet(table: PayTable, dealer_not_qualified: str) -> BetSheet:
-    counts = uth_showdowns()
+def uth_showdowns(progress: Progress | None = None) -> ShowdownCounts:
+    """Heads-up counts with the UTH-5 qualifier (a pair), computed once per process (the
+    ``progress`` of that computation: :func:`count_showdowns`)."""
+    if not _SHOWDOWNS:
+        counts = count_showdowns(qualifier=PAIR_MIN, workers=default_workers(), progress=progress)
+        _SHOWDOWNS.append(counts)
+    return _SHOWDOWNS[0]
+
+
+def blind_sheet(
+    table: PayTable, dealer_not_qualified: str, progress: Progress | None = None
+) -> BetSheet:
+    counts = uth_showdowns(progress)
     pushes_unqualified = dealer_not_qualified == "ante-wins"  # UTH-7 Italian
     if pushes_unqualified:
         wins = {c.label: counts.win[c] - counts.win_unqualified[c] for c in BEST_FIRST}

@@ -33,7 +33,9 @@ Counts are exact integers; NumPy float64 only carries per-batch sums far below 2
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement, pairwise
@@ -61,6 +63,7 @@ _U, _V = np.triu_indices(26)  # the 351 pair types u <= v
 _UV = _U * 26 + _V  # entry (u, v) of a flattened 26 x 26 matrix
 _VU = _V * 26 + _U
 _BATCH = 1024
+PROGRESS_PARTS = 16  # parts a worker when progress is reported (count_showdowns)
 
 
 @dataclass(frozen=True)
@@ -265,29 +268,49 @@ def default_workers() -> int:
 
 
 def count_showdowns(
-    classes: BoardClasses | None = None, *, qualifier: int = PAIR_MIN, workers: int = 1
+    classes: BoardClasses | None = None,
+    *,
+    qualifier: int = PAIR_MIN,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ShowdownCounts:
     """Exact heads-up counts over the given board classes (default: every board).
 
     ``workers`` > 1 splits the classes among that many processes (the computation is
-    CPU-bound NumPy); the result is the same integer counts whatever the split.
+    CPU-bound NumPy); the result is the same integer counts whatever the split. With
+    ``progress``, the classes are cut into :data:`PROGRESS_PARTS` parts a worker and
+    ``progress(done, total)`` (board classes) is called as each part is counted.
     """
     classes = classes if classes is not None else board_classes()
     arrays = (classes.rank_counts, classes.live_mask, classes.weight)
-    if workers <= 1 or len(classes) <= _BATCH:
-        total = _count_classes(*arrays, qualifier)
-    else:
-        _tables(), _dense_rank_table(7)  # build once; forked workers inherit them
-        bounds = np.linspace(0, len(classes), workers + 1).astype(int)
-        jobs = [tuple(a[lo:hi] for a in arrays) for lo, hi in pairwise(bounds)]
-        from concurrent.futures import ProcessPoolExecutor  # only for a parallel count
-
-        context = _fork_context()
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            parts = pool.map(_count_classes, *zip(*jobs, strict=True), [qualifier] * len(jobs))
-            total = sum(parts, np.zeros((7, CATEGORIES), dtype=object))
+    n = len(classes)
+    parts = 1 if n <= _BATCH else max(workers, 1) * (PROGRESS_PARTS if progress else 1)
+    bounds = np.linspace(0, n, parts + 1).astype(int)
+    jobs = [tuple(a[lo:hi] for a in arrays) for lo, hi in pairwise(bounds)]
+    total = np.zeros((7, CATEGORIES), dtype=object)
+    done = 0
+    with _mapper(workers if parts > 1 else 1) as mapper:
+        counted = mapper(_count_classes, *zip(*jobs, strict=True), [qualifier] * len(jobs))
+        for job, part in zip(jobs, counted, strict=True):
+            total += part
+            done += len(job[2])
+            if progress is not None:
+                progress(done, n)
     rows = [tuple(int(x) for x in row) for row in total]
     return ShowdownCounts(qualifier, *rows)
+
+
+@contextlib.contextmanager
+def _mapper(workers: int) -> Iterator[Callable[..., Iterator[np.ndarray]]]:
+    """``map`` in this process, or over ``workers`` processes (in order either way)."""
+    if workers <= 1:
+        yield map
+        return
+    _tables(), _dense_rank_table(7)  # build once; forked workers inherit them
+    from concurrent.futures import ProcessPoolExecutor  # only for a parallel count
+
+    with ProcessPoolExecutor(workers, mp_context=_fork_context()) as pool:
+        yield pool.map
 
 
 def _fork_context() -> multiprocessing.context.BaseContext | None:

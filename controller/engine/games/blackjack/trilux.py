@@ -25,6 +25,7 @@ from controller.engine.games.par import (
     WIN,
     BetSheet,
     PayLine,
+    Progress,
     describe_pay,
     line_return,
     other_line,
@@ -123,9 +124,15 @@ def trilux_sheet(table: PayTable, decks: int) -> BetSheet:
     )
 
 
-def par_sheet(profile: Profile, decks: int | None = None, **options: Any) -> dict[str, Any]:
+def par_sheet(
+    profile: Profile,
+    decks: int | None = None,
+    progress: Progress | None = None,
+    **options: Any,
+) -> dict[str, Any]:
     """``croupier par`` for a blackjack profile: the Trilux sheet for a shoe of ``decks``
-    (the profile's own deck count by default; 4 to 6, BJ-1)."""
+    (the profile's own deck count by default; 4 to 6, BJ-1). One short computation: its
+    ``progress(done, total)`` is called once, when done."""
     unknown = sorted(k for k, v in options.items() if v is not None)
     if unknown:
         raise ParError(f"{unknown[0]} is not an option of the blackjack PAR sheet (only decks)")
@@ -134,4 +141,6 @@ def par_sheet(profile: Profile, decks: int | None = None, **options: Any) -> dic
     rules = BlackjackRules.from_profile(profile, decks)
     document = sheets_json(profile.name, [trilux_sheet(rules.trilux, rules.decks)])
     document["decks"] = rules.decks
+    if progress is not None:
+        progress(1, 1)
     return document

@@ -1,0 +1,85 @@
+"""The CLI's quick paths import only what they need (issue 17, "fast on a slow CPU"): a fresh
+interpreter runs ``croupier`` with the arguments and lists the modules it loaded. On a Pi
+3-class CPU every module costs milliseconds, so these paths must not load the daemon's
+asyncio, the ledger's SQLite, NumPy, Pillow, luma, pyserial or importlib.metadata. Not a
+timing test: bench/pi_budget.py measures the time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+# The heavy packages, as the first part of a module name
+HEAVY = {
+    "asyncio",
+    "sqlite3",
+    "_sqlite3",
+    "numpy",
+    "PIL",
+    "luma",
+    "serial",
+    "serial_asyncio_fast",
+    "email",
+    "tomllib",
+    "decimal",
+    "concurrent",
+    "controller.engine",
+    "controller.books",
+    "display.scenes",
+}
+# status talks to the daemon (a socket and JSON); --version needs neither
+TALKERS = HEAVY | {"socket", "json"}
+
+SCRIPT = """
+import sys
+from controller.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+loaded = sorted(sys.modules)
+import json
+print(json.dumps(loaded), file=sys.stderr)
+"""
+
+
+def loaded_by(*argv: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``croupier ARGV``."""
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def heavy(modules: set[str], banned: set[str]) -> list[str]:
+    return sorted(
+        m for m in modules if m.split(".")[0] in banned or ".".join(m.split(".")[:2]) in banned
+    )
+
+
+def test_version_loads_nothing_heavy() -> None:
+    modules = loaded_by("--version")
+    assert heavy(modules, TALKERS) == []
+    assert not [m for m in modules if m.endswith("_cmd")]  # no command group's module
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("status",), ("status", "--json"), ("status", "--help"), ("seat", "--help")],
+    ids=" ".join,
+)
+def test_daemon_commands_load_nothing_heavy(argv: tuple[str, ...]) -> None:
+    """No daemon listens at the socket: the command fails after its imports, which is all
+    this looks at."""
+    assert heavy(loaded_by("--socket", "/nonexistent/control.sock", *argv), HEAVY) == []
+
+
+def test_the_check_sees_a_heavy_import() -> None:
+    """The probe itself works: a command that needs the engine is seen loading it."""
+    assert "controller.engine" in {".".join(m.split(".")[:2]) for m in loaded_by("eval", "--help")}
