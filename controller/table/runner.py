@@ -33,7 +33,6 @@ from typing import Any, TypeVar
 
 from controller.books.audit.shuffle_audit import ShuffleStats
 from controller.books.ledger.errors import LedgerError
-from controller.books.ledger.powerup import Safeguards, open_ledger
 from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
@@ -57,14 +56,15 @@ from controller.table.events import (
     PacketDelivered,
     PoolAmount,
     ReportStatus,
-    SettleRound,
     ShowSign,
     Tick,
     ToShuffler,
     VoidRound,
 )
 from controller.table.journald import log_effect
+from controller.table.ledger_apply import apply_write
 from controller.table.machine import TableMachine, TableState
+from controller.table.powerup import Books, open_books, safeguards_of
 from controller.table.tableconfig import TableConfig
 
 log = logging.getLogger(__name__)
@@ -177,31 +177,19 @@ class TableRunner:
         path.parent.mkdir(parents=True, exist_ok=True)
         now = self.now()
 
-        safeguards = Safeguards(
-            simulated=cfg.shuffler.emulator is not None,
-            table_id=cfg.table_id,
-            key_path=Path(cfg.ledger_key) if cfg.ledger_key else None,
-            witness_url=cfg.witness_url,
-            witness_dsn=next((s.dsn for s in cfg.linked.values()), None),
+        safeguards = safeguards_of(cfg)
+
+        def start() -> Books:
+            return open_books(cfg, path, now, self.wall_clock, safeguards)
+
+        books = await self.in_ledger(start)
+        self.ledger = books.ledger
+        recovered, pools, last, closed = (
+            books.recovered,
+            books.pools,
+            books.last_round,
+            books.conditions,
         )
-        closed: list[tuple[str, str]] = []  # conditions that keep the table closed
-
-        def start() -> tuple[list[str], dict[str, tuple[int, int]], int]:
-            opened = open_ledger(path, now, self.wall_clock, safeguards)
-            self.ledger, status = opened.ledger, opened.status
-            closed.extend(opened.conditions)
-            may_open = status.table_may_open
-            recovered = [v.round_id for v in self.ledger.recover(now)] if may_open else []
-            pools = {}
-            if may_open:
-                for pool in cfg.pools.values():
-                    self.ledger.configure_pool(pool, now)
-            for name, (pool_cfg, state) in self.ledger.pools().items():
-                if name in cfg.pools:
-                    pools[pool_cfg.bet] = (state.current, pool_cfg.seed)
-            return recovered, pools, self._last_round()
-
-        recovered, pools, last = await self.in_ledger(start)
         if cfg.profile.game != "blackjack":
             warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
@@ -246,15 +234,6 @@ class TableRunner:
 
         await pool.start()
         self._linked_tasks.append(asyncio.create_task(follow(), name=f"linked-{name}"))
-
-    def _last_round(self) -> int:
-        prefix = f"{self.config.table_id}-"
-        assert self.ledger is not None
-        row = self.ledger.db.execute(
-            "SELECT max(CAST(substr(round_id, ?) AS INTEGER)) FROM rounds WHERE round_id LIKE ?",
-            (len(prefix) + 1, prefix + "%"),
-        ).fetchone()
-        return int(row[0] or 0)
 
     async def close(self) -> None:
         for task in self._linked_tasks:
@@ -386,25 +365,12 @@ class TableRunner:
                 failed = ((item.round_id, MONEY_ACTIONS[type(item)]),)
                 return LedgerWritten(failed, False, str(exc))
         local = {p.bet: name for name, p in self.config.pools.items()}
+        linked_bet = self.config.profile.progressive.bet if self.linked else None
 
         def write() -> dict[str, int]:
-            amounts: dict[str, int] = {}
-            with ledger.transaction():
-                for e in [*request.items, *linked_notes]:
-                    if isinstance(e, AppendJournal):
-                        ledger.journal.append(e.kind, e.data, now)
-                    elif isinstance(e, OpenRound):
-                        stakes = {s: {e.pool: v} for s, v in e.stakes.items()}
-                        done = ledger.open_round(e.round_id, stakes if e.pool in local else {}, now)
-                        amounts |= done.pools
-                    elif isinstance(e, VoidRound):
-                        done = ledger.void_round(e.round_id, now, rule=e.rule, cause=e.reason)
-                        amounts |= done.pools
-                    elif isinstance(e, SettleRound):
-                        args = self._local_settlement(e.result, local)
-                        done = ledger.settle_round(e.round_id, now, **args)
-                        amounts |= done.pools
-            return amounts
+            return apply_write(
+                ledger, request, now, local, extra=linked_notes, linked_bet=linked_bet
+            )
 
         try:
             amounts = await self.in_ledger(write)
@@ -413,16 +379,6 @@ class TableRunner:
                 log.error("ledger: %s", exc)
             return LedgerWritten(money, False, str(exc), probe=request.probe)
         return LedgerWritten(money, True, amounts=tuple(amounts.items()), probe=request.probe)
-
-    def _local_settlement(self, result: Any, local: dict[str, str]) -> dict[str, Any]:
-        """The local ledger's settle arguments: a linked pool's wagers are its store's."""
-        args = settle_arguments(result, local)
-        linked_bets = {self.config.profile.progressive.bet} if self.linked else set()
-        for per_seat in (args["stakes"], args["payouts"]):
-            for wagers in per_seat.values():
-                for bet in linked_bets:
-                    wagers.pop(bet, None)
-        return args
 
     async def _linked_step(self, effect: MoneyEffect, now: float) -> list[AppendJournal]:
         """A money event's part for the linked pool; the store's answer, journaled locally

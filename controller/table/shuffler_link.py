@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
+from controller.engine.deal.validator import Packet
 from controller.table.events import (
     CheckDeck,
     Condition,
@@ -47,6 +47,13 @@ from controller.table.events import (
     RequestPacket,
     ShuffleDeck,
     ShufflerFault,
+)
+from controller.table.shuffler_events import (
+    deal_events,
+    deck_condition,
+    firmware_condition,
+    status_condition,
+    tag_of,
 )
 from drivers.errors import DriverError
 from drivers.reconnect import Backoff
@@ -70,7 +77,6 @@ from firmware_bridge.session import (
 
 log = logging.getLogger(__name__)
 
-DEALER_TAG = 15
 RECORDED = 2000  # deal replies and deck checks kept for evidence bundles
 SHOE = "shoe"
 
@@ -85,22 +91,6 @@ class ResetShuffler:
 @dataclass(frozen=True)
 class _CheckStatus:
     """STATUS: open or close the ``shuffler`` condition from the machine's fault and door."""
-
-
-def tag_of(destination: str) -> int:
-    if destination == COMMUNITY:
-        return 0
-    if destination == DEALER:
-        return DEALER_TAG
-    return int(destination.split(":", 1)[1])
-
-
-def destination_of(tag: int) -> str:
-    if tag == 0:
-        return COMMUNITY
-    if tag == DEALER_TAG:
-        return DEALER
-    return f"seat:{tag}"
 
 
 def describe_deck(reply: DeckCheckReply, name: Callable[[int], str] | None) -> tuple[bool, str]:
@@ -222,18 +212,7 @@ class ShufflerLink:
             self.post(ConditionChanged(Condition.LINK, True, f"shuffler does not identify: {exc}"))
             return False
         self.identity = identity
-        digest = identity.fw_sha256.hex()
-        if digest not in self.firmware_allow:
-            self.post(
-                ConditionChanged(
-                    Condition.FIRMWARE,
-                    True,
-                    f"shuffler firmware {identity.fw_version} sha256 {digest} is not on the"
-                    " allow-list ([shuffler] firmware_allow)",
-                )
-            )
-        else:
-            self.post(ConditionChanged(Condition.FIRMWARE, False))
+        self.post(firmware_condition(identity, self.firmware_allow))
         await self._check_status()
         await self._check_deck()
         if self.shoe:  # blackjack: the machine works as a shoe, reporting every card
@@ -288,20 +267,8 @@ class ShufflerLink:
         reply = await self.client.deal(request.count, tag_of(request.destination))
         arrived = asyncio.get_running_loop().time()
         self._record("deal", round_id, reply, arrived)
-        packet = Packet(
-            destination_of(reply.tag),
-            tuple(c.card for c in reply.cards),
-            tuple(c.face_up for c in reply.cards),
-        )
-        if reply.status != ErrorCode.OK:
-            # a malfunction explains a short packet: the fault (MD-S2) comes first
-            self.post(
-                ShufflerFault(
-                    f"{ErrorCode(reply.status).name.lower()} during the packet"
-                    f" to {request.destination}"
-                )
-            )
-        self.post(PacketDelivered(packet, arrived, round_id))
+        for event in deal_events(reply, request, round_id, arrived):
+            self.post(event)
 
     def _record(
         self, kind: str, round_id: str | None, reply: Any, at: float, text: str | None = None
@@ -317,15 +284,7 @@ class ShufflerLink:
         except (LinkError, DriverError) as exc:
             log.warning("shuffler status: %s", exc)
             return
-        problems = []
-        if status.fault != ErrorCode.OK:
-            problems.append(
-                f"{ErrorCode(status.fault).name} active: clear it, then reset the"
-                " shuffler (croupier shuffler reset)"
-            )
-        if status.door_open:
-            problems.append("the shuffler's door is open")
-        self.post(ConditionChanged(Condition.SHUFFLER, bool(problems), "; ".join(problems)))
+        self.post(status_condition(status))
 
     async def _check_deck(self) -> None:
         try:
@@ -340,4 +299,4 @@ class ShufflerLink:
         _, named = describe_deck(reply, self.card_name)
         self._record("deck-check", None, reply, asyncio.get_running_loop().time(), named)
         self.last_deck = text
-        self.post(ConditionChanged(Condition.DECK, not good, "" if good else f"deck check: {text}"))
+        self.post(deck_condition(good, text))
