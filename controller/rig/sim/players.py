@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from controller.rig.sim.world import World
 
 MAINS = (1000, 2000, 5000)
+CARD_WAIT = 3.0  # seconds a dealer waits for the table to see the card drawn
 TRILUX = (0, 0, 100, 500)
 
 
@@ -81,6 +82,9 @@ class Dealer:
         self.locks = 0
         self.dealing_since: float | None = None
         self.done: set[str] = set()  # one-off actions of the round already taken
+        self.drawn = 0  # cards drawn from the shoe this round
+        self.drawn_at = 0.0
+        self.in_round: str | None = None  # the round the table played with this plan
 
     # --- planning --------------------------------------------------------------------------
 
@@ -136,6 +140,10 @@ class Dealer:
         m = w.machine
         state = m.state
         self.think()
+        if m.round is not None:
+            self.in_round = m.round.round_id
+        elif self.in_round is not None:  # the round is over (or a crash dropped it)
+            self.new_round()
         if state is TableState.OPEN:
             self._open()
         elif state is TableState.CLOSED:
@@ -158,6 +166,8 @@ class Dealer:
         self.locks = 0
         self.dealing_since = None
         self.done = set()
+        self.drawn = 0
+        self.in_round = None
 
     def _clear_excluded(self) -> bool:
         w = self.world
@@ -185,8 +195,7 @@ class Dealer:
             if plan.chatter is not None:
                 w.console.chatter(f"seat{plan.chatter}", w.config.io.gpio.chatter_edges + 2, w.now)
             for seat in plan.seats:
-                if w.profile.progressive is not None or w.shoe or w.manual:
-                    self._place(seat)
+                self._place(seat)
                 if w.shoe:
                     main = self.rng.choice(MAINS)
                     stakes = {"main": main}
@@ -262,6 +271,9 @@ class Dealer:
             self.done.add("misfeed")
             w.shuffler.device.raise_fault(ErrorCode.MISFEED, "misfeed", w.now)
             return
+        if self.drawn > len(game.cards) and w.now - self.drawn_at < CARD_WAIT:
+            return  # the card drawn has not reached the table yet: a dealer waits for it
+        self.drawn = len(game.cards)
         due = game.expected_cards()
         if due == 0 and plan.extra_card and "extra" not in self.done and len(game.cards) >= 3:
             self.done.add("extra")
@@ -270,7 +282,9 @@ class Dealer:
             try:
                 w.shuffler.device.draw_card(w.now)
             except MachineError:
-                pass  # a shoe in fault: the technician resets it
+                return  # a shoe in fault: the technician resets it
+            self.drawn += 1
+            self.drawn_at = w.now
             return
         turn = game.turn()
         if turn is None:

@@ -164,7 +164,9 @@ class Tally:
             "SELECT contribution, reversal FROM round_pools WHERE round_id = ?", (rid,)
         ).fetchall():
             given, taken = json.loads(contribution), json.loads(reversal or "null")
-            if taken is None or _amounts(given) != {k: -v for k, v in _amounts(taken).items()}:
+            pairs = (("to_current", "from_current"), ("to_reserve", "from_reserve"),
+                     ("overflow", "from_overflow"))  # fmt: skip
+            if taken is None or any(given[a] != taken[b] for a, b in pairs):
                 self.fail("void", rid, f"contribution {contribution} reversed by {reversal}")
         plan = self.plans.get(rid)
         allowed = set(plan.allowed) if plan is not None else {rule}
