@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from controller.rig.sim.world import World
 
 MAINS = (1000, 2000, 5000)
+SHOE_LOW = 80  # cards left in the shoe below which it is shuffled again between rounds
 CARD_WAIT = 3.0  # seconds a dealer waits for the table to see the card drawn
 TRILUX = (0, 0, 100, 500)
 
@@ -187,6 +188,12 @@ class Dealer:
         w = self.world
         if self.plan is None:
             if self._clear_excluded():
+                return
+            if w.shoe and len(w.shuffler.machine.stack) < SHOE_LOW:
+                # the shoe runs low: a technician restarts it, the table identifies it and
+                # puts it in SHOE mode again (a fresh shuffle of every card)
+                w.shuffler.reboot(w.now)
+                self.next_at = w.now + 3.0
                 return
             self._lift_all()
             self.plan = plan = self._plan()
