@@ -60,6 +60,13 @@ class Tally:
         self.crashed: set[str] = set()  # rounds in play at a crash
         self.cards: dict[str, list[tuple[str, tuple[int | None, ...]]]] = {}
         self.archived_rounds: dict[str, ArchiveRound] = {}
+        self.journal_seen = 0  # the journal entries read so far
+        self.journal_rounds: dict[str, Counter[str]] = {}
+        # each pool since its last reset: the stakes of the rounds not voided, times the rate
+        self.fed: dict[str, Fraction] = {}
+        self.fed_by_round: dict[str, dict[str, Fraction]] = {}
+        self.won: dict[str, int] = {}
+        self.cycles: dict[str, int] = {}
         # each pool's contribution rate, read from the configuration's text (not its parser)
         self.rates = {
             name: Fraction(str(raw["contribution_rate"]).rstrip("%")) / 100
@@ -87,6 +94,7 @@ class Tally:
         for rid in recovered:
             self.crashed.add(rid)
             self._closed(rid)
+            self._pool_rows(rid)
         if recovered or self.world.crashes:
             self.check_journal()
 
@@ -98,6 +106,8 @@ class Tally:
                 self._opened(item.round_id)
             elif isinstance(item, VoidRound | SettleRound):
                 self._closed(item.round_id)
+            if isinstance(item, OpenRound | VoidRound | SettleRound):
+                self._pool_rows(item.round_id)
         if request.money:
             self.check_pools()
 
@@ -117,12 +127,18 @@ class Tally:
         return dict(zip(("state", "stakes", "staked", "rule", "paid", "paid_total"), row, strict=True))
 
     def _journal_count(self, rid: str) -> Counter[str]:
+        """The round's money entries in the journal (read as they are written: each entry
+        once, by its own SQL)."""
         rows = self.world.ledger.db.execute(
-            "SELECT kind FROM journal WHERE kind IN ('round.opened','round.voided','round.settled')"
-            " AND json_extract(data, '$.round') = ?",
-            (rid,),
+            "SELECT seq, kind, json_extract(data, '$.round') FROM journal WHERE seq > ?"
+            " AND kind IN ('round.opened', 'round.voided', 'round.settled')",
+            (self.journal_seen,),
         ).fetchall()
-        return Counter(r[0] for r in rows)
+        for seq, kind, round_id in rows:
+            self.journal_rounds.setdefault(round_id, Counter())[kind] += 1
+        head = self.world.ledger.db.execute("SELECT max(seq) FROM journal").fetchone()[0]
+        self.journal_seen = int(head or 0)
+        return self.journal_rounds.pop(rid, Counter())
 
     def _opened(self, rid: str) -> None:
         row = self._row(rid)
@@ -235,33 +251,44 @@ class Tally:
             if cap is not None and current > cap:
                 self.fail("books", None, f"pool {name} at {current}, above its cap {cap}")
             expected = self._pool_model(name, pool.seed, cycle)
-            if expected is not None and expected != current:
+            if expected != current:
                 self.fail("books", None, f"pool {name} at {current}, the rows add up to {expected}")
 
-    def _pool_model(self, name: str, seed: int, cycle: int) -> int | None:
+    def _pool_model(self, name: str, seed: int, cycle: int) -> int:
         """The seed, plus the rate times the stakes of the rounds not voided since the last
-        reset (whole units), less what was won from the pool in this cycle."""
+        reset (whole units), less what was won from the pool since."""
+        if self.cycles.get(name, cycle) != cycle:  # a reset (PRG-5): the tally starts again
+            self.fed[name] = Fraction(0)
+            self.won[name] = 0
+        self.cycles[name] = cycle
+        return seed + math.floor(self.fed.get(name, Fraction(0))) - self.won.get(name, 0)
+
+    def _pool_rows(self, rid: str) -> None:
+        """The round's pool rows into the tally: its stakes fed (opened), taken back
+        (voided), its hits (settled)."""
         db = self.world.ledger.db
-        since = 0
-        if cycle > 1:
-            row = db.execute(
-                "SELECT max(seq) FROM hits WHERE pool = ? AND cycle = ?", (name, cycle - 1)
-            ).fetchone()
-            since = int(row[0] or 0)
-        staked = Fraction(0)
-        for contribution, reversal in db.execute(
-            "SELECT rp.contribution, rp.reversal FROM round_pools rp JOIN rounds r"
-            " ON r.round_id = rp.round_id WHERE rp.pool = ? AND r.open_seq > ?",
-            (name, since),
-        ).fetchall():
-            if reversal is None:
-                data = json.loads(contribution)
-                staked += Fraction(data["stake"]) * self.rates[name]
-        won = db.execute(
-            "SELECT coalesce(sum(from_pool), 0) FROM hits WHERE pool = ? AND cycle = ?",
-            (name, cycle),
-        ).fetchone()[0]
-        return seed + math.floor(staked) - int(won)
+        state = db.execute("SELECT state FROM rounds WHERE round_id = ?", (rid,)).fetchone()[0]
+        if state == "open":
+            fed = {}
+            for pool, stakes in db.execute(
+                "SELECT pool, stakes FROM round_pools WHERE round_id = ?", (rid,)
+            ).fetchall():
+                staked = sum(int(v) for v in json.loads(stakes).values())
+                fed[pool] = Fraction(staked) * self.rates[pool]
+                self.fed[pool] = self.fed.get(pool, Fraction(0)) + fed[pool]
+            self.fed_by_round[rid] = fed
+        elif state == "voided":
+            for pool, amount in self.fed_by_round.pop(rid, {}).items():
+                self.fed[pool] -= amount
+        else:
+            self.fed_by_round.pop(rid, None)
+            for pool, won, cycle in db.execute(
+                "SELECT pool, coalesce(sum(from_pool), 0), max(cycle) FROM hits"
+                " WHERE round_id = ? GROUP BY pool",
+                (rid,),
+            ).fetchall():
+                if self.cycles.get(pool, cycle) == cycle:
+                    self.won[pool] = self.won.get(pool, 0) + int(won)
 
     def check_step(self) -> None:
         m = self.world.machine
