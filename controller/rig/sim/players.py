@@ -30,6 +30,7 @@ from controller.table.events import (
 )
 from controller.table.deals import ManualDeal, ShoeDeal
 from controller.table.machine import TableState, reinsert_refusal
+from controller.rig.sim.shuffler import FAST_MACHINE
 from controller.table.shuffler_link import ResetShuffler
 from drivers.gpio.events import SeatState
 from firmware_bridge.codes import ErrorCode
@@ -55,6 +56,7 @@ class RoundPlan:
     chatter: int | None = None  # a seat whose sensor chatters before LOCK
     pull_at: float | None = None  # seconds into the deal the cable is pulled (for 5 s)
     reboot_at: float | None = None  # seconds into the deal the device restarts
+    slow: bool = False  # the shuffler deals too slowly: the packet times out (MD-S2)
     extra_card: bool = False  # shoe: a card drawn when none is due (MD-S1)
     misfeed: bool = False  # shoe: a misfeed fault during the round (MD-S2)
     allowed: set[str | None] = field(default_factory=set)  # the verdicts the rules allow
@@ -64,7 +66,7 @@ class RoundPlan:
         for name in ("declare", "expose", "stuck", "chatter", "pull_at", "reboot_at"):
             if getattr(self, name):
                 parts.append(f"{name}={getattr(self, name)}")
-        for name in ("extra_card", "misfeed"):
+        for name in ("slow", "extra_card", "misfeed"):
             if getattr(self, name):
                 parts.append(name)
         if self.machine != MachineFaults():
@@ -107,6 +109,8 @@ class Dealer:
                 plan.allowed = {"MD-S3"}
             else:  # one card exposed: a note, not a misdeal (MD-S3 needs two)
                 plan.machine = MachineFaults(exposed_at_packet=k, exposed_cards=1)
+        elif rng.random() < f * 0.1 and w.hand_forming:
+            plan.slow, plan.allowed = True, {"MD-S2"}
         elif rng.random() < f * 0.2 and not w.shoe:
             plan.declare = "MD-M2"
             plan.allowed = {"MD-M2"}
@@ -141,6 +145,8 @@ class Dealer:
         m = w.machine
         state = m.state
         self.think()
+        if state not in (TableState.OPEN, TableState.LOCKED, TableState.DEALING):
+            w.shuffler.machine.timing = FAST_MACHINE  # a slow machine is a fault of the deal
         if m.round is not None:
             self.in_round = m.round.round_id
         elif self.in_round is not None:  # the round is over (or a crash dropped it)
@@ -198,7 +204,7 @@ class Dealer:
             self._lift_all()
             self.plan = plan = self._plan()
             w.begin_round(plan)
-            w.shuffler_faults(plan.machine)
+            w.shuffler_faults(plan.machine, slow=plan.slow)
             if plan.chatter is not None:
                 w.console.chatter(f"seat{plan.chatter}", w.config.io.gpio.chatter_edges + 2, w.now)
             for seat in plan.seats:

@@ -74,6 +74,8 @@ Job = Generator[Message, Message, None]
 Command = RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck | ResetShuffler
 # the emulator at the speed of a real machine (shuffle 10 s would only slow the clock down)
 FAST_MACHINE = MachineTiming(shuffle=0.5, per_card=0.005, reset=0.5)
+# a machine that slows down: a packet takes longer than the table waits (packet_timeout)
+SLOW_MACHINE = MachineTiming(shuffle=0.5, per_card=3.0, reset=0.5)
 
 
 class SimShuffler:

@@ -134,11 +134,14 @@ class Tally:
             " AND kind IN ('round.opened', 'round.voided', 'round.settled')",
             (self.journal_seen,),
         ).fetchall()
-        for seq, kind, round_id in rows:
-            self.journal_rounds.setdefault(round_id, Counter())[kind] += 1
+        for _seq, kind, round_id in rows:
+            counts = self.journal_rounds.setdefault(round_id, Counter())
+            counts[kind] += 1
+            if counts[kind] > 1:
+                self.fail("once", round_id, f"a second {kind} in the journal")
         head = self.world.ledger.db.execute("SELECT max(seq) FROM journal").fetchone()[0]
         self.journal_seen = int(head or 0)
-        return self.journal_rounds.pop(rid, Counter())
+        return self.journal_rounds.get(rid, Counter())
 
     def _opened(self, rid: str) -> None:
         row = self._row(rid)

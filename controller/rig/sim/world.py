@@ -27,7 +27,7 @@ from controller.engine.cards import DECK_SIZE
 from controller.rig.sim.gpio import Console
 from controller.rig.sim.players import Dealer, RoundPlan
 from controller.rig.sim.profiles import sim_config, sim_table_data
-from controller.rig.sim.shuffler import SimShuffler
+from controller.rig.sim.shuffler import FAST_MACHINE, SLOW_MACHINE, SimShuffler
 from controller.rig.sim.streams import Streams
 from controller.rig.sim.tally import Tally
 from controller.rig.sim.wire import LineFaults
@@ -162,8 +162,10 @@ class World:
     def press(self, button: str) -> None:
         self.console.press(button, self.now)
 
-    def shuffler_faults(self, faults: MachineFaults) -> None:
-        self.shuffler.machine.faults = faults
+    def shuffler_faults(self, faults: MachineFaults, *, slow: bool = False) -> None:
+        machine = self.shuffler.machine
+        machine.faults = faults
+        machine.timing = SLOW_MACHINE if slow else FAST_MACHINE
 
     def pull_cable(self, seconds: float) -> None:
         self.log("cable pulled")
