@@ -38,10 +38,14 @@ def main() -> int:
 
     print(f"bench/sim.py: {args.rounds} rounds per profile, faults {args.faults:g}, crashes 0.01")
     for profile, rate in rates.items():
-        print(f"  croupier sim --profile {profile:<9}  {rate:8.1f} simulated rounds/s"
-              f"  ({rate / soak.rate:5.1f}x the soak)")  # fmt: skip
-    print(f"  croupier rig soak (full daemon, real time): {soak.rate:8.1f} rounds/s"
-          f"  ({args.soak_rounds} rounds, {'books agree' if soak.ok else 'BOOKS DISAGREE'})")  # fmt: skip
+        print(
+            f"  croupier sim --profile {profile:<9}  {rate:8.1f} simulated rounds/s"
+            f"  ({rate / soak.rate:5.1f}x the soak)"
+        )
+    print(
+        f"  croupier rig soak (full daemon, real time): {soak.rate:8.1f} rounds/s"
+        f"  ({args.soak_rounds} rounds, {'books agree' if soak.ok else 'BOOKS DISAGREE'})"
+    )
     print("  target: 2000 simulated rounds/s on one core with faults on")
     return 1 if failed or not soak.ok else 0
 

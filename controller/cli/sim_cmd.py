@@ -30,18 +30,41 @@ EXAMPLES = {
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sim", help="deterministic simulation of a whole table, from one seed")
-    p.add_argument("--profile", choices=tuple(PROFILES), default="uth-gr",
-                   help="the table's game (default uth-gr; ch-bg's Jumbo 7 is a local pool)")  # fmt: skip
-    p.add_argument("--rounds", type=integer(1, 100_000_000), default=10_000,
-                   help="rounds to play, settled or voided (default 10000)")  # fmt: skip
-    p.add_argument("--seed", type=integer(0, 2**63), default=1,
-                   help="the seed every choice is drawn from (default 1)")  # fmt: skip
-    p.add_argument("--faults", type=rate, default=0.2,
-                   help="fault level 0..1: line, shuffler, sensor faults and misdeals (default 0.2)")  # fmt: skip
-    p.add_argument("--crash-rate", type=rate, default=0.01,
-                   help="share of rounds during which the controller crashes (default 0.01)")  # fmt: skip
-    p.add_argument("--trace", action="store_true",
-                   help="on a violation, print the event log of the failing round")  # fmt: skip
+    p.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        default="uth-gr",
+        help="the table's game (default uth-gr; ch-bg's Jumbo 7 is a local pool)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=integer(1, 100_000_000),
+        default=10_000,
+        help="rounds to play, settled or voided (default 10000)",
+    )
+    p.add_argument(
+        "--seed",
+        type=integer(0, 2**63),
+        default=1,
+        help="the seed every choice is drawn from (default 1)",
+    )
+    p.add_argument(
+        "--faults",
+        type=rate,
+        default=0.2,
+        help="fault level 0..1: line, shuffler, sensor faults and misdeals (default 0.2)",
+    )
+    p.add_argument(
+        "--crash-rate",
+        type=rate,
+        default=0.01,
+        help="share of rounds during which the controller crashes (default 0.01)",
+    )
+    p.add_argument(
+        "--trace",
+        action="store_true",
+        help="on a violation, print the event log of the failing round",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -62,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
 
 def print_report(report: SimReport, *, trace: bool) -> None:
     s = report.settings
-    print(f"sim {s.profile} seed {s.seed}: {report.rounds} rounds,"
-          f" {report.rounds_per_s:.0f} simulated rounds/s ({report.wall_seconds:.1f} s),"
-          f" {report.sim_seconds / 3600:.1f} simulated hours, {report.crashes} crash(es)")  # fmt: skip
+    print(
+        f"sim {s.profile} seed {s.seed}: {report.rounds} rounds,"
+        f" {report.rounds_per_s:.0f} simulated rounds/s ({report.wall_seconds:.1f} s),"
+        f" {report.sim_seconds / 3600:.1f} simulated hours, {report.crashes} crash(es)"
+    )
     print("  outcomes: " + ", ".join(f"{n} {k}" for k, n in report.outcomes.items()))
     print(f"  digest: {report.digest}")
     if not report.violations:

@@ -4,12 +4,17 @@
 
 - :func:`firmware_condition`: an identify's firmware SHA-256 against the allow-list;
 - :func:`status_condition`: a STATUS reply's fault and door;
-- :func:`deck_condition`: a deck check, counted (no card identities in status or journal);
+- :func:`describe_deck`, :func:`deck_condition`: a deck check, counted (no card identities in
+  status or journal);
+- :class:`ResetShuffler`: the technician's command to reset the machine.
 - :func:`deal_events`: a DEAL reply as the table's events; a packet cut short by a jam is
   reported as the fault first (MD-S2, a malfunction), then as the packet.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
 from controller.table.events import (
@@ -21,9 +26,17 @@ from controller.table.events import (
     ShufflerFault,
 )
 from firmware_bridge.codes import ErrorCode
-from firmware_bridge.messages import DealReply, IdentifyReply, StatusReply
+from firmware_bridge.messages import DealReply, DeckCheckReply, IdentifyReply, StatusReply
 
 DEALER_TAG = 15
+SHOE = "shoe"  # the destination of a card from the shoe
+
+
+@dataclass(frozen=True)
+class ResetShuffler:
+    """RESET 0 (a technician cleared the fault), then STATUS and a deck count."""
+
+    technician: str
 
 
 def tag_of(destination: str) -> int:
@@ -67,8 +80,33 @@ def status_condition(status: StatusReply) -> ConditionChanged:
     return ConditionChanged(Condition.SHUFFLER, bool(problems), "; ".join(problems))
 
 
+def describe_deck(reply: DeckCheckReply, name: Callable[[int], str] | None) -> tuple[bool, str]:
+    """(deck is good, one line for a technician), e.g. "51 cards, missing 7h"; without
+    ``name`` the cards are counted, not named ("missing 1 card")."""
+    parts = [f"{reply.counted} of {reply.expected} cards"]
+    if reply.missing:
+        if name is None:
+            parts.append(f"missing {sum(n for _c, n in reply.missing)} card(s)")
+        else:
+            parts.append("missing " + " ".join(name(c) for c, _n in reply.missing))
+    if reply.duplicate:
+        if name is None:
+            parts.append(f"{len(reply.duplicate)} card(s) duplicated")
+        else:
+            parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
+    if reply.foreign:
+        parts.append(f"{reply.foreign} foreign card(s)")
+    good = (
+        reply.counted == reply.expected
+        and not reply.missing
+        and not reply.duplicate
+        and not reply.foreign
+    )
+    return good, ", ".join(parts)
+
+
 def deck_condition(good: bool, text: str) -> ConditionChanged:
-    """``good`` and ``text`` from :func:`controller.table.shuffler_link.describe_deck`."""
+    """``good`` and ``text`` from :func:`describe_deck`."""
     return ConditionChanged(Condition.DECK, not good, "" if good else f"deck check: {text}")
 
 

@@ -49,8 +49,11 @@ from controller.table.events import (
     ShufflerFault,
 )
 from controller.table.shuffler_events import (
+    SHOE,
+    ResetShuffler,
     deal_events,
     deck_condition,
+    describe_deck,
     firmware_condition,
     status_condition,
     tag_of,
@@ -62,7 +65,6 @@ from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
     CardEvent,
-    DeckCheckReply,
     FaultEvent,
     IdentifyReply,
     ShuffleMode,
@@ -78,44 +80,11 @@ from firmware_bridge.session import (
 log = logging.getLogger(__name__)
 
 RECORDED = 2000  # deal replies and deck checks kept for evidence bundles
-SHOE = "shoe"
-
-
-@dataclass(frozen=True)
-class ResetShuffler:
-    """RESET 0 (a technician cleared the fault), then STATUS and a deck count."""
-
-    technician: str
 
 
 @dataclass(frozen=True)
 class _CheckStatus:
     """STATUS: open or close the ``shuffler`` condition from the machine's fault and door."""
-
-
-def describe_deck(reply: DeckCheckReply, name: Callable[[int], str] | None) -> tuple[bool, str]:
-    """(deck is good, one line for a technician), e.g. "51 cards, missing 7h"; without
-    ``name`` the cards are counted, not named ("missing 1 card")."""
-    parts = [f"{reply.counted} of {reply.expected} cards"]
-    if reply.missing:
-        if name is None:
-            parts.append(f"missing {sum(n for _c, n in reply.missing)} card(s)")
-        else:
-            parts.append("missing " + " ".join(name(c) for c, _n in reply.missing))
-    if reply.duplicate:
-        if name is None:
-            parts.append(f"{len(reply.duplicate)} card(s) duplicated")
-        else:
-            parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
-    if reply.foreign:
-        parts.append(f"{reply.foreign} foreign card(s)")
-    good = (
-        reply.counted == reply.expected
-        and not reply.missing
-        and not reply.duplicate
-        and not reply.foreign
-    )
-    return good, ", ".join(parts)
 
 
 class ShufflerLink:

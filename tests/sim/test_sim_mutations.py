@@ -1,7 +1,6 @@
 """The simulator finds planted bugs: each mutation below is a bug class the issue names, put
 into the real code with monkeypatch; a bounded sweep must report it within a few seeds."""
 
-import json
 from dataclasses import replace
 
 import pytest

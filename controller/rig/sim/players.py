@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from controller.engine.cards import Card
 from controller.engine.games.blackjack.strategy import choose
+from controller.rig.sim.shuffler import FAST_MACHINE
+from controller.table.deals import ManualDeal, ShoeDeal
 from controller.table.events import (
     Condition,
     DealerCardsExposed,
@@ -28,14 +30,12 @@ from controller.table.events import (
     JackpotAck,
     SeatDecision,
 )
-from controller.table.deals import ManualDeal, ShoeDeal
 from controller.table.machine import TableState, reinsert_refusal
-from controller.rig.sim.shuffler import FAST_MACHINE
-from controller.table.shuffler_link import ResetShuffler
+from controller.table.shuffler_events import ResetShuffler
 from drivers.gpio.events import SeatState
 from firmware_bridge.codes import ErrorCode
-from firmware_bridge.emulator.machine import MachineError
 from firmware_bridge.emulator.faults import MachineFaults
+from firmware_bridge.emulator.machine import MachineError
 
 if TYPE_CHECKING:
     from controller.rig.sim.world import World
@@ -49,7 +49,7 @@ TRILUX = (0, 0, 100, 500)
 @dataclass
 class RoundPlan:
     seats: tuple[int, ...]
-    machine: MachineFaults = MachineFaults()
+    machine: MachineFaults = field(default_factory=MachineFaults)
     declare: str | None = None  # a misdeal the dealer declares (MD-M2) once the deal is in
     expose: bool = False  # MD-X3: the dealer's cards exposed after the deal (uth-it)
     stuck: int | None = None  # a seat whose stake is left on its sensor after the round

@@ -54,4 +54,3 @@ def sim_table_data(profile: str, state_dir: Path) -> dict[str, Any]:
 
 def sim_config(data: dict[str, Any], profile: str) -> TableConfig:
     return parse_table_config(data, f"sim profile {profile}")
-

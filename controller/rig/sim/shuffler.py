@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Callable, Generator
 from typing import Any
 
+from controller.engine.deal.validator import Packet
+from controller.rig.sim.wire import Direction, LineFaults
 from controller.table.events import (
     CheckDeck,
     Condition,
@@ -29,15 +31,16 @@ from controller.table.events import (
     ShuffleDeck,
     ShufflerFault,
 )
-from controller.engine.deal.validator import Packet
 from controller.table.shuffler_events import (
+    SHOE,
+    ResetShuffler,
     deal_events,
     deck_condition,
+    describe_deck,
     firmware_condition,
     status_condition,
     tag_of,
 )
-from controller.table.shuffler_link import SHOE, ResetShuffler, describe_deck
 from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
@@ -68,10 +71,15 @@ from firmware_bridge.session import (
     LinkUp,
     ProtocolViolation,
 )
-from controller.rig.sim.wire import Direction, LineFaults
 
 Job = Generator[Message, Message, None]
-Command = RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck | ResetShuffler
+
+
+class _CheckStatus:
+    """STATUS after a fault event: open or close the ``shuffler`` condition."""
+
+
+Command = RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck | ResetShuffler | _CheckStatus
 # the emulator at the speed of a real machine (shuffle 10 s would only slow the clock down)
 FAST_MACHINE = MachineTiming(shuffle=0.5, per_card=0.005, reset=0.5)
 # a machine that slows down: a packet takes longer than the table waits (packet_timeout)
@@ -277,7 +285,7 @@ class SimShuffler:
         self._identified = True
         self.post(ConditionChanged(Condition.LINK, False))
 
-    def _command(self, command: Command | _CheckStatus, round_id: str | None) -> Job:
+    def _command(self, command: Command, round_id: str | None) -> Job:
         try:
             if isinstance(command, ShuffleDeck):
                 yield ShuffleRequest(ShuffleMode.HAND_FORMING)
@@ -316,7 +324,3 @@ class SimShuffler:
             return
         assert isinstance(reply, DeckCheckReply)
         self.post(deck_condition(*describe_deck(reply, None)))
-
-
-class _CheckStatus:
-    """STATUS after a fault event: open or close the ``shuffler`` condition."""

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import json
 import math
-from fractions import Fraction
 from collections import Counter
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from controller.books.ledger.verify import verify_ledger
@@ -124,7 +124,9 @@ class Tally:
         row = cur.fetchone()
         if row is None:
             return None
-        return dict(zip(("state", "stakes", "staked", "rule", "paid", "paid_total"), row, strict=True))
+        return dict(
+            zip(("state", "stakes", "staked", "rule", "paid", "paid_total"), row, strict=True)
+        )
 
     def _journal_count(self, rid: str) -> Counter[str]:
         """The round's money entries in the journal (read as they are written: each entry
@@ -154,15 +156,21 @@ class Tally:
         if plan is not None and stake and self.world.config.pools:
             for seat, wagers in stakes.items():
                 if seat not in plan.seats:
-                    self.fail("books", rid, f"a stake taken from seat {seat}, where none was placed")
+                    self.fail(
+                        "books", rid, f"a stake taken from seat {seat}, where none was placed"
+                    )
                 amount = sum(wagers.values())
                 if amount != stake:
-                    self.fail("books", rid, f"seat {seat} staked {amount}, the dealer placed {stake}")
+                    self.fail(
+                        "books", rid, f"seat {seat} staked {amount}, the dealer placed {stake}"
+                    )
 
     def _closed(self, rid: str) -> None:
         row = self._row(rid)
         if row is None or row["state"] == "open":
-            self.fail("books", rid, f"the round is not closed in the ledger ({row and row['state']})")
+            self.fail(
+                "books", rid, f"the round is not closed in the ledger ({row and row['state']})"
+            )
             return
         counts = self._journal_count(rid)
         if any(n > 1 for n in counts.values()) or sum(counts.values()) > 2:
@@ -192,7 +200,11 @@ class Tally:
         if rid in self.crashed:
             allowed.add("MD-S2")
         if rule not in allowed:
-            self.fail("verdict", rid, f"voided by {rule}; the injected faults call for {sorted(map(str, allowed))}")
+            self.fail(
+                "verdict",
+                rid,
+                f"voided by {rule}; the injected faults call for {sorted(map(str, allowed))}",
+            )
 
     def _settled(self, rid: str, row: dict[str, Any]) -> None:
         self.outcomes["settled"] += 1
@@ -310,4 +322,3 @@ def _amounts(data: Any) -> dict[str, int]:
     if not isinstance(data, dict):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
-

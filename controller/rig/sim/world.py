@@ -16,7 +16,6 @@ the round in play voided, MD-S2).
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,11 +33,8 @@ from controller.rig.sim.wire import LineFaults
 from controller.table.core import Input, TableLogic
 from controller.table.events import (
     ArchiveRound,
-    Button,
-    CheckDeck,
     Condition,
     ConditionChanged,
-    DealerPressed,
     LedgerWrite,
     LedgerWritten,
     Output,
@@ -52,7 +48,6 @@ from controller.table.powerup import open_books, safeguards_of
 from drivers.gpio.core import TableCore
 from firmware_bridge.emulator.faults import MachineFaults
 from firmware_bridge.emulator.firmware import firmware_digest
-from firmware_bridge.messages import DealReply
 
 EPOCH = 1_790_000_000.0  # the simulated wall clock's start (2026-09): journal times
 RESTART_DELAY = 2.0  # seconds between a crash and the table's power-up
@@ -255,7 +250,9 @@ class World:
         local = {p.bet: name for name, p in self.config.pools.items()}
         amounts = apply_write(self.ledger, request, self.now, local)
         self.tally.written(request)
-        return LedgerWritten(request.money, True, amounts=tuple(amounts.items()), probe=request.probe)
+        return LedgerWritten(
+            request.money, True, amounts=tuple(amounts.items()), probe=request.probe
+        )
 
     def close(self) -> None:
         self.ledger.close()
