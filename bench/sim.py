@@ -32,15 +32,15 @@ def main() -> int:
     failed = False
     for profile in PROFILES:
         report = simulate(SimSettings(profile, 1, args.faults, 0.01), args.rounds)
-        rates[profile] = report.rounds_per_s
+        rates[profile] = (report.rounds_per_s, report.rounds_per_cpu_s)
         failed |= bool(report.violations)
     soak = run_soak(args.soak_rounds, faults=args.faults, kill_rate=0.0, seed=1)
 
     print(f"bench/sim.py: {args.rounds} rounds per profile, faults {args.faults:g}, crashes 0.01")
-    for profile, rate in rates.items():
+    for profile, (rate, per_cpu) in rates.items():
         print(
             f"  croupier sim --profile {profile:<9}  {rate:8.1f} simulated rounds/s"
-            f"  ({rate / soak.rate:5.1f}x the soak)"
+            f"  ({rate / soak.rate:5.1f}x the soak; {per_cpu:6.1f} per CPU second)"
         )
     print(
         f"  croupier rig soak (full daemon, real time): {soak.rate:8.1f} rounds/s"

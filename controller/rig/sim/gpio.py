@@ -15,9 +15,11 @@ BOUNCE_GAP = 0.0004  # seconds between the edges of a bounce (well inside the de
 
 
 class Console:
-    def __init__(self, rng: random.Random, bounce: float) -> None:
+    def __init__(self, rng: random.Random, bounce: float, settle: float) -> None:
         self.rng = rng
         self.bounce = bounce  # probability that a change bounces
+        self.settle = settle  # after an edge, when the GPIO core's debounce has decided
+        self._settle_at: list[float] = []
         self.levels: dict[str, bool] = {}  # the settled level each input will have
         self._edges: list[tuple[float, int, str, bool]] = []
         self._order = 0
@@ -54,13 +56,26 @@ class Console:
         return self.set(button, False, now + hold)
 
     def next_time(self) -> float | None:
-        return self._edges[0][0] if self._edges else None
+        """The next edge, or the next time the GPIO core's debounce settles an input (the
+        only times its inputs change: the simulator does not wake for the lamps' blinking,
+        which nobody watches)."""
+        times = [self._edges[0][0]] if self._edges else []
+        times += self._settle_at[:1]
+        return min(times, default=None)
 
-    def apply(self, core: TableCore, now: float) -> None:
-        """Hand the edges due at ``now`` to the GPIO core."""
+    def apply(self, core: TableCore, now: float) -> bool:
+        """Hand the edges due at ``now`` to the GPIO core; True when the core has inputs to
+        settle (poll it)."""
+        due = False
         while self._edges and self._edges[0][0] <= now:
             at, _, line, level = heapq.heappop(self._edges)
             core.edge(line, level, at)
+            heapq.heappush(self._settle_at, at + self.settle)
+            due = True
+        while self._settle_at and self._settle_at[0] <= now:
+            heapq.heappop(self._settle_at)
+            due = True
+        return due
 
     def initial(self) -> dict[str, bool]:
         """The levels a GPIO core built now finds (a restart: the stakes are still on)."""

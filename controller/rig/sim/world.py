@@ -94,13 +94,16 @@ class World:
             deals=self.tally.dealt,
             now=self.now,
         )
-        self.console = Console(self.streams("bounce"), bounce=0.3 * settings.faults)
+        gpio = self.config.io.gpio
+        settle = max(gpio.sensor_debounce, gpio.button_debounce) + 1e-6
+        self.console = Console(self.streams("bounce"), 0.3 * settings.faults, settle)
         self.dealer = Dealer(self, self.streams("dealer"), settings.faults)
         self._crash_rng = self.streams("crash")
         self._crash_in: int | None = None  # outputs to carry out before the crash
         self._cable_back: float | None = None
         self.crashes = 0
         self.steps = 0
+        self._gpio_pending = True  # a new GPIO core reports the stakes it finds on the sensors
         self.ledger: Ledger
         self.logic: TableLogic
         self.sensors: TableCore
@@ -122,6 +125,7 @@ class World:
         # simulator kills the process, not the power): docs/sim.md, durability
         self.ledger.db.execute("PRAGMA synchronous = OFF")
         self.sensors = TableCore(cfg.io.gpio, self.now, initial=self.console.initial())
+        self._gpio_pending = True
         self.logic = TableLogic(cfg, next_round=books.last_round + 1, sensors=self.sensors)
         self.tally.powered_up(books.recovered)
         for bet, (amount, seed) in books.pools.items():
@@ -200,7 +204,6 @@ class World:
     def _next_time(self) -> float:
         times = [
             self.logic.next_deadline(),
-            self.sensors.next_deadline(self.now),
             self.shuffler.next_time(),
             self.console.next_time(),
             self.dealer.next_at,
@@ -215,9 +218,10 @@ class World:
             self._cable_back = None
             self.log("cable put back")
             self.shuffler.put_cable_back()
-        self.console.apply(self.sensors, now)
-        for event in self.sensors.poll(now):
-            self.post(event)
+        if self.console.apply(self.sensors, now) or self._gpio_pending:
+            self._gpio_pending = False
+            for event in self.sensors.poll(now):
+                self.post(event)
         self.shuffler.advance(now)
         deadline = self.logic.next_deadline()
         if deadline is not None and deadline <= now:
@@ -227,6 +231,7 @@ class World:
 
     def _handle(self, event: Input) -> None:
         outputs = self.logic.handle(event, self.now)
+        self._gpio_pending = True  # the core commanded the seats: their events to collect
         for output in outputs:
             if self._crash_in is not None:
                 self._crash_in -= 1
