@@ -43,7 +43,7 @@ class SimReport:
     def replay(self) -> str:
         s = self.settings
         return (
-            f"croupier sim --profile {s.profile} --rounds {self.rounds or 1} --seed {s.seed}"
+            f"croupier sim --profile {s.profile} --rounds {self.rounds + 1} --seed {s.seed}"
             f" --faults {s.faults:g} --crash-rate {s.crash_rate:g} --trace"
         )
 
