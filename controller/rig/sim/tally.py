@@ -43,6 +43,8 @@ from controller.table.events import (
 from controller.table.machine import ADVISORY, PROGRESSIVE_ONLY, TableState
 from firmware_bridge.messages import DealReply
 
+MONEY_KINDS = {"round.opened": 1, "round.voided": 2, "round.settled": 4}
+
 if TYPE_CHECKING:
     from controller.rig.sim.players import RoundPlan
     from controller.rig.sim.world import World
@@ -61,7 +63,7 @@ class Tally:
         self.cards: dict[str, list[tuple[str, tuple[int | None, ...]]]] = {}
         self.archived_rounds: dict[str, ArchiveRound] = {}
         self.journal_seen = 0  # the journal entries read so far
-        self.journal_rounds: dict[str, Counter[str]] = {}
+        self.journal_rounds: dict[str, int] = {}  # round -> the MONEY_KINDS bits seen
         # each pool since its last reset: the stakes of the rounds not voided, times the rate
         self.fed: dict[str, Fraction] = {}
         self.fed_by_round: dict[str, dict[str, Fraction]] = {}
@@ -137,13 +139,15 @@ class Tally:
             (self.journal_seen,),
         ).fetchall()
         for _seq, kind, round_id in rows:
-            counts = self.journal_rounds.setdefault(round_id, Counter())
-            counts[kind] += 1
-            if counts[kind] > 1:
+            bit = MONEY_KINDS[kind]
+            seen = self.journal_rounds.get(round_id, 0)
+            if seen & bit:
                 self.fail("once", round_id, f"a second {kind} in the journal")
+            self.journal_rounds[round_id] = seen | bit
         head = self.world.ledger.db.execute("SELECT max(seq) FROM journal").fetchone()[0]
         self.journal_seen = int(head or 0)
-        return self.journal_rounds.get(rid, Counter())
+        seen = self.journal_rounds.get(rid, 0)
+        return Counter(kind for kind, bit in MONEY_KINDS.items() if seen & bit)
 
     def _opened(self, rid: str) -> None:
         row = self._row(rid)
@@ -180,6 +184,8 @@ class Tally:
             self._voided(rid, row)
         else:
             self._settled(rid, row)
+        self.plans.pop(rid, None)
+        self.cards.pop(rid, None)
 
     def _voided(self, rid: str, row: dict[str, Any]) -> None:
         rule = row["rule"]
