@@ -122,7 +122,7 @@ def _run(
         report.outcomes = dict(sorted(tally.outcomes.items()))
         report.violations = tally.violations
         if tally.violations:
-            report.trace = world.trace
+            report.trace = world.trace_lines()
         report.digest = run_digest(
             [*tally.digest_lines, f"crashes {world.crashes}", f"t {world.now:.6f}"]
         )

@@ -41,8 +41,10 @@ from controller.table.events import (
     VoidRound,
 )
 from controller.table.machine import ADVISORY, PROGRESSIVE_ONLY, TableState
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.messages import DealReply
 
+FAULT_NOTICE = 15.0  # seconds a table may take to hear of a shuffler fault (link timeout, RTO)
 MONEY_KINDS = {"round.opened": 1, "round.voided": 2, "round.settled": 4}
 
 if TYPE_CHECKING:
@@ -69,6 +71,7 @@ class Tally:
         self.fed_by_round: dict[str, dict[str, Fraction]] = {}
         self.won: dict[str, int] = {}
         self.cycles: dict[str, int] = {}
+        self.fault_since: float | None = None  # since when the shuffler machine is in fault
         # each pool's contribution rate, read from the configuration's text (not its parser)
         self.rates = {
             name: Fraction(str(raw["contribution_rate"]).rstrip("%")) / 100
@@ -312,11 +315,26 @@ class Tally:
                     self.won[pool] = self.won.get(pool, 0) + int(won)
 
     def check_step(self) -> None:
-        m = self.world.machine
+        w = self.world
+        m = w.machine
+        device = w.shuffler.machine
+        faulty = device.fault != ErrorCode.OK or device.door_open
+        if not faulty:
+            self.fault_since = None
+        elif self.fault_since is None:
+            self.fault_since = w.now
         if m.state is TableState.OPEN:
             blocking = set(m.conditions) - ADVISORY - PROGRESSIVE_ONLY
             if blocking:
                 self.fail("closed", None, f"the table is open with {sorted(blocking)}")
+            # what the simulator knows of the machine itself: a fault the table had time to
+            # hear of (events are retransmitted until acknowledged) keeps it closed
+            if self.fault_since is not None and w.now - self.fault_since > FAULT_NOTICE:
+                self.fail(
+                    "closed", None,
+                    f"the table is open while the shuffler is in {device.fault.name}"
+                    f" since t={self.fault_since:.3f}",
+                )  # fmt: skip
 
     def check_journal(self) -> None:
         report = verify_ledger(self.world.ledger)

@@ -80,7 +80,8 @@ class World:
         line = LineFaults.scaled(settings.faults)
         self.line_faulty = settings.faults > 0
         self.queue: deque[Input] = deque()
-        self.trace: list[str] = []  # the event log of the round in play
+        # the event log of the round in play: (time, text or input), rendered on a violation
+        self.trace: list[tuple[float, object]] = []
         self.tally = Tally(self)
         allow = set(self.config.shuffler.firmware_allow) | {firmware_digest().hex()}
         self.shuffler = SimShuffler(
@@ -177,7 +178,7 @@ class World:
         return cards
 
     def begin_round(self, plan: RoundPlan) -> None:
-        self.trace = [f"{self.now:.3f} plan: {plan.describe()}"]
+        self.trace = [(self.now, f"plan: {plan.describe()}")]
         self.tally.begin(plan)
         if self.settings.crash_rate and self._crash_rng.random() < self.settings.crash_rate:
             self._crash_in = self._crash_rng.randint(1, 60)
@@ -186,7 +187,11 @@ class World:
         self.tally.abandon()
 
     def log(self, text: str) -> None:
-        self.trace.append(f"{self.now:.3f} {text}")
+        self.trace.append((self.now, text))
+
+    def trace_lines(self) -> list[str]:
+        return [f"{at:.3f} {what if isinstance(what, str) else repr(what)[:300]}"
+                for at, what in self.trace]  # fmt: skip
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -195,7 +200,7 @@ class World:
         self.steps += 1
         if self.queue:
             event = self.queue.popleft()
-            self.log(repr(event)[:300])
+            self.trace.append((self.now, event))
             self._handle(event)
             self.tally.check_step()
             return
