@@ -60,6 +60,7 @@ class RoundPlan:
     extra_card: bool = False  # shoe: a card drawn when none is due (MD-S1)
     misfeed: bool = False  # shoe: a misfeed fault during the round (MD-S2)
     allowed: set[str | None] = field(default_factory=set)  # the verdicts the rules allow
+    must_void: bool = False  # a fault the round cannot settle through
 
     def describe(self) -> str:
         parts = [f"seats {list(self.seats)}"]
@@ -100,6 +101,7 @@ class Dealer:
             packets = 2 + len(seats)
             k = rng.randint(1, packets)
             kind = rng.choice(("jam", "count", "exposed", "exposed1"))
+            plan.must_void = kind != "exposed1"
             if kind == "jam":
                 plan.machine, plan.allowed = MachineFaults(jam_at_packet=k), {"MD-S2"}
             elif kind == "count":
@@ -110,14 +112,14 @@ class Dealer:
             else:  # one card exposed: a note, not a misdeal (MD-S3 needs two)
                 plan.machine = MachineFaults(exposed_at_packet=k, exposed_cards=1)
         elif rng.random() < f * 0.1 and w.hand_forming:
-            plan.slow, plan.allowed = True, {"MD-S2"}
+            plan.slow, plan.allowed, plan.must_void = True, {"MD-S2"}, True
         elif rng.random() < f * 0.2 and not w.shoe:
-            plan.declare = "MD-M2"
-            plan.allowed = {"MD-M2"}
+            plan.declare, plan.allowed, plan.must_void = "MD-M2", {"MD-M2"}, True
+        # the shoe's faults come when the dealer acts: a round that plays out first settles
         if w.shoe and rng.random() < f * 0.2:
-            plan.extra_card, plan.allowed = True, {"MD-S1"}
+            plan.extra_card, plan.allowed = True, {None, "MD-S1"}
         elif w.shoe and rng.random() < f * 0.1:
-            plan.misfeed, plan.allowed = True, {"MD-S2"}
+            plan.misfeed, plan.allowed = True, {None, "MD-S2"}
         if reinsert_refusal(w.profile) is None and rng.random() < f * 0.3:
             plan.expose = True
         if rng.random() < f * 0.05:

@@ -218,10 +218,9 @@ class Tally:
     def _settled(self, rid: str, row: dict[str, Any]) -> None:
         self.outcomes["settled"] += 1
         plan = self.plans.get(rid)
-        if plan is not None and rid not in self.crashed and None not in plan.allowed:
-            want = sorted(a for a in plan.allowed if a)
-            if not (self.world.line_faulty and want == ["MD-S2"]):
-                self.fail("verdict", rid, f"settled, but the injected faults call for {want}")
+        if plan is not None and rid not in self.crashed and plan.must_void:
+            want = sorted(str(a) for a in plan.allowed)
+            self.fail("verdict", rid, f"settled, but the injected faults call for {want}")
         archive = self.archived_rounds.pop(rid, None)
         self.digest_lines.append(f"{rid} settled {row['paid']}")
         if archive is None:
