@@ -89,7 +89,8 @@ def print_report(report: SimReport, *, trace: bool) -> None:
         f"sim {s.profile} seed {s.seed}: {report.rounds} rounds,"
         f" {report.rounds_per_s:.0f} simulated rounds/s ({report.wall_seconds:.1f} s;"
         f" {report.rounds_per_cpu_s:.0f} per CPU second),"
-        f" {report.sim_seconds / 3600:.1f} simulated hours, {report.crashes} crash(es)"
+        f" {report.sim_seconds / 3600:.1f} simulated hours, {report.crashes} crash(es),"
+        f" {report.jackpots} jackpot(s)"
     )
     print("  outcomes: " + ", ".join(f"{n} {k}" for k, n in report.outcomes.items()))
     print(f"  digest: {report.digest}")

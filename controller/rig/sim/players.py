@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from controller.engine.cards import Card
 from controller.engine.games.blackjack.strategy import choose
+from controller.rig.dealer import royal_order
 from controller.rig.sim.shuffler import FAST_MACHINE
 from controller.table.deals import ManualDeal, ShoeDeal
 from controller.table.events import (
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from controller.rig.sim.world import World
 
 MAINS = (1000, 2000, 5000)
+ROYALS = 0.01  # share of hold'em rounds dealt a royal flush on purpose (jackpots, resets)
 SHOE_LOW = 80  # cards left in the shoe below which it is shuffled again between rounds
 CARD_WAIT = 3.0  # seconds a dealer waits for the table to see the card drawn
 TRILUX = (0, 0, 100, 500)
@@ -56,6 +58,7 @@ class RoundPlan:
     chatter: int | None = None  # a seat whose sensor chatters before LOCK
     pull_at: float | None = None  # seconds into the deal the cable is pulled (for 5 s)
     reboot_at: float | None = None  # seconds into the deal the device restarts
+    royal: bool = False  # a royal flush arranged on top of the shuffle (the pool, PRG-3)
     slow: bool = False  # the shuffler deals too slowly: the packet times out (MD-S2)
     extra_card: bool = False  # shoe: a card drawn when none is due (MD-S1)
     misfeed: bool = False  # shoe: a misfeed fault during the round (MD-S2)
@@ -67,7 +70,7 @@ class RoundPlan:
         for name in ("declare", "expose", "stuck", "chatter", "pull_at", "reboot_at"):
             if getattr(self, name):
                 parts.append(f"{name}={getattr(self, name)}")
-        for name in ("slow", "extra_card", "misfeed"):
+        for name in ("royal", "slow", "extra_card", "misfeed"):
             if getattr(self, name):
                 parts.append(name)
         if self.machine != MachineFaults():
@@ -97,6 +100,7 @@ class Dealer:
         seats = sorted(rng.sample(w.seat_numbers, rng.randint(1, min(4, len(w.seat_numbers)))))
         plan = RoundPlan(tuple(seats))
         plan.allowed = {None}
+        plan.royal = w.hand_forming and bool(w.config.pools) and rng.random() < ROYALS
         if rng.random() < f * 0.5 and w.hand_forming:
             packets = 2 + len(seats)
             k = rng.randint(1, packets)
@@ -168,6 +172,7 @@ class Dealer:
                     self._lift(seat)
             w.press("confirm")
         elif state is TableState.JACKPOT:
+            w.jackpots += 1
             w.post(JackpotAck("sim technician"))
 
     def new_round(self) -> None:
@@ -207,6 +212,9 @@ class Dealer:
             self.plan = plan = self._plan()
             w.begin_round(plan)
             w.shuffler_faults(plan.machine, slow=plan.slow)
+            if plan.royal:
+                order = royal_order(plan.seats, self.rng, community=self.rng.random() < 0.5)
+                w.shuffler.machine.arrange(order)
             if plan.chatter is not None:
                 w.console.chatter(f"seat{plan.chatter}", w.config.io.gpio.chatter_edges + 2, w.now)
             for seat in plan.seats:

@@ -27,6 +27,7 @@ class SimReport:
     wall_seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time: the rate on a busy machine
     crashes: int = 0
+    jackpots: int = 0
     digest: str = ""
     outcomes: dict[str, int] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
@@ -55,6 +56,7 @@ class SimReport:
             "rounds_per_s": round(self.rounds_per_s, 1),
             "rounds_per_cpu_s": round(self.rounds_per_cpu_s, 1), "steps": self.steps,
             "sim_seconds": round(self.sim_seconds, 3), "crashes": self.crashes,
+            "jackpots": self.jackpots,
             "digest": self.digest, "outcomes": self.outcomes, "violations": self.violations,
             **({"replay": self.replay()} if self.violations else {}),
         }  # fmt: skip
@@ -119,6 +121,7 @@ def _run(
         report.steps = world.steps
         report.sim_seconds = world.now
         report.crashes = world.crashes
+        report.jackpots = world.jackpots
         report.outcomes = dict(sorted(tally.outcomes.items()))
         report.violations = tally.violations
         if tally.violations:

@@ -103,6 +103,7 @@ class World:
         self._crash_in: int | None = None  # outputs to carry out before the crash
         self._cable_back: float | None = None
         self.crashes = 0
+        self.jackpots = 0  # jackpots the technician acknowledged
         self.steps = 0
         self._gpio_pending = True  # a new GPIO core reports the stakes it finds on the sensors
         self.ledger: Ledger
