@@ -145,6 +145,10 @@ class World:
         self.ledger.close()
         self.queue.clear()
         self.shuffler.host_lost(self.now)
+        # the dealer starts over: the round in play is voided at power-up (its plan's faults
+        # may be gone with the table's state: a slow machine is fixed while the table is down)
+        self.dealer.new_round()
+        self.tally.abandon()
         self._advance_to(self.now + RESTART_DELAY)
         self._power_up()
 
