@@ -74,7 +74,7 @@ class ShufflerClient:
         self.transport = transport
         self.session = HostSession(timing, nonce)
         self.backoff = backoff or Backoff()
-        self._futures: dict[int, asyncio.Future[Message]] = {}
+        self._futures: dict[int, asyncio.Future[Completed]] = {}
         self._events: asyncio.Queue[ClientEvent] = asyncio.Queue(EVENT_BACKLOG)
         self._timer: asyncio.TimerHandle | None = None
         self._reconnect: asyncio.Task[None] | None = None
@@ -129,9 +129,14 @@ class ShufflerClient:
 
     async def request(self, msg: Message) -> Message:
         """Send one request; returns its reply or raises a RequestFailed subclass."""
+        return (await self.exchange(msg)).reply
+
+    async def exchange(self, msg: Message) -> Completed:
+        """Send one request; returns its reply with every frame of the exchange (exact
+        bytes, ``loop.time()`` of each), or raises a RequestFailed subclass."""
         loop = asyncio.get_running_loop()
         handle = self.session.submit(msg, loop.time())
-        future: asyncio.Future[Message] = loop.create_future()
+        future: asyncio.Future[Completed] = loop.create_future()
         self._futures[handle] = future
         self._flush()
         return await future
@@ -219,7 +224,7 @@ class ShufflerClient:
                 if future is None or future.done():
                     continue
                 if isinstance(ev, Completed):
-                    future.set_result(ev.reply)
+                    future.set_result(ev)
                 else:
                     future.set_exception(ev.error)
             else:

@@ -17,7 +17,7 @@ defined here once for the host and the device (emulator) sides.
 from __future__ import annotations
 
 from binascii import crc_hqx
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from firmware_bridge.errors import LocalProtocolError
@@ -44,11 +44,13 @@ def header_check(length: int, seq: int, msg_type: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One intact frame: sequence number, message type and raw payload."""
+    """One intact frame: sequence number, message type and raw payload; ``raw`` is the whole
+    frame exactly as it crossed the wire (SOF to CRC), for evidence (not compared)."""
 
     seq: int
     type: int
     payload: bytes = b""
+    raw: bytes = field(default=b"", compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +150,8 @@ class FrameDecoder:
                         self._discard(1, "crc", events)
                         continue
                     self._flush_noise(events)
-                    events.append(Frame(seq, msg_type, bytes(buf[HEADER_LEN : end - 2])))
+                    raw = bytes(buf[:end])
+                    events.append(Frame(seq, msg_type, raw[HEADER_LEN : end - 2], raw))
                     stats.frames += 1
                     del buf[:end]
                     continue

@@ -20,6 +20,11 @@ Theory of operation (after Klipper's serialqueue, in h11's shape). The caller fe
 - The last :data:`RING_FRAMES` frames each way are kept in a ring (``recent_frames``) and
   dumped to the log when the link goes down or the device breaks the protocol (after
   Klipper's ``dump_debug``), so the technician sees what led to it.
+- Every frame of one request's exchange (the request and its retransmissions, the device's
+  ACK, NAK and reply with the request's SEQ) is kept with the request, exact bytes and
+  ``now``, and handed out in its :class:`Completed` (``frames``, :class:`WireFrame`): the raw
+  deal frames of the jackpot evidence bundle (docs/evidence.md). At most
+  :data:`EXCHANGE_FRAMES` are kept per request.
 - Heartbeat: ``PING`` after ``heartbeat_interval`` without sending; the link is **down** after
   ``link_timeout`` without an intact frame (everything pending fails with :class:`LinkDown`)
   and **up** again at the next intact frame.
@@ -108,11 +113,25 @@ class LinkTiming:
 # --- events the session emits ---------------------------------------------------------------
 
 
+class WireFrame(NamedTuple):
+    """One frame of a request's exchange exactly as it crossed the link: ``now`` (the
+    caller's clock when it was written or received), ``direction`` (``tx`` host to device,
+    ``rx``) and the whole frame, SOF to CRC."""
+
+    now: float
+    direction: str
+    raw: bytes
+
+
+EXCHANGE_FRAMES = 64  # frames kept with one request (a 30 s DEAL polled every 0.5 s)
+
+
 @dataclass(frozen=True)
 class Completed:
     handle: int
     request: Message
     reply: Message
+    frames: tuple[WireFrame, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,6 +211,11 @@ class _Pending:
     retransmits: int = 0
     acked: bool = False
     fast_retransmitted: bool = False
+    frames: list[WireFrame] = field(default_factory=list)
+
+    def keep(self, frame: WireFrame) -> None:
+        if len(self.frames) < EXCHANGE_FRAMES:
+            self.frames.append(frame)
 
 
 class RttEstimator:
@@ -342,6 +366,11 @@ class HostSession:
         # a frame written by this session: SOF LEN SEQ TYPE HCHK payload CRC
         self.recent_frames.append(RingFrame(now, "tx", raw[2], raw[3], raw[5:-2]))
 
+    def _send_request(self, p: _Pending, now: float) -> None:
+        """Write the request's frame (first time or again), kept with its exchange."""
+        self._write(p.frame, now)
+        p.keep(WireFrame(now, "tx", p.frame))
+
     def dump_recent_frames(self, why: str) -> None:
         """Log the frames kept in the ring, oldest first (Klipper's ``dump_debug``)."""
         lines = [f.line() for f in self.recent_frames]
@@ -364,7 +393,7 @@ class HostSession:
         p.first_sent = p.sent_at = now
         p.deadline = now + self.rtt.rto
         self._in_flight = p
-        self._write(p.frame, now)
+        self._send_request(p, now)
 
     def _retransmit(self, p: _Pending, now: float) -> None:
         if not p.acked:
@@ -382,7 +411,7 @@ class HostSession:
         self.stats["retransmits"] += 1
         p.sent_at = now
         p.fast_retransmitted = False
-        self._write(p.frame, now)
+        self._send_request(p, now)
 
     # --- receiving --------------------------------------------------------------------------
 
@@ -407,14 +436,14 @@ class HostSession:
         except MessageError as exc:
             return self._undecodable(ev, exc, now)
         if isinstance(msg, Ack | Nak):
-            self._on_answer(ev.seq, msg, now)
+            self._on_answer(ev.seq, msg, now, ev.raw)
         elif isinstance(msg, Pong):
             self._boot(msg.boot_id)
         elif isinstance(msg, EVENTS):
             self._write(encode_frame(ev.seq, Ack.TYPE), now)
             self._on_device_event(ev.seq, msg)
         else:
-            self._on_reply(ev.seq, msg, now)
+            self._on_reply(ev.seq, msg, now, ev.raw)
 
     def _boot(self, boot_id: int) -> None:
         """The device's boot as just reported: a new one resets the event window and the
@@ -452,20 +481,22 @@ class HostSession:
             self._write(encode_frame(ev.seq, Nak.TYPE, Nak(code).encode()), now)
         p = self._in_flight
         if p is not None and ev.seq == p.seq and ev.type in (REPLY_OF[p.request.TYPE], 0x7F):
+            p.keep(WireFrame(now, "rx", ev.raw))
             error = RemoteProtocolError(f"malformed reply from the shuffler: {exc}")
             self._finish_failed(error, now)
 
-    def _on_answer(self, seq: int, msg: Ack | Nak, now: float) -> None:
+    def _on_answer(self, seq: int, msg: Ack | Nak, now: float, raw: bytes) -> None:
         p = self._in_flight
         if isinstance(msg, Nak) and msg.code == NakCode.CORRUPT:
             if p is not None and not p.fast_retransmitted:
                 p.fast_retransmitted = True
                 self.stats["retransmits"] += 1
-                self._write(p.frame, now)
+                self._send_request(p, now)
             return
         if p is None or seq != p.seq:
             self.stats["stale_replies"] += 1
             return
+        p.keep(WireFrame(now, "rx", raw))
         if isinstance(msg, Nak):
             return self._finish_failed(Rejected(msg.code), now)
         if not p.acked:
@@ -473,11 +504,12 @@ class HostSession:
             self._rtt_sample(p, now)
             p.deadline = now + self.timing.poll_interval
 
-    def _on_reply(self, seq: int, msg: Message, now: float) -> None:
+    def _on_reply(self, seq: int, msg: Message, now: float, raw: bytes) -> None:
         p = self._in_flight
         if p is None or seq != p.seq:
             self.stats["stale_replies"] += 1
             return
+        p.keep(WireFrame(now, "rx", raw))
         if isinstance(msg, ErrorReply):
             return self._finish_failed(DeviceError(msg.code, msg.detail), now)
         if REPLY_OF[p.request.TYPE] != msg.TYPE:
@@ -500,7 +532,7 @@ class HostSession:
         elif isinstance(msg, ReinsertReply):
             self.cards.reinserted(msg.accepted)
         self._in_flight = None
-        self._events.append(Completed(p.handle, p.request, msg))
+        self._events.append(Completed(p.handle, p.request, msg, tuple(p.frames)))
         self._start_next(now)
 
     def _rtt_sample(self, p: _Pending, now: float) -> None:

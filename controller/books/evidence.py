@@ -7,7 +7,9 @@ table's settlement (so ``croupier settle BUNDLE`` settles it again), the journal
 from the end of the previous round to the end of this one exactly as stored (so their hash
 chain can be recomputed) with the journal head when the bundle was made, the seat-sensor
 timeline and the shuffler's reports drawn from those entries, the meters before and after
-from the money entries, the shuffler identity the daemon knows, and the SHA-256 of the
+from the money entries, the round's DEAL exchanges with the shuffler (every frame exactly
+as it crossed the wire) with the shuffler's identity then and the deck checks before and
+after, all from the surveillance store (:func:`link_record`), and the SHA-256 of the
 software manifest. The bundle is signed like every regulatory document
 (``controller.books.reports.signing``). ``controller/books/evidence_verify.py`` checks one
 with the standard library only.
@@ -15,7 +17,6 @@ with the standard library only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -23,17 +24,19 @@ from typing import Any
 from controller.books.ledger.db import key_history
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.reader import LedgerView
+from controller.books.ledger.selfcheck import manifest_digest
 from controller.books.surveillance import SurveillanceError, SurveillanceStore
 
 FORMAT = "jackpot-evidence"
-VERSION = 1
+VERSION = 2  # 2: raw frames in deal_packets, from the surveillance store
 MAX_ENTRIES = 5000  # journal entries in one bundle (a round has tens)
 TIMELINE_KINDS = ("stake", "seats-declared", "sensor-ignored", "seats-cleared", "seat-cleared")
 SHUFFLER_KINDS = ("shuffler-fault", "shuffler-reset", "deck-replaced", "exposure", "condition")
-NOT_RECORDED = (
-    "the frames' sequence numbers and CRCs (the link keeps each reply's payload as received)",
+NO_FRAMES = (
+    "the deal packets and deck checks as received: the surveillance store has no frames of "
+    "this round (closed before this version kept them, or by a table without a shuffler)"
 )
-NOT_LIVE = ("the deal packets and deck checks as received (only the running daemon has them)",)
+SHOE_FRAMES = "a shoe's CARD event frames (blackjack): only DEAL exchanges are kept"
 
 
 def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int, int]:
@@ -63,6 +66,23 @@ def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int
     return entries, open_seq, close_seq
 
 
+def _power_up(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
+    """The software the round ran on: the last power-up self-check before it (its journal
+    entry's seq and wall time, and the manifest's SHA-256 it journaled), None if none."""
+    row = view.db.execute(
+        "SELECT seq, wall, data FROM journal WHERE kind = 'selfcheck.passed' AND seq < ? "
+        "ORDER BY seq DESC LIMIT 1",
+        (open_seq,),
+    ).fetchone()
+    if row is None:
+        return None
+    return {
+        "seq": row[0],
+        "wall": row[1],
+        "manifest_sha256": json.loads(row[2]).get("manifest_sha256"),
+    }
+
+
 def _meters(entries: list[dict[str, Any]], open_seq: int, close_seq: int) -> dict[str, Any]:
     by_seq = {e["seq"]: json.loads(e["data"]) for e in entries if e["seq"] in (open_seq, close_seq)}
     opened, closed = by_seq[open_seq], by_seq[close_seq]
@@ -86,6 +106,27 @@ def recorded_round(surveillance: SurveillanceStore | None, round_id: str) -> dic
         return None
 
 
+def link_record(surveillance: SurveillanceStore | None, round_id: str) -> dict[str, Any] | None:
+    """The round's shuffler exchanges as the surveillance store keeps them: ``deal_packets``
+    (its DEAL exchanges, raw frames and all), ``deck_checks`` (``before``: the last deck
+    check before its first packet, ``after``: the first one after its last; around the
+    round's close when it had no packet), ``shuffler`` (the identity then) and
+    ``frames_dropped`` (over the per-round cap). None when the store has none.
+    SurveillanceError for rows that do not match their seal."""
+    kept = surveillance.deal_frames(round_id) if surveillance is not None else None
+    if surveillance is None or kept is None:
+        return None
+    deals = kept["exchanges"]
+    walls = [e["wall"] for e in deals if e["wall"] is not None] or [kept["wall"]]
+    before, after = surveillance.deck_checks_around(min(walls), max(walls))
+    return {
+        "deal_packets": deals,
+        "deck_checks": {"before": before, "after": after},
+        "shuffler": kept["shuffler"],
+        "frames_dropped": kept["dropped"],
+    }
+
+
 def build_bundle(
     view: LedgerView,
     recorded: dict[str, Any] | None,
@@ -95,20 +136,18 @@ def build_bundle(
     generated: str,
     manifest: Path | None,
     shuffler: dict[str, Any] | None = None,
-    traffic: list[dict[str, Any]] | None = None,
+    link: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The evidence of one closed round (see the module docstring), ``recorded`` being the
-    surveillance store's record of it (:func:`recorded_round`); LedgerError for a round the
-    ledger does not have or that is still open. ``traffic``: the shuffler link's recorded
-    deal replies and deck checks (``ShufflerLink.recorded``), when the daemon makes it."""
+    surveillance store's record of it (:func:`recorded_round`) and ``link`` its shuffler
+    exchanges (:func:`link_record`); LedgerError for a round the ledger does not have or
+    that is still open. ``shuffler``: the identity the daemon knows now, for a round whose
+    exchanges were not kept."""
 
     record = view.round(round_id)
     if record is None:
         raise LedgerError(f"no round {round_id!r} in the ledger")
     entries, open_seq, close_seq = _entries(view, round_id)
-    manifest_hash = None
-    if manifest is not None and manifest.exists():
-        manifest_hash = hashlib.sha256(manifest.read_bytes()).hexdigest()
     timeline = [
         {"seq": e["seq"], "wall": e["wall"], "kind": e["kind"], **json.loads(e["data"])}
         for e in entries
@@ -120,6 +159,9 @@ def build_bundle(
         if e["kind"] in SHUFFLER_KINDS or e["kind"].startswith("shuffler")
     ]
     head_seq, head_hash = view.journal.head()
+    not_recorded = [] if link is not None else [NO_FRAMES]
+    if recorded is not None and "shoe" in recorded["record"]:
+        not_recorded.append(SHOE_FRAMES)
     return {
         "document": FORMAT,
         "format": VERSION,
@@ -133,8 +175,11 @@ def build_bundle(
         "meters": _meters(entries, open_seq, close_seq),
         "sensor_timeline": timeline,
         "shuffler_reports": shuffler_reports,
-        "shuffler_identity": shuffler,
-        "software": {"manifest_sha256": manifest_hash},
+        "shuffler_identity": link["shuffler"] if link is not None else shuffler,
+        "software": {
+            "manifest_sha256": manifest_digest(manifest),
+            "at_power_up": _power_up(view, open_seq),
+        },
         "journal": {
             "opened": open_seq,
             "closed": close_seq,
@@ -144,20 +189,8 @@ def build_bundle(
             # (docs/ledger.md): the verifier checks the links, the key holder the hashes
             "keyed_from": min((seq for seq, _ in key_history(view.db)), default=None),
         },
-        **shuffler_traffic(traffic, round_id),
-        "not_recorded": list(NOT_RECORDED if traffic is not None else NOT_RECORDED + NOT_LIVE),
+        "deal_packets": link["deal_packets"] if link is not None else None,
+        "deck_checks": link["deck_checks"] if link is not None else None,
+        "frames_dropped": link["frames_dropped"] if link is not None else None,
+        "not_recorded": not_recorded,
     }
-
-
-def shuffler_traffic(traffic: list[dict[str, Any]] | None, round_id: str) -> dict[str, Any]:
-    """The round's deal replies, the last deck check before its first packet and those
-    after its last one, as the link received them."""
-    if traffic is None:
-        return {"deal_packets": None, "deck_checks": None}
-    deals = [t for t in traffic if t["kind"] == "deal" and t["round"] == round_id]
-    checks = [t for t in traffic if t["kind"] == "deck-check"]
-    first = deals[0]["at"] if deals else float("inf")
-    last = deals[-1]["at"] if deals else float("inf")
-    before = [c for c in checks if c["at"] < first][-1:]
-    after = [c for c in checks if c["at"] > last]
-    return {"deal_packets": deals, "deck_checks": {"before": before, "after": after}}

@@ -11,7 +11,13 @@ checks (docs/evidence.md):
 2. the journal entries: each entry's SHA-256 recomputed from its fields, each linked to the
    previous one, with no gap;
 3. that the round's ``round.opened`` and closing entries are among them and name the round,
-   and that the ledger's record of the round carries the stakes the opening entry recorded.
+   and that the ledger's record of the round carries the stakes the opening entry recorded;
+4. the shuffler's frames (``deal_packets``, ``deck_checks``), each decoded again from its
+   raw bytes by the minimal framing decoder below (docs/protocol.md sec. 1): start byte,
+   length, header check and CRC-16, and the SEQ, TYPE and CRC the entry states; each DEAL
+   exchange's frames all carry its request's SEQ, the requests' SEQs advance (less than one
+   turn of the 255 numbers in a round), each reply answers its request's destination, and
+   the cards in the replies are the round record's, destination by destination, in order.
 
 Exit status 0 when everything holds, 1 with the first problem otherwise.
 """
@@ -95,6 +101,127 @@ def ed25519_verify(public, message, signature):
     return _equal(_mul(s, BASE), _add(r, _mul(h, a)))
 
 
+# --- the shuffler's frames (docs/protocol.md sec. 1) -----------------------------------------
+# SOF LEN SEQ TYPE HCHK PAYLOAD CRC16; HCHK = low byte of the CRC of LEN SEQ TYPE; the CRC is
+# CRC-16/CCITT-FALSE over LEN..PAYLOAD, big-endian.
+SOF, MAX_PAYLOAD = 0xA5, 240
+DEAL, DEAL_REPLY, ANSWERS = 0x14, 0x94, (0x01, 0x02, 0x7F)  # ACK, NAK, ERROR
+RANKS, SUITS, UNRECOGNISED = "23456789TJQKA", "cdhs", 0xFF
+COMMUNITY_TAG, DEALER_TAG = 0, 15
+
+
+def crc16(data):
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = (crc << 1) ^ 0x1021 if crc & 0x8000 else crc << 1
+        crc &= 0xFFFF
+    return crc
+
+
+def decode_frame(raw):
+    """(seq, type, payload, crc) of one whole frame, or Invalid naming what is wrong."""
+    if len(raw) < 7 or raw[0] != SOF:
+        raise Invalid("does not start with the start byte 0xa5")
+    n, seq, kind, check = raw[1], raw[2], raw[3], raw[4]
+    if n > MAX_PAYLOAD or len(raw) != 7 + n:
+        raise Invalid(f"its length byte says {n} payload bytes, it has {len(raw) - 7}")
+    if check != crc16(raw[1:4]) & 0xFF:
+        raise Invalid("its header check byte is wrong")
+    crc = int.from_bytes(raw[-2:], "big")
+    if crc != crc16(raw[1:-2]):
+        raise Invalid("its CRC is wrong")
+    return seq, kind, raw[5:-2], crc
+
+
+def check_frame(entry, where):
+    try:
+        seq, kind, payload, crc = decode_frame(bytes.fromhex(entry["raw"]))
+    except Invalid as exc:
+        raise Invalid(f"{where}: the frame {exc}") from None
+    stated = (entry["seq"], entry["type"], entry["crc"])
+    if stated != (seq, f"0x{kind:02x}", f"0x{crc:04x}"):
+        raise Invalid(f"{where}: the frame's SEQ, TYPE or CRC is not the one stated")
+    return seq, kind, payload
+
+
+def card_text(code):
+    return "?" if code == UNRECOGNISED else RANKS[code >> 2] + SUITS[code & 3]
+
+
+def destination(tag):
+    return {COMMUNITY_TAG: "community", DEALER_TAG: "dealer"}.get(tag, f"seat {tag}")
+
+
+def check_exchange(exchange, n):
+    """One DEAL exchange: (request SEQ, destination, the reply's cards)."""
+    where = f"deal packet {n + 1}"
+    frames = [(f["dir"], *check_frame(f, f"{where}, frame {i + 1}"))
+              for i, f in enumerate(exchange["frames"])]  # fmt: skip
+    if not frames or frames[0][0] != "tx" or frames[0][2] != DEAL:
+        raise Invalid(f"{where}: its first frame is not the DEAL request")
+    _, seq, _, request = frames[0]
+    replies = [p for d, s, k, p in frames if d == "rx" and k == DEAL_REPLY]
+    for direction, s, kind, _ in frames:
+        allowed = (DEAL,) if direction == "tx" else (*ANSWERS, DEAL_REPLY)
+        if s != seq or kind not in allowed:
+            raise Invalid(f"{where}: a frame (SEQ {s}, TYPE 0x{kind:02x}) is not of the "
+                          f"exchange of the DEAL with SEQ {seq}")  # fmt: skip
+    if len(replies) != 1 or replies[0].hex() != exchange["payload"]:
+        raise Invalid(f"{where}: its frames do not hold the reply the bundle states")
+    reply = replies[0]
+    if len(reply) < 4 or reply[1] != request[1] or len(reply) != 4 + 2 * reply[3]:
+        raise Invalid(f"{where}: the reply does not answer the request's destination")
+    return seq, destination(reply[1]), [card_text(c) for c in reply[4::2]]
+
+
+def normal(card):
+    return card[:-1].replace("10", "T").upper() + card[-1:].lower()
+
+
+def recorded_cards(record):
+    cards = {"community": record.get("community", []), "dealer": record.get("dealer", [])}
+    for seat in record.get("seats", []):
+        cards[f"seat {seat['seat']}"] = seat["cards"]
+    return {k: [normal(c) for c in v] for k, v in cards.items() if v}
+
+
+def check_frames(bundle):
+    """The shuffler's frames; returns how many were checked (0: the bundle has none, or is
+    of format 1, which kept each deal reply's payload without its frames)."""
+    if bundle.get("format", 1) < 2:
+        return 0
+    deals = bundle.get("deal_packets") or []
+    checks = bundle.get("deck_checks") or {}
+    count = 0
+    for n, entry in enumerate(checks.get("before", []) + checks.get("after", [])):
+        for i, f in enumerate(entry["frames"]):
+            check_frame(f, f"deck check {n + 1}, frame {i + 1}")
+        count += len(entry["frames"])
+    dealt, previous, turn = {}, None, 0
+    for n, exchange in enumerate(deals):
+        seq, to, cards = check_exchange(exchange, n)
+        if previous is not None:  # the host numbers its requests 1..255 and round again
+            step = (seq - previous) % 255
+            turn += step
+            if step == 0 or turn >= 255:
+                raise Invalid(f"deal packet {n + 1}: its SEQ {seq} does not follow {previous}")
+        previous = seq
+        dealt.setdefault(to, []).extend(normal(c) for c in cards)
+        count += len(exchange["frames"])
+    record = bundle.get("round_record")
+    if deals and record is not None and "shoe" not in record:
+        wanted = recorded_cards(record)
+        for to in sorted(set(dealt) | set(wanted)):
+            if dealt.get(to, []) != wanted.get(to, []):
+                raise Invalid(
+                    f"{to}: the frames deal {' '.join(dealt.get(to, [])) or 'nothing'}"
+                    f", the round record has {' '.join(wanted.get(to, [])) or 'nothing'}"
+                )
+    return count
+
+
 # --- the bundle -----------------------------------------------------------------------------
 
 
@@ -175,12 +302,13 @@ def main(argv):
             public = public_key_from_pem(f.read())
         bundle = check_signature(signed, public)
         count = check_chain(bundle)
+        frames = check_frames(bundle)
     except (OSError, ValueError, KeyError, TypeError, Invalid) as exc:
         print(f"{argv[1]}: NOT VALID: {exc}")
         return 1
     print(
         f"{argv[1]}: OK: round {bundle['round']} of table {bundle['table']}, signature and "
-        f"{count} journal entries checked"
+        f"{count} journal entries and {frames} shuffler frames checked"
     )
     return 0
 

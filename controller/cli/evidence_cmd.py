@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from controller.books import evidence_verify
-from controller.books.evidence import build_bundle, recorded_round
+from controller.books.evidence import build_bundle, link_record, recorded_round
 from controller.books.ledger.reader import LedgerReader
 from controller.books.ledger.selfcheck import default_manifest_path
 from controller.books.reports.signing import DEFAULT_KEY, load_private, public_key_path, sign_json
@@ -92,6 +92,7 @@ def make(args: argparse.Namespace) -> int:
                     table_id=config.table_id,
                     generated=generated,
                     manifest=default_manifest_path(),
+                    link=link_record(store, args.round),
                 )  # fmt: skip
         finally:
             if store is not None:

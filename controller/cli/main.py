@@ -183,7 +183,16 @@ def _json_error(args: argparse.Namespace, exc: BaseException) -> None:
     if getattr(args, "json_errors", False) and getattr(args, "json", False):
         from controller.cli.output import error_json, print_json
 
-        print_json(error_json(exc))
+        try:
+            print_json(error_json(exc))
+        except BrokenPipeError:  # `croupier par --json ... | head` while failing
+            _stdout_gone()
+
+
+def _stdout_gone() -> None:
+    """The reader of stdout went away: send the rest (and Python's final flush) nowhere."""
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -217,8 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: cleaned up on the way out
         return exit_status(exc)
     except BrokenPipeError:  # `croupier ... | head`
-        with open(os.devnull, "w") as devnull:  # no second error when Python flushes stdout
-            os.dup2(devnull.fileno(), sys.stdout.fileno())
+        _stdout_gone()
         return 0
     except Exception as exc:
         if os.environ.get("CROUPIER_DEBUG"):

@@ -57,7 +57,12 @@ RULE_PAYTABLES: dict[str, tuple[str, dict[str, Any]]] = {
 }  # fmt: skip
 
 # Rules of the table settings, by game.
-MAX_SEATS_RULE = {"uth": (6, "UTH-1"), "casino-holdem": (7, "CH-1"), "blackjack": (7, "BJ-1")}
+# (most seats, rule, why): CH-1 allows any number; 7 is the most this controller seats
+MAX_SEATS_RULE = {
+    "uth": (6, "UTH-1", "UTH-1 allows at most 6"),
+    "casino-holdem": (7, "CH-1", "CH-1 allows any number, this controller seats at most 7"),
+    "blackjack": (7, "BJ-1", "BJ-1 allows at most 7"),
+}
 BURNS_RULE = {"uth": ((0, 2, 3), "UTH-11"), "casino-holdem": ((0,), "CH-3"),
               "blackjack": ((0,), "BJ-2")}  # fmt: skip
 PRG1_GREEK_BAND = (Fraction(15, 100), Fraction(20, 100))  # PRG-1: the casino retains 15%..20%
@@ -173,13 +178,12 @@ def check_profile_rules(
     progressive: Any,
 ) -> list[tuple[str, str]]:
     """Everything RULES.md fixes that a profile of ``game`` states: seats, burns, every pay
-    table, the progressive's contribution band (PRG-1), envy (PRG-4) and award (PRG-3, CH-9)."""
+    table, the progressive's contribution band (PRG-1), envy (PRG-4), award (PRG-3, CH-9) and
+    Jumbo 7's wide-area link (PRG-6)."""
     problems: list[tuple[str, str]] = []
-    most, rule = MAX_SEATS_RULE[game]
+    most, rule, why = MAX_SEATS_RULE[game]
     if seats > most:
-        problems.append(
-            ("rules.seats", f"{rule} allows at most {most} seats, got {seats} ({rule})")
-        )
+        problems.append(("rules.seats", f"at most {most} seats, got {seats}: {why} ({rule})"))
     allowed, rule = BURNS_RULE[game]
     if burns not in allowed:
         counts = " or ".join(str(n) for n in allowed)
@@ -203,8 +207,14 @@ def check_profile_rules(
                  f"the envy bonus is EUR 100 ({PRG4_GREEK_ENVY}), got "
                  f"{progressive.envy_bonus} (PRG-4)")
             )  # fmt: skip
-    elif progressive.envy_bonus:
-        problems.append(("progressive.envy_bonus", "Jumbo 7 has no envy bonus (CH-9)"))
+    else:
+        if progressive.envy_bonus:
+            problems.append(("progressive.envy_bonus", "Jumbo 7 has no envy bonus (CH-9)"))
+        if not progressive.linked:
+            problems.append(
+                ("progressive.linked",
+                 "Jumbo 7 is a wide-area pool linked across tables and casinos (PRG-6, CH-9)")
+            )  # fmt: skip
     award, rule = GAME_AWARD[game]
     if progressive.award != award:
         problems.append(

@@ -17,8 +17,11 @@ Every stake passes two checks before a round takes it, here in the engine so tha
 Which wagers have limits (:data:`LIMITED_WAGERS`): UTH ``ante`` (the Blind equals it, UTH-2;
 the Play is a multiple of it, UTH-4) and ``trips``; Casino Hold'em ``ante`` (the Call is 2x
 it, CH-3) and ``bonus``; blackjack ``main`` (BJ-1) and ``trilux`` (TRX-1: the maximum at most
-50x the minimum). Progressive stakes are a fixed amount (UTH-2, CH-2) and have no limits;
-blackjack insurance has BJ-8's own bounds (half the table minimum to half the accepted bet).
+50x the minimum). Progressive stakes are a fixed amount (UTH-2, CH-2) and have no table
+limits: the UTH progressive is exactly its fixed stake (more is capped at it and the excess
+returned, less is refused), a Jumbo 7 stake is a whole number of fixed units (CH-9 shares the
+jackpot by stake); blackjack insurance has BJ-8's own bounds (half the table minimum to half
+the accepted bet).
 
 Limits are written ``{"ante": {"min": 500, "max": 50000}}`` in a round file (JSON) and
 ``[limits] ante = { min = 500, max = 50000 }`` in a table configuration (TOML);
@@ -134,6 +137,18 @@ def check_entry(
     check_offered(profile, seat, stakes)
     for name, amount in stakes.items():
         accept(limits, seat, name, amount)
+
+
+def fixed_stake_limits(profile: Profile) -> dict[str, Limit]:
+    """UTH-2: the Ultimate Progressive is "a fixed stake set by the casino" (its 100% line pays
+    the same pool whatever the stake), so the fixed stake is both its minimum and its maximum:
+    more is capped and the excess returned (BJ-1), less is refused. A Jumbo 7 stake may be
+    several fixed units (CH-9 shares the jackpot in proportion to stake): no limit here. Not
+    a table limit: a table's ``[limits]`` cannot change it."""
+    prog = profile.progressive
+    if prog is None or prog.award != "winner":
+        return {}
+    return {prog.bet: Limit(prog.stake, prog.stake, "UTH-2")}
 
 
 def profile_limits(profile: Profile) -> dict[str, Limit]:

@@ -10,10 +10,14 @@ pool's meters. The one thing the rig cannot see is the order in which the link's
 reached the store; :meth:`LinkedTally.replay` takes that order (the store journal's sequence
 of round IDs, nothing of its amounts) and recomputes every contribution (PRG-1), every void
 (MD: the stake back, the contribution taken back) and every award: fixed lines per unit stake
-(paid by the house), and the 100% line shared by the hitting table's Jumbo 7 bettors in
-proportion to their stakes, remainder cents one each to the largest fractional parts, ties by
-ascending seat (CH-9 with ``share_scope = "table"``, the shipped ch-bg profile), after which
-the pool resets to its seed (PRG-5).
+(paid by the house), and the 100% line shared in proportion to stake, remainder cents one
+each to the largest fractional parts, after which the pool resets to its seed (PRG-5). With
+``share_scope = "link"`` (CH-9, the shipped ch-bg profile) the share runs over every round
+of every table opened and not yet closed in the store's order at the hit, ties to the hitting
+table's seats (ascending) first, then by table, round and seat; each other round is paid its
+share when it settles, and a round voided after the hit gives its share back to the pool
+(the voiding table's ``won_from_pool`` falls by it). With ``"table"`` only the hitting
+round's bettors share.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TypeVar
 
 from controller.engine.paytable import FixedPerUnit, Odds, PoolPercent
 from controller.engine.pools.config import PoolConfig
@@ -64,9 +69,13 @@ def jumbo7_line(cards: Sequence[int]) -> str | None:
     return None
 
 
-def share_by_stake(total: int, stakes: Mapping[int, int]) -> dict[int, int]:
+K = TypeVar("K", int, tuple[int, str, str, int])
+
+
+def share_by_stake(total: int, stakes: Mapping[K, int]) -> dict[K, int]:
     """``total`` split in proportion to the stakes: floors, then one cent each to the largest
-    fractional parts, ties by ascending seat."""
+    fractional parts, ties by ascending key (seat, or (0 here / 1 other table, table, round,
+    seat))."""
     weight = sum(stakes.values())
     exact = {s: Fraction(total * w, weight) for s, w in stakes.items()}
     shares = {s: math.floor(v) for s, v in exact.items()}
@@ -115,6 +124,8 @@ class LinkedTally:
         m["current"] = self.config.seed
         exact = Fraction(0)
         self.tables = {}
+        in_play: dict[str, LinkedRound] = {}  # opened, not yet closed (CH-9 across the link)
+        fixed: dict[str, dict[int, int]] = {}  # shares a hit fixed for a round in play
         for kind, key in order:
             played = self.rounds.get(key)
             if played is None:
@@ -122,6 +133,15 @@ class LinkedTally:
                 continue
             per_table = self.tables.setdefault(played.table, dict.fromkeys(METERS[:-1], 0))
             total = sum(played.stakes.values())
+            if kind == "round.opened":
+                in_play[key] = played
+            else:
+                in_play.pop(key, None)
+            if kind == "round.voided":  # CH-9: a share it will never pay goes back
+                back = sum(fixed.pop(key, {}).values())
+                m["current"] += back
+                m["won_from_pool"] -= back
+                per_table["won_from_pool"] -= back
             sign = {"round.opened": 1, "round.voided": -1}.get(kind)
             if sign is not None:
                 before = math.floor(exact)
@@ -136,17 +156,25 @@ class LinkedTally:
                         meters["stakes_returned"] += total
                 m["current"] += units
             elif kind == "round.settled":
-                won, fixed = self._settle(played, m)
+                others = {k: r for k, r in in_play.items() if r.table != played.table}
+                won, house = self._settle(played, m, others, fixed)
                 per_table["won_from_pool"] += won
-                per_table["won_fixed"] += fixed
+                per_table["won_fixed"] += house
         self.meters = m
 
-    def _settle(self, played: LinkedRound, m: dict[str, int]) -> tuple[int, int]:
+    def _settle(
+        self,
+        played: LinkedRound,
+        m: dict[str, int],
+        others: Mapping[str, LinkedRound],
+        fixed: dict[str, dict[int, int]],
+    ) -> tuple[int, int]:
+        received = fixed.pop(played.key, {})
         if played.cards is None:
             self.problems.append(f"{played.key}: settled, but the rig never saw its cards")
             return 0, 0
         paid = dict.fromkeys(played.stakes, 0)
-        hitters, fixed = [], 0
+        hitters, fixed_paid = [], 0
         unit = self.config.rules.stake
         for seat, stake in played.stakes.items():
             line = jumbo7_line(played.cards[seat])
@@ -158,20 +186,29 @@ class LinkedTally:
                 paid[seat] = pay.amount * stake // unit
             elif isinstance(pay, Odds):
                 paid[seat] = stake * pay.ratio.numerator // pay.ratio.denominator
-            fixed += max(paid[seat], 0)
+            fixed_paid += max(paid[seat], 0)
         won = 0
         if hitters:
             percent = max(hitters)
             won = math.floor(m["current"] * Fraction(percent, 100))
-            shares = share_by_stake(won, played.stakes)
-            paid = {s: max(paid[s], 0) + shares[s] for s in paid}
+            weights = {(0, "", "", s): v for s, v in played.stakes.items()}
+            if self.config.rules.share_scope == "link":
+                weights |= {(1, r.table, r.round_id, s): v
+                            for r in others.values() for s, v in r.stakes.items()}  # fmt: skip
+            shares = share_by_stake(won, weights)
+            paid = {s: max(paid[s], 0) + shares[(0, "", "", s)] for s in paid}
+            for (_, table, rid, seat), share in shares.items():
+                if table:
+                    owed = fixed.setdefault(f"{table}/{rid}", {})
+                    owed[seat] = owed.get(seat, 0) + share
             m["current"] -= won
             if percent == 100:
                 m["current"] = self.config.seed
+        paid = {s: max(v, 0) + received.get(s, 0) for s, v in paid.items()}
         m["won_from_pool"] += won
-        m["won_fixed"] += fixed
+        m["won_fixed"] += fixed_paid
         played.paid = {s: v for s, v in paid.items() if v}
-        return won, fixed
+        return won, fixed_paid
 
     def differences(self, name: str, theirs: Mapping[str, int], table: str | None = None
                     ) -> list[str]:  # fmt: skip

@@ -8,8 +8,10 @@ PostgreSQL cluster (:mod:`controller.rig.pgserver`; ``--dsn`` names a server ins
 the rig then never restarts). One rig thread per table plays rounds with the
 :class:`~controller.rig.dealer.Dealer` of the UTH soak (the same shuffler faults and kill
 points); now and then the deck is arranged to deal a seat a 7-card straight flush, the 100%
-line (CH-8), which the hitting table's Jumbo 7 bettors share by stake (CH-9, ``share_scope =
-"table"``).
+line (CH-8), whose jackpot is shared by stake over every Jumbo 7 stake of the rounds the
+tables have in play at the hit (CH-9, ``share_scope = "link"``, the shipped ch-bg profile):
+each table pays its seats' shares at its own settlement, and a round voided after the hit
+(a kill, a misdeal) gives its share back to the pool.
 
 Server restarts (:class:`LinkGate`): at set points of the run every table finishes the round
 it is playing, the server is stopped, the tables play rounds without the link (the table
@@ -373,9 +375,11 @@ def run_linked_soak(
         total = LinkedReport.combined(reports, time.monotonic() - started, seed)
         report = total
         report.restarts = restarted[0]
+        # the store first: its replay gives each round the Jumbo 7 payments the ledgers must
+        # show (before, every round still had none and the ledgers' check was empty)
+        report.problems += reconcile_store(dsn, tally)
         for soak in soaks:
             report.problems += soak.check_ledger()
-        report.problems += reconcile_store(dsn, tally)
         report.store = {k: tally.meters[k] for k in tally.meters}
         report.tables = [tally.tables.get(s.table_id, {}) for s in soaks]
         return report

@@ -1,7 +1,9 @@
 """The daemon's control-socket commands (docs/daemon.md lists them).
 
 Everyone in the socket's group may read the table's status and meters and enter what the
-dealer's tablet enters (stakes, decisions, LOCK/CONFIRM). Privileged commands (``jackpot.ack``,
+dealer's tablet enters (stakes, decisions, LOCK/CONFIRM), except the users named in
+``[control] observers`` (the web service): they may only send the commands of
+:data:`OBSERVER_COMMANDS`. Privileged commands (``jackpot.ack``,
 ``meters.reset``, ``shuffler.reset``, ``seat.clear``) and the surveillance commands that show
 card identities
 (``round.show``, ``round.settle``) need the technician credential; each use is journaled.
@@ -19,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
+import pwd
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -61,6 +65,8 @@ from controller.table.runner import TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
 
+log = logging.getLogger("croupier.control")
+
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
 MAX_TEXT = 200  # characters of a reason, a technician's name, a destination
 MAX_WAGERS = 8  # wagers in one stake entry: more than any game has
@@ -101,6 +107,29 @@ ARGS: dict[str, frozenset[str]] = {
         "evidence.make": ("technician", "round"),
     }.items()
 }
+
+
+# What an observer may send: the commands that only read, and those that carry the technician
+# credential (the credential, checked here, is the authority; the web forwards acknowledgements)
+READ_COMMANDS = frozenset(
+    {
+        "status", "ledger.path", "meters", "events.tail", "events.verify", "shuffler.audit",
+        "sign.state", "metrics", "round.last", "alerts", "report.day", "software.history",
+    }
+)  # fmt: skip
+OBSERVER_COMMANDS = READ_COMMANDS | {name for name, args in ARGS.items() if "technician" in args}
+
+
+def observer_uids(names: tuple[str, ...]) -> frozenset[int]:
+    """The uids of the observer login names; a name with no account is logged and skipped
+    (no process can run as it)."""
+    uids = set()
+    for name in names:
+        try:
+            uids.add(pwd.getpwnam(name).pw_uid)
+        except KeyError:
+            log.warning("control.observers: no user %r on this system (ignored)", name)
+    return frozenset(uids)
 
 
 def _bad(message: str) -> ControlError:
@@ -158,10 +187,29 @@ class Commands:
         # one core of the two busy with credential checks
         self.kdf_thread = ThreadPoolExecutor(1, thread_name_prefix="croupier-kdf")
         self._refusal_timer: asyncio.TimerHandle | None = None
+        self.observers = observer_uids(runner.config.observers)
 
     def register(self, server: ControlServer) -> None:
         for name, known in ARGS.items():
-            server.register(name, _checked_args(name, known, getattr(self, name.replace(".", "_"))))
+            handler = _checked_args(name, known, getattr(self, name.replace(".", "_")))
+            if name not in OBSERVER_COMMANDS:
+                handler = self._not_for_observers(name, handler)
+            server.register(name, handler)
+
+    def _not_for_observers(self, cmd: str, handler: Callable[[Request], Any]) -> Any:
+        """``handler`` refused (and the refusal journaled) for a peer of ``[control] observers``."""
+
+        def guarded(request: Request) -> Any:
+            if request.peer is not None and request.peer.uid in self.observers:
+                self._refused(request, cmd, "observer", self.runner.now())
+                raise ControlError(
+                    f"{cmd}: uid {request.peer.uid} is an observer ([control] observers) and "
+                    "may only read or send credentialed commands",
+                    "forbidden",
+                )
+            return handler(request)
+
+        return guarded
 
     async def aclose(self) -> None:
         """Journal the refusals still counted (before the ledger closes); stop the KDF thread."""

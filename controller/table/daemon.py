@@ -182,6 +182,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
             shoe=config.profile.game == "blackjack",
             card_name=card_name,
             is_current=runner.is_current,
+            keep_deck_check=runner.keep_deck_check,
         )
         runner.shuffler = link
         stack.push_async_callback(link.close)

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.books.evidence import build_bundle, recorded_round
+from controller.books.evidence import build_bundle, link_record, recorded_round
 from controller.books.ledger.selfcheck import default_manifest_path
 from controller.books.reports.day import ReportContext
 from controller.books.reports.documents import FORMS, signed_day_report
@@ -71,19 +71,14 @@ async def make_evidence(runner: Any, round_id: str) -> Path:
     """Write the signed evidence bundle of a closed round under ``<state>/evidence/`` (at a
     jackpot acknowledgement, and on demand): its path."""
     recorded = recorded_round(runner.surveillance, round_id)  # the loop's own connection
-    link = runner.shuffler
-    identity = link.identity if link is not None else None
-    traffic = list(link.recorded) if link is not None else None
-    shuffler = None if identity is None else {
-        "model": identity.model, "serial": getattr(identity, "serial", None),
-        "firmware": identity.fw_version, "firmware_sha256": identity.fw_sha256.hex(),
-    }  # fmt: skip
+    link = link_record(runner.surveillance, round_id)  # SurveillanceError: a changed row
+    shuffler = runner.shuffler.identity_json() if runner.shuffler is not None else None
     key = load_private(runner.config.resolve_report_key(runner.state_dir))
     generated = datetime.fromtimestamp(runner.wall_clock(), UTC).isoformat(timespec="seconds")
     ledger = runner.ledger
     bundle = await runner.in_ledger(lambda: build_bundle(
         ledger, recorded, round_id, table_id=runner.config.table_id, generated=generated,
-        manifest=default_manifest_path(), shuffler=shuffler, traffic=traffic))  # fmt: skip
+        manifest=default_manifest_path(), shuffler=shuffler, link=link))  # fmt: skip
     folder = runner.state_dir / "evidence"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{round_id}.json"

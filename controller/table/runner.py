@@ -14,7 +14,10 @@ out its outputs in order:
   full) leaves nothing half-written and the core closes the table;
 - :class:`ToShuffler` goes to :class:`ShufflerLink`, which runs commands one at a time;
 - :class:`ArchiveRound` / :class:`DeckChainBroken` to the surveillance store and the shuffle
-  audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd.
+  audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd;
+- a round the ledger closed (settled or voided): its DEAL exchanges with the shuffler, raw
+  frames and all, from the link's memory to the surveillance store, one transaction, for the
+  evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`).
 
 Nothing here decides what the table does; a condition that appears (a failing lamp, a ledger
 that does not commit) is logged as the core reports it.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable
@@ -36,7 +40,7 @@ from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.linked.errors import LinkDownError
-from controller.books.surveillance import RoundReusedError, SurveillanceStore
+from controller.books.surveillance import RoundReusedError, SurveillanceError, SurveillanceStore
 from controller.table.alerts import AlertBook, conditions_of
 from controller.table.core import Input, TableLogic
 from controller.table.evaluator_cache import warm_up_cached
@@ -48,6 +52,7 @@ from controller.table.events import (
     ConditionChanged,
     DeckChainBroken,
     JournalNote,
+    LedgerAction,
     LedgerWrite,
     LedgerWritten,
     MoneyEffect,
@@ -63,6 +68,7 @@ from controller.table.events import (
 )
 from controller.table.journald import log_effect
 from controller.table.ledger_apply import apply_write
+from controller.table.link_evidence import capped
 from controller.table.machine import TableMachine, TableState
 from controller.table.powerup import Books, open_books, safeguards_of
 from controller.table.tableconfig import TableConfig
@@ -317,7 +323,12 @@ class TableRunner:
         if isinstance(output, LedgerWrite):
             for item in output.items:
                 log_effect(item)  # the daemon's log (journald: ROUND=, TABLE=)
-            self.post(await self._write(output))
+            written = await self._write(output)
+            self.post(written)
+            if written.ok:
+                for round_id, action in written.money:
+                    if action is not LedgerAction.OPEN:
+                        self._keep_frames(round_id)
         elif isinstance(output, ToShuffler):
             if self.shuffler is None:
                 log.error("no shuffler link for %s", output.command)
@@ -400,6 +411,9 @@ class TableRunner:
                         "round": effect.round_id,
                         "seq": done.seq,
                         "amounts": done.pools,
+                        # the accepted stakes the store shares a hit by (CH-9): the local
+                        # ledger's rounds hold no linked stake, its journal does
+                        "stakes": {str(s): v for s, v in sorted(effect.stakes.items())},
                     },
                 )
             ]
@@ -454,6 +468,31 @@ class TableRunner:
                     "shuffle-audit-alarm",
                     {"shuffles": report.shuffles, "worst_p": report.worst_p},
                 )
+
+    def _keep_frames(self, round_id: str) -> None:
+        """A closed round's DEAL exchanges from the link's memory to the surveillance store
+        (at most MAX_ROUND_FRAMES frames, the rest counted)."""
+        link = self.shuffler
+        if link is None or self.surveillance is None:
+            return
+        exchanges = link.exchanges_of(round_id)
+        dropped = capped(exchanges)
+        try:
+            self.surveillance.add_deal_frames(
+                round_id, link.identity_json(), exchanges, dropped, self.wall_clock()
+            )
+        except (SurveillanceError, OSError, sqlite3.Error) as exc:  # evidence never stops a table
+            log.error("the deal frames of round %s are not kept: %s", round_id, exc)
+
+    def keep_deck_check(self, exchange: dict[str, Any]) -> None:
+        """A deck check's exchange (the shuffler link's) to the surveillance store."""
+        if self.surveillance is None:
+            return
+        try:
+            wall = exchange["wall"]  # when the reply arrived, on the link's wall clock
+            self.surveillance.add_deck_check(exchange, self.wall_clock() if wall is None else wall)
+        except (OSError, sqlite3.Error) as exc:
+            log.error("a deck check is not kept: %s", exc)
 
     def is_current(self, round_id: str) -> bool:
         """Is ``round_id`` the round in play (its shuffler commands still wanted)?"""

@@ -19,10 +19,12 @@
 
 Destinations travel as one-byte tags: community 0, seat N is N, the dealer 15.
 
-It also keeps the last :data:`RECORDED` deal replies and deck checks as received (message
-type, payload bytes, when they arrived, the round they belong to) in :attr:`recorded`, for the
-jackpot evidence bundle (docs/evidence.md); they hold card identities and leave the daemon
-only in a credentialed bundle.
+For the jackpot evidence bundle (docs/evidence.md) it keeps every DEAL exchange, each frame
+exactly as it crossed the wire (:mod:`controller.table.link_evidence`), the last
+:data:`RECORDED` of them in :attr:`recorded` until the runner stores the round's in the
+surveillance store when the round closes (:meth:`exchanges_of`); each deck check's exchange
+goes to ``keep_deck_check`` (the surveillance store) as it is made. They hold card
+identities and leave the daemon only in a credentialed bundle.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from controller.table.events import (
     ShuffleDeck,
     ShufflerFault,
 )
+from controller.table.link_evidence import exchange_entry
 from controller.table.shuffler_events import (
     SHOE,
     ResetShuffler,
@@ -65,11 +68,16 @@ from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
     CardEvent,
+    DealReply,
+    DealRequest,
+    DeckCheckReply,
+    DeckCheckRequest,
     FaultEvent,
     IdentifyReply,
     ShuffleMode,
 )
 from firmware_bridge.session import (
+    Completed,
     DeviceEvent,
     DeviceRebooted,
     LinkDownEvent,
@@ -79,7 +87,7 @@ from firmware_bridge.session import (
 
 log = logging.getLogger(__name__)
 
-RECORDED = 2000  # deal replies and deck checks kept for evidence bundles
+RECORDED = 2000  # DEAL exchanges kept in memory until their round is stored
 
 
 @dataclass(frozen=True)
@@ -97,9 +105,11 @@ class ShufflerLink:
         shoe: bool,
         card_name: Callable[[int], str],
         is_current: Callable[[str], bool] = lambda round_id: True,
+        keep_deck_check: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.client = client
         self.is_current = is_current
+        self.keep_deck_check = keep_deck_check
         self.post = post
         self.firmware_allow = firmware_allow
         self.shoe = shoe
@@ -232,20 +242,32 @@ class ShufflerLink:
             except (LinkError, DriverError) as exc:
                 self.post(ShufflerFault(f"{type(effect).__name__}: {exc}"))
 
+    def identity_json(self) -> dict[str, Any] | None:
+        """The shuffler as the link identified it (model, serial, firmware and its SHA-256)."""
+        identity = self.identity
+        return None if identity is None else {
+            "model": identity.model, "serial": getattr(identity, "serial", None),
+            "firmware": identity.fw_version, "firmware_sha256": identity.fw_sha256.hex(),
+        }  # fmt: skip
+
+    def exchanges_of(self, round_id: str) -> list[dict[str, Any]]:
+        """The DEAL exchanges of a round still in memory, oldest first."""
+        return [e for e in self.recorded if e["round"] == round_id]
+
+    def _entry(
+        self, kind: str, round_id: str | None, done: Completed, text: str | None = None
+    ) -> dict[str, Any]:
+        offset = time.time() - asyncio.get_running_loop().time()  # the wall clock's lead
+        return exchange_entry(kind, round_id, done.reply, done.frames, offset, text)
+
     async def _deal(self, request: RequestPacket, round_id: str | None) -> None:
-        reply = await self.client.deal(request.count, tag_of(request.destination))
+        done = await self.client.exchange(DealRequest(request.count, tag_of(request.destination)))
+        reply = done.reply
+        assert isinstance(reply, DealReply)  # the session matched it to the request
         arrived = asyncio.get_running_loop().time()
-        self._record("deal", round_id, reply, arrived)
+        self.recorded.append(self._entry("deal", round_id, done))
         for event in deal_events(reply, request, round_id, arrived):
             self.post(event)
-
-    def _record(
-        self, kind: str, round_id: str | None, reply: Any, at: float, text: str | None = None
-    ) -> None:
-        self.recorded.append({
-            "kind": kind, "round": round_id, "at": at, "wall": time.time(),
-            "type": f"0x{reply.TYPE:02x}", "payload": reply.encode().hex(), "text": text,
-        })  # fmt: skip
 
     async def _check_status(self) -> None:
         try:
@@ -257,15 +279,18 @@ class ShufflerLink:
 
     async def _check_deck(self) -> None:
         try:
-            reply = await self.client.deck_check()
+            done = await self.client.exchange(DeckCheckRequest())
         except (LinkError, DriverError) as exc:
             self.post(ConditionChanged(Condition.DECK, True, f"deck check failed: {exc}"))
             return
+        reply = done.reply
+        assert isinstance(reply, DeckCheckReply)  # the session matched it to the request
         # counts only: the text reaches status and the journal (no card identities there);
         # `croupier shuffler deck-check` on the port names the cards for a technician
         good, text = describe_deck(reply, None)
         # the evidence bundle (credentialed, like the surveillance store) names the cards
         _, named = describe_deck(reply, self.card_name)
-        self._record("deck-check", None, reply, asyncio.get_running_loop().time(), named)
+        if self.keep_deck_check is not None:
+            self.keep_deck_check(self._entry("deck-check", None, done, named))
         self.last_deck = text
         self.post(deck_condition(good, text))

@@ -28,7 +28,9 @@ with its key and reason, and the daemon refuses to start on any):
                  daemon refuses to start when it does not exist),
                  ``max_connections`` (default 32, 1..256; root and the daemon's own user get
                  4 more: the technician's ``status`` gets through a full socket),
-                 ``idle_timeout`` seconds (default 300, 1..86400)
+                 ``idle_timeout`` seconds (default 300, 1..86400), ``observers``: login
+                 names (at most 16) whose processes may only read and send credentialed
+                 commands, e.g. ``["croupier-web"]`` (docs/security.md, "Observers")
 ``[limits]``     ``stake_max``: the largest stake of one wager in minor units (default
                  100000000, at most 1000000000); the socket refuses larger ones. And the
                  table limits of its wagers, ``WAGER = { min = N, max = N }`` in minor
@@ -129,6 +131,7 @@ class TableConfig:
     credential: str | None = None
     control_socket: str = "control.sock"
     control_group: str | None = None
+    observers: tuple[str, ...] = ()  # users who may only read (and send credentialed commands)
     settled_display: float = MachineSettings.settled_display
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
     limits: dict[str, Limit] = field(default_factory=dict)  # wager -> table limits
@@ -163,6 +166,19 @@ def _seconds(value: Any, ceiling: float = MAX_SECONDS) -> str | None:
 
 def _non_empty(value: str) -> str | None:
     return None if value.strip() else "must not be empty"
+
+
+USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}\$?$")  # a POSIX login name (useradd's rule)
+MAX_OBSERVERS = 16
+
+
+def _observers(value: list[Any]) -> str | None:
+    if len(value) > MAX_OBSERVERS:
+        return f"at most {MAX_OBSERVERS} user names"
+    bad = [v for v in value if not isinstance(v, str) or not USER_NAME.match(v)]
+    if bad:
+        return f"{str(bad[0])[:40]!r} is not a login name (lower-case letters, digits, _ and -)"
+    return None
 
 
 def _absolute_path(value: str) -> str | None:
@@ -387,6 +403,7 @@ def parse_table_config(
     control = top.section("control", required=False)
     socket_path, group = TableConfig.control_socket, TableConfig.control_group
     max_connections, idle_timeout = TableConfig.max_connections, TableConfig.idle_timeout
+    observers: tuple[str, ...] = ()
     if control:
         socket_path = control.get("socket", str, default=socket_path, check=_non_empty)
         group = control.get("group", str, default=None, check=_non_empty)
@@ -406,6 +423,7 @@ def parse_table_config(
             default=idle_timeout,
             check=lambda v: _seconds(v, IDLE_TIMEOUT_CEILING),
         )
+        observers = tuple(control.get("observers", list, default=[], check=_observers) or ())
         control.finish()
     limits_sec = top.section("limits", required=False)
     stake_max = TableConfig.stake_max
@@ -463,6 +481,7 @@ def parse_table_config(
         credential=credential,
         control_socket=socket_path,
         control_group=group,
+        observers=observers,
         settled_display=settled_display,
         raw=data,
         limits=limits,

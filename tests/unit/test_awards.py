@@ -49,8 +49,8 @@ def test_two_royals_split_equally_with_odd_cent():
     assert out.awards[1].amount == 500_001  # leftover cent to the lower seat (tie)
     assert out.awards[4].amount == 500_000
     assert out.jackpot_paid == 1_000_001
-    # each royal winner also gets envy for the other's win; seat 5 for both
-    assert [out.awards[s].envy for s in (1, 4, 5)] == [10_000, 10_000, 20_000]
+    # PRG-4: a pool winner is paid no envy, not even for the other's win; seat 5 for both
+    assert [out.awards[s].envy for s in (1, 4, 5)] == [0, 0, 20_000]
     assert out.pool_after == 500_000
 
 

@@ -1,7 +1,7 @@
 """CH-9 across the link (share_scope = "link"): the jackpot is shared over every Jumbo 7 stake
 accepted in the round each participating table has in play at the hit, in proportion to stake,
 to the cent (largest remainder; ties to the hitting table first, then by table, round, seat).
-Engine and round files; the linked store does not fix such shares yet (docs/linked-pools.md)."""
+Engine and round files; the linked store's part is tested in tests/linked/."""
 
 import tomllib
 
@@ -15,16 +15,22 @@ from controller.engine.pools.awards import resolve_awards
 from controller.engine.profiles import find_profile, load_profile, parse_profile
 from controller.errors import RoundError
 
-TABLE = load_profile("ch-bg")  # ships share_scope = "table"
+LINK = load_profile("ch-bg")  # ships share_scope = "link"
 
 
-def link_profile():
+def table_profile():
+    data = tomllib.loads(find_profile("ch-bg").read_text())
+    data["progressive"]["share_scope"] = "table"
+    return parse_profile(data, "ch-bg-table")
+
+
+def default_profile():
     data = tomllib.loads(find_profile("ch-bg").read_text())
     del data["progressive"]["share_scope"]  # the rule book's default: "link"
-    return parse_profile(data, "ch-bg-link")
+    return parse_profile(data, "ch-bg-default")
 
 
-LINK = link_profile()
+TABLE = table_profile()
 # seat 1 Ac 2c on 3c..7c: a 7-card straight flush (CH-8, 100%); dealer Kd Kh
 ROUND = {
     "dealer": ["Kd", "Kh"],
@@ -39,7 +45,8 @@ ROUND = {
 OTHERS = [{"table": "T-BG-02", "round": "T-BG-02-000117", "stakes": {"1": 100, "3": 300}}]
 
 
-def test_the_default_profile_key_is_link_and_ch_bg_ships_table():
+def test_the_default_profile_key_is_link_and_ch_bg_ships_it():
+    assert default_profile().progressive.share_scope == "link"
     assert LINK.progressive.share_scope == "link"
     assert TABLE.progressive.share_scope == "table"
 

@@ -9,22 +9,24 @@ event. Every amount comes from ``controller.engine.pools``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.books.ledger.errors import BadRoundError
 from controller.books.ledger.journal import Entry, canonical
 from controller.books.ledger.records import Stakes, stakes_to_json
 from controller.engine.games.results import RoundResult
-from controller.engine.pools.awards import ProgressiveOutcome, outcome_to_json
+from controller.engine.pools.awards import LinkSeat, ProgressiveOutcome, outcome_to_json
 from controller.engine.pools.config import PoolConfig
 from controller.engine.pools.meters import (
     Contribution,
     PoolState,
     Reversal,
+    SharesReturned,
     award,
     contribute,
     resolve,
+    return_shares,
     reverse,
 )
 
@@ -39,6 +41,7 @@ class PoolMove:
     after: PoolState
     move: Contribution | Reversal | ProgressiveOutcome
     seats: dict[int, int]  # the round's qualifying stakes on this pool, by seat
+    returned: SharesReturned | None = None  # a void's CH-9 shares given back to the pool
 
     def to_json(self) -> dict[str, Any]:
         moved = (
@@ -46,7 +49,25 @@ class PoolMove:
             if isinstance(self.move, ProgressiveOutcome)
             else self.move.to_json()
         )
+        if self.returned is not None:
+            moved["shares_returned"] = self.returned.to_json()
         return {**moved, "current": self.after.current}
+
+
+@dataclass(frozen=True)
+class LinkShares:
+    """CH-9 across the link (``share_scope = "link"``) for one round on one linked pool: the
+    stakes of the other tables' rounds in play (who shares a hit of this round) and the shares
+    earlier hits at other tables fixed for this round's seats (what it receives)."""
+
+    others: dict[LinkSeat, int] = field(default_factory=dict)
+    received: dict[int, int] = field(default_factory=dict)
+
+
+def round_key(table: str, rid: str) -> str:
+    """How a linked pool's journal names a table's round (``table/round``): unique in the
+    pool, and what the replay (``controller.books.ledger.verify.Replay``) keys rounds by."""
+    return f"{table}/{rid}"
 
 
 def seat_keys(values: Mapping[int, Any]) -> dict[str, Any]:
@@ -98,12 +119,20 @@ def opened_rows(
 # -- closing ----------------------------------------------------------------------------------
 
 
-def reversals(moves: Iterable[tuple[PoolConfig, PoolState, Contribution]]) -> dict[str, PoolMove]:
-    """Each pool's contribution of a voided round, taken back (MD)."""
+def reversals(
+    moves: Iterable[tuple[PoolConfig, PoolState, Contribution]],
+    shares: Mapping[str, Mapping[int, int]] | None = None,
+) -> dict[str, PoolMove]:
+    """Each pool's contribution of a voided round, taken back (MD), and the CH-9 shares a hit
+    at another table fixed for the round (``shares``: pool -> seat -> share), which it will
+    never pay, given back to the pool."""
     result = {}
     for config, state, contribution in moves:
         after, reversal = reverse(state, contribution)
-        result[config.name] = PoolMove(config, after, reversal, {})
+        returned = None
+        if (shares or {}).get(config.name):
+            after, returned = return_shares(after, config, (shares or {})[config.name])
+        result[config.name] = PoolMove(config, after, reversal, {}, returned)
     return result
 
 
@@ -111,8 +140,10 @@ def awards(
     rid: str,
     lines: dict[str, dict[int, str]],
     pools: Iterable[tuple[PoolConfig, PoolState, dict[int, int]]],
+    link: Mapping[str, LinkShares] | None = None,
 ) -> dict[str, PoolMove]:
-    """Each pool's awards for the round (PRG-2..5, CH-8, CH-9), on the pool as it stands."""
+    """Each pool's awards for the round (PRG-2..5, CH-8, CH-9), on the pool as it stands;
+    ``link`` (pool name ->) what CH-9 across the link needs (linked pools only)."""
     settled = {}
     for config, state, stakes in pools:
         name = config.name
@@ -123,8 +154,12 @@ def awards(
         strangers = sorted(set(lines[name]) - set(stakes))
         if strangers:
             raise BadRoundError(f"round {rid}: seats {strangers} have no stake on pool {name}")
+        shares = (link or {}).get(name, LinkShares())
         try:
-            outcome = resolve(state, config, {s: lines[name].get(s) for s in stakes}, stakes)
+            outcome = resolve(
+                state, config, {s: lines[name].get(s) for s in stakes}, stakes,
+                shares.others, shares.received,
+            )  # fmt: skip
         except KeyError as exc:
             raise BadRoundError(f"round {rid}: {exc.args[0]}") from None
         settled[name] = PoolMove(config, award(state, config, outcome), outcome, stakes)

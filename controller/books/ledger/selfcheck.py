@@ -62,6 +62,13 @@ class Failure:
     row: tuple[str, tuple[Any, ...]] | None = None  # (table, key) of a row with a bad checksum
 
 
+def manifest_digest(path: Path | None) -> str | None:
+    """SHA-256 (hex) of the software manifest file, None without one."""
+    if path is None or not path.exists():
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def default_manifest_path() -> Path:
     return Path(os.environ.get(MANIFEST_ENV) or Path(sys.prefix) / "share/croupier/manifest.json")
 
@@ -210,9 +217,11 @@ def power_up(
         return ledger.record_selfcheck_failure([f.text for f in failures], now)
     status = ledger.selfcheck_status()
     if status.table_may_open:
-        ledger.journal.write(
-            "selfcheck.passed", {"software": manifest is not None, "full": full}, now
-        )
+        # the manifest's hash names the software that runs from here on (evidence bundles)
+        data = {"software": manifest is not None, "full": full}
+        if manifest is not None:
+            data["manifest_sha256"] = manifest_digest(manifest)
+        ledger.journal.write("selfcheck.passed", data, now)
     return status
 
 

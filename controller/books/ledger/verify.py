@@ -63,7 +63,6 @@ from controller.engine.pools.meters import (
     identity_problems,
     new_pool,
     resolve,
-    reverse,
 )
 
 MONEY_KINDS = {
@@ -241,6 +240,10 @@ class Replay:
     def __init__(self) -> None:
         self.pools: dict[str, tuple[PoolConfig, PoolState]] = {}
         self.open: dict[str, dict[str, tuple[Contribution, dict[int, int]]]] = {}
+        # linked pools (CH-9 across the link): the table of each open round, and the shares
+        # hits at other tables fixed for it (round -> pool -> seat -> share)
+        self.tables: dict[str, str] = {}
+        self.fixed: dict[str, dict[str, dict[int, int]]] = {}
         self.shown: dict[str, int] = {}  # last amount displayed, as recorded
         self.retired: dict[str, int] = {}  # pool -> the entry that retired it
         self.hits = 0
@@ -318,6 +321,8 @@ class Replay:
             self._shown(seq, name, recorded.get(name, {}).get("current", after.current), False)
         self._compare(seq, f"round {rid} pools fed", sorted(recorded), sorted(fed))
         self.open[rid] = fed
+        if "table" in data:
+            self.tables[rid] = data["table"]
         if self._entry is not None:
             staked = sum(sum(w.values()) for w in data["stakes"].values())
             self.round_rows[rid] = {
@@ -341,29 +346,54 @@ class Replay:
         if rid not in self.open:
             self.problems.append(f"entry {seq}: round {rid} closed but it is not open")
             return {}
+        self.tables.pop(rid, None)
         return self.open.pop(rid)
+
+    def _link_shares(
+        self, rid: str, table: str | None, name: str, config: PoolConfig
+    ) -> rounds.LinkShares:
+        """CH-9 across the link for round ``rid`` of ``table`` on linked pool ``name`` (after
+        _closing): the other tables' open rounds' stakes, and what earlier hits fixed for it."""
+        received = self.fixed.get(rid, {}).pop(name, {})
+        rules = config.rules
+        if table is None or rules.award != "share-round" or rules.share_scope != "link":
+            return rounds.LinkShares(received=received)
+        others = {
+            (t, key[len(t) + 1 :], seat): stake
+            for key, pools in self.open.items()
+            if name in pools and (t := self.tables.get(key)) is not None and t != table
+            for seat, stake in pools[name][1].items()
+        }
+        return rounds.LinkShares(others, received)
 
     def _round_voided(self, seq: int, data: dict[str, Any]) -> None:
         rid = data["round"]
-        for name, (c, _) in self._closing(seq, rid).items():
+        closing = self._closing(seq, rid)
+        fixed = self.fixed.pop(rid, {})
+        for name, (c, _) in closing.items():
             config, state = self.pools[name]
-            after, r = reverse(state, c)
-            self.pools[name] = (config, after)
+            move = rounds.reversals([(config, state, c)], fixed)[name]
+            self.pools[name] = (config, move.after)
             recorded = data["pools"].get(name)
-            self._compare(
-                seq, f"round {rid} pool {name} reversal",
-                recorded, {**r.to_json(), "current": after.current},
-            )  # fmt: skip
-            self._shown(seq, name, (recorded or {}).get("current", after.current), True)
+            self._compare(seq, f"round {rid} pool {name} reversal", recorded, move.to_json())
+            self._shown(seq, name, (recorded or {}).get("current", move.after.current), True)
         self._closed_row(rid, "voided", data["returned"], rule=data["rule"], cause=data["cause"])
 
     def _round_settled(self, seq: int, data: dict[str, Any]) -> None:
         rid = data["round"]
         moves: dict[str, rounds.PoolMove] = {}
+        table = self.tables.get(rid)
         for name, (_, seats) in self._closing(seq, rid).items():
             config, state = self.pools[name]
             lines = data["hits"].get(name, {})
-            outcome = resolve(state, config, {s: lines.get(str(s)) for s in seats}, seats)
+            link = self._link_shares(rid, table, name, config)
+            outcome = resolve(
+                state, config, {s: lines.get(str(s)) for s in seats}, seats,
+                link.others, link.received,
+            )  # fmt: skip
+            for (at, other, seat), share in outcome.link_shares.items():
+                owed = self.fixed.setdefault(rounds.round_key(at, other), {}).setdefault(name, {})
+                owed[seat] = owed.get(seat, 0) + share
             after = award(state, config, outcome)
             self.pools[name] = (config, after)
             recorded = data["pools"].get(name)
@@ -375,6 +405,7 @@ class Replay:
             self._shown(seq, name, (recorded or {}).get("current", after.current), won)
             self.hits += sum(1 for a in outcome.awards.values() if a.amount or a.share or a.envy)
             moves[name] = rounds.PoolMove(config, after, outcome, seats)
+        self.fixed.pop(rid, None)  # every share fixed for it is paid now
         if self._entry is not None and rid in self.round_rows:
             self._settled_rows(rid, data, moves, self._entry)
 

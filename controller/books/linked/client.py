@@ -261,12 +261,6 @@ class LinkedPool:
             raise LinkedStoreError(
                 f"pool {self.pool} does not pay by this table's profile: " + "; ".join(differences)
             )
-        if config.rules.award == "share-round" and config.rules.share_scope == "link":
-            raise LinkedStoreError(
-                f"pool {self.pool} shares a jackpot across the link (share_scope = 'link', CH-9),"
-                " which this store does not do yet: it fixes the shares over the hitting table's"
-                " round only; use share_scope = 'table' in the profile and the pool"
-            )
         now = asyncio.get_running_loop().time()
         recovered = []
         if self._recover:

@@ -43,6 +43,7 @@ from controller.books.ledger.errors import BadRoundError, RoundConflictError, Ro
 from controller.books.ledger.journal import Entry, canonical, chained, wall_text
 from controller.books.ledger.reader import config_from_text
 from controller.books.ledger.records import RoundOpened, RoundSettled, RoundVoided, Stakes
+from controller.books.ledger.rounds import LinkShares, round_key
 from controller.books.linked.errors import LinkedStoreError
 from controller.books.linked.schema import POOL_METERS
 from controller.engine.pools.awards import outcome_from_json
@@ -120,9 +121,12 @@ def table_deltas(kind: str, data: dict[str, Any], pool: str) -> dict[str, int]:
         )  # fmt: skip
     elif kind == "round.voided":
         returned = sum(sum(w.values()) for w in data["returned"].values())
+        shares = moved.get("shares_returned", {"to_current": 0, "to_reserve": 0})  # CH-9
         deltas.update(
             rounds=-1, stakes_in=-returned, contributions=-moved["from_current"],
-            reserve_contributions=-(moved["from_overflow"] + moved["from_reserve"]), voids=1,
+            reserve_contributions=shares["to_reserve"] - moved["from_overflow"]
+            - moved["from_reserve"],
+            voids=1, won_from_pool=-shares["to_current"],
         )  # fmt: skip
     elif kind == "round.settled":
         awards = moved["awards"].values()  # [stake, line, amount, from_pool, share, envy]
@@ -144,12 +148,6 @@ SERIALISE_WRITERS = "LOCK TABLE croupier.pools IN SHARE ROW EXCLUSIVE MODE"
 def channel(pool: str) -> str:
     """The NOTIFY channel of a pool (a quoted identifier: pool names may hold '-')."""
     return f"croupier_pool:{pool}"
-
-
-def round_key(table: str, rid: str) -> str:
-    """How the pool's journal names a table's round (``table/round``): unique in the pool,
-    and what the replay (``controller.books.ledger.verify.Replay``) keys rounds by."""
-    return f"{table}/{rid}"
 
 
 async def serializable(conn: AsyncConnection, work: Callable[[], Awaitable[T]]) -> T:
@@ -375,7 +373,8 @@ class PoolTransactions:
     ) -> RoundVoided:
         bet = locked.config.bet
         contribution = Contribution.from_json(json.loads(row["contribution"]))
-        moved = rounds.reversals([(locked.config, locked.state, contribution)])
+        shares = {self.pool: await self._fixed_shares(rid, row["open_seq"])}  # CH-9: back
+        moved = rounds.reversals([(locked.config, locked.state, contribution)], shares)
         returned = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
         key = round_key(self.table, rid)
         data = {**rounds.voided_data(key, rule, cause, returned, moved), "table": self.table}
@@ -477,7 +476,8 @@ class PoolTransactions:
             if row["state"] == "settled":
                 return await self._settled_again(rid, locked, seats, row, request)
             key = round_key(self.table, rid)
-            settled = rounds.awards(key, pool_lines, [(config, locked.state, seats)])
+            link = {self.pool: await self._link_shares(config, rid, row["open_seq"])}
+            settled = rounds.awards(key, pool_lines, [(config, locked.state, seats)], link)
             data = {**rounds.settled_data(key, request, settled), "table": self.table}
             entry = await write_entry(self.conn, locked, "round.settled", data, now, self.table)
             move = settled[self.pool]
@@ -497,6 +497,43 @@ class PoolTransactions:
             )  # fmt: skip
 
         return await serializable(self.conn, work)
+
+    async def _link_shares(self, config: PoolConfig, rid: str, open_seq: int) -> LinkShares:
+        """CH-9 across the link (``share_scope = "link"``): the Jumbo 7 stakes of every other
+        table's round in play now (they share a hit of this round), and the shares hits at
+        other tables fixed for this round since it opened (it pays them now)."""
+        received = await self._fixed_shares(rid, open_seq)
+        rules = config.rules
+        if rules.award != "share-round" or rules.share_scope != "link":
+            return LinkShares(received=received)
+        cur = await self.conn.execute(
+            "SELECT table_id, round_id, stakes FROM croupier.rounds WHERE pool = %s "
+            "AND state = 'open' AND table_id <> %s",
+            (self.pool, self.table),
+        )
+        others = {
+            (table, other, seat): stake
+            for table, other, stakes in await cur.fetchall()
+            for seat, stake in _stake_json(stakes).items()
+        }
+        return LinkShares(others, received)
+
+    async def _fixed_shares(self, rid: str, open_seq: int) -> dict[int, int]:
+        """The shares (seat -> share) hits at other tables fixed for this table's round
+        ``rid`` while it was in play: read from their ``round.settled`` entries (CH-9)."""
+        cur = await self.conn.execute(
+            "SELECT data FROM croupier.journal WHERE pool = %s AND seq > %s "
+            "AND kind = 'round.settled' AND table_id <> %s AND strpos(data, 'link_shares') > 0 "
+            "ORDER BY seq",
+            (self.pool, open_seq, self.table),
+        )
+        fixed: dict[int, int] = {}
+        for (text,) in await cur.fetchall():
+            moved = json.loads(text)["pools"].get(self.pool, {})
+            for table, other, seat, share in moved.get("link_shares", []):
+                if table == self.table and other == rid:
+                    fixed[seat] = fixed.get(seat, 0) + share
+        return fixed
 
     async def _record_hits(
         self,

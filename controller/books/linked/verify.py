@@ -10,7 +10,10 @@ For each pool of the store (or the one named):
    functions (``controller.books.ledger.verify.Replay``, which recomputes every contribution,
    reversal and award and compares it with the entry, checks that each round is opened once
    and closed at most once and that the displayed amount only falls by a win, a void or a
-   correction); the recomputed pool must equal the stored one meter for meter.
+   correction); with ``share_scope = "link"`` it keeps each table's open rounds and
+   recomputes the shares every hit fixed for them (CH-9), what each of them received at its
+   settlement and what its void gave back; the recomputed pool must equal the stored one
+   meter for meter.
 4. Every table's totals recomputed from the table's entries of the journal
    (``store.table_deltas``) against the ``tables`` rows, and their sum against the pool's
    meters: the pool equals seed + every table's contributions - awards.
@@ -34,9 +37,10 @@ import psycopg
 
 from controller.books.ledger.journal import check_chain
 from controller.books.ledger.reader import config_from_text
+from controller.books.ledger.rounds import round_key
 from controller.books.ledger.verify import MONEY_KINDS, Replay, Report, pool_differences
 from controller.books.linked.schema import GUARDS, POOL_METERS, check_version
-from controller.books.linked.store import TABLE_TOTALS, round_key, table_deltas
+from controller.books.linked.store import TABLE_TOTALS, table_deltas
 from controller.engine.pools.meters import PoolState, identity_problems
 
 ROUND_KINDS = ("round.opened", "round.voided", "round.settled")

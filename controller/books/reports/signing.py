@@ -27,6 +27,7 @@ import base64
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,28 +89,29 @@ def create_key(path: Path) -> Ed25519PublicKey:
     return public
 
 
-def load_private(path: Path) -> Ed25519PrivateKey:
+def _load_pem(path: Path, parse: Callable[[bytes], object], what: str, missing: str) -> object:
+    """The key parsed from the PEM file at ``path``; every failure is a one-line KeyFileError."""
     try:
-        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+        return parse(Path(path).read_bytes())
     except FileNotFoundError:
-        raise KeyFileError(
-            f"no report key at {path}: make one with `croupier report keygen --key {path}` "
-            "(install.sh does it)"
-        ) from None
+        raise KeyFileError(f"no {what} at {path}{missing}") from None
     except (OSError, ValueError, TypeError) as exc:
-        raise KeyFileError(f"the report key {path} is unreadable: {exc}") from None
+        raise KeyFileError(f"the {what} {path} is unreadable: {exc}") from None
+
+
+def load_private(path: Path) -> Ed25519PrivateKey:
+    hint = f": make one with `croupier report keygen --key {path}` (install.sh does it)"
+    key = _load_pem(
+        path, lambda pem: serialization.load_pem_private_key(pem, password=None), "report key", hint
+    )
     if not isinstance(key, Ed25519PrivateKey):
         raise KeyFileError(f"the report key {path} is not an Ed25519 key")
     return key
 
 
 def load_public(path: Path) -> Ed25519PublicKey:
-    try:
-        key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except FileNotFoundError:
-        raise KeyFileError(f"no public key at {path} (the table's report-key.pub.pem)") from None
-    except (OSError, ValueError, TypeError) as exc:
-        raise KeyFileError(f"the public key {path} is unreadable: {exc}") from None
+    hint = " (the table's report-key.pub.pem)"
+    key = _load_pem(path, serialization.load_pem_public_key, "public key", hint)
     if not isinstance(key, Ed25519PublicKey):
         raise KeyFileError(f"the public key {path} is not an Ed25519 key")
     return key

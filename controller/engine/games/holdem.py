@@ -165,10 +165,11 @@ def _check_uth_stakes(profile: Profile, seat: SeatInput) -> None:
     if "ante" not in s:
         what = "a Play bet" if seat.decision.multiple else "a decision"
         raise RoundError(f"seat {seat.seat}: {what} without an Ante", "UTH-2")
-    if s.get("blind", 0) != s["ante"]:
-        raise RoundError(
-            f"seat {seat.seat}: Blind {s.get('blind', 0)} must equal Ante {s['ante']}", "UTH-2"
-        )
+    # UTH-2: equal amounts as the player put them down (before any cap, BJ-1)
+    ante = s["ante"] + seat.returned.get("ante", 0)
+    blind = s.get("blind", 0) + seat.returned.get("blind", 0)
+    if blind != ante:
+        raise RoundError(f"seat {seat.seat}: Blind {blind} must equal Ante {ante}", "UTH-2")
 
 
 # --- Casino Hold'em --------------------------------------------------------------------------
@@ -384,6 +385,9 @@ def settle(profile: Profile, data: dict[str, Any]) -> RoundResult:
         else:
             wagers = _settle_ch_seat(profile, payer, s, hands[s.seat], dealer, rnd.community)
         wagers.update(progressive.get(s.seat, {}))
+        bet = profile.progressive.bet if profile.progressive else ""
+        if bet in wagers and s.returned.get(bet):  # over the fixed stake (UTH-2, BJ-1)
+            wagers[bet] = replace(wagers[bet], returned=s.returned[bet])
         seats.append(
             SeatResult(
                 s.seat, hands[s.seat].category.label, wagers, [str(c) for c in hands[s.seat].cards]

@@ -23,7 +23,13 @@ from typing import Any
 
 from controller.engine.cards import Card, card_name, parse_cards
 from controller.engine.profiles import Profile
-from controller.engine.wagers import Limit, accept, check_offered, parse_limits
+from controller.engine.wagers import (
+    Limit,
+    accept,
+    check_offered,
+    fixed_stake_limits,
+    parse_limits,
+)
 from controller.errors import CardError, RoundError
 
 # Keys of a round file; anything else is refused by name (a typo must not be ignored).
@@ -52,6 +58,10 @@ BURN_POINTS = {
 UTH_PLAYS = {"4x": ("preflop", 4), "3x": ("preflop", 3), "2x": ("flop", 2), "1x": ("river", 1)}
 UTH_STREETS = ("preflop", "flop", "river")
 UTH_LEGAL = {"preflop": ("4x", "3x", "check"), "flop": ("2x", "check"), "river": ("1x", "fold")}
+# MD-X4 (Italian; the other documents are silent, so every profile follows it): the board was
+# exposed before the seat acted, so the seat stays in without a Play bet; its Ante and Blind
+# are settled as usual. Allowed on any street, as the seat's last action.
+NO_PLAY = "no-play"
 
 
 @dataclass(frozen=True)
@@ -90,17 +100,25 @@ class HoldemRound:
 
 
 def _uth_decision(seat: int, raw: Any) -> Decision:
-    """A UTH decision: the shorthand ``"4x" "3x" "2x" "1x" "fold"``, or the actions street by
-    street, e.g. ``["check", "2x"]`` or ``["check", "check", "fold"]`` (UTH-4)."""
+    """A UTH decision: the shorthand ``"4x" "3x" "2x" "1x" "fold" "no-play"``, or the actions
+    street by street, e.g. ``["check", "2x"]``, ``["check", "check", "fold"]`` (UTH-4) or
+    ``["check", "no-play"]`` (MD-X4: the board was exposed before the seat acted)."""
     if isinstance(raw, str):
         if raw == "fold":
             return Decision(0, True)
+        if raw == NO_PLAY:
+            return Decision(0, False)
         if raw in UTH_PLAYS:
             return Decision(UTH_PLAYS[raw][1], False)
-        raise RoundError(f"seat {seat}: decision {raw!r} is not one of 4x 3x 2x 1x fold", "UTH-4")
+        raise RoundError(
+            f"seat {seat}: decision {raw!r} is not one of 4x 3x 2x 1x fold no-play", "UTH-4"
+        )
     if not isinstance(raw, list) or not raw or not all(isinstance(a, str) for a in raw):
         raise RoundError(f"seat {seat}: decision must be a string or a list of actions", "UTH-4")
     for street, action in zip(UTH_STREETS, raw, strict=False):
+        if action == NO_PLAY:
+            final = Decision(0, False)
+            break
         if action not in UTH_LEGAL[street]:
             legal = " or ".join(UTH_LEGAL[street])
             raise RoundError(
@@ -115,7 +133,8 @@ def _uth_decision(seat: int, raw: Any) -> Decision:
     else:
         raise RoundError(
             f"seat {seat}: {len(raw)} action(s) {raw} end without a Play bet or a fold"
-            " (a player who checks to the river must bet 1x or fold)",
+            " (a player who checks to the river must bet 1x or fold; no-play only when the"
+            " board was exposed before the seat acted, MD-X4)",
             "UTH-4",
         )
     used = raw.index(action) + 1
@@ -223,6 +242,7 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
     if problems:
         key, reason = problems[0]
         raise RoundError(f"{key}: {reason}")
+    limits.update(fixed_stake_limits(profile))
     raw_seats = data.get("seats")
     if not isinstance(raw_seats, list) or not raw_seats:
         raise RoundError("seats: expected a non-empty list of seats")

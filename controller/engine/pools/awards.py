@@ -23,8 +23,12 @@ Rules applied, with their sources:
   accepted in the round each participating table has in play at the hit (``others``: table,
   round, seat -> stake); the shares of the other tables' seats are fixed at the hit
   (``ProgressiveOutcome.link_shares``) and drawn from the pool with the rest of the jackpot;
-  each table pays its own seats' shares at its own settlement. ``"table"``: the hitting
-  table's round only.
+  each table pays its own seats' shares at its own settlement: its round's resolution gets them
+  as ``received`` (seat -> share), added to the seats' ``share`` and ``from_pool`` (already
+  drawn on the pool at the hit, so not again: ``jackpot_paid`` leaves them out). A round voided
+  after the hit receives nothing; its share returns to the pool
+  (``controller.engine.pools.meters.return_shares``). ``"table"``: the hitting table's round
+  only.
 - Remainder cents of any split (equal or proportional) are never created or lost: shares are
   rounded down and the leftover cents go one each to the seats with the largest fractional
   parts, ties by ascending seat number (largest-remainder method); across the link, ties go to
@@ -33,7 +37,12 @@ Rules applied, with their sources:
 - A percentage award is ``floor(percent x pool / 100)``; what is left of a partial award stays
   in the pool. After a 100% award the pool resets to its seed (PRG-5).
 - Envy (PRG-4): for each seat that wins the pool, every *other* seat with a progressive stake
-  at this table receives the envy bonus (once per pool-winning seat). Envy is paid by the house.
+  at this table receives the envy bonus (once per pool-winning seat), a folded seat included
+  (its progressive stays in action, UTH-4). A seat that wins the pool is never paid envy,
+  not even for another seat's win in the same round (**[interpretation]** of PRG-4: "the
+  winner is not paid envy on top of the pool"). A community royal (PRG-3) wins no pool and
+  pays no envy. Envy is paid by the house, whether the pool is local or linked: only this
+  table's seats are ever paid it ("at the same table").
 """
 
 from __future__ import annotations
@@ -75,11 +84,15 @@ class ProgressiveOutcome:
     order: list[int] = field(default_factory=list)  # seats that hit the jackpot, in pay order
     # CH-9 share_scope "link": the shares fixed at the hit for the other tables' seats
     link_shares: dict[LinkSeat, int] = field(default_factory=dict)
+    # CH-9 share_scope "link": shares of another table's hit this round's seats receive
+    # (drawn on the pool at that hit; included in the seats' ``share`` and ``from_pool``)
+    received: dict[int, int] = field(default_factory=dict)
 
     @property
     def house_paid(self) -> int:
         paid = sum(a.amount + a.share + a.envy for a in self.awards.values())
-        return paid + sum(self.link_shares.values()) - self.jackpot_paid
+        drawn = self.jackpot_paid + sum(self.received.values())
+        return paid + sum(self.link_shares.values()) - drawn
 
 
 K = TypeVar("K", int, tuple[int, str, str, int])  # a seat, or a seat of the link (CH-9)
@@ -129,16 +142,21 @@ def resolve_awards(
     multiple_hits: str = SPLIT_EQUALLY,
     envy_bonus: int = 0,
     others: Mapping[LinkSeat, int] | None = None,
+    received: Mapping[int, int] | None = None,
 ) -> ProgressiveOutcome:
     """Resolve the progressive of one round.
 
     ``hits`` maps every progressive seat to its best line and pay (None for no line);
     ``stakes`` maps the same seats to their progressive stakes (minor units); ``others``
     (``share-round`` across the link, CH-9) the stakes of the other participating tables'
-    rounds in play.
+    rounds in play; ``received`` the shares another table's hit fixed for this round's seats
+    (CH-9, already drawn on the pool).
     """
     if set(hits) != set(stakes):
         raise ValueError("hits and stakes must cover the same seats")
+    got = {s: v for s, v in (received or {}).items() if v}
+    if not set(got) <= set(stakes) or any(v < 0 for v in got.values()):
+        raise ValueError("received shares must be positive and go to seats with a stake")
     seats = sorted(stakes)
     amount: dict[int, int] = {}
     from_pool: dict[int, int] = dict.fromkeys(seats, 0)
@@ -188,12 +206,17 @@ def resolve_awards(
                 if pays[s].percent == 100:
                     current, resets = seed, resets + 1
 
+    for s, value in got.items():
+        share[s] += value
+        from_pool[s] += value
+
+    # PRG-4: each pool win pays the envy bonus to every *other* progressive seat; a seat that
+    # won the pool itself is paid no envy on top of it, even when another seat won too
     envy = dict.fromkeys(seats, 0)
     if envy_bonus and award == WINNER:
-        for winner in jackpot_seats:
-            for s in seats:
-                if s != winner:
-                    envy[s] += envy_bonus
+        for s in seats:
+            if s not in jackpot_seats:
+                envy[s] = envy_bonus * len(jackpot_seats)
 
     awards = {
         s: SeatAward(
@@ -207,13 +230,14 @@ def resolve_awards(
         )
         for s in seats
     }
-    return ProgressiveOutcome(awards, pool, current, paid, resets, jackpot_seats, link_shares)
+    return ProgressiveOutcome(awards, pool, current, paid, resets, jackpot_seats, link_shares, got)
 
 
 def outcome_to_json(outcome: ProgressiveOutcome) -> dict[str, Any]:
     """A JSON object :func:`outcome_from_json` reads back to an equal outcome (the ledger
-    stores and journals outcomes this way)."""
-    return {
+    stores and journals outcomes this way). CH-9's ``link_shares`` (``[table, round, seat,
+    share]`` in that order) and ``received`` appear only when there are some."""
+    data: dict[str, Any] = {
         "pool_before": outcome.pool_before,
         "pool_after": outcome.pool_after,
         "jackpot_paid": outcome.jackpot_paid,
@@ -224,6 +248,11 @@ def outcome_to_json(outcome: ProgressiveOutcome) -> dict[str, Any]:
             for a in outcome.awards.values()
         },
     }
+    if outcome.link_shares:
+        data["link_shares"] = [[*k, v] for k, v in sorted(outcome.link_shares.items())]
+    if outcome.received:
+        data["received"] = {str(s): v for s, v in sorted(outcome.received.items())}
+    return data
 
 
 def outcome_from_json(data: dict[str, Any]) -> ProgressiveOutcome:
@@ -238,4 +267,6 @@ def outcome_from_json(data: dict[str, Any]) -> ProgressiveOutcome:
         data["jackpot_paid"],
         data["resets"],
         list(data["order"]),
+        {(t, r, s): v for t, r, s, v in data.get("link_shares", [])},
+        {int(s): v for s, v in data.get("received", {}).items()},
     )

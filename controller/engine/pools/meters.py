@@ -36,13 +36,14 @@ satisfy, at every instant (:func:`identity_problems`):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from fractions import Fraction
 from math import gcd
 from typing import Any
 
 from controller.engine.paytable import Pay
-from controller.engine.pools.awards import ProgressiveOutcome, resolve_awards
+from controller.engine.pools.awards import LinkSeat, ProgressiveOutcome, resolve_awards
 from controller.engine.pools.config import PoolConfig
 
 
@@ -243,9 +244,12 @@ def resolve(
     config: PoolConfig,
     hits: dict[int, str | None],
     stakes: dict[int, int],
+    others: Mapping[LinkSeat, int] | None = None,
+    received: Mapping[int, int] | None = None,
 ) -> ProgressiveOutcome:
     """The awards of a round on this pool as it stands (see controller.engine.pools.awards).
-    ``hits`` names each progressive seat's best line of this pool's pay table, or None."""
+    ``hits`` names each progressive seat's best line of this pool's pay table, or None;
+    ``others`` and ``received`` are CH-9's across the link (``share_scope = "link"``)."""
     lines: dict[int, tuple[str, Pay] | None] = {
         seat: None if line is None else (line, config.pay_for(line)) for seat, line in hits.items()
     }
@@ -258,6 +262,8 @@ def resolve(
         award=config.rules.award,
         multiple_hits=config.rules.multiple_hits,
         envy_bonus=config.rules.envy_bonus,
+        others=others,
+        received=received,
     )
 
 
@@ -303,6 +309,46 @@ def award(state: PoolState, config: PoolConfig, outcome: ProgressiveOutcome) -> 
             cycle_corrections=0,
         )
     return _evolve(after, cycle_won=state.cycle_won + outcome.jackpot_paid)
+
+
+@dataclass(frozen=True)
+class SharesReturned:
+    """CH-9: the shares a hit fixed for a round voided before it paid them, back in the pool."""
+
+    seats: dict[int, int]  # seat -> share
+    to_current: int
+    to_reserve: int  # what the cap kept off the displayed amount (counted as overflow)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seats": {str(s): v for s, v in sorted(self.seats.items())},
+            "to_current": self.to_current, "to_reserve": self.to_reserve,
+        }  # fmt: skip
+
+
+def return_shares(
+    state: PoolState, config: PoolConfig, seats: Mapping[int, int]
+) -> tuple[PoolState, SharesReturned]:
+    """Give back to the pool the shares of another table's hit that a voided round will never
+    pay (CH-9 [interpretation]). They were drawn on the pool at the hit, so they come off
+    ``won_from_pool`` and ``cycle_won``; a cap diverts what would lift the displayed amount
+    above it to the reserve, as it does a contribution (``overflow``)."""
+    amount = sum(seats.values())
+    if amount < 0 or any(v < 0 for v in seats.values()):
+        raise PoolArithmeticError(f"pool {state.name}: a returned share cannot be negative")
+    to_current = amount
+    if config.cap is not None:
+        to_current = min(amount, max(0, config.cap - state.current))
+    to_reserve = amount - to_current
+    after = _evolve(
+        state,
+        current=state.current + to_current,
+        reserve=state.reserve + to_reserve,
+        overflow=state.overflow + to_reserve,
+        won_from_pool=state.won_from_pool - to_current,
+        cycle_won=state.cycle_won - to_current,
+    )
+    return after, SharesReturned(dict(seats), to_current, to_reserve)
 
 
 CORRECTABLE = ("current", "reserve")

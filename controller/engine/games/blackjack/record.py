@@ -55,8 +55,9 @@ def settle(profile: Profile, round_data: dict[str, Any]) -> RoundResult:
 def parse_round(data: Any, profile: Profile | None = None) -> RoundRecord:
     """Check the shape of a round document; RoundError listing every problem at once. With
     ``profile``, a stake on a wager it does not offer is refused with its rule first."""
-    if profile is not None and isinstance(data, dict):
-        for index, seat in enumerate(data.get("seats") or []):
+    seats = data.get("seats") if isinstance(data, dict) else None
+    if profile is not None and isinstance(seats, list):  # the shape is checked just below
+        for index, seat in enumerate(seats):
             stakes = seat.get("stakes") if isinstance(seat, dict) else None
             if isinstance(stakes, dict):
                 check_offered(profile, seat.get("seat", f"#{index + 1}"), stakes)

@@ -1,0 +1,36 @@
+"""`croupier ... | head`: a reader that goes away never gives a traceback, whether the command
+succeeds or fails with its JSON error object on stdout."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROUND = '{"profile": "uth-gr", "seats": {"1": {"cards": ["As", "Ks"]}}}'
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["par", "--profile", "no-such-profile", "--json"],  # fails: JSON error on stdout
+        ["settle", "-", "--json"],  # fails on a malformed round: JSON error on stdout
+        ["--help"],
+    ],
+)
+def test_a_closed_stdout_is_no_traceback(argv):
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte is written
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", *argv],
+        input=ROUND,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
+    os.close(write)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") <= 1, proc.stderr
