@@ -111,8 +111,11 @@ def _run(
                     world.now - last_at > MAX_ROUND_SECONDS
                     or world.steps - steps_at > STEPS_PER_ROUND
                 ):
+                    held = "; ".join(
+                        f"{c.value}: {why}" for c, why in world.machine.conditions.items()
+                    )
                     tally.fail("stuck", None, f"no round closed since t={last_at:.1f}"
-                               f" (state {world.machine.state.value})")  # fmt: skip
+                               f" (state {world.machine.state.value}; {held or 'no condition'})")  # fmt: skip
             if not tally.violations:
                 tally.check_journal()
         finally:
