@@ -114,8 +114,12 @@ def _run(
                     held = "; ".join(
                         f"{c.value}: {why}" for c, why in world.machine.conditions.items()
                     )
-                    tally.fail("stuck", None, f"no round closed since t={last_at:.1f}"
-                               f" (state {world.machine.state.value}; {held or 'no condition'})")  # fmt: skip
+                    state = world.machine.state.value
+                    tally.fail(
+                        "stuck", None,
+                        f"no round closed since t={last_at:.1f} (state {state};"
+                        f" {held or 'no condition'})",
+                    )  # fmt: skip
             if not tally.violations:
                 tally.check_journal()
         finally:
