@@ -93,6 +93,7 @@ def print_report(report: SimReport, *, trace: bool) -> None:
         f" {report.jackpots} jackpot(s)"
     )
     print("  outcomes: " + ", ".join(f"{n} {k}" for k, n in report.outcomes.items()))
+    print("  line: " + ", ".join(f"{n} {k}" for k, n in report.line.items()))
     print(f"  digest: {report.digest}")
     if not report.violations:
         print("OK: every invariant held after every step")

@@ -28,6 +28,8 @@ def test_faults_and_crashes_really_happen():
     assert report.crashes >= 1
     rules = {k.split()[-1] for k in report.outcomes if k.startswith("voided")}
     assert {"MD-S1", "MD-S2", "MD-S3"} <= rules, report.outcomes
+    line = report.line
+    assert all(line[k] > 0 for k in ("lost", "corrupted", "duplicated", "reordered")), line
 
 
 def test_same_seed_same_digest_and_different_seeds_differ():

@@ -30,6 +30,7 @@ class SimReport:
     jackpots: int = 0
     digest: str = ""
     outcomes: dict[str, int] = field(default_factory=dict)
+    line: dict[str, int] = field(default_factory=dict)  # what the simulated line did
     violations: list[dict[str, Any]] = field(default_factory=list)
     trace: list[str] = field(default_factory=list)  # the failing round's event log
 
@@ -56,7 +57,7 @@ class SimReport:
             "rounds_per_s": round(self.rounds_per_s, 1),
             "rounds_per_cpu_s": round(self.rounds_per_cpu_s, 1), "steps": self.steps,
             "sim_seconds": round(self.sim_seconds, 3), "crashes": self.crashes,
-            "jackpots": self.jackpots,
+            "jackpots": self.jackpots, "line": self.line,
             "digest": self.digest, "outcomes": self.outcomes, "violations": self.violations,
             **({"replay": self.replay()} if self.violations else {}),
         }  # fmt: skip
@@ -129,6 +130,7 @@ def _run(
         report.sim_seconds = world.now
         report.crashes = world.crashes
         report.jackpots = world.jackpots
+        report.line = world.shuffler.line_counts()
         report.outcomes = dict(sorted(tally.outcomes.items()))
         report.violations = tally.violations
         if tally.violations:

@@ -159,6 +159,10 @@ class SimShuffler:
         self.device.power_cycle(self._rng("boots"))
         self.to_host.drop_all()
 
+    def line_counts(self) -> dict[str, int]:
+        """Chunks sent and the line's faults, both ways together."""
+        return {k: n + self.to_host.counts[k] for k, n in self.to_device.counts.items()}
+
     # --- time ------------------------------------------------------------------------------
 
     def next_time(self) -> float | None:

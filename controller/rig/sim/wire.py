@@ -61,9 +61,12 @@ class Direction:
         at = now + LATENCY
         if self.rng.random() < f.delay:
             at += self.rng.uniform(0.0, f.max_delay)
-        if self.rng.random() < f.reorder and self._flight:
+        if self.rng.random() < f.reorder:
             self.counts["reordered"] += 1
-            at = min(at, self._flight[0][0])  # overtakes what is in flight
+            if self._flight:
+                at = min(at, self._flight[0][0])  # overtakes what is in flight
+            else:
+                at += self.rng.uniform(0.002, 0.02)  # held back: what follows overtakes it
         self._put(at, data)
         if self.rng.random() < f.duplicate:
             self.counts["duplicated"] += 1
