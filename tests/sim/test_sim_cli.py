@@ -2,6 +2,9 @@
 trace of a failing round."""
 
 import json
+import os
+import subprocess
+import sys
 
 import controller.books.ledger.store as ledger_store
 from controller.cli.main import main
@@ -40,3 +43,16 @@ def test_a_violation_exits_1_with_the_replay_command_and_the_trace(capsys, monke
     data = json.loads(out)
     assert status == 1 and data["violations"][0]["invariant"] in ("void", "books")
     assert data["replay"].startswith("croupier sim ") and data["trace"]
+
+
+def test_the_digest_is_the_same_in_another_process_whatever_its_hash_seed():
+    """Set and dict orders that depend on PYTHONHASHSEED would break the replay."""
+    sim = "sim --profile uth-it --rounds 15 --seed 5 --faults 0.4 --crash-rate 0.1 --json"
+    argv = [sys.executable, "-m", "controller.cli.main", *sim.split()]
+    digests = set()
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        digests.add(json.loads(done.stdout)["digest"])
+    assert len(digests) == 1
