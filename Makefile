@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 # Run again before a demo or a benchmark: it recompiles only the files that changed.
 COMPILE = $(BIN)/python -m compileall -q controller drivers firmware_bridge display > /dev/null
 
-.PHONY: demo test coverage lint typecheck venv bench manifest clean sign-docs install
+.PHONY: demo test coverage lint typecheck venv bench manifest clean sign-docs install sim
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,16 @@ coverage: $(STAMP)
 .PHONY: fuzz
 fuzz: $(STAMP)
 	CROUPIER_FUZZ=long $(BIN)/pytest -s tests/adversarial
+
+# The deterministic simulator's long run (docs/sim.md): SIM_ROUNDS rounds of each of the five
+# profiles (5 x 200,000 = 1,000,000 by default), faults and crashes on; any violation stops it
+# with the command that replays it.
+SIM_ROUNDS ?= 200000
+SIM_SEED ?= 1
+sim: $(STAMP)
+	for p in uth-gr uth-sk uth-it ch-bg trilux-gr; do \
+	  $(BIN)/croupier sim --profile $$p --rounds $(SIM_ROUNDS) --seed $(SIM_SEED) \
+	    --faults 0.2 --crash-rate 0.01 || exit 1; done
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'

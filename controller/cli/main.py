@@ -52,6 +52,7 @@ COMMAND_GROUPS: list[tuple[str, tuple[str, ...]]] = [
     ("controller.cli.verify_software_cmd", ("verify-software",)),
     ("controller.cli.evidence_cmd", ("evidence",)),
     ("controller.cli.rig_cmd", ("rig",)),
+    ("controller.cli.sim_cmd", ("sim",)),
     ("controller.cli.completion_cmd", ("completion",)),
 ]
 

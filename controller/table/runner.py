@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 
 from controller.books.audit.shuffle_audit import ShuffleStats
 from controller.books.ledger.errors import LedgerError
-from controller.books.ledger.powerup import PendingWitness, Safeguards, open_ledger, unanswered
+from controller.books.ledger.powerup import PendingWitness, unanswered
 from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.witness import WitnessError
@@ -67,7 +67,6 @@ from controller.table.events import (
     PacketDelivered,
     PoolAmount,
     ReportStatus,
-    SettleRound,
     ShowSign,
     Tick,
     ToShuffler,
@@ -75,8 +74,10 @@ from controller.table.events import (
     WitnessChecked,
 )
 from controller.table.journald import log_effect
+from controller.table.ledger_apply import apply_write
 from controller.table.link_evidence import capped
 from controller.table.machine import TableMachine, TableState
+from controller.table.powerup import Books, open_books, safeguards_of
 from controller.table.tableconfig import TableConfig
 
 log = logging.getLogger(__name__)
@@ -191,32 +192,19 @@ class TableRunner:
         path.parent.mkdir(parents=True, exist_ok=True)
         now = self.now()
 
-        safeguards = Safeguards(
-            simulated=cfg.shuffler.emulator is not None,
-            table_id=cfg.table_id,
-            key_path=Path(cfg.ledger_key) if cfg.ledger_key else None,
-            witness_url=cfg.witness_url,
-            witness_dsn=next((s.dsn for s in cfg.linked.values()), None),
+        safeguards = safeguards_of(cfg)
+
+        def start() -> Books:
+            return open_books(cfg, path, now, self.wall_clock, safeguards)
+
+        books = await self.in_ledger(start)
+        self.ledger, self.witness = books.ledger, books.witness
+        recovered, pools, last, closed = (
+            books.recovered,
+            books.pools,
+            books.last_round,
+            books.conditions,
         )
-        closed: list[tuple[str, str]] = []  # conditions that keep the table closed
-
-        def start() -> tuple[list[str], dict[str, tuple[int, int]], int]:
-            opened = open_ledger(path, now, self.wall_clock, safeguards)
-            self.ledger, status = opened.ledger, opened.status
-            self.witness = opened.witness
-            closed.extend(opened.conditions)
-            may_open = status.table_may_open
-            recovered = [v.round_id for v in self.ledger.recover(now)] if may_open else []
-            pools = {}
-            if may_open:
-                for pool in cfg.pools.values():
-                    self.ledger.configure_pool(pool, now)
-            for name, (pool_cfg, state) in self.ledger.pools().items():
-                if name in cfg.pools:
-                    pools[pool_cfg.bet] = (state.current, pool_cfg.seed)
-            return recovered, pools, self._last_round()
-
-        recovered, pools, last = await self.in_ledger(start)
         if cfg.profile.game != "blackjack":
             warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
@@ -261,15 +249,6 @@ class TableRunner:
 
         await pool.start()
         self._linked_tasks.append(asyncio.create_task(follow(), name=f"linked-{name}"))
-
-    def _last_round(self) -> int:
-        prefix = f"{self.config.table_id}-"
-        assert self.ledger is not None
-        row = self.ledger.db.execute(
-            "SELECT max(CAST(substr(round_id, ?) AS INTEGER)) FROM rounds WHERE round_id LIKE ?",
-            (len(prefix) + 1, prefix + "%"),
-        ).fetchone()
-        return int(row[0] or 0)
 
     async def close(self) -> None:
         for task in [*self._linked_tasks, self._witness_task]:
@@ -428,30 +407,12 @@ class TableRunner:
                 failed = ((item.round_id, MONEY_ACTIONS[type(item)]),)
                 return LedgerWritten(failed, False, str(exc))
         local = {p.bet: name for name, p in self.config.pools.items()}
-        # what the store paid each seat on the linked bet (own line, CH-9 share, envy)
-        linked_paid = {
-            n.data["round"]: n.data["paid"] for n in linked_notes if n.kind == "linked.settled"
-        }
+        linked_bet = self.config.profile.progressive.bet if self.linked else None
 
         def write() -> dict[str, int]:
-            amounts: dict[str, int] = {}
-            with ledger.transaction():
-                for e in [*request.items, *linked_notes]:
-                    if isinstance(e, AppendJournal):
-                        ledger.journal.append(e.kind, e.data, now)
-                    elif isinstance(e, OpenRound):
-                        # a linked stake is the store's to pool, the table's to record
-                        done = ledger.open_round(e.round_id, e.every_stake(), now)
-                        amounts |= done.pools
-                    elif isinstance(e, VoidRound):
-                        done = ledger.void_round(e.round_id, now, rule=e.rule, cause=e.reason)
-                        amounts |= done.pools
-                    elif isinstance(e, SettleRound):
-                        paid = linked_paid.get(e.round_id, {})
-                        args = self._local_settlement(e.result, local, paid)
-                        done = ledger.settle_round(e.round_id, now, **args)
-                        amounts |= done.pools
-            return amounts
+            return apply_write(
+                ledger, request, now, local, extra=linked_notes, linked_bet=linked_bet
+            )
 
         try:
             amounts = await self.in_ledger(write)
@@ -460,24 +421,6 @@ class TableRunner:
                 log.error("ledger: %s", exc)
             return LedgerWritten(money, False, str(exc), probe=request.probe)
         return LedgerWritten(money, True, amounts=tuple(amounts.items()), probe=request.probe)
-
-    def _local_settlement(
-        self, result: Any, local: dict[str, str], linked_paid: dict[str, dict[str, int]]
-    ) -> dict[str, Any]:
-        """The local ledger's settle arguments. A linked pool's stake is recorded as a table
-        wager (taken at the opening) paid what the store paid the seat on it (``linked_paid``,
-        seat -> wager -> amount: its own line, a CH-9 share of a jackpot hit here or at
-        another table, envy), so the table's books show what it paid its seats."""
-        args = settle_arguments(result, local)
-        if self.linked:
-            bet = self.config.profile.progressive.bet
-            for seat, wagers in args["stakes"].items():
-                if wagers.get(bet):
-                    args["payouts"][seat][bet] = sum(linked_paid.get(str(seat), {}).values())
-                else:  # no linked stake taken (the link was down at LOCK)
-                    wagers.pop(bet, None)
-                    args["payouts"].get(seat, {}).pop(bet, None)
-        return args
 
     async def _linked_step(self, effect: MoneyEffect, now: float) -> list[AppendJournal]:
         """A money event's part for the linked pool; the store's answer, journaled locally

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
+from controller.engine.deal.validator import Packet
 from controller.table.events import (
     CheckDeck,
     Condition,
@@ -51,6 +51,16 @@ from controller.table.events import (
     ShufflerFault,
 )
 from controller.table.link_evidence import exchange_entry
+from controller.table.shuffler_events import (
+    SHOE,
+    ResetShuffler,
+    deal_events,
+    deck_condition,
+    describe_deck,
+    firmware_condition,
+    status_condition,
+    tag_of,
+)
 from drivers.errors import DriverError
 from drivers.reconnect import Backoff
 from drivers.shuffler_client import ShufflerClient
@@ -77,62 +87,12 @@ from firmware_bridge.session import (
 
 log = logging.getLogger(__name__)
 
-DEALER_TAG = 15
 RECORDED = 2000  # DEAL exchanges kept in memory until their round is stored
-SHOE = "shoe"
-
-
-@dataclass(frozen=True)
-class ResetShuffler:
-    """RESET 0 (a technician cleared the fault), then STATUS and a deck count."""
-
-    technician: str
 
 
 @dataclass(frozen=True)
 class _CheckStatus:
     """STATUS: open or close the ``shuffler`` condition from the machine's fault and door."""
-
-
-def tag_of(destination: str) -> int:
-    if destination == COMMUNITY:
-        return 0
-    if destination == DEALER:
-        return DEALER_TAG
-    return int(destination.split(":", 1)[1])
-
-
-def destination_of(tag: int) -> str:
-    if tag == 0:
-        return COMMUNITY
-    if tag == DEALER_TAG:
-        return DEALER
-    return f"seat:{tag}"
-
-
-def describe_deck(reply: DeckCheckReply, name: Callable[[int], str] | None) -> tuple[bool, str]:
-    """(deck is good, one line for a technician), e.g. "51 cards, missing 7h"; without
-    ``name`` the cards are counted, not named ("missing 1 card")."""
-    parts = [f"{reply.counted} of {reply.expected} cards"]
-    if reply.missing:
-        if name is None:
-            parts.append(f"missing {sum(n for _c, n in reply.missing)} card(s)")
-        else:
-            parts.append("missing " + " ".join(name(c) for c, _n in reply.missing))
-    if reply.duplicate:
-        if name is None:
-            parts.append(f"{len(reply.duplicate)} card(s) duplicated")
-        else:
-            parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
-    if reply.foreign:
-        parts.append(f"{reply.foreign} foreign card(s)")
-    good = (
-        reply.counted == reply.expected
-        and not reply.missing
-        and not reply.duplicate
-        and not reply.foreign
-    )
-    return good, ", ".join(parts)
 
 
 class ShufflerLink:
@@ -231,18 +191,7 @@ class ShufflerLink:
             self.post(ConditionChanged(Condition.LINK, True, f"shuffler does not identify: {exc}"))
             return False
         self.identity = identity
-        digest = identity.fw_sha256.hex()
-        if digest not in self.firmware_allow:
-            self.post(
-                ConditionChanged(
-                    Condition.FIRMWARE,
-                    True,
-                    f"shuffler firmware {identity.fw_version} sha256 {digest} is not on the"
-                    " allow-list ([shuffler] firmware_allow)",
-                )
-            )
-        else:
-            self.post(ConditionChanged(Condition.FIRMWARE, False))
+        self.post(firmware_condition(identity, self.firmware_allow))
         await self._check_status()
         await self._check_deck()
         if self.shoe:  # blackjack: the machine works as a shoe, reporting every card
@@ -317,20 +266,8 @@ class ShufflerLink:
         assert isinstance(reply, DealReply)  # the session matched it to the request
         arrived = asyncio.get_running_loop().time()
         self.recorded.append(self._entry("deal", round_id, done))
-        packet = Packet(
-            destination_of(reply.tag),
-            tuple(c.card for c in reply.cards),
-            tuple(c.face_up for c in reply.cards),
-        )
-        if reply.status != ErrorCode.OK:
-            # a malfunction explains a short packet: the fault (MD-S2) comes first
-            self.post(
-                ShufflerFault(
-                    f"{ErrorCode(reply.status).name.lower()} during the packet"
-                    f" to {request.destination}"
-                )
-            )
-        self.post(PacketDelivered(packet, arrived, round_id))
+        for event in deal_events(reply, request, round_id, arrived):
+            self.post(event)
 
     async def _check_status(self) -> None:
         try:
@@ -338,15 +275,7 @@ class ShufflerLink:
         except (LinkError, DriverError) as exc:
             log.warning("shuffler status: %s", exc)
             return
-        problems = []
-        if status.fault != ErrorCode.OK:
-            problems.append(
-                f"{ErrorCode(status.fault).name} active: clear it, then reset the"
-                " shuffler (croupier shuffler reset)"
-            )
-        if status.door_open:
-            problems.append("the shuffler's door is open")
-        self.post(ConditionChanged(Condition.SHUFFLER, bool(problems), "; ".join(problems)))
+        self.post(status_condition(status))
 
     async def _check_deck(self) -> None:
         try:
@@ -364,4 +293,4 @@ class ShufflerLink:
         if self.keep_deck_check is not None:
             self.keep_deck_check(self._entry("deck-check", None, done, named))
         self.last_deck = text
-        self.post(ConditionChanged(Condition.DECK, not good, "" if good else f"deck check: {text}"))
+        self.post(deck_condition(good, text))

@@ -153,7 +153,7 @@ def filled(parser: argparse.ArgumentParser) -> list[str]:
 # run a soak): their failures are covered by the battery above and by their own tests.
 RUNS_FOR_REAL = {
     "emulator", "selfcheck manifest", "config hash-credential", "completion", "rig soak",
-    "sensors watch", "lamps test", "sign test", "config check", "shuffler ports",
+    "sensors watch", "lamps test", "sign test", "config check", "shuffler ports", "sim",
 }  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from controller.table.events import (
     OpenRound,
     ShufflerFault,
 )
+from controller.table.ledger_apply import local_settlement
 from controller.table.runner import TableRunner
 from controller.table.tableconfig import parse_table_config
 
@@ -99,13 +100,11 @@ def test_a_linked_stake_is_a_table_wager_of_the_local_ledger_paid_what_the_store
     tmp_path,
 ):
     config = parse_table_config(CH_LINKED, "t.toml")
-    runner = TableRunner(config, state_dir=tmp_path)
-    runner.linked = {"jumbo7": object()}  # the store's client: only its presence counts here
     data = json.loads((ROOT / "examples" / "ch-bg-jumbo7.json").read_text())
     result = settle(config.profile, data)
     # as the store's linked.settled note carries it (JSON: seats are strings)
     store_paid = {"1": {"jumbo7": 1_000_000, "jackpot-share": 0}, "2": {"jackpot-share": 55}}
-    args = runner._local_settlement(result, {}, store_paid)
+    args = local_settlement(result, {}, "jumbo7", store_paid)
     assert args["stakes"][1]["jumbo7"] == args["stakes"][2]["jumbo7"] == 100
     assert args["payouts"][1]["jumbo7"] == 1_000_000 and args["payouts"][2]["jumbo7"] == 55
     opened = OpenRound("T-CH-000001", "jumbo7", {1: 100, 2: 100}, {})

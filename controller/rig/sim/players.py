@@ -1,0 +1,352 @@
+"""The simulated dealer, players and technician: what people at the table do next, read from
+what the table shows (its state, its conditions, whose turn it is), each action after a
+think time drawn from the seed.
+
+A round (:class:`RoundPlan`, drawn when the table opens): the seats that play, the faults the
+seed injects into it (the shuffler's machine faults, a misdeal the dealer declares, the dealer's
+cards exposed (MD-X3, uth-it), a stuck stake, a chattering sensor, a pulled cable or a device
+reboot during the deal), and for each fault the misdeal verdict the rules require
+(:attr:`RoundPlan.allowed`). The hold'em decisions are the rig's simple strategy
+(:func:`controller.rig.dealer.simple_decision`); blackjack players play the basic strategy of
+the engine's strategy table (a player's choice, not the table's accounting).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from controller.engine.cards import Card
+from controller.engine.games.blackjack.strategy import choose
+from controller.rig.dealer import royal_order
+from controller.rig.sim.shuffler import FAST_MACHINE
+from controller.table.deals import ManualDeal, ShoeDeal
+from controller.table.events import (
+    Condition,
+    DealerCardsExposed,
+    DeclareMisdeal,
+    EnterCards,
+    EnterWagers,
+    JackpotAck,
+    SeatDecision,
+)
+from controller.table.machine import TableState, reinsert_refusal
+from controller.table.shuffler_events import ResetShuffler
+from drivers.gpio.events import SeatState
+from firmware_bridge.codes import ErrorCode
+from firmware_bridge.emulator.faults import MachineFaults
+from firmware_bridge.emulator.machine import MachineError
+
+if TYPE_CHECKING:
+    from controller.rig.sim.world import World
+
+MAINS = (1000, 2000, 5000)
+ROYALS = 0.01  # share of hold'em rounds dealt a royal flush on purpose (jackpots, resets)
+SHOE_LOW = 80  # cards left in the shoe below which it is shuffled again between rounds
+CARD_WAIT = 3.0  # seconds a dealer waits for the table to see the card drawn
+TRILUX = (0, 0, 100, 500)
+
+
+@dataclass
+class RoundPlan:
+    seats: tuple[int, ...]
+    machine: MachineFaults = field(default_factory=MachineFaults)
+    declare: str | None = None  # a misdeal the dealer declares (MD-M2) once the deal is in
+    expose: bool = False  # MD-X3: the dealer's cards exposed after the deal (uth-it)
+    stuck: int | None = None  # a seat whose stake is left on its sensor after the round
+    chatter: int | None = None  # a seat whose sensor chatters before LOCK
+    pull_at: float | None = None  # seconds into the deal the cable is pulled (for 5 s)
+    reboot_at: float | None = None  # seconds into the deal the device restarts
+    royal: bool = False  # a royal flush arranged on top of the shuffle (the pool, PRG-3)
+    slow: bool = False  # the shuffler deals too slowly: the packet times out (MD-S2)
+    extra_card: bool = False  # shoe: a card drawn when none is due (MD-S1)
+    misfeed: bool = False  # shoe: a misfeed fault during the round (MD-S2)
+    allowed: set[str | None] = field(default_factory=set)  # the verdicts the rules allow
+    must_void: bool = False  # a fault the round cannot settle through
+
+    def describe(self) -> str:
+        parts = [f"seats {list(self.seats)}"]
+        for name in ("declare", "expose", "stuck", "chatter", "pull_at", "reboot_at"):
+            if getattr(self, name):
+                parts.append(f"{name}={getattr(self, name)}")
+        for name in ("royal", "slow", "extra_card", "misfeed"):
+            if getattr(self, name):
+                parts.append(name)
+        if self.machine != MachineFaults():
+            parts.append(f"machine {self.machine}")
+        return ", ".join(parts)
+
+
+class Dealer:
+    def __init__(self, world: World, rng: random.Random, faults: float) -> None:
+        self.world = world
+        self.rng = rng
+        self.faults = faults
+        self.next_at = 0.0
+        self.plan: RoundPlan | None = None
+        self.placed: set[int] = set()  # seats whose stake is on the sensor
+        self.locks = 0
+        self.dealing_since: float | None = None
+        self.done: set[str] = set()  # one-off actions of the round already taken
+        self.drawn = 0  # cards drawn from the shoe this round
+        self.drawn_at = 0.0
+        self.in_round: str | None = None  # the round the table played with this plan
+
+    # --- planning --------------------------------------------------------------------------
+
+    def _plan(self) -> RoundPlan:
+        w, rng, f = self.world, self.rng, self.faults
+        seats = sorted(rng.sample(w.seat_numbers, rng.randint(1, min(4, len(w.seat_numbers)))))
+        plan = RoundPlan(tuple(seats))
+        plan.allowed = {None}
+        plan.royal = w.hand_forming and bool(w.config.pools) and rng.random() < ROYALS
+        if rng.random() < f * 0.5 and w.hand_forming:
+            packets = 2 + len(seats)
+            k = rng.randint(1, packets)
+            kind = rng.choice(("jam", "count", "exposed", "exposed1"))
+            plan.must_void = kind != "exposed1"
+            if kind == "jam":
+                plan.machine, plan.allowed = MachineFaults(jam_at_packet=k), {"MD-S2"}
+            elif kind == "count":
+                plan.machine, plan.allowed = MachineFaults(wrong_count_at_packet=k), {"MD-S1"}
+            elif kind == "exposed":
+                plan.machine = MachineFaults(exposed_at_packet=k, exposed_cards=2)
+                plan.allowed = {"MD-S3"}
+            else:  # one card exposed: a note, not a misdeal (MD-S3 needs two)
+                plan.machine = MachineFaults(exposed_at_packet=k, exposed_cards=1)
+        elif rng.random() < f * 0.1 and w.hand_forming:
+            plan.slow, plan.allowed, plan.must_void = True, {"MD-S2"}, True
+        elif rng.random() < f * 0.2 and not w.shoe:
+            plan.declare, plan.allowed, plan.must_void = "MD-M2", {"MD-M2"}, True
+        # the shoe's faults come when the dealer acts: a round that plays out first settles
+        if w.shoe and rng.random() < f * 0.2:
+            plan.extra_card, plan.allowed = True, {None, "MD-S1"}
+        elif w.shoe and rng.random() < f * 0.1:
+            plan.misfeed, plan.allowed = True, {None, "MD-S2"}
+        if reinsert_refusal(w.profile) is None and rng.random() < f * 0.3:
+            plan.expose = True
+        if rng.random() < f * 0.05:
+            plan.stuck = rng.choice(seats)
+        if rng.random() < f * 0.03:
+            plan.chatter = rng.choice(w.seat_numbers)
+        if w.has_shuffler and rng.random() < f * 0.05:
+            plan.pull_at = rng.uniform(0.0, 2.0)
+            plan.allowed = plan.allowed | {"MD-S2"}
+        elif w.has_shuffler and rng.random() < f * 0.03:
+            plan.reboot_at = rng.uniform(0.0, 2.0)
+            plan.allowed = plan.allowed | {"MD-S2"}
+        if w.line_faulty and w.has_shuffler:
+            plan.allowed.add("MD-S2")  # a request lost for good is a malfunction
+        return plan
+
+    # --- acting ----------------------------------------------------------------------------
+
+    def think(self, low: float = 0.2, high: float = 1.0) -> None:
+        self.next_at = self.world.now + self.rng.uniform(low, high)
+
+    def act(self) -> None:
+        """One action (or none) for the table as it is now; sets :attr:`next_at`."""
+        w = self.world
+        m = w.machine
+        state = m.state
+        self.think()
+        if state not in (TableState.OPEN, TableState.LOCKED, TableState.DEALING):
+            w.shuffler.machine.timing = FAST_MACHINE  # a slow machine is a fault of the deal
+        if m.round is not None:
+            self.in_round = m.round.round_id
+        elif self.in_round is not None:  # the round is over (or a crash dropped it)
+            self.new_round()
+        if state is TableState.OPEN:
+            self._open()
+        elif state is TableState.CLOSED:
+            self._closed()
+        elif state in (TableState.LOCKED, TableState.DEALING):
+            self._dealing()
+        elif state is TableState.VERIFIED:
+            self._verified()
+        elif state in (TableState.SETTLED, TableState.VOID):
+            stuck = self.plan.stuck if self.plan else None
+            for seat in list(self.placed):
+                if seat != stuck:
+                    self._lift(seat)
+            w.press("confirm")
+        elif state is TableState.JACKPOT:
+            w.jackpots += 1
+            w.post(JackpotAck("sim technician"))
+
+    def new_round(self) -> None:
+        self.plan = None
+        self.locks = 0
+        self.dealing_since = None
+        self.done = set()
+        self.drawn = 0
+        self.in_round = None
+
+    def _clear_excluded(self) -> bool:
+        w = self.world
+        excluded = [s for s, st in w.sensors.seat_states().items() if st is SeatState.EXCLUDED]
+        if not excluded:
+            return False
+        for seat in excluded:
+            self._lift(seat)
+        now = w.now
+        w.console.set("key", True, now)
+        w.console.press("confirm", now + 0.05)
+        w.console.set("key", False, now + 0.2)
+        self.next_at = now + 0.5
+        return True
+
+    def _open(self) -> None:
+        w = self.world
+        if self.plan is None:
+            if self._clear_excluded():
+                return
+            if w.shoe and len(w.shuffler.machine.stack) < SHOE_LOW:
+                # the shoe runs low: a technician restarts it, the table identifies it and
+                # puts it in SHOE mode again (a fresh shuffle of every card)
+                w.shuffler.reboot(w.now)
+                self.next_at = w.now + 3.0
+                return
+            self._lift_all()
+            self.plan = plan = self._plan()
+            w.begin_round(plan)
+            w.shuffler_faults(plan.machine, slow=plan.slow)
+            if plan.royal:
+                order = royal_order(plan.seats, self.rng, community=self.rng.random() < 0.5)
+                w.shuffler.machine.arrange(order)
+            if plan.chatter is not None:
+                w.console.chatter(f"seat{plan.chatter}", w.config.io.gpio.chatter_edges + 2, w.now)
+            for seat in plan.seats:
+                self._place(seat)
+                if w.shoe:
+                    main = self.rng.choice(MAINS)
+                    stakes = {"main": main}
+                    trilux = self.rng.choice(TRILUX)
+                    if trilux:
+                        stakes["trilux"] = trilux
+                    w.post(EnterWagers(seat, stakes))
+            return
+        self.locks += 1
+        if self.locks > 3:  # nothing sensed (every seat excluded, say): start over
+            self._lift_all()
+            w.abandon_round()
+            self.new_round()
+            return
+        w.press("lock")
+
+    def _closed(self) -> None:
+        w = self.world
+        conditions = w.machine.conditions
+        if Condition.SHUFFLER in conditions and "reset" not in self.done:
+            self.done.add("reset")
+            w.shuffler.submit(ResetShuffler("sim technician"), None, w.now)
+            self.next_at = w.now + 3.0
+        elif Condition.DECK in conditions and "deck" not in self.done:
+            self.done.add("deck")
+            w.shuffler.submit_check_deck(w.now)
+            self.next_at = w.now + 3.0
+        elif not self._clear_excluded():
+            self.done.discard("reset")
+            self.done.discard("deck")
+            self.next_at = w.now + 2.0
+
+    def _dealing(self) -> None:
+        w, plan = self.world, self.plan
+        if plan is None:
+            return
+        if self.dealing_since is None:
+            self.dealing_since = w.now
+        for seat in list(self.placed):
+            if seat != plan.stuck and not w.shoe:
+                self._lift(seat)  # the stake stays in the round (PRG-2)
+        since = w.now - self.dealing_since
+        if plan.pull_at is not None and "pull" not in self.done and since >= plan.pull_at:
+            self.done.add("pull")
+            w.pull_cable(5.0)
+        if plan.reboot_at is not None and "reboot" not in self.done and since >= plan.reboot_at:
+            self.done.add("reboot")
+            w.shuffler.reboot(w.now)
+        r = w.machine.round
+        if r is None:
+            return
+        if isinstance(r.deal, ManualDeal):
+            self._manual(r.deal)
+        elif isinstance(r.deal, ShoeDeal):
+            self._shoe(r.deal)
+        self.next_at = w.now + self.rng.uniform(0.05, 0.3)
+
+    def _manual(self, deal: ManualDeal) -> None:
+        w = self.world
+        if "cards" in self.done:
+            w.press("confirm")  # the dealer confirms the manual deal
+            return
+        self.done.add("cards")
+        cards = w.manual_deck()
+        for dest, count in deal.expected_cards().items():
+            w.post(EnterCards(dest, tuple(cards.pop() for _ in range(count))))
+
+    def _shoe(self, deal: ShoeDeal) -> None:
+        w, plan = self.world, self.plan
+        assert plan is not None
+        game = deal.game
+        if plan.misfeed and "misfeed" not in self.done and len(game.cards) >= 2:
+            self.done.add("misfeed")
+            w.shuffler.device.raise_fault(ErrorCode.MISFEED, "misfeed", w.now)
+            return
+        if self.drawn > len(game.cards) and w.now - self.drawn_at < CARD_WAIT:
+            return  # the card drawn has not reached the table yet: a dealer waits for it
+        self.drawn = len(game.cards)
+        due = game.expected_cards()
+        if due == 0 and plan.extra_card and "extra" not in self.done and len(game.cards) >= 3:
+            self.done.add("extra")
+            due = 1
+        if due:
+            try:
+                w.shuffler.device.draw_card(w.now)
+            except MachineError:
+                return  # a shoe in fault: the technician resets it
+            self.drawn += 1
+            self.drawn_at = w.now
+            return
+        turn = game.turn()
+        if turn is None:
+            return
+        if turn.kind == "insurance":
+            w.post(SeatDecision(turn.seat, "insurance", 0))
+            return
+        up = game.dealer.cards[0] if game.dealer.cards else Card(0)
+        action = choose(game.current_hand(), int(up), game.legal_actions())
+        w.post(SeatDecision(turn.seat, action))
+
+    def _verified(self) -> None:
+        w, plan = self.world, self.plan
+        r = w.machine.round
+        if plan is None or r is None:
+            return
+        if isinstance(r.deal, ShoeDeal):
+            self._dealing()
+            return
+        if plan.declare and "declare" not in self.done:
+            self.done.add("declare")
+            w.post(DeclareMisdeal(plan.declare, "a card exposed face up during the deal"))
+            return
+        if plan.expose and "expose" not in self.done:
+            self.done.add("expose")
+            w.post(DealerCardsExposed((1, 2)))
+            return
+        w.press("confirm")
+
+    # --- stakes on the sensors -------------------------------------------------------------
+
+    def _place(self, seat: int) -> None:
+        self.world.console.set(f"seat{seat}", True, self.world.now)
+        self.placed.add(seat)
+
+    def _lift(self, seat: int) -> None:
+        self.world.console.set(f"seat{seat}", False, self.world.now)
+        self.placed.discard(seat)
+
+    def _lift_all(self) -> None:
+        for seat in list(self.placed):
+            self._lift(seat)

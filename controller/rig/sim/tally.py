@@ -1,0 +1,347 @@
+"""The simulator's own books and the invariants, checked after every step.
+
+Written without the controller's accounting code: the tally reads the ledger's rows with its
+own SQL and keeps its own counts (the stakes the dealer placed, the cards the shuffler
+dealt for each round, the verdicts the injected faults call for); the only controller code it
+calls is the engine, to settle the recorded round again (the settlement must be the engine's).
+
+Invariants (each violation names one, with the round and what differed):
+
+- ``books``: a pool's meter equals its seed plus the contributions of the rounds not voided
+  since the last reset, less what was won from it (all from the rows), to the cent; never
+  negative, never above the pool's cap; the stakes taken equal the stakes the dealer placed;
+- ``once``: a round opened, voided or settled at most once in the journal;
+- ``void``: a voided round returned every stake and reversed every contribution;
+- ``cards``: no card twice in a deck within a round, the recorded cards are the cards the
+  shuffler dealt to that round;
+- ``journal``: the journal's chain verifies (at the end of a run and after every crash);
+- ``closed``: the table is never OPEN while a blocking condition holds;
+- ``verdict``: a void's rule is one the rules require for the faults injected in the round
+  (a crash: MD-S2);
+- ``settlement``: the settlement equals the engine's settlement of the recorded round, and
+  the ledger paid what it says.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from controller.books.ledger.verify import verify_ledger
+from controller.engine.cards import parse_cards
+from controller.engine.games import settle
+from controller.table.events import (
+    ArchiveRound,
+    LedgerWrite,
+    OpenRound,
+    SettleRound,
+    VoidRound,
+)
+from controller.table.machine import ADVISORY, PROGRESSIVE_ONLY, TableState
+from firmware_bridge.codes import ErrorCode
+from firmware_bridge.messages import DealReply
+
+FAULT_NOTICE = 15.0  # seconds a table may take to hear of a shuffler fault (link timeout, RTO)
+MONEY_KINDS = {"round.opened": 1, "round.voided": 2, "round.settled": 4}
+
+if TYPE_CHECKING:
+    from controller.rig.sim.players import RoundPlan
+    from controller.rig.sim.world import World
+
+
+class Tally:
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.violations: list[dict[str, Any]] = []
+        self.outcomes: Counter[str] = Counter()  # settled, voided MD-x
+        self.closed = 0  # rounds settled or voided
+        self.digest_lines: list[str] = []
+        self.plan: RoundPlan | None = None
+        self.plans: dict[str, RoundPlan] = {}  # round -> its plan
+        self.crashed: set[str] = set()  # rounds in play at a crash
+        self.cards: dict[str, list[tuple[str, tuple[int | None, ...]]]] = {}
+        self.archived_rounds: dict[str, ArchiveRound] = {}
+        self.journal_seen = 0  # the journal entries read so far
+        self.journal_rounds: dict[str, int] = {}  # round -> the MONEY_KINDS bits seen
+        # each pool since its last reset: the stakes of the rounds not voided, times the rate
+        self.fed: dict[str, Fraction] = {}
+        self.fed_by_round: dict[str, dict[str, Fraction]] = {}
+        self.won: dict[str, int] = {}
+        self.cycles: dict[str, int] = {}
+        self.fault_since: float | None = None  # since when the shuffler machine is in fault
+        # each pool's contribution rate, read from the configuration's text (not its parser)
+        self.rates = {
+            name: Fraction(str(raw["contribution_rate"]).rstrip("%")) / 100
+            for name, raw in world.pool_texts.items()
+        }
+
+    def fail(self, invariant: str, round_id: str | None, detail: str) -> None:
+        self.violations.append({"invariant": invariant, "round": round_id, "detail": detail})
+        self.world.log(f"VIOLATION {invariant}: {detail}")
+
+    # --- what the world tells the tally -------------------------------------------------------
+
+    def begin(self, plan: RoundPlan) -> None:
+        self.plan = plan
+
+    def abandon(self) -> None:
+        self.plan = None
+
+    def dealt(self, round_id: str | None, reply: DealReply) -> None:
+        if round_id is not None:
+            cards = tuple(c.card for c in reply.cards)
+            self.cards.setdefault(round_id, []).append((str(reply.tag), cards))
+
+    def powered_up(self, recovered: list[str]) -> None:
+        for rid in recovered:
+            self.crashed.add(rid)
+            self._closed(rid)
+            self._pool_rows(rid)
+        if recovered or self.world.crashes:
+            self.check_journal()
+
+    def written(self, request: LedgerWrite) -> None:
+        for item in request.items:
+            if isinstance(item, OpenRound):
+                if self.plan is not None:
+                    self.plans[item.round_id] = self.plan
+                self._opened(item.round_id)
+            elif isinstance(item, VoidRound | SettleRound):
+                self._closed(item.round_id)
+            if isinstance(item, OpenRound | VoidRound | SettleRound):
+                self._pool_rows(item.round_id)
+        if request.money:
+            self.check_pools()
+
+    def archived(self, archive: ArchiveRound) -> None:
+        self.archived_rounds[archive.round_id] = archive
+
+    # --- the checks --------------------------------------------------------------------------
+
+    def _row(self, rid: str) -> dict[str, Any] | None:
+        cur = self.world.ledger.db.execute(
+            "SELECT state, stakes, staked, rule, paid, paid_total FROM rounds WHERE round_id = ?",
+            (rid,),
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(
+            zip(("state", "stakes", "staked", "rule", "paid", "paid_total"), row, strict=True)
+        )
+
+    def _journal_count(self, rid: str) -> Counter[str]:
+        """The round's money entries in the journal (read as they are written: each entry
+        once, by its own SQL)."""
+        rows = self.world.ledger.db.execute(
+            "SELECT seq, kind, json_extract(data, '$.round') FROM journal WHERE seq > ?"
+            " AND kind IN ('round.opened', 'round.voided', 'round.settled')",
+            (self.journal_seen,),
+        ).fetchall()
+        for _seq, kind, round_id in rows:
+            bit = MONEY_KINDS[kind]
+            seen = self.journal_rounds.get(round_id, 0)
+            if seen & bit:
+                self.fail("once", round_id, f"a second {kind} in the journal")
+            self.journal_rounds[round_id] = seen | bit
+        head = self.world.ledger.db.execute("SELECT max(seq) FROM journal").fetchone()[0]
+        self.journal_seen = int(head or 0)
+        seen = self.journal_rounds.get(rid, 0)
+        return Counter(kind for kind, bit in MONEY_KINDS.items() if seen & bit)
+
+    def _opened(self, rid: str) -> None:
+        row = self._row(rid)
+        if row is None:
+            self.fail("books", rid, "the round was opened but has no row")
+            return
+        plan = self.plans.get(rid)
+        stake = self.world.profile.progressive.stake if self.world.profile.progressive else 0
+        stakes = {int(s): w for s, w in json.loads(row["stakes"]).items()}
+        if plan is not None and stake and self.world.config.pools:
+            for seat, wagers in stakes.items():
+                if seat not in plan.seats:
+                    self.fail(
+                        "books", rid, f"a stake taken from seat {seat}, where none was placed"
+                    )
+                amount = sum(wagers.values())
+                if amount != stake:
+                    self.fail(
+                        "books", rid, f"seat {seat} staked {amount}, the dealer placed {stake}"
+                    )
+
+    def _closed(self, rid: str) -> None:
+        row = self._row(rid)
+        if row is None or row["state"] == "open":
+            self.fail(
+                "books", rid, f"the round is not closed in the ledger ({row and row['state']})"
+            )
+            return
+        counts = self._journal_count(rid)
+        if any(n > 1 for n in counts.values()) or sum(counts.values()) > 2:
+            self.fail("once", rid, f"journal entries {dict(counts)}")
+        self.closed += 1
+        if row["state"] == "voided":
+            self._voided(rid, row)
+        else:
+            self._settled(rid, row)
+        self.plans.pop(rid, None)
+        self.cards.pop(rid, None)
+
+    def _voided(self, rid: str, row: dict[str, Any]) -> None:
+        rule = row["rule"]
+        self.outcomes[f"voided {rule}"] += 1
+        self.digest_lines.append(f"{rid} voided {rule}")
+        if json.loads(row["paid"] or "{}") != json.loads(row["stakes"]):
+            self.fail("void", rid, f"paid {row['paid']} of stakes {row['stakes']}")
+        for contribution, reversal in self.world.ledger.db.execute(
+            "SELECT contribution, reversal FROM round_pools WHERE round_id = ?", (rid,)
+        ).fetchall():
+            given, taken = json.loads(contribution), json.loads(reversal or "null")
+            pairs = (("to_current", "from_current"), ("to_reserve", "from_reserve"),
+                     ("overflow", "from_overflow"))  # fmt: skip
+            if taken is None or any(given[a] != taken[b] for a, b in pairs):
+                self.fail("void", rid, f"contribution {contribution} reversed by {reversal}")
+        plan = self.plans.get(rid)
+        allowed = set(plan.allowed) if plan is not None else {rule}
+        if rid in self.crashed:
+            allowed.add("MD-S2")
+        if rule not in allowed:
+            self.fail(
+                "verdict",
+                rid,
+                f"voided by {rule}; the injected faults call for {sorted(map(str, allowed))}",
+            )
+
+    def _settled(self, rid: str, row: dict[str, Any]) -> None:
+        self.outcomes["settled"] += 1
+        plan = self.plans.get(rid)
+        if plan is not None and rid not in self.crashed and plan.must_void:
+            want = sorted(str(a) for a in plan.allowed)
+            self.fail("verdict", rid, f"settled, but the injected faults call for {want}")
+        archive = self.archived_rounds.pop(rid, None)
+        self.digest_lines.append(f"{rid} settled {row['paid']}")
+        if archive is None:
+            return  # settled just before a crash: its record went with the memory
+        result = settle(self.world.profile, archive.record).to_json()
+        if result != archive.result.to_json():
+            self.fail("settlement", rid, "the engine settles the recorded round differently")
+        paid = {int(s): w for s, w in json.loads(row["paid"] or "{}").items()}
+        for seat in result["seats"]:
+            for name, wager in seat["wagers"].items():
+                if name in paid.get(seat["seat"], {}) and paid[seat["seat"]][name] != wager["paid"]:
+                    self.fail(
+                        "settlement", rid,
+                        f"seat {seat['seat']} {name}: ledger paid {paid[seat['seat']][name]},"
+                        f" the engine {wager['paid']}",
+                    )  # fmt: skip
+        self._cards(rid, archive.record)
+
+    def _cards(self, rid: str, record: dict[str, Any]) -> None:
+        decks = self.world.shuffler.machine.decks
+        names: list[str] = []
+        for key in ("community", "dealer"):
+            value = record.get(key)
+            if isinstance(value, list):
+                names += value
+            elif isinstance(value, dict):
+                names += value.get("cards", [])
+        for seat in record.get("seats", []):
+            names += seat.get("cards", [])
+        cards = [int(c) for c in parse_cards(" ".join(names), unique=False)]
+        seen = Counter(cards)
+        twice = [c for c, n in seen.items() if n > decks]
+        if twice:
+            self.fail("cards", rid, f"card codes {twice} dealt more than {decks} time(s)")
+        dealt = self.cards.pop(rid, None)
+        if dealt is not None and self.world.hand_forming:
+            delivered = Counter(c for _tag, cs in dealt for c in cs if c is not None)
+            if not seen <= delivered:
+                self.fail("cards", rid, "the recorded cards are not the cards the shuffler dealt")
+
+    def check_pools(self) -> None:
+        db = self.world.ledger.db
+        for name, pool in self.world.config.pools.items():
+            row = db.execute("SELECT current, cycle FROM pools WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                continue
+            current, cycle = row
+            if current < 0:
+                self.fail("books", None, f"pool {name} at {current}")
+            cap = getattr(pool, "cap", None)
+            if cap is not None and current > cap:
+                self.fail("books", None, f"pool {name} at {current}, above its cap {cap}")
+            expected = self._pool_model(name, pool.seed, cycle)
+            if expected != current:
+                self.fail("books", None, f"pool {name} at {current}, the rows add up to {expected}")
+
+    def _pool_model(self, name: str, seed: int, cycle: int) -> int:
+        """The seed, plus the rate times the stakes of the rounds not voided since the last
+        reset (whole units), less what was won from the pool since."""
+        if self.cycles.get(name, cycle) != cycle:  # a reset (PRG-5): the tally starts again
+            self.fed[name] = Fraction(0)
+            self.won[name] = 0
+        self.cycles[name] = cycle
+        return seed + math.floor(self.fed.get(name, Fraction(0))) - self.won.get(name, 0)
+
+    def _pool_rows(self, rid: str) -> None:
+        """The round's pool rows into the tally: its stakes fed (opened), taken back
+        (voided), its hits (settled)."""
+        db = self.world.ledger.db
+        state = db.execute("SELECT state FROM rounds WHERE round_id = ?", (rid,)).fetchone()[0]
+        if state == "open":
+            fed = {}
+            for pool, stakes in db.execute(
+                "SELECT pool, stakes FROM round_pools WHERE round_id = ?", (rid,)
+            ).fetchall():
+                staked = sum(int(v) for v in json.loads(stakes).values())
+                fed[pool] = Fraction(staked) * self.rates[pool]
+                self.fed[pool] = self.fed.get(pool, Fraction(0)) + fed[pool]
+            self.fed_by_round[rid] = fed
+        elif state == "voided":
+            for pool, amount in self.fed_by_round.pop(rid, {}).items():
+                self.fed[pool] -= amount
+        else:
+            self.fed_by_round.pop(rid, None)
+            for pool, won, cycle in db.execute(
+                "SELECT pool, coalesce(sum(from_pool), 0), max(cycle) FROM hits"
+                " WHERE round_id = ? GROUP BY pool",
+                (rid,),
+            ).fetchall():
+                if self.cycles.get(pool, cycle) == cycle:
+                    self.won[pool] = self.won.get(pool, 0) + int(won)
+
+    def check_step(self) -> None:
+        w = self.world
+        m = w.machine
+        device = w.shuffler.machine
+        faulty = device.fault != ErrorCode.OK or device.door_open
+        if not faulty:
+            self.fault_since = None
+        elif self.fault_since is None:
+            self.fault_since = w.now
+        if m.state is TableState.OPEN:
+            blocking = set(m.conditions) - ADVISORY - PROGRESSIVE_ONLY
+            if blocking:
+                self.fail("closed", None, f"the table is open with {sorted(blocking)}")
+            # what the simulator knows of the machine itself: a fault the table had time to
+            # hear of (events are retransmitted until acknowledged) keeps it closed
+            if self.fault_since is not None and w.now - self.fault_since > FAULT_NOTICE:
+                self.fail(
+                    "closed", None,
+                    f"the table is open while the shuffler is in {device.fault.name}"
+                    f" since t={self.fault_since:.3f}",
+                )  # fmt: skip
+
+    def check_journal(self) -> None:
+        report = verify_ledger(self.world.ledger)
+        if not report.ok:
+            self.fail("journal", None, "; ".join(report.problems[:2]))
+
+
+def _amounts(data: Any) -> dict[str, int]:
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}

@@ -1,0 +1,130 @@
+"""What the shuffler's answers mean for the table, as events (pure): used by the daemon's
+:class:`~controller.table.shuffler_link.ShufflerLink` and by the deterministic simulator
+(:mod:`controller.rig.sim`), which drive the same requests over different transports.
+
+- :func:`firmware_condition`: an identify's firmware SHA-256 against the allow-list;
+- :func:`status_condition`: a STATUS reply's fault and door;
+- :func:`describe_deck`, :func:`deck_condition`: a deck check, counted (no card identities in
+  status or journal);
+- :class:`ResetShuffler`: the technician's command to reset the machine.
+- :func:`deal_events`: a DEAL reply as the table's events; a packet cut short by a jam is
+  reported as the fault first (MD-S2, a malfunction), then as the packet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
+from controller.table.events import (
+    Condition,
+    ConditionChanged,
+    Event,
+    PacketDelivered,
+    RequestPacket,
+    ShufflerFault,
+)
+from firmware_bridge.codes import ErrorCode
+from firmware_bridge.messages import DealReply, DeckCheckReply, IdentifyReply, StatusReply
+
+DEALER_TAG = 15
+SHOE = "shoe"  # the destination of a card from the shoe
+
+
+@dataclass(frozen=True)
+class ResetShuffler:
+    """RESET 0 (a technician cleared the fault), then STATUS and a deck count."""
+
+    technician: str
+
+
+def tag_of(destination: str) -> int:
+    """A destination as its one-byte tag: community 0, seat N is N, the dealer 15."""
+    if destination == COMMUNITY:
+        return 0
+    if destination == DEALER:
+        return DEALER_TAG
+    return int(destination.split(":", 1)[1])
+
+
+def destination_of(tag: int) -> str:
+    if tag == 0:
+        return COMMUNITY
+    if tag == DEALER_TAG:
+        return DEALER
+    return f"seat:{tag}"
+
+
+def firmware_condition(identity: IdentifyReply, allow: set[str]) -> ConditionChanged:
+    digest = identity.fw_sha256.hex()
+    if digest in allow:
+        return ConditionChanged(Condition.FIRMWARE, False)
+    return ConditionChanged(
+        Condition.FIRMWARE,
+        True,
+        f"shuffler firmware {identity.fw_version} sha256 {digest} is not on the"
+        " allow-list ([shuffler] firmware_allow)",
+    )
+
+
+def status_condition(status: StatusReply) -> ConditionChanged:
+    problems = []
+    if status.fault != ErrorCode.OK:
+        problems.append(
+            f"{ErrorCode(status.fault).name} active: clear it, then reset the"
+            " shuffler (croupier shuffler reset)"
+        )
+    if status.door_open:
+        problems.append("the shuffler's door is open")
+    return ConditionChanged(Condition.SHUFFLER, bool(problems), "; ".join(problems))
+
+
+def describe_deck(reply: DeckCheckReply, name: Callable[[int], str] | None) -> tuple[bool, str]:
+    """(deck is good, one line for a technician), e.g. "51 cards, missing 7h"; without
+    ``name`` the cards are counted, not named ("missing 1 card")."""
+    parts = [f"{reply.counted} of {reply.expected} cards"]
+    if reply.missing:
+        if name is None:
+            parts.append(f"missing {sum(n for _c, n in reply.missing)} card(s)")
+        else:
+            parts.append("missing " + " ".join(name(c) for c, _n in reply.missing))
+    if reply.duplicate:
+        if name is None:
+            parts.append(f"{len(reply.duplicate)} card(s) duplicated")
+        else:
+            parts.append("duplicate " + " ".join(f"{name(c)} x{n}" for c, n in reply.duplicate))
+    if reply.foreign:
+        parts.append(f"{reply.foreign} foreign card(s)")
+    good = (
+        reply.counted == reply.expected
+        and not reply.missing
+        and not reply.duplicate
+        and not reply.foreign
+    )
+    return good, ", ".join(parts)
+
+
+def deck_condition(good: bool, text: str) -> ConditionChanged:
+    """``good`` and ``text`` from :func:`describe_deck`."""
+    return ConditionChanged(Condition.DECK, not good, "" if good else f"deck check: {text}")
+
+
+def deal_events(
+    reply: DealReply, request: RequestPacket, round_id: str | None, arrived: float | None
+) -> list[Event]:
+    packet = Packet(
+        destination_of(reply.tag),
+        tuple(c.card for c in reply.cards),
+        tuple(c.face_up for c in reply.cards),
+    )
+    events: list[Event] = []
+    if reply.status != ErrorCode.OK:
+        # a malfunction explains a short packet: the fault (MD-S2) comes first
+        events.append(
+            ShufflerFault(
+                f"{ErrorCode(reply.status).name.lower()} during the packet to {request.destination}"
+            )
+        )
+    events.append(PacketDelivered(packet, arrived, round_id))
+    return events

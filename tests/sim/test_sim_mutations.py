@@ -1,0 +1,85 @@
+"""The simulator finds planted bugs: each mutation below is a bug class the issue names, put
+into the real code with monkeypatch; a bounded sweep must report it within a few seeds."""
+
+from dataclasses import replace
+
+import pytest
+from simsweep import first_violation
+
+import controller.books.ledger.store as ledger_store
+import controller.rig.sim.shuffler as sim_shuffler
+import controller.rig.sim.world as sim_world
+from controller.table.events import PacketDelivered
+from controller.table.machine import TableMachine
+
+SEEDS = range(1, 9)
+
+
+def test_a_void_that_forgets_one_stake(monkeypatch):
+    load = ledger_store.load_stakes
+
+    def forgetful(text):
+        stakes = load(text)
+        if stakes:
+            stakes.pop(max(stakes))  # the last seat's stake is not returned
+        return stakes
+
+    monkeypatch.setattr(ledger_store, "load_stakes", forgetful)
+    found = first_violation("uth-gr", SEEDS, 30)
+    assert found is not None
+    assert found.violations[0]["invariant"] in ("void", "books"), found.violations
+
+
+def test_a_settlement_applied_twice_after_a_crash(monkeypatch):
+    """A power-up that replays the last settlement it finds in the ledger."""
+    open_books = sim_world.open_books
+
+    def replaying(*args, **kwargs):
+        books = open_books(*args, **kwargs)
+        ledger = books.ledger
+        row = ledger.db.execute(
+            "SELECT data FROM journal WHERE kind = 'round.settled' ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        if row is not None:
+            import json
+
+            with ledger.transaction():
+                ledger.journal.write("round.settled", json.loads(row[0]), args[2])
+        return books
+
+    monkeypatch.setattr(sim_world, "open_books", replaying)
+    found = first_violation("uth-gr", SEEDS, 30, faults=0.0, crash_rate=0.3)
+    assert found is not None
+    assert found.violations[0]["invariant"] in ("once", "journal"), found.violations
+
+
+def test_a_packet_accepted_after_a_void(monkeypatch):
+    """The table takes a late packet of a voided round as one of the round in play."""
+    on_packet = TableMachine._on_packet
+
+    def careless(self, event, now):
+        return on_packet(self, replace(event, round_id=None), now)
+
+    monkeypatch.setattr(TableMachine, "_on_packet", careless)
+    found = first_violation("uth-gr", SEEDS, 40, faults=0.6)
+    assert found is not None
+    assert found.violations[0]["invariant"] in ("cards", "verdict"), found.violations
+
+
+def test_an_event_delivered_twice(monkeypatch):
+    """The shuffler glue hands the table each packet twice."""
+    deal_events = sim_shuffler.deal_events
+
+    def twice(*args):
+        events = deal_events(*args)
+        return events + [e for e in events if isinstance(e, PacketDelivered)]
+
+    monkeypatch.setattr(sim_shuffler, "deal_events", twice)
+    found = first_violation("uth-gr", SEEDS, 20, faults=0.0)
+    assert found is not None
+    assert found.violations[0]["invariant"] == "verdict", found.violations
+
+
+@pytest.mark.parametrize("profile", ["uth-gr", "trilux-gr"])
+def test_the_unmutated_code_passes_the_same_sweeps(profile):
+    assert first_violation(profile, range(1, 3), 20, faults=0.6, crash_rate=0.3) is None
