@@ -206,7 +206,7 @@ class Dealer:
             return last if check(last) else None
 
         try:
-            return self.table.wait_until(reached, self.timeout, what)
+            return self.table.wait_until(reached, what, timeout=self.timeout)
         except RigFailure as exc:
             seats = {s: i for s, i in last.get("seats", {}).items() if i["stake"] or i["excluded"]}
             raise RigFailure(

@@ -79,7 +79,7 @@ def headless(live: LiveTable, rounds: int) -> int:
     if amounts and table.shown_amount(amounts[0]) is not None:
         with contextlib.suppress(CroupierError):  # let the sign roll up to the last amount
             wanted = table.shown_amount(amounts[0])
-            table.wait_until(lambda: table.sign_text() == wanted, 5.0, "the sign's roll-up")
+            table.wait_until(lambda: table.sign_text() == wanted, "the sign's roll-up", timeout=5.0)
     print("\n".join(render(live.snapshot())))
     print(f"played {live.rounds} round(s)")
     return 0 if live.errors == 0 and live.rounds == rounds else 1

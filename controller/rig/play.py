@@ -132,7 +132,8 @@ class StepRunner:
             status = self.table.status()
             return status.get("dealt", 0) >= before + count or status["round"] is None
 
-        self.table.wait_until(seen, self.time_left(step), f"the table to see {count} card(s)")
+        what = f"the table to see {count} card(s)"
+        self.table.wait_until(seen, what, timeout=self.time_left(step))
         return " ".join(card_name(c) if c is not None else "?" for c in cards)
 
     def _wait(self, step: Step, states: str | list[str]) -> str:

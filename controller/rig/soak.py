@@ -223,8 +223,8 @@ class Soak:
         if expected is None:
             return
         try:
-            table.wait_until(lambda: table.sign_text() == expected, 10.0,
-                             f"the sign to show {expected}")  # fmt: skip
+            what = f"the sign to show {expected}"
+            table.wait_until(lambda: table.sign_text() == expected, what, timeout=10.0)
         except RigFailure:
             self.report.problems.append(f"the sign shows {table.sign_text()!r}, the pool is"
                                         f" {expected}")  # fmt: skip

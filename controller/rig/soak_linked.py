@@ -198,9 +198,8 @@ class LinkedSoak:
             down = "progressive-link" in self.table.status()["conditions"]
             return down != up
 
-        self.table.wait_until(
-            shown, LINK_TIMEOUT, f"the table to show the link {'up' if up else 'down'}"
-        )
+        what = f"the table to show the link {'up' if up else 'down'}"
+        self.table.wait_until(shown, what, timeout=LINK_TIMEOUT)
 
     def book(self, seen: RoundSeen, up: bool) -> None:
         report, plan = self.report, seen.plan

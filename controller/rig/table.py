@@ -18,7 +18,9 @@ under test, and nothing more:
   :mod:`display.reader`, as a camera in front of the sign would.
 
 :meth:`SimTable.kill` is a ``kill -9`` of the daemon. The sim's shuffler is the daemon's child
-process, so the rig then powers it off too (the rest of the daemon's process group); the
+process, so the rig then powers it off too (the rest of the daemon's process group), or, with
+``power_off_shuffler=False``, checks that the emulator notices its parent's death and exits by
+itself (``--exit-with-parent``: no orphan shuffler holds the pty); the
 next :meth:`SimTable.start` brings up a fresh daemon and shuffler on the same state
 directory, and the ledger voids the round caught mid-flight (MD-S2). The rig's pins keep
 their levels across restarts, as the table's sensors do.
@@ -43,7 +45,7 @@ from typing import Any
 
 import tomli_w
 
-from controller.books.ledger.keys import keyring_beside
+from controller.books.ledger.keys import KEY_ENV, create_keyring, keyring_beside
 from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.signing import create_key
 from controller.rig.errors import RigFailure
@@ -56,16 +58,36 @@ SIM_CREDENTIAL = "1234"  # the technician secret of the shipped sim configuratio
 REPO = Path(__file__).resolve().parents[2]
 REPO_CONFIG = REPO / "config" / "sim.toml"  # the simulated table of ``make demo``
 STOP_TIMEOUT = 10.0
+ORPHAN_TIMEOUT = 10.0  # for the emulator to notice that its daemon was killed
 
 
-def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """``base`` with ``overrides`` merged in, table by table; ``None`` removes a key."""
+def processes_with(*words: str) -> list[int]:
+    """The processes whose command line contains every one of ``words`` (a daemon names its
+    state directory, an emulator its pty): what the rig checks is gone after a stop or a kill.
+    A zombie has no command line, so an exited process no longer counts."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes()
+        except OSError:  # the process ended while we looked
+            continue
+        if all(word.encode() in text for word in words):
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+def merged(
+    base: Mapping[str, Any], overrides: Mapping[str, Any], *, keep_none: bool = False
+) -> dict[str, Any]:
+    """``base`` with ``overrides`` merged in, table by table; ``None`` removes a key.
+    ``keep_none``: ``base`` is overrides too, so a ``None`` is kept, to remove the key from the
+    configuration the two are merged into."""
     out = dict(base)
     for key, value in overrides.items():
-        if value is None:
+        if value is None and not keep_none:
             out.pop(key, None)
         elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = merged(out[key], value)
+            out[key] = merged(out[key], value, keep_none=keep_none)
         else:
             out[key] = value
     return out
@@ -86,7 +108,10 @@ class SimTable(TableUnderTest):
     """A simulated table; ``with SimTable(config) as table:`` starts it and cleans up.
 
     ``state_dir``: where the ledger lives (kept); ``None`` for a temporary one, removed at
-    close. ``credential``: the technician secret for privileged commands.
+    close. ``credential``: the technician secret for privileged commands. ``env``: variables
+    added to the daemon's environment. ``emulated``: False for a table whose shuffler is its
+    configured port (a table without its shuffler, say); the rig then provisions the ledger
+    keyring a real table's installer makes, and has no shuffler to inject faults into.
     """
 
     def __init__(
@@ -97,9 +122,13 @@ class SimTable(TableUnderTest):
         state_dir: str | Path | None = None,
         credential: str | None = None,
         log_path: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        emulated: bool = True,
     ) -> None:
         super().__init__()
         self.source = Path(config)
+        self.env = dict(env or {})
+        self.emulated = emulated
         self.overrides = dict(overrides or {})
         self.credential = credential or os.environ.get("CROUPIER_CREDENTIAL") or SIM_CREDENTIAL
         self._temporary_state = state_dir is None
@@ -125,7 +154,7 @@ class SimTable(TableUnderTest):
             f"# {self.source} with the rig's overrides\n" + tomli_w.dumps(data), encoding="utf-8"
         )
         config = load_table_config(self.config_path)  # every problem at once (ConfigError)
-        if config.shuffler.emulator is None:
+        if self.emulated and config.shuffler.emulator is None:
             raise RigFailure(f"{self.source}: the rig drives the emulated shuffler: set"
                              " [shuffler] emulate = true")  # fmt: skip
         return config
@@ -137,6 +166,10 @@ class SimTable(TableUnderTest):
     @property
     def emulator_socket(self) -> Path:
         return self.runtime_dir / "emulator.sock"
+
+    def emulator_pids(self) -> list[int]:
+        """The shuffler emulator processes serving this table's pty."""
+        return processes_with("emulator", str(self.runtime_dir / "shuffler.pty"))
 
     @property
     def ledger_path(self) -> Path:
@@ -167,19 +200,30 @@ class SimTable(TableUnderTest):
             create_key(report_key)
         with contextlib.suppress(FileNotFoundError):
             self.control_socket.unlink()  # so that waiting for it means this daemon's
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}  # its log whole at a kill -9
+        if not self.emulated:
+            env[KEY_ENV] = str(self._real_table_keyring())
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "controller.table.daemon", "--config", str(self.config_path),
                  "--state-dir", str(self.state_dir), "--runtime-dir", str(self.runtime_dir)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True,
+                start_new_session=True, env=env,
             )  # fmt: skip
         finally:
             log.close()
         self.starts += 1
         deadline = time.monotonic() + timeout
         self.wait_until_answering(deadline)
+
+    def _real_table_keyring(self) -> Path:
+        """The ledger keyring of a table that is not simulated, made once as install.sh makes
+        /etc/croupier/ledger.key (a simulated table makes its own beside its ledger)."""
+        path = self.runtime_dir / "ledger.key"
+        if not path.exists():
+            create_keyring(path)
+        return path
 
     def stop(self) -> int | None:
         """SIGTERM, as systemd stops the daemon; returns its exit status."""
@@ -200,16 +244,23 @@ class SimTable(TableUnderTest):
         _end_group(proc.pid)
         return proc.returncode
 
-    def kill(self) -> None:
-        """``kill -9`` the daemon, then power off the sim's shuffler (its process group)."""
+    def kill(self, *, power_off_shuffler: bool = True) -> None:
+        """``kill -9`` the daemon, then power off the sim's shuffler (its process group).
+        ``power_off_shuffler=False``: the emulator must exit by itself once its daemon is
+        gone (RigFailure if it outlives it)."""
         self._drop_clients()
         if self.proc is None:
             return
+        if not power_off_shuffler and not self.emulator_pids():
+            raise RigFailure("the daemon's shuffler emulator is not running before the kill")
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
-        _end_group(self.proc.pid)
-        self.proc = None
+        pid, self.proc = self.proc.pid, None
+        if not power_off_shuffler:
+            deadline = time.monotonic() + ORPHAN_TIMEOUT
+            self._poll(lambda: not self.emulator_pids(), deadline, "the orphan emulator to exit")
+        _end_group(pid)
 
     def close(self) -> None:
         """Stop the daemon and the rig; remove the runtime directory (and a temporary state

@@ -32,6 +32,7 @@ from firmware_bridge.emulator.control import EmulatorControl
 from firmware_bridge.errors import LinkError
 
 START_TIMEOUT = 30.0
+WAIT_TIMEOUT = 10.0
 POLL_FIRST, POLL_MAX = 0.001, 0.005  # status polling: quick at first, then gentler
 EDGE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
 
@@ -58,6 +59,7 @@ class TableUnderTest:
     credential: str
     log_path: Path | None = None
     final_log = ""  # the daemon's last lines, kept when the table is closed
+    wait_timeout = WAIT_TIMEOUT  # of a wait given no timeout of its own
 
     def __init__(self) -> None:
         self._control: ControlClient | None = None
@@ -119,6 +121,8 @@ class TableUnderTest:
             self.rig.wait_for_daemon(max(0.1, deadline - time.monotonic()))
 
     def _answers(self) -> bool:
+        """True once the daemon answers; a ControlError here is a daemon not listening yet
+        (the client's refused or reset connection), so the client is dropped and retried."""
         try:
             self.call("status")
         except ControlError:
@@ -138,10 +142,18 @@ class TableUnderTest:
 
     def call(self, cmd: str, *, privileged: bool = False, **args: Any) -> Any:
         """A control-socket command (``privileged``: with the technician credential)."""
+        return self.call_with(self.credential if privileged else None, cmd, **args)
+
+    def call_with(self, credential: str | None, cmd: str, **args: Any) -> Any:
+        """A control-socket command with the given credential (a wrong one, say)."""
         with self._lock:
             if self._control is None:
                 self._control = ControlClient(self.control_socket, timeout=10.0)
-            return self._control.call(cmd, self.credential if privileged else None, **args)
+            return self._control.call(cmd, credential, **args)
+
+    def journal(self, kind: str, n: int = 1000) -> list[dict[str, Any]]:
+        """The data of the journal's last ``n`` entries of this ``kind``, oldest first."""
+        return [e["data"] for e in self.call("events.tail", n=n) if e["kind"] == kind]
 
     @property
     def emulator(self) -> EmulatorControl:
@@ -208,26 +220,46 @@ class TableUnderTest:
 
     # --- waiting -------------------------------------------------------------------------
 
-    def wait_until(self, check: Callable[[], Any], timeout: float, what: str) -> Any:
-        """Poll ``check()`` until it returns something true; returns it."""
-        return self._poll(check, time.monotonic() + timeout, what)
+    def wait_until(
+        self,
+        check: Callable[[], Any],
+        what: str,
+        *,
+        timeout: float | None = None,
+        not_yet: tuple[type[Exception], ...] = (),
+    ) -> Any:
+        """Poll ``check()`` until it returns something true; returns it. ``timeout``: seconds
+        (default :attr:`wait_timeout`). ``not_yet``: the errors of ``check`` that mean "not
+        yet" (a raw connection refused, say) and are polled again; any other error fails the
+        wait at once, as does a daemon that exited (with its last log lines)."""
+        deadline = time.monotonic() + (self.wait_timeout if timeout is None else timeout)
+        return self._poll(check, deadline, what, not_yet)
 
-    def wait_for_state(self, *states: str, timeout: float = 10.0) -> dict[str, Any]:
+    def wait_for_state(self, *states: str, timeout: float | None = None) -> dict[str, Any]:
         """Wait for the table to reach one of ``states``; returns the status."""
 
         def reached() -> dict[str, Any] | None:
             status = self.status()
             return status if status["state"] in states else None
 
-        return self.wait_until(reached, timeout, f"the table to be {' or '.join(states)}")
+        return self.wait_until(reached, f"the table to be {' or '.join(states)}", timeout=timeout)
 
-    def _poll(self, check: Callable[[], Any], deadline: float, what: str) -> Any:
+    def _poll(
+        self,
+        check: Callable[[], Any],
+        deadline: float,
+        what: str,
+        not_yet: tuple[type[Exception], ...] = (),
+    ) -> Any:
         pause = POLL_FIRST
         while True:
             if (dead := self._dead()) is not None:
                 raise RigFailure(f"{dead} while the rig waited for {what}\n"
                                  f"{self.daemon_log()}")  # fmt: skip
-            result = check()
+            try:
+                result = check()
+            except not_yet:
+                result = None
             if result:
                 return result
             if time.monotonic() >= deadline:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 import re
 
-from daemon_harness import CREDENTIAL, SimTable
-
 from controller.engine.cards import parse_cards
+from controller.rig.table import SimTable
 from controller.table.commands import ARGS
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])")
@@ -44,43 +43,44 @@ def leaks(value, path="") -> list[str]:
 
 
 def arrange(t: SimTable, cards: str) -> None:
-    t.emulator().call("arrange", cards=[int(c) for c in parse_cards(cards)])
+    t.emulate("arrange", cards=[int(c) for c in parse_cards(cards)])
 
 
-def test_no_unprivileged_reply_or_log_line_carries_a_card(tmp_path):
+def test_no_unprivileged_reply_or_log_line_carries_a_card(make_sim_table):
     assert set(READ_ONLY) <= set(ARGS)
-    t = SimTable(tmp_path)
+    t = make_sim_table(start=False)
     try:
         t.start()  # inside the try: a daemon slow to start is still stopped
+        t.wait_for_state("open")
         # round 1: a royal with a hole card wins the pool; the other seat gets envy (PRG-3/4)
-        t.table.place_stake(2)
-        t.table.place_stake(5)
-        t.wait(lambda: t.status()["seats"]["5"]["stake"], "stakes sensed")
+        t.io.place_stake(2)
+        t.io.place_stake(5)
+        t.wait_until(lambda: t.status()["seats"]["5"]["stake"], "stakes sensed")
         arrange(t, ROYAL_DECK)
-        t.press("lock")
-        t.wait_state("verified")
-        t.press("confirm")
-        t.wait_state("jackpot")
-        t.call("jackpot.ack", CREDENTIAL, technician="tech")
-        t.table.lift_stake(2)
-        t.table.lift_stake(5)
-        t.wait_state("open")
+        t.tap("lock")
+        t.wait_for_state("verified")
+        t.tap("confirm")
+        t.wait_for_state("jackpot")
+        t.call("jackpot.ack", privileged=True, technician="tech")
+        t.io.lift_stake(2)
+        t.io.lift_stake(5)
+        t.wait_for_state("open")
         # round 2: a seat with entered stakes and a decision, a community royal on the board
         t.call("round.stake", seat=1, stakes={"ante": 1000, "blind": 1000, "trips": 500},
                decision="4x")  # fmt: skip
         arrange(t, SECOND_DECK)
         t.call("round.lock")
-        t.wait_state("verified")
+        t.wait_for_state("verified")
         t.call("round.confirm")
-        t.wait_state("settled")
+        t.wait_for_state("settled")
         replies = {cmd: t.call(cmd) for cmd in READ_ONLY if cmd != "events.tail"}
         replies["events.tail"] = t.call("events.tail", n=10_000)
         # the scan can see cards where they belong: the surveillance store, with a credential
-        shown = t.call("round.show", CREDENTIAL, round="last")
+        shown = t.call("round.show", privileged=True, round="last")
         assert leaks(shown), "the scan must find the cards in the surveillance record"
     finally:
         t.stop()
-        log = t.log.read_text()
+        log = t.log_path.read_text()
         t.close()
     found = {cmd: leaks(reply) for cmd, reply in replies.items()}
     assert all(not f for f in found.values()), json.dumps(found, indent=1)

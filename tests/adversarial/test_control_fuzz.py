@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from daemon_harness import CREDENTIAL, SimTable
 from fuzz_budget import scale
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_fixture import InProcessTable
 
+from controller.rig.table import SIM_CREDENTIAL
 from controller.table.commands import ARGS
 from controller.table.control.protocol import ControlError
 from controller.table.tableconfig import STAKE_MAX_DEFAULT
@@ -53,7 +53,7 @@ def requests(draw: st.DrawFn) -> tuple[str, dict, str | None]:
     names = sorted(ARGS.get(cmd, ())) or ARG_NAMES
     keys = st.sampled_from(names) | st.sampled_from(ARG_NAMES)
     args = draw(st.dictionaries(keys, hostile, max_size=4))
-    credential = draw(st.sampled_from([None, None, None, "wrong", CREDENTIAL]))
+    credential = draw(st.sampled_from([None, None, None, "wrong", SIM_CREDENTIAL]))
     return cmd, args, credential
 
 
@@ -146,12 +146,13 @@ def test_deep_or_huge_json_requests_are_bad_requests(table):
     assert table.request("status")["ok"]
 
 
-def test_a_real_daemon_keeps_serving_fuzzed_requests(tmp_path):
+def test_a_real_daemon_keeps_serving_fuzzed_requests(make_sim_table):
     """A few hundred hostile requests over the real socket of a real croupierd."""
-    t = SimTable(tmp_path)
+    t = make_sim_table(start=False)
     sent = 0
     try:
         t.start()  # inside the try: a daemon slow to start is still stopped
+        t.wait_for_state("open")
 
         @settings(settings.get_profile("adversarial"), max_examples=scale(40, 400))
         @given(st.lists(requests(), min_size=1, max_size=5))
@@ -159,7 +160,7 @@ def test_a_real_daemon_keeps_serving_fuzzed_requests(tmp_path):
             nonlocal sent
             for cmd, args, credential in batch:
                 try:
-                    t.call(cmd, credential, **args)
+                    t.call_with(credential, cmd, **args)
                 except ControlError as exc:  # a refusal is expected; an internal error is not
                     assert exc.code != "internal", (cmd, args, exc)
                 sent += 1
@@ -170,7 +171,7 @@ def test_a_real_daemon_keeps_serving_fuzzed_requests(tmp_path):
         assert t.proc.poll() is None
     finally:
         t.stop()
-        log = t.log.read_text()
+        log = t.log_path.read_text()
         t.close()
     assert "Traceback" not in log, log[-3000:]
     print(f"\ncontrol fuzz (real daemon): {sent} requests, 0 escapes")

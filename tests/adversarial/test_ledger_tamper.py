@@ -388,72 +388,63 @@ def test_a_missing_manifest_keeps_a_real_table_closed(tmp_path, keyring):
 
 
 @pytest.mark.integration
-def test_the_real_daemon_with_a_changed_file_stays_closed(tmp_path):
+def test_the_real_daemon_with_a_changed_file_stays_closed(tmp_path, make_sim_table):
     """croupierd on the simulated table, given a manifest in which one file's hash differs
     (as after an edit of that file): closed with the self-check condition naming the file."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-    from daemon_harness import SimTable
-
     manifest = tmp_path / "manifest.json"
     made = make_manifest(manifest, "2026-11-24T00:00:00Z")
     changed = "controller/books/ledger/verify.py"
     made["files"][changed] = "0" * 64
     manifest.write_text(json.dumps(made))
-    table = SimTable(tmp_path / "t")
-    try:
-        table.start(wait_open=False, env={"CROUPIER_MANIFEST": str(manifest)})
-        status = table.wait(
-            lambda: "selfcheck" in (s := table.status())["conditions"] and s, "self-check"
-        )
-        assert status["state"] == "closed"
-        assert f"{changed} differs from the installed version" in status["conditions"]["selfcheck"]
-    finally:
-        table.close()
+    table = make_sim_table(wait_open=False, env={"CROUPIER_MANIFEST": str(manifest)})
+    status = table.wait_until(
+        lambda: "selfcheck" in (s := table.status())["conditions"] and s, "self-check"
+    )
+    assert status["state"] == "closed"
+    assert f"{changed} differs from the installed version" in status["conditions"]["selfcheck"]
 
 
 @pytest.mark.integration
-def test_without_a_witness_a_rollback_is_caught_when_a_round_id_is_reused(tmp_path):
+def test_without_a_witness_a_rollback_is_caught_when_a_round_id_is_reused(tmp_path, make_sim_table):
     """The real daemon, no witness: an older copy of the ledger put back opens (it is
     consistent in itself, docs/security.md, "The books and the shuffler link"), but the next
     round reuses a round ID the surveillance store holds: alarm journaled, table closed, the
     first record kept."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-    from daemon_harness import SimTable, sim_config
 
     def play(table):
         table.call("round.seats", seats=[1])
         table.call("round.lock")
-        table.wait_state("verified")
+        table.wait_for_state("verified")
         table.call("round.confirm")
 
-    table = SimTable(tmp_path / "t", sim_config(timing={"settled_display": 0.05}))
+    table = make_sim_table({"timing": {"settled_display": 0.05}}, start=False)
     ledger = table.state_dir / "ledger.sqlite3"
-    try:
-        table.start()
-        play(table)
-        table.wait_state("open")
-        table.stop()
-        shutil.copy(ledger, tmp_path / "backup.sqlite3")
-        table.start()
-        play(table)
-        table.wait_state("open")
-        first = SurveillanceStore(table.state_dir / "surveillance.sqlite3", read_only=True)
-        kept = first.round("SIM-1-000002")["result"]
-        first.close()
-        table.stop()
-        for suffix in ("-wal", "-shm"):
-            Path(f"{ledger}{suffix}").unlink(missing_ok=True)
-        shutil.copy(tmp_path / "backup.sqlite3", ledger)
-        table.start()
-        play(table)  # numbered SIM-1-000002 again
-        table.wait(lambda: "round-reused" in table.status()["conditions"], "the alarm")
-        table.wait_state("closed")  # after the settled display
-        assert table.wait(lambda: table.journal("alarm.round-reused"), "the alarm journaled")
-        store = SurveillanceStore(table.state_dir / "surveillance.sqlite3", read_only=True)
-        assert store.round("SIM-1-000002")["result"] == kept
-        store.close()
-    finally:
-        table.close()
+    table.start()
+    table.wait_for_state("open")
+    play(table)
+    table.wait_for_state("open")
+    table.stop()
+    shutil.copy(ledger, tmp_path / "backup.sqlite3")
+    table.start()
+    table.wait_for_state("open")
+    play(table)
+    table.wait_for_state("open")
+    first = SurveillanceStore(table.state_dir / "surveillance.sqlite3", read_only=True)
+    kept = first.round("SIM-1-000002")["result"]
+    first.close()
+    table.stop()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{ledger}{suffix}").unlink(missing_ok=True)
+    shutil.copy(tmp_path / "backup.sqlite3", ledger)
+    table.start()
+    table.wait_for_state("open")
+    play(table)  # numbered SIM-1-000002 again
+    table.wait_until(lambda: "round-reused" in table.status()["conditions"], "the alarm")
+    table.wait_for_state("closed")  # after the settled display
+    assert table.wait_until(lambda: table.journal("alarm.round-reused"), "the alarm journaled")
+    store = SurveillanceStore(table.state_dir / "surveillance.sqlite3", read_only=True)
+    assert store.round("SIM-1-000002")["result"] == kept
+    store.close()
 
 
 def test_a_swapped_surveillance_record_is_refused(tmp_path, keyring):

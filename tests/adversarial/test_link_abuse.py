@@ -281,24 +281,16 @@ def test_link_down_dumps_the_recent_frames(caplog):
 
 
 @pytest.mark.integration
-def test_the_real_daemon_reidentifies_a_rebooted_shuffler_and_deals_again(tmp_path):
+def test_the_real_daemon_reidentifies_a_rebooted_shuffler_and_deals_again(sim_table):
     """croupierd against the emulator on a pty: the shuffler restarts under an open table (no
     link-down: it answers PONG with a new boot_id at once). The table re-identifies it (a new
     session; events resume), reopens and plays a round."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-    from daemon_harness import SimTable
-
-    table = SimTable(tmp_path / "t")
-    try:
-        table.start()
-        with table.emulator() as emu:
-            emu.call("reboot")
-        faults = table.wait(lambda: table.journal("shuffler-fault"), "the reboot noticed")
-        assert "restarted" in faults[-1]["description"]
-        table.wait_state("open")
-        table.table.place_stake(2)
-        table.wait(lambda: table.status()["seats"]["2"]["stake"], "stake sensed")
-        table.press("lock")
-        table.wait_state("verified")
-    finally:
-        table.close()
+    table = sim_table
+    table.emulate("reboot")
+    faults = table.wait_until(lambda: table.journal("shuffler-fault"), "the reboot noticed")
+    assert "restarted" in faults[-1]["description"]
+    table.wait_for_state("open")
+    table.io.place_stake(2)
+    table.wait_until(lambda: table.status()["seats"]["2"]["stake"], "stake sensed")
+    table.tap("lock")
+    table.wait_for_state("verified")

@@ -15,7 +15,6 @@ import threading
 import time
 
 import pytest
-from daemon_harness import CREDENTIAL, SimTable, sim_config
 from fuzz_budget import scale
 from table_fixture import InProcessTable
 
@@ -138,21 +137,22 @@ def flood_wrong_credentials(path, stop: threading.Event, sent: list[int]) -> Non
                 sent[0] += 1
 
 
-def test_a_wrong_credential_flood_is_bounded(tmp_path):
+def test_a_wrong_credential_flood_is_bounded(make_sim_table):
     """Four clients guess credentials as fast as the daemon answers: the table keeps
     answering status, at most a handful of guesses ever reach the KDF, the journal grows by
     a coalesced count instead of one entry per guess, and the technician (another uid: root
     here is the daemon's own user, so the limiter is keyed the same; a good credential is
     still checked) is told to wait rather than blocked forever."""
-    t = SimTable(tmp_path)
+    t = make_sim_table(start=False)
     stop = threading.Event()
     sent = [0]
     threads = [
-        threading.Thread(target=flood_wrong_credentials, args=(t.socket, stop, sent))
+        threading.Thread(target=flood_wrong_credentials, args=(t.control_socket, stop, sent))
         for _ in range(4)
     ]
     try:
         t.start()  # inside the try: a daemon slow to start is still stopped
+        t.wait_for_state("open")
         for th in threads:
             th.start()
         deadline = time.monotonic() + scale(3, 30)
@@ -168,7 +168,7 @@ def test_a_wrong_credential_flood_is_bounded(tmp_path):
         refusals = t.journal("access-refused")
         assert 1 <= len(refusals) <= 2 * (scale(3, 30) // 60 + 1), refusals
         with pytest.raises(ControlError, match="too many wrong credentials"):
-            t.call("jackpot.ack", CREDENTIAL, technician="tech")  # same uid: held off
+            t.call("jackpot.ack", privileged=True, technician="tech")  # same uid: held off
     finally:
         stop.set()
         t.stop()
@@ -184,7 +184,7 @@ def test_a_wrong_credential_flood_is_bounded(tmp_path):
     print(f"\nwrong-credential flood: {sent[0]} guesses, {len(entries)} journal entries")
 
 
-def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(tmp_path, monkeypatch):
+def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(make_sim_table, monkeypatch):
     """The review's reproduction, scaled down: a daemon allowed 64 file descriptors and a
     connection cap above that (so accept itself fails, as a thousand idle connections did
     with the default limit). The connections it holds keep working, the log has a summary
@@ -198,7 +198,7 @@ def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(tmp_path, monk
         kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
         return real_popen(*args, **kwargs)
 
-    t = SimTable(tmp_path, sim_config(control={"max_connections": 256}))
+    t = make_sim_table({"control": {"max_connections": 256}}, start=False)
     flood: list[socket.socket] = []
     try:
         monkeypatch.setattr(subprocess, "Popen", limited)
@@ -206,11 +206,12 @@ def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(tmp_path, monk
             t.start()
         finally:
             monkeypatch.setattr(subprocess, "Popen", real_popen)
-        first = connect(t.socket)
+        t.wait_for_state("open")
+        first = connect(t.control_socket)
         assert status_over(first)["state"] == "open"
         for _ in range(scale(120, 1000)):
             with contextlib.suppress(OSError):
-                s = connect(t.socket)
+                s = connect(t.control_socket)
                 s.sendall(b'{"id":1,"cmd":"status"}\n')
                 flood.append(s)
         time.sleep(1.5)  # asyncio retries accept every second
@@ -218,13 +219,17 @@ def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(tmp_path, monk
         for s in flood:
             s.close()
         flood.clear()
-        t.wait(lambda: status_over(connect(t.socket))["state"] == "open", "a new connection")
+        t.wait_until(
+            lambda: status_over(connect(t.control_socket))["state"] == "open",
+            "a new connection",
+            not_yet=(ConnectionError, BlockingIOError, TimeoutError),  # not accepting yet
+        )
         assert t.proc.poll() is None
     finally:
         for s in flood:
             s.close()
         t.close()
-    log = t.log.read_text()
+    log = t.log_path.read_text()
     assert "Traceback" not in log, log[-2000:]
     summaries = [line for line in log.splitlines() if "could not be accepted" in line]
     assert 1 <= len(summaries) <= 3, log[-2000:]

@@ -12,27 +12,11 @@ import subprocess
 import sys
 
 import pytest
-from daemon_harness import CREDENTIAL, SimTable, sim_config
 
+from controller.rig.table import SimTable
 from controller.table.control.protocol import ControlError
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def sim(tmp_path):
-    tables: list[SimTable] = []
-
-    def make(config=None, *, start=True, wait_open=True):
-        table = SimTable(tmp_path / f"t{len(tables)}", config)
-        tables.append(table)
-        if start:
-            table.start(wait_open=wait_open)
-        return table
-
-    yield make
-    for table in tables:
-        table.close()
 
 
 def pool_meter(t: SimTable, name: str = "current") -> int:
@@ -49,18 +33,20 @@ def croupier(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_round_with_sensed_stakes_contributes_and_settles(sim):
-    t = sim()
-    t.table.place_stake(1)
-    t.table.place_stake(3)
-    t.wait(lambda: t.status()["seats"]["3"]["stake"], "stakes sensed")
-    t.press("lock")
-    t.wait_state("verified")
-    t.table.wait_for_lamp("green", lit=True, timeout=10)
+def test_round_with_sensed_stakes_contributes_and_settles(sim_table):
+    t = sim_table
+    t.io.place_stake(1)
+    t.io.place_stake(3)
+    t.wait_until(lambda: t.status()["seats"]["3"]["stake"], "stakes sensed")
+    t.tap("lock")
+    t.wait_for_state("verified")
+    t.io.wait_for_lamp("green", lit=True, timeout=10)
     assert pool_meter(t) == 500_000 + 30  # 15% of 2 x 100 (PRG-1)
     assert pool_meter(t, "stakes_in") == 200
-    t.press("confirm")
-    done = t.wait(lambda: t.status()["state"] in ("settled", "jackpot") and t.status(), "settled")
+    t.tap("confirm")
+    done = t.wait_until(
+        lambda: t.status()["state"] in ("settled", "jackpot") and t.status(), "settled"
+    )
     assert done["round"] == "SIM-1-000001"
     settled = t.journal("round.settled")
     assert len(settled) == 1
@@ -68,71 +54,66 @@ def test_round_with_sensed_stakes_contributes_and_settles(sim):
     db = str(t.state_dir / "ledger.sqlite3")
     assert croupier("meters", "verify", "--db", db).returncode == 0
     assert croupier("events", "verify", "--db", db).returncode == 0
-    shown = t.call("round.show", CREDENTIAL)
+    shown = t.call("round.show", privileged=True)
     assert {s["seat"] for s in shown["record"]["seats"]} == {1, 3}
-    assert t.call("round.settle", CREDENTIAL)["matches"] is True
+    assert t.call("round.settle", privileged=True)["matches"] is True
 
 
-def test_wrong_count_voids_md_s1_returns_stakes_and_takes_the_deck_out(sim):
-    t = sim()
-    t.table.place_stake(2)
-    t.wait(lambda: t.status()["seats"]["2"]["stake"], "stake sensed")
-    with t.emulator() as emu:
-        emu.set_faults(machine={"wrong_count_at_packet": 2})  # seat 2's packet (UTH-11)
+def test_wrong_count_voids_md_s1_returns_stakes_and_takes_the_deck_out(sim_table):
+    t = sim_table
+    t.io.place_stake(2)
+    t.wait_until(lambda: t.status()["seats"]["2"]["stake"], "stake sensed")
+    t.emulator.set_faults(machine={"wrong_count_at_packet": 2})  # seat 2's packet (UTH-11)
     t.call("round.lock")
-    void = t.wait_state("void")
+    void = t.wait_for_state("void")
     assert void["verdict"]["rule"] == "MD-S1"
-    t.table.wait_for_lamp("red", lit=True, timeout=10)
-    t.wait(lambda: t.journal("round.voided"), "the void in the ledger")
+    t.io.wait_for_lamp("red", lit=True, timeout=10)
+    t.wait_until(lambda: t.journal("round.voided"), "the void in the ledger")
     assert pool_meter(t) == 500_000  # contribution reversed
     assert pool_meter(t, "stakes_returned") == 100
-    with t.emulator() as emu:
-        emu.clear()
+    t.emulator.clear()
     t.call("round.confirm")  # the dealer confirms a replacement deck: counted, then open
-    t.wait_state("open")
+    t.wait_for_state("open")
 
 
-def test_shuffler_jam_voids_md_s2(sim):
-    t = sim()
-    with t.emulator() as emu:
-        emu.set_faults(machine={"jam_at_packet": 3})
+def test_shuffler_jam_voids_md_s2(sim_table):
+    t = sim_table
+    t.emulator.set_faults(machine={"jam_at_packet": 3})
     t.call("round.seats", seats=[1, 2, 4])
     t.call("round.lock")
-    assert t.wait_state("void")["verdict"]["rule"] == "MD-S2"
+    assert t.wait_for_state("void")["verdict"]["rule"] == "MD-S2"
 
 
-def test_two_exposed_cards_void_md_s3(sim):
-    t = sim()
-    with t.emulator() as emu:
-        emu.set_faults(machine={"exposed_at_packet": 1, "exposed_cards": 2})
+def test_two_exposed_cards_void_md_s3(sim_table):
+    t = sim_table
+    t.emulator.set_faults(machine={"exposed_at_packet": 1, "exposed_cards": 2})
     t.call("round.seats", seats=[1])
     t.call("round.lock")
-    assert t.wait_state("void")["verdict"]["rule"] == "MD-S3"
+    assert t.wait_for_state("void")["verdict"]["rule"] == "MD-S3"
 
 
-def test_link_loss_mid_deal_voids_md_s2_and_the_table_recovers(sim):
-    t = sim(sim_config(shuffler={"packet_timeout": 3.0}))
-    with t.emulator() as emu:
-        # the emulator answers nothing from the second packet on, then drops the line
-        emu.set_faults(tx={"drop": 100})
+def test_link_loss_mid_deal_voids_md_s2_and_the_table_recovers(make_sim_table):
+    t = make_sim_table({"shuffler": {"packet_timeout": 3.0}})
+    # the emulator answers nothing from the second packet on, then drops the line
+    t.emulator.set_faults(tx={"drop": 100})
     t.call("round.seats", seats=[1])
     t.call("round.lock")
-    assert t.wait_state("void")["verdict"]["rule"] == "MD-S2"
-    with t.emulator() as emu:
-        emu.clear()
+    assert t.wait_for_state("void")["verdict"]["rule"] == "MD-S2"
+    t.emulator.clear()
     t.call("round.confirm")
-    t.wait_state("open", timeout=30)
+    t.wait_for_state("open", timeout=30)
 
 
-def test_kill9_mid_round_is_voided_at_restart(sim):
-    t = sim()
-    t.table.place_stake(1)
-    t.wait(lambda: t.status()["seats"]["1"]["stake"], "stake sensed")
+def test_kill9_mid_round_is_voided_at_restart(sim_table):
+    t = sim_table
+    t.io.place_stake(1)
+    t.wait_until(lambda: t.status()["seats"]["1"]["stake"], "stake sensed")
     t.call("round.lock")
-    t.wait_state("verified")
+    t.wait_for_state("verified")
     assert pool_meter(t) == 500_015
-    t.kill9()
+    t.kill(power_off_shuffler=False)  # its emulator must notice and go: no orphan shuffler
     t.start()
+    t.wait_for_state("open")
     status = t.status()
     assert status["recovered_rounds"] == ["SIM-1-000001"]
     voided = t.journal("round.voided")
@@ -141,54 +122,57 @@ def test_kill9_mid_round_is_voided_at_restart(sim):
     # the next round gets the next number: no round is ever counted twice
     t.call("round.seats", seats=[1])
     t.call("round.lock")
-    assert t.wait_state("verified")["round"] == "SIM-1-000002"
+    assert t.wait_for_state("verified")["round"] == "SIM-1-000002"
     db = str(t.state_dir / "ledger.sqlite3")
     assert croupier("meters", "verify", "--db", db).returncode == 0
 
 
-def test_lock_twice_is_ignored(sim):
-    t = sim()
+def test_lock_twice_is_ignored(sim_table):
+    t = sim_table
     t.call("round.seats", seats=[1])
     t.call("round.lock")
     t.call("round.lock")
-    t.wait_state("verified")
+    t.wait_for_state("verified")
     assert len(t.journal("round.opened")) == 1
     assert any(e.get("state") for e in t.journal("lock-ignored"))
 
 
-def test_sensor_chatter_excludes_the_seat_from_the_progressive(sim):
-    t = sim()
+def test_sensor_chatter_excludes_the_seat_from_the_progressive(sim_table):
+    t = sim_table
     for _ in range(10):
-        t.table.place_stake(4)
-        t.table.lift_stake(4)
-    t.wait(lambda: t.status()["seats"]["4"]["excluded"], "seat 4 excluded")
-    t.table.place_stake(2)
-    t.wait(lambda: t.status()["seats"]["2"]["stake"], "stake sensed")
+        t.io.place_stake(4)
+        t.io.lift_stake(4)
+    t.wait_until(lambda: t.status()["seats"]["4"]["excluded"], "seat 4 excluded")
+    t.io.place_stake(2)
+    t.wait_until(lambda: t.status()["seats"]["2"]["stake"], "stake sensed")
     t.call("round.lock")
-    t.wait_state("verified")
+    t.wait_for_state("verified")
     opened = t.journal("round.opened")[0]
     assert set(opened["stakes"]) == {"2"}
 
 
-def test_firmware_not_on_the_allow_list_keeps_the_table_closed(sim):
-    config = sim_config(shuffler={"firmware_allow": ["ab" * 32]})
-    config["shuffler"]["emulator"]["trusted"] = False
-    t = sim(config, wait_open=False)
-    closed = t.wait(lambda: "firmware" in (s := t.status())["conditions"] and s, "firmware check")
+def test_firmware_not_on_the_allow_list_keeps_the_table_closed(make_sim_table):
+    untrusted = {"firmware_allow": ["ab" * 32], "emulator": {"trusted": False}}
+    t = make_sim_table({"shuffler": untrusted}, wait_open=False)
+    closed = t.wait_until(
+        lambda: "firmware" in (s := t.status())["conditions"] and s, "firmware check"
+    )
     assert closed["state"] == "closed"
     assert "not on the allow-list" in closed["conditions"]["firmware"]
 
 
-def test_shuffler_absent_keeps_the_table_closed_and_serving(sim):
-    config = sim_config(
-        shuffler={"emulate": None, "port": "/dev/does-not-exist", "firmware_allow": ["ab" * 32]}
-    )
-    del config["shuffler"]["emulator"]
-    t = sim(config, wait_open=False)
-    status = t.wait(lambda: "link" in (s := t.status())["conditions"] and s, "link condition")
+def test_shuffler_absent_keeps_the_table_closed_and_serving(make_sim_table):
+    absent = {
+        "emulate": None,
+        "emulator": None,
+        "port": "/dev/does-not-exist",
+        "firmware_allow": ["ab" * 32],
+    }
+    t = make_sim_table({"shuffler": absent}, wait_open=False, emulated=False)
+    status = t.wait_until(lambda: "link" in (s := t.status())["conditions"] and s, "link condition")
     assert status["state"] == "closed"
     with pytest.raises(ControlError, match="no jackpot"):
-        t.call("jackpot.ack", CREDENTIAL)
+        t.call("jackpot.ack", privileged=True)
 
 
 def test_malformed_config_exits_2_listing_every_problem(tmp_path):
@@ -218,8 +202,8 @@ def test_malformed_config_exits_2_listing_every_problem(tmp_path):
     assert {"table.id", "table.profile", "shuffler.baud"} <= keys
 
 
-def test_second_daemon_on_the_same_ledger_refuses(sim):
-    t = sim()
+def test_second_daemon_on_the_same_ledger_refuses(sim_table, tmp_path):
+    t = sim_table
     run = subprocess.run(
         [
             sys.executable,
@@ -230,7 +214,7 @@ def test_second_daemon_on_the_same_ledger_refuses(sim):
             "--state-dir",
             str(t.state_dir),
             "--runtime-dir",
-            str(t.tmp / "run2"),
+            str(tmp_path / "run2"),
         ],
         capture_output=True,
         text=True,
@@ -240,33 +224,32 @@ def test_second_daemon_on_the_same_ledger_refuses(sim):
     assert "ledger" in run.stderr.lower()
 
 
-def test_biased_shuffler_raises_the_audit_alarm(sim):
-    t = sim(sim_config(timing={"settled_display": 0.05}))
-    with t.emulator() as emu:
-        emu.set_faults(machine={"biased_shuffle": True})  # one pass of a shelf shuffler
+def test_biased_shuffler_raises_the_audit_alarm(make_sim_table):
+    t = make_sim_table({"timing": {"settled_display": 0.05}})
+    t.emulator.set_faults(machine={"biased_shuffle": True})  # one pass of a shelf shuffler
     for _ in range(120):
         t.call("round.seats", seats=[1])
         t.call("round.lock")
-        t.wait_state("verified")
+        t.wait_for_state("verified")
         t.call("round.confirm")
-        t.wait_state("open")
+        t.wait_for_state("open")
         if t.call("shuffler.audit")["alarm"]:
             break
     report = t.call("shuffler.audit")
     assert report["alarm"], report
-    assert t.wait(lambda: t.journal("shuffle-audit-alarm"), "the alarm in the journal")
-    audit = croupier("shuffler", "audit", "--socket", str(t.socket))
+    assert t.wait_until(lambda: t.journal("shuffle-audit-alarm"), "the alarm in the journal")
+    audit = croupier("shuffler", "audit", "--socket", str(t.control_socket))
     assert audit.returncode == 1 and "ALARM" in audit.stdout
 
 
-def test_technician_key_and_confirm_clear_an_excluded_seat(sim):
-    t = sim()
+def test_technician_key_and_confirm_clear_an_excluded_seat(sim_table):
+    t = sim_table
     for _ in range(10):
-        t.table.place_stake(4)
-        t.table.lift_stake(4)
-    t.wait(lambda: t.status()["seats"]["4"]["excluded"], "seat 4 excluded")
-    t.table.turn_key(True)
-    t.wait(lambda: t.journal("technician-key"), "key journaled")
-    t.press("confirm")
-    t.wait(lambda: not t.status()["seats"]["4"]["excluded"], "seat 4 cleared")
+        t.io.place_stake(4)
+        t.io.lift_stake(4)
+    t.wait_until(lambda: t.status()["seats"]["4"]["excluded"], "seat 4 excluded")
+    t.io.turn_key(True)
+    t.wait_until(lambda: t.journal("technician-key"), "key journaled")
+    t.tap("confirm")
+    t.wait_until(lambda: not t.status()["seats"]["4"]["excluded"], "seat 4 cleared")
     assert t.journal("seats-cleared")[0]["seats"] == [4]

@@ -6,7 +6,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from daemon_harness import SimTable, sim_config
 
 from controller.table.host_checks import mount_of, read_mountinfo
 
@@ -27,16 +26,17 @@ def fake_timedatectl(tmp_path, monkeypatch):
 
 @pytest.mark.integration
 @pytest.mark.skipif(not on_tmpfs, reason="/dev/shm is not a tmpfs here")
-def test_unsynchronised_clock_and_ledger_in_ram_keep_the_table_closed(tmp_path, fake_timedatectl):
+def test_unsynchronised_clock_and_ledger_in_ram_keep_the_table_closed(
+    make_sim_table, fake_timedatectl
+):
     ledger_dir = SHM / f"croupier-test-{uuid.uuid4().hex}"
-    config = sim_config(
-        host={"require_clock_sync": True, "allow_volatile_ledger": False},
-        ledger={"path": str(ledger_dir / "ledger.sqlite3")},
-    )
-    table = SimTable(tmp_path, config)
+    overrides = {
+        "host": {"require_clock_sync": True, "allow_volatile_ledger": False},
+        "ledger": {"path": str(ledger_dir / "ledger.sqlite3")},
+    }
     try:
-        table.start(wait_open=False)
-        status = table.wait(
+        table = make_sim_table(overrides, wait_open=False)
+        status = table.wait_until(
             lambda: {"clock", "ledger-storage"} <= set((s := table.status())["conditions"]) and s,
             "the host conditions",
         )
@@ -46,5 +46,4 @@ def test_unsynchronised_clock_and_ledger_in_ram_keep_the_table_closed(tmp_path, 
         names = {e["name"] for e in table.journal("condition") if e["blocking"]}
         assert {"clock", "ledger-storage"} <= names
     finally:
-        table.close()
         shutil.rmtree(ledger_dir, ignore_errors=True)

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from daemon_harness import ROOT, SimTable, processes_with
 
+from controller.rig.table import REPO, processes_with
 from controller.table.instance_lock import AlreadyRunningError, InstanceLock
 
 pytestmark = pytest.mark.integration
@@ -70,30 +70,26 @@ def test_a_second_emulator_on_the_same_link_refuses_and_the_first_keeps_serving(
     assert not link.exists()
 
 
-def test_a_second_daemon_on_the_same_runtime_directory_refuses(tmp_path):
-    table = SimTable(tmp_path)
-    try:
-        table.start()
-        second = subprocess.run(
-            [sys.executable, "-m", "controller.table.daemon", "--config", str(table.config_path),
-             "--state-dir", str(tmp_path / "other-state"), "--runtime-dir", str(table.run_dir)],
-            capture_output=True, text=True, timeout=60, cwd=ROOT,
-        )  # fmt: skip
-        assert second.returncode == 1
-        assert f"croupierd on {table.run_dir} is already running (PID {table.proc.pid}" in (
-            second.stderr
-        )
-        assert table.status()["state"] == "open"  # the first one still answers on its socket
-        assert len(table.emulator_pids()) == 1
-        # and the technician reads it with the global options before the command
-        cli = [sys.executable, "-m", "controller.cli.main", "--socket", str(table.socket)]
-        shown = subprocess.run([*cli, "status"], capture_output=True, text=True, timeout=60)
-        assert shown.returncode == 0 and "pool progressive: EUR 5,000.00" in shown.stdout
-        data = json.loads(subprocess.run([*cli, "--json", "status"], capture_output=True,
-                                         text=True, timeout=60).stdout)  # fmt: skip
-        assert data["currency"] == "EUR" and data["pools"]["progressive"] == 500_000
-    finally:
-        table.close()
+def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_path):
+    table = sim_table
+    second = subprocess.run(
+        [sys.executable, "-m", "controller.table.daemon", "--config", str(table.config_path),
+         "--state-dir", str(tmp_path / "other-state"), "--runtime-dir", str(table.runtime_dir)],
+        capture_output=True, text=True, timeout=60, cwd=REPO,
+    )  # fmt: skip
+    assert second.returncode == 1
+    assert f"croupierd on {table.runtime_dir} is already running (PID {table.proc.pid}" in (
+        second.stderr
+    )
+    assert table.status()["state"] == "open"  # the first one still answers on its socket
+    assert len(table.emulator_pids()) == 1
+    # and the technician reads it with the global options before the command
+    cli = [sys.executable, "-m", "controller.cli.main", "--socket", str(table.control_socket)]
+    shown = subprocess.run([*cli, "status"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and "pool progressive: EUR 5,000.00" in shown.stdout
+    data = json.loads(subprocess.run([*cli, "--json", "status"], capture_output=True,
+                                     text=True, timeout=60).stdout)  # fmt: skip
+    assert data["currency"] == "EUR" and data["pools"]["progressive"] == 500_000
 
 
 DEMO = [sys.executable, "-m", "controller.rig.demo"]
@@ -104,7 +100,7 @@ def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, si
     state = tmp_path / "state"
     demo = subprocess.Popen([*DEMO, "--rounds", "1000", "--state-dir", str(state)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True, cwd=REPO)  # fmt: skip
     try:
         pid = wait_for(lambda: processes_with("controller.table.daemon", str(state)), "daemon")[0]
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
@@ -125,19 +121,18 @@ def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, si
     # and the next demo starts: nothing holds the ledger
     again = subprocess.run([*DEMO, "--rounds", "1", "--state-dir", str(state)],
                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=120, cwd=ROOT)  # fmt: skip
+                           timeout=120, cwd=REPO)  # fmt: skip
     assert again.returncode == 0, again.stdout + again.stderr
 
 
-def test_a_failing_daemon_shows_its_last_log_lines(tmp_path):
+def test_a_failing_daemon_shows_its_last_log_lines(tmp_path, make_sim_table):
     state = tmp_path / "state"
-    holder = SimTable(tmp_path / "holder")
-    holder.state_dir = state  # the same ledger: the demo's daemon cannot take its lock
+    # the same ledger: the demo's daemon cannot take its lock
+    holder = make_sim_table(state_dir=state)
     try:
-        holder.start()
         demo = subprocess.run([*DEMO, "--rounds", "1", "--state-dir", str(state)],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=120, cwd=ROOT)  # fmt: skip
+                              timeout=120, cwd=REPO)  # fmt: skip
     finally:
         holder.close()
     assert demo.returncode == 1
@@ -163,8 +158,8 @@ def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
     emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
     rig = subprocess.Popen(
         [sys.executable, "-m", "controller.cli.main", "rig", "run",
-         str(ROOT / "tests" / "hil" / "two-jackpots.toml")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+         str(REPO / "tests" / "hil" / "two-jackpots.toml")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
     )  # fmt: skip
     try:
         (pid,) = wait_for(lambda: children(rig.pid, "controller.table.daemon"), "its daemon")

@@ -6,7 +6,6 @@ same (BJ-1, UTH-2, the table's [limits])."""
 from __future__ import annotations
 
 import pytest
-from daemon_harness import CREDENTIAL, SimTable, sim_config
 
 from controller.table.control.protocol import ControlError
 
@@ -16,11 +15,8 @@ LIMITS = {"ante": {"min": 500, "max": 5000}, "trips": {"min": 100, "max": 1000}}
 
 
 @pytest.fixture
-def table(tmp_path):
-    t = SimTable(tmp_path / "t", sim_config(limits=LIMITS))
-    t.start()
-    yield t
-    t.close()
+def table(make_sim_table):
+    return make_sim_table({"limits": LIMITS})
 
 
 def test_unoffered_and_under_minimum_stakes_are_refused_with_the_rule(table):
@@ -33,13 +29,13 @@ def test_unoffered_and_under_minimum_stakes_are_refused_with_the_rule(table):
 
 def test_an_over_maximum_ante_plays_at_the_maximum_and_the_excess_is_returned(table):
     table.call("round.stake", seat=2, stakes={"ante": 8000, "blind": 8000}, decision="fold")
-    table.press("lock")
-    table.wait_state("verified")
-    table.press("confirm")
-    table.wait(lambda: table.status()["state"] == "settled", "settled")
+    table.tap("lock")
+    table.wait_for_state("verified")
+    table.tap("confirm")
+    table.wait_until(lambda: table.status()["state"] == "settled", "settled")
     last = table.call("round.last")
     ante = last["seats"][0]["wagers"]["ante"]
     assert (ante["stake"], ante["returned"], ante["paid"]) == (5000, 3000, 0)  # UTH-4 fold
-    shown = table.call("round.show", CREDENTIAL)
+    shown = table.call("round.show", privileged=True)
     assert shown["record"]["limits"] == LIMITS
-    assert table.call("round.settle", CREDENTIAL)["matches"] is True
+    assert table.call("round.settle", privileged=True)["matches"] is True

@@ -2,11 +2,9 @@
 both signs following the shared amount, the server stopped mid-session (no linked stake taken
 while down, the table plays on) and back (the tables rejoin)."""
 
-import copy
 import threading
 
 import pytest
-from daemon_harness import SimTable, sim_config
 from pg import RULES, SEED, create_pool, start_server
 
 from controller.books.linked.verify import verify_store
@@ -14,20 +12,21 @@ from controller.books.linked.verify import verify_store
 pytestmark = pytest.mark.integration
 
 
-def ch_config(table_id, dsn):
-    config = sim_config(table={"id": table_id, "profile": "ch-bg"})
-    gpio = config["gpio"]
-    gpio["seats"] = copy.deepcopy(gpio["seats"])
-    config["pools"] = {
-        "jumbo7": {
-            "dsn": dsn,
-            "pool": "jumbo7",
-            "heartbeat": 1,
-            "operation_timeout": 2,
-            "reconnect_max": 1,
-        }
+def ch_overrides(table_id, dsn):
+    """sim.toml as a ch-bg table on the linked Jumbo 7 pool only (its own pool removed)."""
+    return {
+        "table": {"id": table_id, "profile": "ch-bg"},
+        "pools": {
+            "main": None,
+            "jumbo7": {
+                "dsn": dsn,
+                "pool": "jumbo7",
+                "heartbeat": 1,
+                "operation_timeout": 2,
+                "reconnect_max": 1,
+            },
+        },
     }
-    return config
 
 
 def linked_up(t):
@@ -36,33 +35,30 @@ def linked_up(t):
 
 def play_round(t, seats):
     for seat in seats:
-        t.table.place_stake(seat)
-    t.wait(lambda: all(t.status()["seats"][str(s)]["stake"] for s in seats), "stakes sensed")
+        t.io.place_stake(seat)
+    t.wait_until(lambda: all(t.status()["seats"][str(s)]["stake"] for s in seats), "stakes sensed")
     t.call("round.lock")
-    t.wait_state("verified")
+    t.wait_for_state("verified")
     # the dealer collects the progressive stakes before the showdown (PRG-2), as the rig's
     # robot dealer does: a stake left on its sensor across the round is a stuck sensor
     for seat in seats:
-        t.table.lift_stake(seat)
+        t.io.lift_stake(seat)
     t.call("round.confirm")
-    t.wait(lambda: t.status()["state"] in ("settled", "jackpot"), "settled")
+    t.wait_until(lambda: t.status()["state"] in ("settled", "jackpot"), "settled")
     if t.status()["state"] == "jackpot":
-        t.call("jackpot.ack", "1234", technician="test")
+        t.call("jackpot.ack", privileged=True, technician="test")
     else:
         t.call("round.confirm")
-    t.wait_state("open")
+    t.wait_for_state("open")
 
 
-def test_two_tables_share_one_pool_and_survive_the_server_going_away(tmp_path):
+def test_two_tables_share_one_pool_and_survive_the_server_going_away(make_sim_table):
     server = start_server()
     try:
         create_pool(server.dsn)
-        tables = [
-            SimTable(tmp_path / name, ch_config(name, server.dsn)) for name in ("CH-1", "CH-2")
-        ]
+        tables = [make_sim_table(ch_overrides(name, server.dsn)) for name in ("CH-1", "CH-2")]
         for t in tables:
-            t.start()
-            t.wait(lambda t=t: linked_up(t), "the linked pool joined")
+            t.wait_until(lambda t=t: linked_up(t), "the linked pool joined")
         threads = [
             threading.Thread(target=play_round, args=(t, seats))
             for t, seats in zip(tables, ([1, 2], [3]), strict=True)
@@ -74,29 +70,29 @@ def test_two_tables_share_one_pool_and_survive_the_server_going_away(tmp_path):
         rate = RULES.contribution_rate  # 3 stakes of 100 feed the shared meter
         expected = SEED + int(3 * 100 * rate)
         for t in tables:  # every sign follows the shared amount (LISTEN/NOTIFY)
-            t.wait(lambda t=t: t.status()["pools"].get("jumbo7") == expected, "shared amount")
+            t.wait_until(lambda t=t: t.status()["pools"].get("jumbo7") == expected, "shared amount")
         server.stop()
         for t in tables:
-            t.wait(lambda t=t: not linked_up(t), "link down")
+            t.wait_until(lambda t=t: not linked_up(t), "link down")
             assert t.status()["state"] == "open"  # the table plays its other bets
         t = tables[0]
-        t.table.place_stake(1)
-        t.wait(lambda: t.status()["seats"]["1"]["stake"], "stake sensed")
+        t.io.place_stake(1)
+        t.wait_until(lambda: t.status()["seats"]["1"]["stake"], "stake sensed")
         t.call("round.lock")
-        t.wait_state("verified")
+        t.wait_for_state("verified")
         locked = [e for e in t.journal("transition") if e.get("to") == "locked"][-1]
         assert locked["progressive"] == {} and "progressive_closed" in locked
-        t.table.lift_stake(1)
+        t.io.lift_stake(1)
         t.call("round.confirm")
-        t.wait_state("settled")
+        t.wait_for_state("settled")
         t.call("round.confirm")
         server.start()
         for t in tables:
-            t.wait(lambda t=t: linked_up(t), "rejoined", timeout=60)
+            t.wait_until(lambda t=t: linked_up(t), "rejoined", timeout=60)
         play_round(tables[1], [1])
         expected += int(100 * rate)
         for t in tables:
-            t.wait(lambda t=t: t.status()["pools"].get("jumbo7") == expected, "shared amount")
+            t.wait_until(lambda t=t: t.status()["pools"].get("jumbo7") == expected, "shared amount")
         for t in tables:
             t.close()
         assert verify_store(server.dsn).problems == []

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from daemon_harness import processes_with
 
 from controller.books.ledger.reader import LedgerReader
 from controller.engine.cards import parse_cards
 from controller.rig.dealer import simple_decision
+from controller.rig.table import processes_with
 from controller.rig.view import Snapshot, render, wrapped
 from display.geometry import Matrix
 

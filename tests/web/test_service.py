@@ -18,7 +18,7 @@ from web_service import USER, WebService
 
 from controller.engine.cards import card_name
 from controller.rig.dealer import Dealer, RoundPlan, royal_order
-from controller.rig.table import SIM_CREDENTIAL
+from controller.rig.table import SIM_CREDENTIAL, processes_with
 from controller.web.view import CARD
 
 pytestmark = pytest.mark.integration
@@ -183,8 +183,6 @@ def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, si
 
 def par_workers_of(parent: int) -> list[int]:
     """The PAR sheet's child processes of the web service ``parent``."""
-    from daemon_harness import processes_with
-
     found = []
     for pid in processes_with("controller.web.par"):
         with contextlib.suppress(OSError):
