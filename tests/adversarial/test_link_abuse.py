@@ -1,24 +1,20 @@
 """Link abuse: what a misbehaving shuffler or a bad cable sends the host (issue 13, point 6).
 
 Through the sans-I/O session alone (frames written here, as a hostile device would) and
-through the reference firmware on the simulated wire (``tests/unit/linksim.py``): late and
-repeated event copies, reordering, a device reboot, sequence numbers wrapping past 255, shoe
-card indexes out of order, replies that do not answer their request, and the frame ring that
-is dumped to the log when the link breaks (issue 12).
+through the reference firmware on the simulated wire
+(``tests/unit/firmware_bridge/linksim.py``): late and repeated event copies, reordering, a
+device reboot, sequence numbers wrapping past 255, shoe card indexes out of order, replies
+that do not answer their request, and the frame ring that is dumped to the log when the link
+breaks (issue 12).
 """
 
 from __future__ import annotations
 
 import logging
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))  # the shared LinkSim
-
 from linksim import LinkSim
 
 from firmware_bridge.emulator.firmware import DeviceFirmware

@@ -8,7 +8,7 @@ import pytest
 
 from controller.cli.main import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def run(capsys, *argv):
@@ -49,7 +49,7 @@ def test_eval_par_settle_json_errors(capsys, argv, rule, words, exit_status):
 
 def test_a_bad_profile_lists_its_problems_with_rules(capsys, tmp_path):
     profile = tmp_path / "bad.toml"
-    text = (Path(__file__).resolve().parents[2] / "config/profiles/trilux-gr.toml").read_text()
+    text = (Path(__file__).resolve().parents[3] / "config/profiles/trilux-gr.toml").read_text()
     profile.write_text(text.replace('blackjack = "3:2"', 'blackjack = "6:5"'))
     status, out, _ = run(capsys, "par", "--profile", str(profile), "--json")
     assert status == 2  # the --profile argument names a profile that cannot be used

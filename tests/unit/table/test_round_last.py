@@ -7,7 +7,7 @@ from controller.engine.games import settle
 from controller.engine.profiles import load_profile
 from controller.table.commands import _without_cards
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def test_settlements_lose_every_card_list_and_keep_the_money():

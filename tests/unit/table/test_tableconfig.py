@@ -9,7 +9,7 @@ import pytest
 from controller.table.tableconfig import load_table_config, parse_table_config
 from controller.validation import ConfigError
 
-CONFIG = Path(__file__).resolve().parents[2] / "config"
+CONFIG = Path(__file__).resolve().parents[3] / "config"
 SHIPPED = sorted(p.name for p in CONFIG.glob("*.toml"))
 SIM = tomllib.loads((CONFIG / "sim.toml").read_text())
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from controller.cli.main import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def test_eval_json(capsys):

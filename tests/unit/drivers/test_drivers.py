@@ -97,7 +97,7 @@ def test_udev_rule_names_the_default_port_and_usb_ids():
 
     rules = [
         line
-        for line in (Path(__file__).parents[2] / "systemd/99-croupier-shuffler.rules")
+        for line in (Path(__file__).parents[3] / "systemd/99-croupier-shuffler.rules")
         .read_text()
         .splitlines()
         if line and not line.startswith("#")

@@ -10,7 +10,7 @@ from controller.table.tableconfig import parse_table_config
 from display.scenes import Mode
 
 SIM = parse_table_config(
-    tomllib.loads((Path(__file__).resolve().parents[2] / "config" / "sim.toml").read_text()),
+    tomllib.loads((Path(__file__).resolve().parents[3] / "config" / "sim.toml").read_text()),
     "sim.toml",
 )
 

@@ -26,7 +26,7 @@ from controller.table.host_checks import (
 )
 from controller.table.tableconfig import parse_table_config
 
-CONFIG = Path(__file__).resolve().parents[2] / "config"
+CONFIG = Path(__file__).resolve().parents[3] / "config"
 SIM = tomllib.loads((CONFIG / "sim.toml").read_text())
 
 # /proc/self/mountinfo of a Pi with Pi OS's Overlay File System (overlayroot) plus a data

@@ -327,7 +327,7 @@ def test_shape_problems_are_listed_together():
 
 
 def test_the_documented_example_round():
-    path = Path(__file__).parents[2] / "examples" / "trilux-gr-split.json"
+    path = Path(__file__).parents[3] / "examples" / "trilux-gr-split.json"
     data = json.loads(path.read_text())
     result = settle(load_profile(data["profile"]), data).to_json()
     assert outcome(result, 1, "main") == ("win", 4000, 8000, "BJ-5")  # split, then doubled

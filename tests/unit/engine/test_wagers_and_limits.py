@@ -175,7 +175,7 @@ def test_table_configuration_limits_and_progressive_pools_are_checked_with_rules
     from controller.table.tableconfig import parse_table_config
     from controller.validation import ConfigError
 
-    config = Path(__file__).resolve().parents[2] / "config"
+    config = Path(__file__).resolve().parents[3] / "config"
     sim = tomllib.loads((config / "sim.toml").read_text())
     good = parse_table_config({**copy.deepcopy(sim), "limits": LIMITS}, "t.toml")
     assert good.limits["ante"] == Limit(500, 5000, "UTH-2")

@@ -169,5 +169,5 @@ def test_simple_decision_is_legal_uth4():
 
 
 def test_makefile_demo_runs_the_simulated_table():
-    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    makefile = (Path(__file__).resolve().parents[3] / "Makefile").read_text()
     assert "-m controller.rig.demo" in makefile

@@ -13,7 +13,7 @@ import pytest
 
 from drivers.gpio.buses import bus_pins
 
-UNIT = Path(__file__).resolve().parents[2] / "systemd" / "croupierd.service"
+UNIT = Path(__file__).resolve().parents[3] / "systemd" / "croupierd.service"
 analyze = shutil.which("systemd-analyze")
 needs_analyze = pytest.mark.skipif(analyze is None, reason="systemd-analyze is not installed")
 

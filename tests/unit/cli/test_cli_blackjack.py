@@ -10,7 +10,7 @@ import pytest
 
 from controller.cli.main import main
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "trilux-gr-split.json"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "trilux-gr-split.json"
 
 
 def test_settle_blackjack_json(capsys):

@@ -12,7 +12,7 @@ from controller.rig.expect import dealt_in_order, round_view, subset_mismatch
 from controller.rig.scenario import STEP_TIMEOUT, load_scenario, parse_scenario
 from controller.validation import ConfigError
 
-HIL = Path(__file__).resolve().parents[1] / "hil"
+HIL = Path(__file__).resolve().parents[2] / "hil"
 
 
 @pytest.mark.parametrize("path", sorted(HIL.glob("*.toml")), ids=lambda p: p.stem)

@@ -140,7 +140,7 @@ def test_uth_sk_burns_are_recorded_and_checked_against_the_deal_plan():
 
 # --- the examples of docs/settle.md and docs/blackjack-round.md -----------------------------
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 REFUSED = {"uth-sk-progressive.json": "UTH-2", "trilux-gr-hit-after-double.json": "BJ-6"}
 
 

@@ -46,7 +46,7 @@ from display.scenes import Mode
 from drivers.gpio.core import SeatError, TableCore
 from drivers.gpio.events import LampFault, SeatState
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SIM = parse_table_config(tomllib.loads((ROOT / "config" / "sim.toml").read_text()), "sim.toml")
 SETTLE = SIM.io.gpio.sensor_debounce + SIM.io.gpio.button_debounce + 0.01
 
