@@ -6,11 +6,6 @@ voided the next round MD-S2 and the following card was reported again as repeate
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/unit: linksim
-
 from linksim import LinkSim
 
 from firmware_bridge.messages import CardEvent, ShuffleMode, ShuffleRequest, StatusRequest
