@@ -91,8 +91,10 @@ def main() -> int:
             alarms[name] += t.p_value < ALPHA
         any_alarm += not report.passed
     low, high = binomial_range(args.runs, ALPHA)
-    print(f"false alarms, {args.runs} batteries of {args.shuffles} fair shuffles at "
-          f"{1 - ALPHA:.0%} confidence")  # fmt: skip
+    print(
+        f"false alarms, {args.runs} batteries of {args.shuffles} fair shuffles at "
+        f"{1 - ALPHA:.0%} confidence"
+    )
     print(
         f"(a correct test alarms {ALPHA:.0%} of runs: {low}..{high} of {args.runs} in 99% of "
         "such measurements)"
@@ -103,15 +105,19 @@ def main() -> int:
         f"  {any_alarm / args.runs:7.2%}  any of the {len(names)} tests (independent tests: "
         f"{1 - (1 - ALPHA) ** len(names):.2%})"
     )
-    print(f"time per battery {battery_time / args.runs * 1000:.1f} ms; baseline position audit "
-          f"on the same shuffles {audit_time / args.runs * 1000:.1f} ms")  # fmt: skip
+    print(
+        f"time per battery {battery_time / args.runs * 1000:.1f} ms; baseline position audit "
+        f"on the same shuffles {audit_time / args.runs * 1000:.1f} ms"
+    )
     print(f"power: share of {min(args.runs, 100)} runs of {args.shuffles} shuffles that fail")
     bad = [("shelf pass (emulator fault)", lambda d, r: shelf_pass(d, r))]
     bad += [(f"riffle x{k}", riffle(k)) for k in range(1, 8)]
     for label, step in bad:
         runs = min(args.runs, 100)
-        failed = sum(not run_battery(collected(step, args.shuffles, random.Random(n))).passed
-                     for n in range(runs))  # fmt: skip
+        failed = sum(
+            not run_battery(collected(step, args.shuffles, random.Random(n))).passed
+            for n in range(runs)
+        )
         print(f"  {failed / runs:7.0%}  {label}")
     return 0
 

@@ -68,8 +68,9 @@ def shuffled_shoes(count: int, seed: int) -> list[list[int]]:
     return shoes
 
 
-def play(round_class: type[BlackjackRound], rules: BlackjackRules, shoes: list[list[int]],
-         rounds: int):  # fmt: skip
+def play(
+    round_class: type[BlackjackRound], rules: BlackjackRules, shoes: list[list[int]], rounds: int
+):
     """Play ``rounds`` rounds; returns (seconds, hands played, total staked, total paid)."""
     bets = [SeatBet(s, rules.bet_min, rules.trilux_min) for s in range(1, SEATS + 1)]
     source = iter(shoes)
@@ -113,8 +114,9 @@ def main() -> int:
     # a round of 7 seats takes well under 77 cards, so a shoe lasts 3 rounds at least
     shoes = shuffled_shoes(args.rounds // 3 + 2, args.seed)
     runs: dict[type[BlackjackRound], list[tuple[float, int, int, int]]] = {
-        BlackjackRound: [], NaiveRound: []
-    }  # fmt: skip
+        BlackjackRound: [],
+        NaiveRound: [],
+    }
     for _ in range(args.repeat):
         for round_class, results in runs.items():
             results.append(play(round_class, rules, shoes, args.rounds))

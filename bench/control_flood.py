@@ -112,10 +112,21 @@ def main() -> int:
         cfg.write_text(tomli_w.dumps(data))
         run = tmpdir / "run"
         daemon = subprocess.Popen(
-            [sys.executable, "-m", "controller.table.daemon", "--config", str(cfg),
-             "--state-dir", str(tmpdir / "state"), "--runtime-dir", str(run)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "controller.table.daemon",
+                "--config",
+                str(cfg),
+                "--state-dir",
+                str(tmpdir / "state"),
+                "--runtime-dir",
+                str(run),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         path = run / "control.sock"
         try:
             deadline = time.monotonic() + 30
@@ -147,12 +158,18 @@ def main() -> int:
         counted = sum(e.data.get("count", 0) for e in entries)
     print(describe("status, idle (baseline)", idle))
     print(describe(f"status, {args.flooders} clients flooding", flooded))
-    print(f"flood: {sent[0]} wrong credentials in {args.seconds:g} s; journal: {len(entries)}"
-          f" access-refused entries counting {counted}; daemon alive: {alive}")  # fmt: skip
-    print(f"connections held before refusal: {held} (32 + {RESERVED_SLOTS} reserved for root"
-          " and the daemon's user; an unprivileged peer gets 32)")  # fmt: skip
-    print("watchdog: WatchdogSec=10s; the longest status answer above is the longest the loop"
-          " stalled for a client")  # fmt: skip
+    print(
+        f"flood: {sent[0]} wrong credentials in {args.seconds:g} s; journal: {len(entries)}"
+        f" access-refused entries counting {counted}; daemon alive: {alive}"
+    )
+    print(
+        f"connections held before refusal: {held} (32 + {RESERVED_SLOTS} reserved for root"
+        " and the daemon's user; an unprivileged peer gets 32)"
+    )
+    print(
+        "watchdog: WatchdogSec=10s; the longest status answer above is the longest the loop"
+        " stalled for a client"
+    )
     return 0
 
 

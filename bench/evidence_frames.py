@@ -36,8 +36,11 @@ def deal_exchanges(acks: int = 1) -> list[dict]:
     for seq, (count, tag) in enumerate(PACKETS, 1):
         reply = DealReply(0, tag, count, tuple(DealtCard(card + i) for i in range(count)))
         card += count
-        frames = [WireFrame(at, "tx", encode_frame(seq, DealRequest.TYPE,
-                                                   DealRequest(count, tag).encode()))]  # fmt: skip
+        frames = [
+            WireFrame(
+                at, "tx", encode_frame(seq, DealRequest.TYPE, DealRequest(count, tag).encode())
+            )
+        ]
         frames += [WireFrame(at + 0.01 * n, "rx", encode_frame(seq, Ack.TYPE)) for n in range(acks)]
         frames.append(WireFrame(at + 0.3, "rx", encode_frame(seq, DealReply.TYPE, reply.encode())))
         exchanges.append(exchange_entry("deal", "R", reply, tuple(frames), 1.8e9))
@@ -78,8 +81,10 @@ def main() -> None:
     frames = sum(len(e["frames"]) for e in exchanges)
     print(f"a round's record (baseline): {len(json.dumps(record))} bytes")
     print(f"its deal frames: {frames} frames, {len(json.dumps(exchanges))} bytes")
-    print(f"at the cap ({MAX_ROUND_FRAMES} frames, {dropped} dropped): "
-          f"{len(json.dumps(at_cap))} bytes")  # fmt: skip
+    print(
+        f"at the cap ({MAX_ROUND_FRAMES} frames, {dropped} dropped): "
+        f"{len(json.dumps(at_cap))} bytes"
+    )
 
 
 if __name__ == "__main__":

@@ -206,8 +206,10 @@ def measure_verify(directory: Path, count: int, keep: Path | None) -> None:
     if not path.exists():
         started = time.perf_counter()
         generate(path, count)
-        print(f"generated a ledger of {count:,} rounds in {time.perf_counter() - started:.0f} s "
-              f"({path.stat().st_size / 1e6:.0f} MB)")  # fmt: skip
+        print(
+            f"generated a ledger of {count:,} rounds in {time.perf_counter() - started:.0f} s "
+            f"({path.stat().st_size / 1e6:.0f} MB)"
+        )
     with LedgerReader.open(path) as reader:
         for label, check in (
             ("power-up quick check", lambda: check_ledger(reader)),
@@ -231,8 +233,10 @@ def main() -> int:
     args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="croupier-bench-", dir=args.dir))
     try:
-        print(f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, {os.cpu_count()} "
-              f"CPUs, databases in {directory}")  # fmt: skip
+        print(
+            f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, {os.cpu_count()} "
+            f"CPUs, databases in {directory}"
+        )
         measure_events(directory, args.blocks, args.events)
         measure_verify(directory, args.rounds, args.keep)
     finally:

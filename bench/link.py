@@ -56,10 +56,19 @@ def latency(n: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         link = os.path.join(tmp, "shuffler")
         emu = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "emulator", "--link", link,
-             "--baud", str(BAUD)],
-            stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "controller.cli.main",
+                "emulator",
+                "--link",
+                link,
+                "--baud",
+                str(BAUD),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             emu.stdout.readline()  # "emulator: ... -> /dev/pts/N"
             times = sorted(asyncio.run(deal_latencies(link, n)))
@@ -71,8 +80,10 @@ def latency(n: int) -> None:
     floor = wire_floor_ms(BAUD)
     print(f"2-card DEAL over a pty at {BAUD} baud, {n} round trips (emulator process, paced)")
     print(f"  wire-time floor (same bytes): {floor:.3f} ms")
-    print(f"  median {median:.3f} ms (+{median - floor:.3f} ms), "
-          f"p99 {p99:.3f} ms (+{p99 - floor:.3f} ms over the floor; target < 2 ms)")  # fmt: skip
+    print(
+        f"  median {median:.3f} ms (+{median - floor:.3f} ms), "
+        f"p99 {p99:.3f} ms (+{p99 - floor:.3f} ms over the floor; target < 2 ms)"
+    )
 
 
 def corrupted_stream(frames: int, rate: float, rng: random.Random) -> tuple[bytes, int]:
@@ -105,8 +116,10 @@ def throughput() -> None:
     crc_elapsed = time.perf_counter() - start
     mb = len(stream) / 1e6
     print(f"codec: {mb:.1f} MB, 100000 frames, {damaged} corrupted (1%), {frames} decoded")
-    print(f"  decode {mb / elapsed:.1f} MB/s ({frames / elapsed / 1e3:.0f} k frames/s); "
-          f"CRC-16 alone over the same bytes {mb / crc_elapsed:.1f} MB/s")  # fmt: skip
+    print(
+        f"  decode {mb / elapsed:.1f} MB/s ({frames / elapsed / 1e3:.0f} k frames/s); "
+        f"CRC-16 alone over the same bytes {mb / crc_elapsed:.1f} MB/s"
+    )
 
 
 def main() -> None:

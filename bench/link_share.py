@@ -84,8 +84,9 @@ def main(argv: list[str]) -> int:
     server = None
     dsn = args.dsn
     if dsn is None:
-        server = DevServer(Path(tempfile.mkdtemp(prefix="croupier-bench-pg-")), tcp=True,
-                           durable=True)  # fmt: skip
+        server = DevServer(
+            Path(tempfile.mkdtemp(prefix="croupier-bench-pg-")), tcp=True, durable=True
+        )
         server.start()
         dsn = server.dsn
     try:

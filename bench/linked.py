@@ -200,29 +200,40 @@ def main(argv: list[str]) -> int:
     server = None
     dsn = args.dsn
     if dsn is None:
-        server = DevServer(Path(tempfile.mkdtemp(prefix="croupier-bench-pg-")), tcp=True,
-                           durable=True)  # fmt: skip
+        server = DevServer(
+            Path(tempfile.mkdtemp(prefix="croupier-bench-pg-")), tcp=True, durable=True
+        )
         server.start()
         dsn = server.dsn
     try:
         prepare(dsn)
         trips, commits = baselines(dsn)
         print(f"server: {'private cluster, fsync on, TCP 127.0.0.1' if server else dsn}")
-        print(f"baseline  bare round trip (SELECT 1)      median {ms(statistics.median(trips))}"
-              f"  p99 {ms(percentile(trips, 0.99))}")  # fmt: skip
-        print(f"baseline  bare commit (one-row UPDATE)    median {ms(statistics.median(commits))}"
-              f"  p99 {ms(percentile(commits, 0.99))}  = {1 / statistics.median(commits):,.0f}/s"
-              " on one connection")  # fmt: skip
+        print(
+            f"baseline  bare round trip (SELECT 1)      median {ms(statistics.median(trips))}"
+            f"  p99 {ms(percentile(trips, 0.99))}"
+        )
+        print(
+            f"baseline  bare commit (one-row UPDATE)    median {ms(statistics.median(commits))}"
+            f"  p99 {ms(percentile(commits, 0.99))}  = {1 / statistics.median(commits):,.0f}/s"
+            " on one connection"
+        )
         for run, n in enumerate(int(x) for x in args.tables.split(",")):
             rate = throughput(dsn, n, args.seconds, run)
-            print(f"throughput {n:>2} table(s): {rate:,.0f} contributions/s "
-                  f"(rounds opened and settled: 2 transactions each)")  # fmt: skip
+            print(
+                f"throughput {n:>2} table(s): {rate:,.0f} contributions/s "
+                f"(rounds opened and settled: 2 transactions each)"
+            )
         commit, every = sign_latency(dsn, args.signs, args.rounds)
-        print(f"latency   open_round commit acknowledged  median {ms(statistics.median(commit))}"
-              f"  p99 {ms(percentile(commit, 0.99))}")  # fmt: skip
-        print(f"latency   every one of {args.signs} signs sees it    median "
-              f"{ms(statistics.median(every))}  p99 {ms(percentile(every, 0.99))}  "
-              f"({len(every)}/{args.rounds} rounds seen by all)")  # fmt: skip
+        print(
+            f"latency   open_round commit acknowledged  median {ms(statistics.median(commit))}"
+            f"  p99 {ms(percentile(commit, 0.99))}"
+        )
+        print(
+            f"latency   every one of {args.signs} signs sees it    median "
+            f"{ms(statistics.median(every))}  p99 {ms(percentile(every, 0.99))}  "
+            f"({len(every)}/{args.rounds} rounds seen by all)"
+        )
     finally:
         if server is not None:
             server.destroy()

@@ -91,8 +91,9 @@ class CpuQuota:
             fields = dict(
                 line.split() for line in (self.path / "cpu.stat").read_text().splitlines()
             )
-            return (f"throttled in {fields.get('nr_throttled')} of {fields.get('nr_periods')}"
-                    f" periods")  # fmt: skip
+            return (
+                f"throttled in {fields.get('nr_throttled')} of {fields.get('nr_periods')} periods"
+            )
         return "no cpu.stat"
 
     def remove(self) -> None:
@@ -157,8 +158,11 @@ def daemon(
     cfg = write_config(tmp)
     notify_path = tmp / f"notify-{time.monotonic_ns()}"
     notes = Notifications(notify_path)
-    env = {**os.environ, "NOTIFY_SOCKET": str(notify_path),
-           "WATCHDOG_USEC": str(int(WATCHDOG_SEC * 1e6))}  # fmt: skip
+    env = {
+        **os.environ,
+        "NOTIFY_SOCKET": str(notify_path),
+        "WATCHDOG_USEC": str(int(WATCHDOG_SEC * 1e6)),
+    }
     started = time.perf_counter()
     proc = start_daemon(tree, cfg, state, tmp / "run", env=env, preexec=preexec)
     try:
@@ -215,8 +219,13 @@ def main() -> int:
     parser.add_argument(
         "--before", type=Path, metavar="DIR", help="also measure this checkout, first"
     )
-    parser.add_argument("--poll", type=float, default=POLL * 1000, metavar="MS",
-                        help="ms between two status polls (%(default)g)")  # fmt: skip
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=POLL * 1000,
+        metavar="MS",
+        help="ms between two status polls (%(default)g)",
+    )
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split(" ", 1)[0]
     quota = CpuQuota()
@@ -236,13 +245,18 @@ def main() -> int:
         throttled = quota.stats()
     finally:
         quota.remove()
-    targets = {"croupier --version": "< 0.5 s", "ready, restart (tables cached)": "< 5 s",
-               "pipeline p99": "< 50 ms", "longest watchdog gap": f"< {WATCHDOG_SEC / 2:g} s",
-               **{f"croupier {c}": "< 0.5 s" for c in LIVE_COMMANDS}}  # fmt: skip
-    print(f"Pi 3-class budget: 15% of one core (cgroup v1 cfs {QUOTA_US}/{PERIOD_US} us);"
-          f" {args.rounds} rounds of 6 seats (status polled every {args.poll:g} ms),"
-          f" CLI medians of {args.runs} runs"
-          + (f"; before = {args.before}" if args.before else ""))  # fmt: skip
+    targets = {
+        "croupier --version": "< 0.5 s",
+        "ready, restart (tables cached)": "< 5 s",
+        "pipeline p99": "< 50 ms",
+        "longest watchdog gap": f"< {WATCHDOG_SEC / 2:g} s",
+        **{f"croupier {c}": "< 0.5 s" for c in LIVE_COMMANDS},
+    }
+    print(
+        f"Pi 3-class budget: 15% of one core (cgroup v1 cfs {QUOTA_US}/{PERIOD_US} us);"
+        f" {args.rounds} rounds of 6 seats (status polled every {args.poll:g} ms),"
+        f" CLI medians of {args.runs} runs" + (f"; before = {args.before}" if args.before else "")
+    )
     print(f"  cgroup: {throttled}; load average before: {load}")
     print(f"  {'figure':34}" + "".join(f"{name:>20}" for name in columns) + "   target at 15%")
     for key in columns["full this tree"]:

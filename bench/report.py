@@ -67,8 +67,9 @@ def main() -> int:
         create_key(directory / "key.pem")
         key = load_private(directory / "key.pem")
         profile = load_profile("uth-gr")
-        context = ReportContext("BENCH", profile.name, "EUR", GamingDayRule.parse("06:00", "UTC"),
-                                par_figures(profile))  # fmt: skip
+        context = ReportContext(
+            "BENCH", profile.name, "EUR", GamingDayRule.parse("06:00", "UTC"), par_figures(profile)
+        )
         first = datetime.fromtimestamp(WALL0, UTC)
         last_day = (first + timedelta(days=args.days - 1)).date() - timedelta(days=1)
         middle = (first + timedelta(days=args.days // 2)).date()
@@ -79,10 +80,16 @@ def main() -> int:
             baseline = best_of(args.repeat, lambda: verify_ledger(reader))
             print(f"baseline: meters verify (whole ledger)        {baseline:7.2f} s")
             for day, label, form in runs:
-                elapsed = best_of(args.repeat, lambda d=day, f=form: signed_day_report(
-                    reader, d, context, now=now, form=f, key=key))  # fmt: skip
-                print(f"report {day} ({label}), {form:<4}  {elapsed:7.2f} s  "
-                      f"({elapsed / baseline:.0%} of meters verify)")  # fmt: skip
+                elapsed = best_of(
+                    args.repeat,
+                    lambda d=day, f=form: signed_day_report(
+                        reader, d, context, now=now, form=f, key=key
+                    ),
+                )
+                print(
+                    f"report {day} ({label}), {form:<4}  {elapsed:7.2f} s  "
+                    f"({elapsed / baseline:.0%} of meters verify)"
+                )
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     return 0

@@ -99,11 +99,23 @@ def start_daemon(
 ) -> subprocess.Popen[bytes]:
     """croupierd of the checkout ``tree`` (its code, imported from its folder)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "controller.table.daemon", "--config", str(cfg),
-         "--state-dir", str(state), "--runtime-dir", str(run)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tree, env=env,
+        [
+            sys.executable,
+            "-m",
+            "controller.table.daemon",
+            "--config",
+            str(cfg),
+            "--state-dir",
+            str(state),
+            "--runtime-dir",
+            str(run),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tree,
+        env=env,
         preexec_fn=preexec,
-    )  # fmt: skip
+    )
 
 
 def stop_daemon(daemon: subprocess.Popen[bytes]) -> None:
@@ -184,9 +196,11 @@ def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
         finally:
             stop_daemon(daemon)
     out: dict[str, float] = {}
-    for name, values in (("last byte -> verdict", metrics["verdict"]),
-                         ("CONFIRM -> settled, committed, sign", metrics["settlement"]),
-                         ("pipeline (sum)", pipeline(metrics))):  # fmt: skip
+    for name, values in (
+        ("last byte -> verdict", metrics["verdict"]),
+        ("CONFIRM -> settled, committed, sign", metrics["settlement"]),
+        ("pipeline (sum)", pipeline(metrics)),
+    ):
         out[f"{name}, median"] = statistics.median(values)
         out[f"{name}, p99"] = percentile(values, 0.99)
     out["durable rounds/s"] = args.rounds / elapsed
@@ -210,19 +224,27 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU sampling")
     parser.add_argument("--baud", type=int, default=115200)
-    parser.add_argument("--poll", type=float, default=POLL * 1000, metavar="MS",
-                        help="ms between two status polls (%(default)g)")  # fmt: skip
-    parser.add_argument("--before", type=Path, metavar="DIR",
-                        help="also measure the daemon of this checkout, first")  # fmt: skip
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=POLL * 1000,
+        metavar="MS",
+        help="ms between two status polls (%(default)g)",
+    )
+    parser.add_argument(
+        "--before", type=Path, metavar="DIR", help="also measure the daemon of this checkout, first"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         bare = bare_commit(Path(tmp))
     columns = {"this tree": measure(ROOT, args)}
     if args.before is not None:
         columns = {"before": measure(args.before.resolve(), args), **columns}
-    print(f"round pipeline, {args.rounds} rounds, 6 seats, emulator at {args.baud} baud,"
-          f" status polled every {args.poll:g} ms"
-          + (f"; before = {args.before}" if args.before else ""))  # fmt: skip
+    print(
+        f"round pipeline, {args.rounds} rounds, 6 seats, emulator at {args.baud} baud,"
+        f" status polled every {args.poll:g} ms"
+        + (f"; before = {args.before}" if args.before else "")
+    )
     print(f"  {'':44}" + "".join(f"{name:>12}" for name in columns))
     for key in columns["this tree"]:
         print(f"  {key:44}" + "".join(f"{shown(key, c[key]):>12}" for c in columns.values()))

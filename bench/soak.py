@@ -52,9 +52,11 @@ def record(seen: RoundSeen, stake: int) -> dict[str, Any]:
         "community": [card_name(c) for c in hands.community],
         "dealer": [card_name(c) for c in hands.dealer],
         "pools": {"progressive": {"amount": 500_000, "seed": 500_000}},
-        "seats": [{"seat": s, "cards": [card_name(c) for c in hole],
-                   "stakes": {"progressive": stake}} for s, hole in hands.seats.items()],
-    }  # fmt: skip
+        "seats": [
+            {"seat": s, "cards": [card_name(c) for c in hole], "stakes": {"progressive": stake}}
+            for s, hole in hands.seats.items()
+        ],
+    }
 
 
 def engine_rate(records: list[dict[str, Any]]) -> float:
@@ -90,14 +92,22 @@ def main() -> int:
     ceiling = engine_rate(records)
 
     print(f"bench/soak.py: {args.rounds} UTH rounds of 1-4 progressive seats, no faults")
-    print(f"  full daemon, 1 table:           {one.rate:8.1f} rounds/s"
-          f"  ({1000 / one.rate:6.1f} ms a round)")  # fmt: skip
-    print(f"  same, LOCK/CONFIRM from tablet: {tablet.rate:8.1f} rounds/s"
-          f"  ({1000 / tablet.rate:6.1f} ms a round: no debounced button presses)")  # fmt: skip
-    print(f"  full daemon, {args.tables} tables at once:  {many.rate:8.1f} rounds/s"
-          f"  ({'ok' if many.ok else 'BOOKS DISAGREE'})")  # fmt: skip
-    print(f"  engine alone, in-process:       {ceiling:8.1f} rounds/s"
-          f"  ({1000 / ceiling:6.2f} ms a round, the same {len(records)} rounds)")  # fmt: skip
+    print(
+        f"  full daemon, 1 table:           {one.rate:8.1f} rounds/s"
+        f"  ({1000 / one.rate:6.1f} ms a round)"
+    )
+    print(
+        f"  same, LOCK/CONFIRM from tablet: {tablet.rate:8.1f} rounds/s"
+        f"  ({1000 / tablet.rate:6.1f} ms a round: no debounced button presses)"
+    )
+    print(
+        f"  full daemon, {args.tables} tables at once:  {many.rate:8.1f} rounds/s"
+        f"  ({'ok' if many.ok else 'BOOKS DISAGREE'})"
+    )
+    print(
+        f"  engine alone, in-process:       {ceiling:8.1f} rounds/s"
+        f"  ({1000 / ceiling:6.2f} ms a round, the same {len(records)} rounds)"
+    )
     print(f"  one table runs at {100 * one.rate / ceiling:.1f}% of the engine's ceiling")
     return 0 if many.ok else 1
 

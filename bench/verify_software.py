@@ -48,8 +48,10 @@ def measure(runs: int) -> None:
     print(f"baseline: self-check SHA-256 against the manifest  {baseline * 1000:8.1f} ms")
     for algorithm in ("hmac-sha1", "hmac-sha256"):
         elapsed = best_of(runs, lambda a=algorithm: verify_software(SEED, a))
-        print(f"verify-software {algorithm:<12}                  {elapsed * 1000:8.1f} ms "
-              f"({elapsed / baseline:.2f}x the baseline)")  # fmt: skip
+        print(
+            f"verify-software {algorithm:<12}                  {elapsed * 1000:8.1f} ms "
+            f"({elapsed / baseline:.2f}x the baseline)"
+        )
 
 
 def at_pi_budget(runs: int) -> None:

@@ -144,8 +144,10 @@ def main() -> int:
         )
         web = subprocess.Popen(
             [sys.executable, "-m", "controller.web.main", "--config", str(tmp / "web.toml")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
-        )  # fmt: skip
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)])
         procs += [web, bare]
         url, bare_url = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{bare_port}/"
@@ -195,8 +197,10 @@ def main() -> int:
         client.close()
         extra = [b - d for b, d in zip(browser_ms, daemon_ms, strict=True)]
         print(f"== seat 1 stake placed / lifted by the rig -> seen ({args.changes} changes)")
-        print(f"  browser page   median {statistics.median(browser_ms):6.1f} ms"
-              f"   p95 {pct(browser_ms, 0.95):6.1f} ms   (target < 250 ms)")  # fmt: skip
+        print(
+            f"  browser page   median {statistics.median(browser_ms):6.1f} ms"
+            f"   p95 {pct(browser_ms, 0.95):6.1f} ms   (target < 250 ms)"
+        )
         print(
             f"  baseline: daemon status polled directly  median"
             f" {statistics.median(daemon_ms):6.1f} ms   p95 {pct(daemon_ms, 0.95):6.1f} ms"
@@ -212,10 +216,14 @@ def main() -> int:
             urllib.request.urlopen(bare_url).read()
             plain.append(1000 * (time.perf_counter() - t))
         print(f"== /metrics scrape ({args.scrapes} scrapes, {len(body)} bytes)")
-        print(f"  croupier-web /metrics  median {statistics.median(scrape):6.2f} ms"
-              f"   p95 {pct(scrape, 0.95):6.2f} ms")  # fmt: skip
-        print(f"  baseline: bare aiohttp GET  median {statistics.median(plain):6.2f} ms"
-              f"   p95 {pct(plain, 0.95):6.2f} ms")  # fmt: skip
+        print(
+            f"  croupier-web /metrics  median {statistics.median(scrape):6.2f} ms"
+            f"   p95 {pct(scrape, 0.95):6.2f} ms"
+        )
+        print(
+            f"  baseline: bare aiohttp GET  median {statistics.median(plain):6.2f} ms"
+            f"   p95 {pct(plain, 0.95):6.2f} ms"
+        )
         return 0
     finally:
         if driver is not None:

@@ -52,9 +52,12 @@ class SerialTransport:
 
         try:
             transport, _ = await serial_asyncio_fast.create_serial_connection(
-                loop, lambda: _Protocol(on_data, lost), self.port, baudrate=self.baud,
+                loop,
+                lambda: _Protocol(on_data, lost),
+                self.port,
+                baudrate=self.baud,
                 exclusive=True,
-            )  # fmt: skip
+            )
         except (serial.SerialException, OSError, ValueError) as exc:
             raise _open_error(self.port, exc) from exc
         self._transport = transport

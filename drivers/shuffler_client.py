@@ -189,8 +189,12 @@ class ShufflerClient:
                 await self.transport.open(self._on_data, self._on_lost)
             except TransportError as exc:
                 when = self.backoff.failed(loop.time())
-                log.warning("reopening %s failed (%s); next try in %.2f s",
-                            self.transport.description, exc, when - loop.time())  # fmt: skip
+                log.warning(
+                    "reopening %s failed (%s); next try in %.2f s",
+                    self.transport.description,
+                    exc,
+                    when - loop.time(),
+                )
                 continue
             self.backoff.succeeded()
             self.session.connection_made(loop.time())

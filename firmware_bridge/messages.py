@@ -562,13 +562,24 @@ class CardEvent(Message):
 
 
 REQUESTS: tuple[type[Message], ...] = (
-    IdentifyRequest, StatusRequest, DeckCheckRequest, ShuffleRequest, DealRequest,
-    ReinsertRequest, ResetRequest,
-)  # fmt: skip
+    IdentifyRequest,
+    StatusRequest,
+    DeckCheckRequest,
+    ShuffleRequest,
+    DealRequest,
+    ReinsertRequest,
+    ResetRequest,
+)
 REPLIES: tuple[type[Message], ...] = (
-    IdentifyReply, StatusReply, DeckCheckReply, ShuffleReply, DealReply, ReinsertReply,
-    ResetReply, ErrorReply,
-)  # fmt: skip
+    IdentifyReply,
+    StatusReply,
+    DeckCheckReply,
+    ShuffleReply,
+    DealReply,
+    ReinsertReply,
+    ResetReply,
+    ErrorReply,
+)
 EVENTS: tuple[type[Message], ...] = (FaultEvent, CardEvent)
 LINK: tuple[type[Message], ...] = (Ack, Nak, Ping, Pong)
 ALL_MESSAGES = LINK + REQUESTS + REPLIES + EVENTS

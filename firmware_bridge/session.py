@@ -259,10 +259,16 @@ class HostSession:
         self.boot_id: int | None = None
         self.identity: IdentifyReply | None = None
         self.stats = {
-            "bad_frames": 0, "retransmits": 0, "stale_replies": 0, "duplicate_events": 0,
-            "undecodable": 0, "event_gaps": 0, "mismatched_replies": 0, "card_order": 0,
+            "bad_frames": 0,
+            "retransmits": 0,
+            "stale_replies": 0,
+            "duplicate_events": 0,
+            "undecodable": 0,
+            "event_gaps": 0,
+            "mismatched_replies": 0,
+            "card_order": 0,
             "cards_before_shuffle": 0,
-        }  # fmt: skip
+        }
         self._queue: deque[_Pending] = deque()
         self._in_flight: _Pending | None = None
         self._next_handle = 1
@@ -381,8 +387,10 @@ class HostSession:
         lines = [f.line() for f in self.recent_frames]
         log.error(
             "shuffler link %s; the last %d frames (time, tx = to the shuffler):\n%s",
-            why, len(lines), "\n".join(lines) or "(none)",
-        )  # fmt: skip
+            why,
+            len(lines),
+            "\n".join(lines) or "(none)",
+        )
 
     def _ping(self, now: float) -> None:
         self._ping_seq = self._ping_seq % 255 + 1

@@ -157,8 +157,10 @@ def destination(tag):
 def check_exchange(exchange, n):
     """One DEAL exchange: (request SEQ, destination, the reply's cards)."""
     where = f"deal packet {n + 1}"
-    frames = [(f["dir"], *check_frame(f, f"{where}, frame {i + 1}"))
-              for i, f in enumerate(exchange["frames"])]  # fmt: skip
+    frames = [
+        (f["dir"], *check_frame(f, f"{where}, frame {i + 1}"))
+        for i, f in enumerate(exchange["frames"])
+    ]
     if not frames or frames[0][0] != "tx" or frames[0][2] != DEAL:
         raise Invalid(f"{where}: its first frame is not the DEAL request")
     _, seq, _, request = frames[0]
@@ -166,8 +168,10 @@ def check_exchange(exchange, n):
     for direction, s, kind, _ in frames:
         allowed = (DEAL,) if direction == "tx" else (*ANSWERS, DEAL_REPLY)
         if s != seq or kind not in allowed:
-            raise Invalid(f"{where}: a frame (SEQ {s}, TYPE 0x{kind:02x}) is not of the "
-                          f"exchange of the DEAL with SEQ {seq}")  # fmt: skip
+            raise Invalid(
+                f"{where}: a frame (SEQ {s}, TYPE 0x{kind:02x}) is not of the "
+                f"exchange of the DEAL with SEQ {seq}"
+            )
     if len(replies) != 1 or replies[0].hex() != exchange["payload"]:
         raise Invalid(f"{where}: its frames do not hold the reply the bundle states")
     reply = replies[0]

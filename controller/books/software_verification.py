@@ -140,8 +140,14 @@ def record(journal: Journal, result: Verification, now: float, requested_by: str
 def history(view: LedgerView, limit: int = 20) -> list[dict[str, Any]]:
     """The last results kept in the ledger, newest first (components left out)."""
     return [
-        {"seq": e.seq, "wall": e.wall, "seed": e.data["seed"], "algorithm": e.data["algorithm"],
-         "combined": e.data["combined"], "components": len(e.data["components"]),
-         "requested_by": e.data.get("requested_by")}
+        {
+            "seq": e.seq,
+            "wall": e.wall,
+            "seed": e.data["seed"],
+            "algorithm": e.data["algorithm"],
+            "combined": e.data["combined"],
+            "components": len(e.data["components"]),
+            "requested_by": e.data.get("requested_by"),
+        }
         for e in reversed(view.journal.tail(limit, {KIND}))
-    ]  # fmt: skip
+    ]

@@ -36,11 +36,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-n", type=integer(1), default=20, help="how many entries (default 20)")
     t.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
     t.add_argument(
-        "-f", "--follow", action="store_true",
+        "-f",
+        "--follow",
+        action="store_true",
         help="then print new entries as the daemon journals them, until Ctrl-C",
-    )  # fmt: skip
-    t.add_argument("--interval", type=seconds(0.05, 60), default=0.5, metavar="SECONDS",
-                   help="how often --follow looks for new entries (0.5)")  # fmt: skip
+    )
+    t.add_argument(
+        "--interval",
+        type=seconds(0.05, 60),
+        default=0.5,
+        metavar="SECONDS",
+        help="how often --follow looks for new entries (0.5)",
+    )
     add_action(actions, "verify", "check the journal's hash chain", verify)
 
 
@@ -78,8 +85,14 @@ def verify(args: argparse.Namespace) -> int:
         with progress_bar(args, total=total, unit="entries", what="journal") as step:
             report = verify_chain(ledger.journal, step)
     if args.json:
-        print_json({"ok": report.ok, "entries": report.entries, "first_bad": report.first_bad,
-                    "problems": report.problems})  # fmt: skip
+        print_json(
+            {
+                "ok": report.ok,
+                "entries": report.entries,
+                "first_bad": report.first_bad,
+                "problems": report.problems,
+            }
+        )
     else:
         print(f"journal {db_path(args)}: {report.entries} entries checked")
         for problem in report.problems:

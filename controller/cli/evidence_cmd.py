@@ -79,8 +79,10 @@ def make(args: argparse.Namespace) -> int:
     else:
         config = load_table_config(args.config)
         if config.credential is None or not verify(credential(), config.credential):
-            raise CroupierError("a technician credential matching the configuration's "
-                                "[technician] credential is needed")  # fmt: skip
+            raise CroupierError(
+                "a technician credential matching the configuration's "
+                "[technician] credential is needed"
+            )
         key = load_private(args.key or config.resolve_report_key(args.state_dir))
         store_path = args.state_dir / "surveillance.sqlite3"
         store = SurveillanceStore(store_path, read_only=True) if store_path.exists() else None
@@ -88,12 +90,14 @@ def make(args: argparse.Namespace) -> int:
         try:
             with LedgerReader.open(args.db or config.resolve_state(args.state_dir)) as ledger:
                 bundle = build_bundle(
-                    ledger, recorded_round(store, args.round), args.round,
+                    ledger,
+                    recorded_round(store, args.round),
+                    args.round,
                     table_id=config.table_id,
                     generated=generated,
                     manifest=default_manifest_path(),
                     link=link_record(store, args.round),
-                )  # fmt: skip
+                )
         finally:
             if store is not None:
                 store.close()
@@ -101,8 +105,9 @@ def make(args: argparse.Namespace) -> int:
     text = json.dumps(signed, indent=1, ensure_ascii=False) + "\n"
     if args.output:
         args.output.write_text(text, encoding="utf-8")
-        print(f"{args.output}: evidence of round {signed['report']['round']}, signed",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{args.output}: evidence of round {signed['report']['round']}, signed", file=sys.stderr
+        )
     else:
         sys.stdout.write(text)
     return 0

@@ -64,24 +64,31 @@ def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
 
 def create(args: argparse.Namespace) -> int:
     ring = create_keyring(args.key)
-    emit(args, {"keyring": str(ring.path), "key": ring.current.key_id},
-         f"created {ring.path} (mode 0400) with key {ring.current.key_id}")  # fmt: skip
+    emit(
+        args,
+        {"keyring": str(ring.path), "key": ring.current.key_id},
+        f"created {ring.path} (mode 0400) with key {ring.current.key_id}",
+    )
     return 0
 
 
 def show(args: argparse.Namespace) -> int:
     ring = load_keyring(_path(args))
     ids = [k.key_id for k in ring.keys]
-    emit(args, {"keyring": str(ring.path), "keys": ids, "current": ids[-1]},
-         "\n".join(f"{i}{'  (current)' if i == ids[-1] else ''}" for i in ids))  # fmt: skip
+    emit(
+        args,
+        {"keyring": str(ring.path), "keys": ids, "current": ids[-1]},
+        "\n".join(f"{i}{'  (current)' if i == ids[-1] else ''}" for i in ids),
+    )
     return 0
 
 
 def adopt(args: argparse.Namespace) -> int:
     ring = load_keyring(_path(args))
     with writer(args, keyed=False) as ledger:
-        key_id = ledger.rekey(ring, time.monotonic(), technician=args.technician,
-                              reason=args.reason)  # fmt: skip
+        key_id = ledger.rekey(
+            ring, time.monotonic(), technician=args.technician, reason=args.reason
+        )
     emit(args, {"key": key_id}, f"the ledger is keyed with {key_id} from now on")
     return 0
 
@@ -90,8 +97,9 @@ def rotate(args: argparse.Namespace) -> int:
     ring = keyring(args) or load_keyring(_path(args))
     with writer(args) as ledger:
         ring = add_key(ring)
-        key_id = ledger.rekey(ring, time.monotonic(), technician=args.technician,
-                              reason=args.reason)  # fmt: skip
+        key_id = ledger.rekey(
+            ring, time.monotonic(), technician=args.technician, reason=args.reason
+        )
     text = f"the ledger is keyed with {key_id} from now on; keep {ring.path} (all its keys)"
     emit(args, {"key": key_id, "keys": [k.key_id for k in ring.keys]}, text)
     return 0

@@ -64,9 +64,13 @@ def retire(args: argparse.Namespace) -> int:
             ledger.journal.append("access-refused", refused, time.monotonic())
             raise CroupierError("wrong technician credential (the attempt is journaled)")
         after = ledger.retire_pool(
-            args.pool, time.monotonic(), technician=args.technician,
-            reason_code=args.reason_code, reason=args.reason, transfer_to=args.transfer_to,
-        )  # fmt: skip
+            args.pool,
+            time.monotonic(),
+            technician=args.technician,
+            reason_code=args.reason_code,
+            reason=args.reason,
+            transfer_to=args.transfer_to,
+        )
     if args.json:
         print_json({name: state.to_row() for name, state in after.items()})
         return 0
@@ -78,8 +82,12 @@ def retire(args: argparse.Namespace) -> int:
 
 
 def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> None:
-    c = add_action(actions, "correct", "a technician sets a linked pool's amount or reserve",
-                   lambda args: correct_linked_pool(args, run))  # fmt: skip
+    c = add_action(
+        actions,
+        "correct",
+        "a technician sets a linked pool's amount or reserve",
+        lambda args: correct_linked_pool(args, run),
+    )
     c.add_argument("pool", help="the linked pool")
     c.add_argument("meter", choices=CORRECTABLE, help="the meter to set")
     c.add_argument("value", type=integer(0, MONEY_MAX), help="the new value, minor units")
@@ -93,9 +101,18 @@ def correct_linked_pool(args: argparse.Namespace, run) -> int:
     stored = _stored_credential(args.config, "correcting a linked pool")
     if not verify(credential(), stored):
         raise CroupierError("wrong technician credential")
-    state = run(args, lambda conn: correct_linked(
-        conn, args.pool, args.meter, args.value, time.monotonic(),
-        technician=args.technician, reason=args.reason))  # fmt: skip
+    state = run(
+        args,
+        lambda conn: correct_linked(
+            conn,
+            args.pool,
+            args.meter,
+            args.value,
+            time.monotonic(),
+            technician=args.technician,
+            reason=args.reason,
+        ),
+    )
     if args.json:
         print_json(state.to_row())
     else:

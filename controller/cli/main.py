@@ -235,8 +235,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             _json_error(args, exc)
             print(f"{name}: {_one_line(exc)}", file=sys.stderr)
         else:
-            print(f"{name}: internal error ({type(exc).__name__}: {_one_line(exc)}); run"
-                  " again with CROUPIER_DEBUG=1 for the traceback", file=sys.stderr)  # fmt: skip
+            print(
+                f"{name}: internal error ({type(exc).__name__}: {_one_line(exc)}); run"
+                " again with CROUPIER_DEBUG=1 for the traceback",
+                file=sys.stderr,
+            )
         return 1
 
 

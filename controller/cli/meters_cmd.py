@@ -101,8 +101,9 @@ def show(args: argparse.Namespace) -> int:
         rounds = ledger.round_counts()
     cur = table_currency(args)
     if args.json:
-        print_json({"pools": pools, "rounds": rounds, "selfcheck": status.to_json(),
-                    **currency_json(cur)})  # fmt: skip
+        print_json(
+            {"pools": pools, "rounds": rounds, "selfcheck": status.to_json(), **currency_json(cur)}
+        )
         return 0
     print(f"ledger {db_path(args)}")
     state = "OK" if status.table_may_open else "FAILED: the table stays closed"
@@ -136,12 +137,15 @@ def verify(args: argparse.Namespace) -> int:
             report = verify_ledger(ledger, step)
     seconds = round(time.perf_counter() - started, 3)
     if args.json:
-        print_json({"ok": report.ok, "problems": report.problems, **report.stats,
-                    "seconds": seconds})  # fmt: skip
+        print_json(
+            {"ok": report.ok, "problems": report.problems, **report.stats, "seconds": seconds}
+        )
     else:
         rounds = ", ".join(f"{n} {s}" for s, n in sorted(report.stats.get("rounds", {}).items()))
-        print(f"ledger {db_path(args)}: {report.stats.get('entries', 0)} journal entries, rounds: "
-              f"{rounds or 'none'} ({seconds} s)")  # fmt: skip
+        print(
+            f"ledger {db_path(args)}: {report.stats.get('entries', 0)} journal entries, rounds: "
+            f"{rounds or 'none'} ({seconds} s)"
+        )
         for problem in report.problems:
             print(f"PROBLEM: {problem}")
         print("verify: OK" if report.ok else f"verify: {len(report.problems)} problem(s)")
@@ -174,9 +178,13 @@ def hits(args: argparse.Namespace) -> int:
 def correct(args: argparse.Namespace) -> int:
     with writer(args) as ledger:
         state = ledger.correct_meter(
-            args.pool, args.meter, args.value, time.monotonic(),
-            technician=args.technician, reason=args.reason,
-        )  # fmt: skip
+            args.pool,
+            args.meter,
+            args.value,
+            time.monotonic(),
+            technician=args.technician,
+            reason=args.reason,
+        )
     if args.json:
         print_json(state.to_row())
     else:

@@ -121,9 +121,14 @@ def init(args: argparse.Namespace) -> int:
         if rules is None:
             raise CroupierError(f"profile {args.profile} has no progressive bet")
         config = pool_config(
-            args.pool, rules, seed=args.seed, contribution_rate=args.contribution_rate,
-            reserve_rate=args.reserve_rate, cap=args.cap, source="croupier pool init",
-        )  # fmt: skip
+            args.pool,
+            rules,
+            seed=args.seed,
+            contribution_rate=args.contribution_rate,
+            reserve_rate=args.reserve_rate,
+            cap=args.cap,
+            source="croupier pool init",
+        )
 
     async def work(conn: Any) -> dict[str, Any]:
         before, after = await migrate(conn)
@@ -193,12 +198,20 @@ def verify(args: argparse.Namespace) -> int:
         raise LinkDownError(f"cannot verify the store: {' '.join(str(exc).split())}") from None
     seconds = round(time.perf_counter() - started, 3)
     if args.json:
-        print_json({"ok": report.ok, "problems": report.problems, "pools": report.stats,
-                    "seconds": seconds})  # fmt: skip
+        print_json(
+            {
+                "ok": report.ok,
+                "problems": report.problems,
+                "pools": report.stats,
+                "seconds": seconds,
+            }
+        )
         return 0 if report.ok else 1
     for name, stats in report.stats.items():
-        print(f"pool {name}: {stats['entries']} journal entries, displays "
-              f"{format_money(stats['current'], table_currency(args))}")  # fmt: skip
+        print(
+            f"pool {name}: {stats['entries']} journal entries, displays "
+            f"{format_money(stats['current'], table_currency(args))}"
+        )
     for problem in report.problems:
         print(f"PROBLEM: {problem}")
     print(

@@ -57,6 +57,13 @@ def _bar(args: argparse.Namespace, total: int | None, unit: str, what: str) -> I
         return
     from tqdm import tqdm
 
-    with tqdm(total=total, unit=f" {unit}", desc=what, leave=False, file=sys.stderr,
-              dynamic_ncols=True, unit_scale=True) as bar:  # fmt: skip
+    with tqdm(
+        total=total,
+        unit=f" {unit}",
+        desc=what,
+        leave=False,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        unit_scale=True,
+    ) as bar:
         yield bar

@@ -59,8 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     d = actions.add_parser("day", help="the signed gaming-day meter report")
     _add_table_flags(d)
-    d.add_argument("--date", type=date.fromisoformat, help="YYYY-MM-DD (default: the last "
-                   "gaming day that has ended)")  # fmt: skip
+    d.add_argument(
+        "--date",
+        type=date.fromisoformat,
+        help="YYYY-MM-DD (default: the last gaming day that has ended)",
+    )
     d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
     d.add_argument("--output", type=Path, help="the file to write (default: standard output)")
     d.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
@@ -141,9 +144,12 @@ def summary(report: dict) -> str:
         f"table {report['table']}  gaming day {report['gaming_day']} "
         f"({report['from']} .. {report['to']}){'' if report['complete'] else '  IN PROGRESS'}",
         f"rounds: {r['opened']} opened, {r['settled']} settled, {r['voided']} voided "
-        + (f"({', '.join(f'{k} {n}' for k, n in r['voided_by_rule'].items())})"
-           if r["voided_by_rule"] else ""),
-    ]  # fmt: skip
+        + (
+            f"({', '.join(f'{k} {n}' for k, n in r['voided_by_rule'].items())})"
+            if r["voided_by_rule"]
+            else ""
+        ),
+    ]
     for p in report["pools"]:
         out.append(
             f"pool {p['pool']}: {money(p['opening']['displayed'], cur)} + contributions "
@@ -179,8 +185,9 @@ def verify(args: argparse.Namespace) -> int:
             print(f"{args.file}: NOT VALID: {exc}")
         return 1
     if args.json:
-        print_json({"file": str(args.file), "ok": True, "key_id": checked.key_id,
-                    "form": checked.form})  # fmt: skip
+        print_json(
+            {"file": str(args.file), "ok": True, "key_id": checked.key_id, "form": checked.form}
+        )
     else:
         print(f"{args.file}: signature OK (key {checked.key_id}, {checked.form} form)")
     return 0
@@ -188,8 +195,10 @@ def verify(args: argparse.Namespace) -> int:
 
 def keygen(args: argparse.Namespace) -> int:
     public = create_key(args.key)
-    print(f"{args.key}: new report key {key_id(public)}; give the regulator "
-          f"{public_key_path(args.key)}")  # fmt: skip
+    print(
+        f"{args.key}: new report key {key_id(public)}; give the regulator "
+        f"{public_key_path(args.key)}"
+    )
     return 0
 
 

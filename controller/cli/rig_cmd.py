@@ -73,19 +73,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--rounds", type=integer(1), default=1000, help="rounds in all (default 1000)")
     s.add_argument("--faults", type=rate, default=0.2, help="share of rounds with a fault")
-    s.add_argument("--kill-rate", type=rate, default=0.01,
-                   help="share of rounds during which the daemon is killed (SIGKILL)")  # fmt: skip
+    s.add_argument(
+        "--kill-rate",
+        type=rate,
+        default=0.01,
+        help="share of rounds during which the daemon is killed (SIGKILL)",
+    )
     s.add_argument("--royals", type=rate, default=ROYALS, help="share dealt a royal on purpose")
-    s.add_argument("--tables", type=integer(1, 16),
-                   help=f"tables soaked at once (default 1; ch-bg {LINKED_TABLES})")  # fmt: skip
+    s.add_argument(
+        "--tables",
+        type=integer(1, 16),
+        help=f"tables soaked at once (default 1; ch-bg {LINKED_TABLES})",
+    )
     s.add_argument("--seed", type=integer(0), help="the rig's random choices (default: random)")
     s.add_argument(
         "--tablet",
         action="store_true",
         help="LOCK and CONFIRM from the tablet (control socket), not the pins",
     )
-    s.add_argument("--config", default=str(REPO_CONFIG), metavar="FILE",
-                   help="a uth-gr sim table (default: config/sim.toml)")  # fmt: skip
+    s.add_argument(
+        "--config",
+        default=str(REPO_CONFIG),
+        metavar="FILE",
+        help="a uth-gr sim table (default: config/sim.toml)",
+    )
     add_json_flag(s)
     s.set_defaults(func=soak)
 
@@ -103,11 +114,18 @@ def run(args: argparse.Namespace) -> int:
         Path(args.junit).write_text(junit(results), encoding="utf-8")
     passed = sum(r.ok for r in results)
     if args.json:
-        print_json([
-            {"scenario": str(r.scenario.source), "name": r.scenario.name, "ok": r.ok,
-             "seconds": round(r.seconds, 2), "failure": r.failure}
-            for r in results
-        ])  # fmt: skip
+        print_json(
+            [
+                {
+                    "scenario": str(r.scenario.source),
+                    "name": r.scenario.name,
+                    "ok": r.ok,
+                    "seconds": round(r.seconds, 2),
+                    "failure": r.failure,
+                }
+                for r in results
+            ]
+        )
     else:
         print(f"{passed} of {len(results)} scenario(s) passed")
     return 0 if passed == len(results) else 1
@@ -122,16 +140,25 @@ def soak(args: argparse.Namespace) -> int:
         raise UsageError(f"--tablet and --config are for the uth-gr soak, not {args.profile}")
     try:
         with progress_bar(args, total=args.rounds, unit="rounds", what="soak") as step:
-            common = {"faults": args.faults, "kill_rate": args.kill_rate, "seed": args.seed,
-                      "tables": args.tables,
-                      "progress": step and (lambda _done: step(1))}  # fmt: skip
+            common = {
+                "faults": args.faults,
+                "kill_rate": args.kill_rate,
+                "seed": args.seed,
+                "tables": args.tables,
+                "progress": step and (lambda _done: step(1)),
+            }
             if args.profile == "ch-bg":
                 report = run_linked_soak(args.rounds, dsn=args.dsn, **common)
             elif args.profile == "trilux-gr":
                 report = run_shoe_soak(args.rounds, **common)
             else:
-                report = run_soak(args.rounds, royals=args.royals, tablet=args.tablet,
-                                  config=args.config, **common)  # fmt: skip
+                report = run_soak(
+                    args.rounds,
+                    royals=args.royals,
+                    tablet=args.tablet,
+                    config=args.config,
+                    **common,
+                )
     except (DriverError, DevServerError) as exc:
         raise CroupierError(f"rig: {exc}") from exc
     cur = table_currency(args)
@@ -143,8 +170,10 @@ def soak(args: argparse.Namespace) -> int:
 
 
 def print_soak(report: SoakReport, cur: Currency) -> None:
-    print(f"soak: {report.rounds} rounds in {report.seconds:.1f} s = {report.rate:.1f} rounds/s"
-          f" ({len(report.tables) or 1} table(s), seed {report.seed})")  # fmt: skip
+    print(
+        f"soak: {report.rounds} rounds in {report.seconds:.1f} s = {report.rate:.1f} rounds/s"
+        f" ({len(report.tables) or 1} table(s), seed {report.seed})"
+    )
     outcomes = ", ".join(f"{n} {k}" for k, n in sorted(report.outcomes.items()))
     print(f"  outcomes: {outcomes}")
     faults = ", ".join(f"{n} {k}" for k, n in sorted(report.faults.items())) or "none"

@@ -102,9 +102,13 @@ def run(args: argparse.Namespace) -> int:
 def clear(args: argparse.Namespace) -> int:
     with writer(args) as ledger:
         cleared = selfcheck.clear(
-            ledger, time.monotonic(), technician=args.technician, reason=args.reason,
-            manifest=_manifest(args), accept_rows=args.accept_rows,
-        )  # fmt: skip
+            ledger,
+            time.monotonic(),
+            technician=args.technician,
+            reason=args.reason,
+            manifest=_manifest(args),
+            accept_rows=args.accept_rows,
+        )
     if args.json:
         print_json(cleared.to_json())
     else:

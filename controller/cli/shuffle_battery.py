@@ -29,8 +29,11 @@ MAX_SHUFFLES = 100_000
 
 
 def add_battery_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--battery", action="store_true",
-                        help="run the 8-test battery (99%% confidence) on whole decks")  # fmt: skip
+    parser.add_argument(
+        "--battery",
+        action="store_true",
+        help="run the 8-test battery (99%% confidence) on whole decks",
+    )
     parser.add_argument("--port", help="deal from this shuffler (device, URL, usb:VID:PID)")
     parser.add_argument(
         "--baud",
@@ -39,9 +42,11 @@ def add_battery_flags(parser: argparse.ArgumentParser) -> None:
         help="the shuffler line's speed (default 115200)",
     )
     parser.add_argument(
-        "--shuffles", type=integer(1, MAX_SHUFFLES), default=1000,
+        "--shuffles",
+        type=integer(1, MAX_SHUFFLES),
+        default=1000,
         help="whole decks to deal with --port (default 1000; the battery needs 260 or more)",
-    )  # fmt: skip
+    )
     parser.add_argument("--sequences", type=Path, help="recorded sequences, one shuffle a line")
 
 
@@ -68,9 +73,10 @@ def read_sequences(path: Path) -> list[list[int]]:
             continue
         try:
             items = json.loads(line) if line.lstrip().startswith("[") else line
-            sequences.append(_wire_codes(items, number) or [
-                int(c) for c in parse_cards(items, count=DECK, what=f"line {number}")
-            ])  # fmt: skip
+            sequences.append(
+                _wire_codes(items, number)
+                or [int(c) for c in parse_cards(items, count=DECK, what=f"line {number}")]
+            )
         except (ValueError, TypeError) as exc:
             raise CroupierError(f"{path}: line {number}: {exc}") from None
     return sequences
@@ -87,8 +93,10 @@ async def deal_sequences(port: str, baud: int, shuffles: int) -> list[list[int |
             while len(cards) < DECK:
                 reply = await client.deal(min(MAX_DEAL, DECK - len(cards)))
                 if reply.status != ErrorCode.OK:
-                    raise CroupierError(f"shuffle {n}: the shuffler stopped the deal "
-                                        f"({ErrorCode(reply.status).name})")  # fmt: skip
+                    raise CroupierError(
+                        f"shuffle {n}: the shuffler stopped the deal "
+                        f"({ErrorCode(reply.status).name})"
+                    )
                 cards += [c.card for c in reply.cards]
             sequences.append(cards)
     finally:
@@ -123,13 +131,17 @@ def run(args: argparse.Namespace) -> int:
 
 def render(report: Any) -> str:
     """A BatteryReport (controller.books.audit.battery) for the terminal."""
-    out = [f"shuffle test battery: {report.shuffles} whole decks, "
-           f"{1 - report.alpha:.0%} confidence (fail below p = {report.alpha:g})"]  # fmt: skip
+    out = [
+        f"shuffle test battery: {report.shuffles} whole decks, "
+        f"{1 - report.alpha:.0%} confidence (fail below p = {report.alpha:g})"
+    ]
     for t in report.tests:
         df = f"df {t.df}" if t.df is not None else ""
         verdict = "FAIL" if t.p_value < report.alpha else "pass"
-        out.append(f"  {t.name:<12} {t.statistic:12.3f} {df:>8}  p {t.p_value:<10.4g} {verdict}"
-                   f"  {t.counted}")  # fmt: skip
+        out.append(
+            f"  {t.name:<12} {t.statistic:12.3f} {df:>8}  p {t.p_value:<10.4g} {verdict}"
+            f"  {t.counted}"
+        )
     out.append(
         "battery: PASSED" if report.passed else f"battery: FAILED ({', '.join(report.failed)})"
     )

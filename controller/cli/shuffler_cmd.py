@@ -112,19 +112,34 @@ def list_ports(args: argparse.Namespace) -> int:
         usb_id = f"{port.vid:04x}:{port.pid:04x}" if port.vid is not None else None
         if usb_id is None and port.description == "n/a" and not args.all:
             continue  # a UART with nothing known behind it (ttyS*)
-        found.append({"kind": "serial", "port": port.device, "usb_id": usb_id,
-                      "description": port.description, "manufacturer": port.manufacturer,
-                      "serial_number": port.serial_number, "location": port.location})  # fmt: skip
+        found.append(
+            {
+                "kind": "serial",
+                "port": port.device,
+                "usb_id": usb_id,
+                "description": port.description,
+                "manufacturer": port.manufacturer,
+                "serial_number": port.serial_number,
+                "location": port.location,
+            }
+        )
     import usb.core
 
     usb_note = None
     try:
         for dev in usb.core.find(find_all=True):
             usb_id = f"{dev.idVendor:04x}:{dev.idProduct:04x}"
-            found.append({"kind": "usb", "port": f"usb:{usb_id}", "usb_id": usb_id,
-                          "description": f"bus {dev.bus} address {dev.address}",
-                          "manufacturer": None, "serial_number": None,
-                          "location": f"{dev.bus}-{dev.address}"})  # fmt: skip
+            found.append(
+                {
+                    "kind": "usb",
+                    "port": f"usb:{usb_id}",
+                    "usb_id": usb_id,
+                    "description": f"bus {dev.bus} address {dev.address}",
+                    "manufacturer": None,
+                    "serial_number": None,
+                    "location": f"{dev.bus}-{dev.address}",
+                }
+            )
     except (usb.core.NoBackendError, usb.core.USBError) as exc:  # no libusb: say so
         usb_note = f"USB devices not listed: {exc} (apt-get install libusb-1.0-0)"
     if args.json:
@@ -134,8 +149,10 @@ def list_ports(args: argparse.Namespace) -> int:
         print("no serial or USB device found" + ("" if args.all else " (--all: every port)"))
     for f in found:
         extra = ", ".join(x for x in (f["manufacturer"], f["serial_number"]) if x)
-        print(f"{f['port']:<22} {f['usb_id'] or '-':<10} {f['description']}"
-              + (f" ({extra})" if extra else ""))  # fmt: skip
+        print(
+            f"{f['port']:<22} {f['usb_id'] or '-':<10} {f['description']}"
+            + (f" ({extra})" if extra else "")
+        )
     if usb_note:
         print(usb_note)
     return 0
@@ -150,12 +167,16 @@ def show_audit(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(f"shuffle audit: {report['shuffles']} shuffles, first {report['positions']}"
-              " positions of each deal")  # fmt: skip
+        print(
+            f"shuffle audit: {report['shuffles']} shuffles, first {report['positions']}"
+            " positions of each deal"
+        )
         for t in report["tests"]:
             note = "" if t["ready"] else "  (too few shuffles yet)"
-            print(f"  {t['name']:<14} chi2 {t['statistic']:10.1f}  df {t['df']:4d}"
-                  f"  p {t['p_value']:.4g}{note}")  # fmt: skip
+            print(
+                f"  {t['name']:<14} chi2 {t['statistic']:10.1f}  df {t['df']:4d}"
+                f"  p {t['p_value']:.4g}{note}"
+            )
         print("ALARM: the shuffle is not uniform" if report["alarm"] else "no alarm")
     return 1 if report["alarm"] else 0
 
@@ -216,10 +237,16 @@ def _tally(pairs: tuple[tuple[int, int], ...]) -> str:
 def format_identity(r: IdentifyReply) -> tuple[dict, str]:
     caps = [c.name.lower().replace("_", " ") for c in Capability if r.has(c)]
     data = {
-        "model": r.model, "serial": r.serial, "firmware": r.fw_version,
-        "firmware_sha256": r.fw_sha256.hex(), "protocol": r.protocol, "capabilities": caps,
-        "decks": r.decks, "max_decks": r.max_decks, "boot_id": f"{r.boot_id:08x}",
-    }  # fmt: skip
+        "model": r.model,
+        "serial": r.serial,
+        "firmware": r.fw_version,
+        "firmware_sha256": r.fw_sha256.hex(),
+        "protocol": r.protocol,
+        "capabilities": caps,
+        "decks": r.decks,
+        "max_decks": r.max_decks,
+        "boot_id": f"{r.boot_id:08x}",
+    }
     text = (
         f"{r.model}, serial {r.serial}\n"
         f"firmware {r.fw_version}, sha256 {r.fw_sha256.hex()}\n"
@@ -233,9 +260,13 @@ def format_status(r: StatusReply) -> tuple[dict, str]:
     state = DeviceState(r.state).name
     fault = ErrorCode(r.fault).name if r.fault else None
     data = {
-        "state": state, "door_open": bool(r.door_open), "fault": fault,
-        "cards_loaded": r.cards_loaded, "cards_ready": r.cards_ready, "packets": r.packets,
-    }  # fmt: skip
+        "state": state,
+        "door_open": bool(r.door_open),
+        "fault": fault,
+        "cards_loaded": r.cards_loaded,
+        "cards_ready": r.cards_ready,
+        "packets": r.packets,
+    }
     text = (
         f"state {state}, door {'OPEN' if r.door_open else 'closed'}, "
         f"{'fault ' + fault if fault else 'no fault'}; {r.cards_loaded} cards loaded, "
@@ -246,10 +277,13 @@ def format_status(r: StatusReply) -> tuple[dict, str]:
 
 def format_deck(r: DeckCheckReply) -> tuple[dict, str]:
     data = {
-        "ok": r.is_ok, "expected": r.expected, "counted": r.counted, "foreign": r.foreign,
+        "ok": r.is_ok,
+        "expected": r.expected,
+        "counted": r.counted,
+        "foreign": r.foreign,
         "missing": {card_name(c): n for c, n in r.missing},
         "duplicate": {card_name(c): n for c, n in r.duplicate},
-    }  # fmt: skip
+    }
     problems = []
     if r.missing:
         problems.append("missing " + _tally(r.missing))
@@ -262,11 +296,19 @@ def format_deck(r: DeckCheckReply) -> tuple[dict, str]:
 
 
 def format_deal(r: DealReply) -> tuple[dict, str]:
-    cards = [{"card": None if c.card is None else card_name(c.card), "face_up": c.face_up}
-             for c in r.cards]  # fmt: skip
+    cards = [
+        {"card": None if c.card is None else card_name(c.card), "face_up": c.face_up}
+        for c in r.cards
+    ]
     status = ErrorCode(r.status).name
-    data = {"status": status, "tag": r.tag, "requested": r.requested, "count": r.count,
-            "face_up": r.face_up, "cards": cards}  # fmt: skip
+    data = {
+        "status": status,
+        "tag": r.tag,
+        "requested": r.requested,
+        "count": r.count,
+        "face_up": r.face_up,
+        "cards": cards,
+    }
     shown = " ".join(_card(c.card) + ("(face up)" if c.face_up else "") for c in r.cards)
     if r.status != ErrorCode.OK:
         text = f"deal stopped by {status} after {r.count} of {r.requested} cards: {shown}"

@@ -104,8 +104,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("rule", help="e.g. MD-M2")
     m.add_argument("reason", help="what happened (journaled)")
     x = _sub(ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose)
-    x.add_argument("--card", type=integer(1, 2), action="append", dest="positions", metavar="N",
-                   help="which of the dealer's cards (1 or 2; default both)")  # fmt: skip
+    x.add_argument(
+        "--card",
+        type=integer(1, 2),
+        action="append",
+        dest="positions",
+        metavar="N",
+        help="which of the dealer's cards (1 or 2; default both)",
+    )
     _sub(ra, "lock", "press LOCK (bets closed)", round_button)
     _sub(ra, "confirm", "press CONFIRM", round_button)
     for name, help_text in (

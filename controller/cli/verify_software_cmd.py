@@ -45,8 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--seed", metavar="HEX", help="the lab's seed, 1 to 128 bytes in hex")
     what.add_argument("--history", action="store_true", help="the results kept in the ledger")
-    p.add_argument("--algorithm", default="hmac-sha1", choices=[*ALGORITHMS, *ALIASES],
-                   help="default hmac-sha1 (GAT)")  # fmt: skip
+    p.add_argument(
+        "--algorithm",
+        default="hmac-sha1",
+        choices=[*ALGORITHMS, *ALIASES],
+        help="default hmac-sha1 (GAT)",
+    )
     p.add_argument("--db", metavar="PATH", help="record in (or read from) this ledger")
     add_socket_flag(p)
     add_json_flag(p)
@@ -66,8 +70,13 @@ def run(args: argparse.Namespace) -> int:
         _print_history(kept, args.json)
         return 0
     if on_daemon:
-        answer = call(args, "software.verify", seed=args.seed, algorithm=args.algorithm,
-                      requested_by=getpass.getuser())  # fmt: skip
+        answer = call(
+            args,
+            "software.verify",
+            seed=args.seed,
+            algorithm=args.algorithm,
+            requested_by=getpass.getuser(),
+        )
         result, seq = answer["result"], answer["journal_entry"]
     else:
         verification: Verification = verify_software(args.seed, args.algorithm)

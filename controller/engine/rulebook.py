@@ -63,8 +63,11 @@ MAX_SEATS_RULE = {
     "casino-holdem": (7, "CH-1", "CH-1 allows any number, this controller seats at most 7"),
     "blackjack": (7, "BJ-1", "BJ-1 allows at most 7"),
 }
-BURNS_RULE = {"uth": ((0, 2, 3), "UTH-11"), "casino-holdem": ((0,), "CH-3"),
-              "blackjack": ((0,), "BJ-2")}  # fmt: skip
+BURNS_RULE = {
+    "uth": ((0, 2, 3), "UTH-11"),
+    "casino-holdem": ((0,), "CH-3"),
+    "blackjack": ((0,), "BJ-2"),
+}
 PRG1_GREEK_BAND = (Fraction(15, 100), Fraction(20, 100))  # PRG-1: the casino retains 15%..20%
 PRG4_GREEK_ENVY = 10000  # PRG-4: EUR 100 in cents
 GAME_AWARD = {"uth": ("winner", "PRG-3"), "casino-holdem": ("share-round", "CH-9")}
@@ -197,27 +200,33 @@ def check_profile_rules(
         if progressive.contribution_band != PRG1_GREEK_BAND:
             low, high = progressive.contribution_band
             problems.append(
-                ("progressive.contribution_band",
-                 f"the casino retains 15% to 20% of the stake, got {float(low):.4g}.."
-                 f"{float(high):.4g} (PRG-1)")
-            )  # fmt: skip
+                (
+                    "progressive.contribution_band",
+                    f"the casino retains 15% to 20% of the stake, got {float(low):.4g}.."
+                    f"{float(high):.4g} (PRG-1)",
+                )
+            )
         if progressive.envy_bonus != PRG4_GREEK_ENVY:
             problems.append(
-                ("progressive.envy_bonus",
-                 f"the envy bonus is EUR 100 ({PRG4_GREEK_ENVY}), got "
-                 f"{progressive.envy_bonus} (PRG-4)")
-            )  # fmt: skip
+                (
+                    "progressive.envy_bonus",
+                    f"the envy bonus is EUR 100 ({PRG4_GREEK_ENVY}), got "
+                    f"{progressive.envy_bonus} (PRG-4)",
+                )
+            )
     else:
         if progressive.envy_bonus:
             problems.append(("progressive.envy_bonus", "Jumbo 7 has no envy bonus (CH-9)"))
         if not progressive.linked:
             problems.append(
-                ("progressive.linked",
-                 "Jumbo 7 is a wide-area pool linked across tables and casinos (PRG-6, CH-9)")
-            )  # fmt: skip
+                (
+                    "progressive.linked",
+                    "Jumbo 7 is a wide-area pool linked across tables and casinos (PRG-6, CH-9)",
+                )
+            )
     award, rule = GAME_AWARD[game]
     if progressive.award != award:
         problems.append(
             ("progressive.award", f"the award is {award!r}, got {progressive.award!r} ({rule})")
-        )  # fmt: skip
+        )
     return problems

@@ -197,9 +197,12 @@ def parse_limits(profile: Profile, raw: Any) -> tuple[dict[str, Limit], list[tup
             continue
         if wager == "trilux" and high > TRILUX_MAX_OVER_MIN * low:
             problems.append(
-                (key, f"the Trilux maximum may be at most {TRILUX_MAX_OVER_MIN}x the minimum "
-                      f"({TRILUX_MAX_OVER_MIN * low}), got {high} (TRX-1)")
-            )  # fmt: skip
+                (
+                    key,
+                    f"the Trilux maximum may be at most {TRILUX_MAX_OVER_MIN}x the minimum "
+                    f"({TRILUX_MAX_OVER_MIN * low}), got {high} (TRX-1)",
+                )
+            )
             continue
         limits[wager] = Limit(low, high, rule)
     return limits, problems

@@ -118,8 +118,9 @@ def random_fault(rng: random.Random, seats: int) -> Fault:
         n = rng.randint(1, 3)
         return Fault(f"{kind} frames", f"{n} {way}", {way: {kind: n}}, expect="verified")
     if choice == 5:
-        return Fault("lossy line", "20% of replies lost", {"tx": {"drop_rate": 0.2}},
-                     expect="verified")  # fmt: skip
+        return Fault(
+            "lossy line", "20% of replies lost", {"tx": {"drop_rate": 0.2}}, expect="verified"
+        )
     if choice == 6:
         return Fault("cable pulled", "after LOCK", after_lock="disconnect")
     return Fault("misfeed", "after LOCK", after_lock="misfeed")
@@ -235,8 +236,10 @@ class Dealer:
         for seat in seats:
             io.place_stake(seat)
             self.placed.add(seat)
-        self.wait(lambda s: all(s["seats"][str(seat)]["stake"] for seat in seats),
-                  f"stakes sensed on seats {sorted(seats)}")  # fmt: skip
+        self.wait(
+            lambda s: all(s["seats"][str(seat)]["stake"] for seat in seats),
+            f"stakes sensed on seats {sorted(seats)}",
+        )
 
     def lift(self) -> None:
         io = self._io()
@@ -273,8 +276,10 @@ class Dealer:
                 self.press("confirm", lambda s, was=state: s["state"] != was)
             elif state == "closed" and ({"shuffler", "deck"} & set(conditions)):
                 self.table.call("shuffler.reset", privileged=True, technician="rig")
-                self.wait(lambda s: not ({"shuffler", "deck"} & set(s["conditions"])),
-                          "the shuffler to be reset")  # fmt: skip
+                self.wait(
+                    lambda s: not ({"shuffler", "deck"} & set(s["conditions"])),
+                    "the shuffler to be reset",
+                )
             else:
                 time.sleep(0.005)
 
@@ -297,8 +302,9 @@ class Dealer:
         status = self.press("lock", lambda s: s["state"] != "open")
         seen.round_id = status["round"]
         if status["state"] == "closed" or seen.round_id is None:
-            seen.problems.append(f"LOCK did not start a round: {status['state']}"
-                                 f" {status['conditions']}")  # fmt: skip
+            seen.problems.append(
+                f"LOCK did not start a round: {status['state']} {status['conditions']}"
+            )
             return self._finish(seen)
         if fault is not None and fault.after_lock == "disconnect":
             table.emulate("disconnect", seconds=0.2)
@@ -309,8 +315,9 @@ class Dealer:
         self.lift()
         if self._kill_point(plan, "dealing", seen):
             return seen
-        status = self.wait(lambda s: s["state"] in ("verified", "void", "closed", "open"),
-                           "the deal's verdict")  # fmt: skip
+        status = self.wait(
+            lambda s: s["state"] in ("verified", "void", "closed", "open"), "the deal's verdict"
+        )
         if status["state"] != "verified":
             return self._voided(seen, status)
         seen.hands = Hands.from_delivery(table.emulate("state")["delivered"], plan.seats)
@@ -323,8 +330,10 @@ class Dealer:
         self.pause("verified")
         if self._kill_point(plan, "verified", seen):
             return seen
-        self.wait(lambda s: not any(s["seats"][str(x)]["stake"] for x in plan.seats),
-                  "the stakes to be lifted")  # fmt: skip
+        self.wait(
+            lambda s: not any(s["seats"][str(x)]["stake"] for x in plan.seats),
+            "the stakes to be lifted",
+        )
         self.press("confirm", lambda s: s["state"] != "verified")
         if self._kill_point(plan, "confirm", seen):
             return seen
@@ -341,8 +350,9 @@ class Dealer:
             seen.outcome, seen.rule = "voided", verdict.get("rule")
             self.pause("settled")
         else:  # closed before the deal: a ledger failure took no stakes
-            seen.problems.append(f"no verdict: the table went {status['state']}"
-                                 f" {status['conditions']}")  # fmt: skip
+            seen.problems.append(
+                f"no verdict: the table went {status['state']} {status['conditions']}"
+            )
         return self._finish(seen)
 
     def _finish(self, seen: RoundSeen) -> RoundSeen:

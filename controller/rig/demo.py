@@ -51,10 +51,18 @@ LOG_LINES = 15  # the daemon's last lines shown when it fails
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="make demo", description=__doc__.split("\n\n")[0])
     p.add_argument("--autoplay", action="store_true", help="a robot dealer plays from the start")
-    p.add_argument("--rounds", type=int, help=f"autoplay this many rounds, then stop (without a"
-                   f" terminal: default {HEADLESS_ROUNDS})")  # fmt: skip
-    p.add_argument("--state-dir", type=Path, default=SIM_DIR / "state",
-                   help="where the ledger is kept (default .sim/state)")  # fmt: skip
+    p.add_argument(
+        "--rounds",
+        type=int,
+        help=f"autoplay this many rounds, then stop (without a"
+        f" terminal: default {HEADLESS_ROUNDS})",
+    )
+    p.add_argument(
+        "--state-dir",
+        type=Path,
+        default=SIM_DIR / "state",
+        help="where the ledger is kept (default .sim/state)",
+    )
     p.add_argument("--config", type=Path, default=REPO_CONFIG, help="the table (sim.toml)")
     p.add_argument("--fresh", action="store_true", help="start a new ledger")
     return p.parse_args(argv)
@@ -148,8 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     watched = sys.stdin.isatty() and sys.stdout.isatty()
     log = args.state_dir.parent / "croupierd.log"
     try:
-        with stop_on_signals(), SimTable(args.config, state_dir=args.state_dir,
-                                         log_path=log) as table:  # fmt: skip
+        with (
+            stop_on_signals(),
+            SimTable(args.config, state_dir=args.state_dir, log_path=log) as table,
+        ):
             live = LiveTable(table, watched=watched)
             table.wait_for_state("open", "closed", timeout=30.0)
             try:

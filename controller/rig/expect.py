@@ -150,15 +150,19 @@ class Expectations:
         entries = self.table.call("events.tail", n=500)
         for wanted in want if isinstance(want, list) else [want]:
             data = {k: v for k, v in wanted.items() if k != "kind"}
-            if not any(e["kind"] == wanted.get("kind", e["kind"])
-                       and subset_mismatch(data, e["data"]) is None for e in entries):  # fmt: skip
+            if not any(
+                e["kind"] == wanted.get("kind", e["kind"])
+                and subset_mismatch(data, e["data"]) is None
+                for e in entries
+            ):
                 return f"no entry like {wanted}"
         return None
 
     def _cards_as_delivered(self, want: bool, status: dict[str, Any]) -> str | None:
         shown = self.table.call("round.show", privileged=True, round="last")
         recorded = dealt_in_order(shown["record"])
-        delivered = [card_name(c) if c is not None else "?"
-                     for c in self.table.emulate("state")["delivered"]]  # fmt: skip
+        delivered = [
+            card_name(c) if c is not None else "?" for c in self.table.emulate("state")["delivered"]
+        ]
         same = recorded == delivered
         return None if same == want else f"recorded {recorded}, the shuffler delivered {delivered}"

@@ -32,10 +32,21 @@ from controller.engine.paytable import FixedPerUnit, Odds, PoolPercent
 from controller.engine.pools.config import PoolConfig
 
 # The meters the rig keeps, named as the store's pool row names them.
-METERS = ("rounds", "stakes_in", "voids", "stakes_returned", "contributions", "won_from_pool",
-          "won_fixed", "current")  # fmt: skip
-SF_LINES = {7: "seven-card-straight-flush", 6: "six-card-straight-flush",
-            5: "five-card-straight-flush"}  # fmt: skip
+METERS = (
+    "rounds",
+    "stakes_in",
+    "voids",
+    "stakes_returned",
+    "contributions",
+    "won_from_pool",
+    "won_fixed",
+    "current",
+)
+SF_LINES = {
+    7: "seven-card-straight-flush",
+    6: "six-card-straight-flush",
+    5: "five-card-straight-flush",
+}
 
 
 def _longest_run(ranks: set[int]) -> int:
@@ -193,8 +204,11 @@ class LinkedTally:
             won = math.floor(m["current"] * Fraction(percent, 100))
             weights = {(0, "", "", s): v for s, v in played.stakes.items()}
             if self.config.rules.share_scope == "link":
-                weights |= {(1, r.table, r.round_id, s): v
-                            for r in others.values() for s, v in r.stakes.items()}  # fmt: skip
+                weights |= {
+                    (1, r.table, r.round_id, s): v
+                    for r in others.values()
+                    for s, v in r.stakes.items()
+                }
             shares = share_by_stake(won, weights)
             paid = {s: max(paid[s], 0) + shares[(0, "", "", s)] for s in paid}
             for (_, table, rid, seat), share in shares.items():
@@ -210,10 +224,14 @@ class LinkedTally:
         played.paid = {s: v for s, v in paid.items() if v}
         return won, fixed_paid
 
-    def differences(self, name: str, theirs: Mapping[str, int], table: str | None = None
-                    ) -> list[str]:  # fmt: skip
+    def differences(
+        self, name: str, theirs: Mapping[str, int], table: str | None = None
+    ) -> list[str]:
         """Every meter ``theirs`` (another source) has and disagrees on with the rig's: the
         pool's, or with ``table`` that table's share (its row in the store)."""
         mine = self.meters if table is None else self.tables.get(table, {})
-        return [f"{k}: rig {mine.get(k, 0)}, {name} {theirs.get(k)}" for k in METERS
-                if k in mine and k in theirs and theirs[k] != mine[k]]  # fmt: skip
+        return [
+            f"{k}: rig {mine.get(k, 0)}, {name} {theirs.get(k)}"
+            for k in METERS
+            if k in mine and k in theirs and theirs[k] != mine[k]
+        ]

@@ -76,18 +76,31 @@ class LiveTable:
             sign = table.call("sign.state") if table.config.io and table.config.io.sign else None
             last = table.call("round.last")
         except (ControlError, OSError):
-            return Snapshot({"state": "starting", "table": table.config.table_id,
-                             "profile": table.config.profile.name, "pools": {}},
-                            messages=list(self.messages))  # fmt: skip
+            return Snapshot(
+                {
+                    "state": "starting",
+                    "table": table.config.table_id,
+                    "profile": table.config.profile.name,
+                    "pools": {},
+                },
+                messages=list(self.messages),
+            )
         now = time.monotonic()
         wired = table.io.config.lamps if table.io is not None else {}
         names = [f"seat{s}" for s in status["seats"]] + list(LAMPS)
         lamps = {name: self._lamp(name, now) for name in names if name in wired}
         frame = table.sign_frame() if sign else None
         return Snapshot(
-            status, frame, table.sign_text() if frame else None, lamps, last, self.currency,
-            self._armed_text(), self._autoplay_text(), list(self.messages),
-        )  # fmt: skip
+            status,
+            frame,
+            table.sign_text() if frame else None,
+            lamps,
+            last,
+            self.currency,
+            self._armed_text(),
+            self._autoplay_text(),
+            list(self.messages),
+        )
 
     def _lamp(self, name: str, now: float) -> str:
         pattern = lamp_pattern(self.table, name, now)
@@ -115,12 +128,16 @@ class LiveTable:
     def key(self, ch: str) -> bool:
         """Carry out one key; False to quit."""
         actions: dict[str, Callable[[], Any]] = {
-            "l": lambda: self._tap("lock"), "c": lambda: self._tap("confirm"),
-            "f": self.arm_fault, "r": self.arm_royal, "a": self.toggle_autoplay,
+            "l": lambda: self._tap("lock"),
+            "c": lambda: self._tap("confirm"),
+            "f": self.arm_fault,
+            "r": self.arm_royal,
+            "a": self.toggle_autoplay,
             "j": lambda: self._technician("jackpot.ack", "jackpot acknowledged"),
             "t": lambda: self._technician("shuffler.reset", "shuffler reset"),
-            "x": self.clear_seats, "k": self.kill,
-        }  # fmt: skip
+            "x": self.clear_seats,
+            "k": self.kill,
+        }
         if ch in ("q", "\x03"):
             return False
         try:
@@ -178,8 +195,9 @@ class LiveTable:
             self.table.emulate("faults", **self.armed.faults)
             self.armed = None
         if self.royal and seats:
-            self.table.emulate("arrange", cards=royal_order(tuple(seats), self.rng,
-                                                            community=False))  # fmt: skip
+            self.table.emulate(
+                "arrange", cards=royal_order(tuple(seats), self.rng, community=False)
+            )
             self.royal = False
 
     def _technician(self, cmd: str, done: str) -> None:
@@ -219,8 +237,9 @@ class LiveTable:
             return
         self.limit = limit
         self._stop.clear()
-        self._autoplay = threading.Thread(target=self.autoplay, name="croupier-autoplay",
-                                          daemon=True)  # fmt: skip
+        self._autoplay = threading.Thread(
+            target=self.autoplay, name="croupier-autoplay", daemon=True
+        )
         self._autoplay.start()
         self.say("autoplay on")
 
@@ -262,8 +281,7 @@ class LiveTable:
 
 
 def describe(seen: RoundSeen) -> str:
-    what = {"settled": "settled", "voided": f"voided ({seen.rule})"}.get(seen.outcome,
-                                                                         seen.outcome)  # fmt: skip
+    what = {"settled": "settled", "voided": f"voided ({seen.rule})"}.get(seen.outcome, seen.outcome)
     fault = f", fault: {seen.plan.fault}" if seen.plan.fault else ""
     jackpot = ", JACKPOT" if seen.jackpot else ""
     return f"{seen.round_id}: seats {list(seen.plan.seats)} {what}{jackpot}{fault}"

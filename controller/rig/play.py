@@ -107,8 +107,9 @@ class StepRunner:
                 return f"refused as expected: {exc}"
             raise
         if refused is not None:
-            raise ExpectationFailed(f"{cmd} was accepted ({result!r}); expected a refusal"
-                                    f" saying {refused!r}")  # fmt: skip
+            raise ExpectationFailed(
+                f"{cmd} was accepted ({result!r}); expected a refusal saying {refused!r}"
+            )
         if "result" in step.options:
             why = subset_mismatch(step.options["result"], result)
             if why is not None:
@@ -170,8 +171,10 @@ FAILURES = (CroupierError, DriverError, LinkError, OSError)
 def wired_mismatch(scenario: Scenario, table: WiredTable) -> str | None:
     """Why ``scenario`` cannot run on the wired controller (None: it can)."""
     if scenario.overrides:
-        return (f"it changes the table's configuration ({', '.join(scenario.overrides)}): it"
-                " runs on the simulated table only")  # fmt: skip
+        return (
+            f"it changes the table's configuration ({', '.join(scenario.overrides)}): it"
+            " runs on the simulated table only"
+        )
     wanted = load_table_config(scenario.config).profile.name
     if wanted != table.config.profile.name:
         return f"it needs a {wanted} table; the controller plays {table.config.profile.name}"

@@ -21,8 +21,10 @@ def human(result: ScenarioResult, *, verbose: bool = False) -> list[str]:
         if verbose or not step.ok:
             ok = "ok  " if step.ok else "FAIL"
             detail = f": {step.detail}" if step.detail and (verbose or not step.ok) else ""
-            lines.append(f"  {ok} {step.step.number:2d} {step.step.describe()}"
-                         f" ({step.seconds:.2f} s){detail}")  # fmt: skip
+            lines.append(
+                f"  {ok} {step.step.number:2d} {step.step.describe()}"
+                f" ({step.seconds:.2f} s){detail}"
+            )
     if not result.ok and result.log:
         lines.append("  croupierd's last lines:")
         lines += [f"    {line}" for line in result.log.splitlines()]
@@ -31,13 +33,21 @@ def human(result: ScenarioResult, *, verbose: bool = False) -> list[str]:
 
 def junit(results: Sequence[ScenarioResult], suite: str = "croupier-rig") -> str:
     """One ``testcase`` per scenario; its steps and the daemon's lines in ``system-out``."""
-    counts = {"tests": str(len(results)), "failures": str(sum(not r.ok for r in results)),
-              "time": f"{sum(r.seconds for r in results):.3f}"}  # fmt: skip
+    counts = {
+        "tests": str(len(results)),
+        "failures": str(sum(not r.ok for r in results)),
+        "time": f"{sum(r.seconds for r in results):.3f}",
+    }
     root = ET.Element("testsuites", name=suite, **counts)
     ts = ET.SubElement(root, "testsuite", name=suite, errors="0", **counts)
     for r in results:
-        case = ET.SubElement(ts, "testcase", classname=f"hil.{r.scenario.source.stem}",
-                             name=r.scenario.name, time=f"{r.seconds:.3f}")  # fmt: skip
+        case = ET.SubElement(
+            ts,
+            "testcase",
+            classname=f"hil.{r.scenario.source.stem}",
+            name=r.scenario.name,
+            time=f"{r.seconds:.3f}",
+        )
         if not r.ok:
             failure = ET.SubElement(case, "failure", message=r.failure or "failed")
             failure.text = "\n".join(human(r))

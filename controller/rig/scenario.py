@@ -62,9 +62,20 @@ ACTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "expect": ("table", ()),
 }
 EXPECTATIONS = (
-    "state", "verdict", "reason", "conditions", "lamps", "sign", "sign_mode", "seats", "meters",
-    "round", "recovered", "journal", "cards_as_delivered",
-)  # fmt: skip
+    "state",
+    "verdict",
+    "reason",
+    "conditions",
+    "lamps",
+    "sign",
+    "sign_mode",
+    "seats",
+    "meters",
+    "round",
+    "recovered",
+    "journal",
+    "cards_as_delivered",
+)
 LAMP_PATTERNS = ("on", "off", "blink")
 BUTTONS = ("lock", "confirm")
 COMMON = ("note", "timeout")
@@ -125,11 +136,12 @@ def _check_value(kind: str, value: Any) -> str | None:
         "text": lambda v: isinstance(v, str) and v.strip(),
         "count": lambda v: whole(v) and v > 0,
         "seconds": lambda v: isinstance(v, int | float) and not isinstance(v, bool) and v >= 0,
-        "states": lambda v: isinstance(v, str) or (isinstance(v, list) and v
-                                                   and all(isinstance(s, str) for s in v)),
+        "states": lambda v: (
+            isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(s, str) for s in v))
+        ),
         "table": lambda v: isinstance(v, dict) and v,
         "cards": lambda v: isinstance(v, list) and v and all(isinstance(c, str) for c in v),
-    }  # fmt: skip
+    }
     if checks[kind](value):
         if kind == "cards":
             try:
@@ -138,17 +150,26 @@ def _check_value(kind: str, value: Any) -> str | None:
                 return str(exc)
         return None
     wanted = {
-        "seats": "a list of seat numbers", "button": f"one of {', '.join(BUTTONS)}",
-        "bool": "true or false", "true": "true", "text": "a name", "count": "a whole number",
-        "seconds": "seconds", "states": "a state or a list of states",
-        "table": "a table of expectations", "cards": "a list of cards like \"As\"",
-    }[kind]  # fmt: skip
+        "seats": "a list of seat numbers",
+        "button": f"one of {', '.join(BUTTONS)}",
+        "bool": "true or false",
+        "true": "true",
+        "text": "a name",
+        "count": "a whole number",
+        "seconds": "seconds",
+        "states": "a state or a list of states",
+        "table": "a table of expectations",
+        "cards": 'a list of cards like "As"',
+    }[kind]
     return f"must be {wanted}, got {value!r}"
 
 
 def _expectation_problems(expect: dict[str, Any]) -> list[str]:
-    problems = [f"unknown expectation {k!r} (known: {', '.join(EXPECTATIONS)})"
-                for k in expect if k not in EXPECTATIONS]  # fmt: skip
+    problems = [
+        f"unknown expectation {k!r} (known: {', '.join(EXPECTATIONS)})"
+        for k in expect
+        if k not in EXPECTATIONS
+    ]
     lamps = expect.get("lamps", {})
     if not isinstance(lamps, dict) or not all(v in LAMP_PATTERNS for v in lamps.values()):
         problems.append(f"lamps: each lamp is one of {', '.join(LAMP_PATTERNS)}")
@@ -165,15 +186,19 @@ def _parse_step(number: int, raw: Any, problems: Problems) -> Step | None:
         return None
     actions = [k for k in raw if k in ACTIONS]
     if len(actions) != 1:
-        problems.add(where, f"a step does exactly one of {', '.join(ACTIONS)}"
-                     f" (found {actions or 'none'})")  # fmt: skip
+        problems.add(
+            where, f"a step does exactly one of {', '.join(ACTIONS)} (found {actions or 'none'})"
+        )
         return None
     action = actions[0]
     kind, optional = ACTIONS[action]
     unknown = set(raw) - {action, *optional, *COMMON}
     if unknown:
-        problems.add(where, f"{action}: unknown key(s) {sorted(unknown)} (it takes"
-                     f" {', '.join((*optional, *COMMON))})")  # fmt: skip
+        problems.add(
+            where,
+            f"{action}: unknown key(s) {sorted(unknown)} (it takes"
+            f" {', '.join((*optional, *COMMON))})",
+        )
     value = raw[action]
     if (why := _check_value(kind, value)) is not None:
         problems.add(f"{where} {action}", why)
@@ -235,10 +260,16 @@ def parse_scenario(data: dict[str, Any], source: Path) -> Scenario:
     problems.raise_if_any()
     assert config is not None
     return Scenario(
-        source, name.strip(), str(data.get("description", "")).strip(), tuple(rules), config,
-        overrides, bool(data.get("paced", False)), float(timeout),
+        source,
+        name.strip(),
+        str(data.get("description", "")).strip(),
+        tuple(rules),
+        config,
+        overrides,
+        bool(data.get("paced", False)),
+        float(timeout),
         tuple(s for s in steps if s is not None),
-    )  # fmt: skip
+    )
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -259,8 +259,9 @@ def shoe_fault(rng: random.Random) -> Fault:
     if choice == 1:
         return Fault("lossy line", "20% of replies lost", {"tx": {"drop_rate": 0.2}})
     if choice in (2, 3):
-        return Fault("extra card", "a card when none is due", after_lock="extra card",
-                     expect="MD-S1")  # fmt: skip
+        return Fault(
+            "extra card", "a card when none is due", after_lock="extra card", expect="MD-S1"
+        )
     return Fault("cable pulled", "after LOCK", after_lock="disconnect")
 
 
@@ -362,10 +363,12 @@ class ShoeSoak:
                 recorded = _nonzero(record.paid)
                 if recorded != mine or _nonzero(record.stakes) != stakes:
                     cards = {s: " ".join(map(card_name, h)) for s, h in played.hands.items()}
-                    problems.append(f"{rid}: ledger stakes {_nonzero(record.stakes)} paid"
-                                    f" {recorded}, rig stakes {stakes} paid {mine}; the rig's"
-                                    f" cards {cards}, dealer"
-                                    f" {' '.join(map(card_name, played.dealer))}")  # fmt: skip
+                    problems.append(
+                        f"{rid}: ledger stakes {_nonzero(record.stakes)} paid"
+                        f" {recorded}, rig stakes {stakes} paid {mine}; the rig's"
+                        f" cards {cards}, dealer"
+                        f" {' '.join(map(card_name, played.dealer))}"
+                    )
                 taken += sum(v for w in stakes.values() for v in w.values())
                 back += sum(v for w in mine.values() for v in w.values())
                 ledger_taken += sum(v for w in record.stakes.values() for v in w.values())

@@ -89,11 +89,18 @@ class SoakReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "ok": self.ok, "rounds": self.rounds, "seconds": round(self.seconds, 2),
-            "rounds_per_second": round(self.rate, 2), "outcomes": dict(self.outcomes),
-            "faults": dict(self.faults), "kills": self.kills, "jackpots": self.jackpots,
-            "seed": self.seed, "tables": self.tables or [self.meters], "problems": self.problems,
-        }  # fmt: skip
+            "ok": self.ok,
+            "rounds": self.rounds,
+            "seconds": round(self.seconds, 2),
+            "rounds_per_second": round(self.rate, 2),
+            "outcomes": dict(self.outcomes),
+            "faults": dict(self.faults),
+            "kills": self.kills,
+            "jackpots": self.jackpots,
+            "seed": self.seed,
+            "tables": self.tables or [self.meters],
+            "problems": self.problems,
+        }
 
 
 class Soak:
@@ -108,8 +115,10 @@ class Soak:
         tablet: bool = False,
     ) -> None:
         if table.config.profile.name != "uth-gr" or len(table.config.pools) != 1:
-            raise RigFailure("the soak's tally knows the Greek UTH progressive: run it on a"
-                             " uth-gr table with one pool (config/sim.toml)")  # fmt: skip
+            raise RigFailure(
+                "the soak's tally knows the Greek UTH progressive: run it on a"
+                " uth-gr table with one pool (config/sim.toml)"
+            )
         self.table = table
         self.faults = faults
         self.kill_rate = kill_rate
@@ -165,8 +174,10 @@ class Soak:
             if seen.hands is None:
                 report.problems.append(f"{rid}: settled, but the rig never saw its cards")
             else:
-                lines = {s: uth_progressive_line(hole, seen.hands.community)
-                         for s, hole in seen.hands.seats.items()}  # fmt: skip
+                lines = {
+                    s: uth_progressive_line(hole, seen.hands.community)
+                    for s, hole in seen.hands.seats.items()
+                }
                 self.tally.settled(rid, lines)
         expect = plan.fault.expect if plan.fault is not None else None
         if expect is not None and not seen.killed:
@@ -207,13 +218,16 @@ class Soak:
             if record is None:
                 problems.append(f"{rid}: the rig booked it, the ledger has no such round")
                 continue
-            paid = {seat: sum(v for k, v in wagers.items() if k in (bet, "envy"))
-                    for seat, wagers in record.paid.items()}  # fmt: skip
+            paid = {
+                seat: sum(v for k, v in wagers.items() if k in (bet, "envy"))
+                for seat, wagers in record.paid.items()
+            }
             paid = {seat: amount for seat, amount in paid.items() if amount}
             mine = {seat: amount for seat, amount in books.paid.items() if amount}
             if record.state != books.outcome or paid != mine:
-                problems.append(f"{rid}: ledger {record.state} paid {paid}, rig {books.outcome}"
-                                f" paid {mine}")  # fmt: skip
+                problems.append(
+                    f"{rid}: ledger {record.state} paid {paid}, rig {books.outcome} paid {mine}"
+                )
         return problems[:20]
 
     def _check_sign(self) -> None:
@@ -226,8 +240,9 @@ class Soak:
             what = f"the sign to show {expected}"
             table.wait_until(lambda: table.sign_text() == expected, what, timeout=10.0)
         except RigFailure:
-            self.report.problems.append(f"the sign shows {table.sign_text()!r}, the pool is"
-                                        f" {expected}")  # fmt: skip
+            self.report.problems.append(
+                f"the sign shows {table.sign_text()!r}, the pool is {expected}"
+            )
 
 
 def split_rounds(rounds: int, tables: int) -> list[int]:
@@ -272,10 +287,15 @@ def run_soak(
     one_more = RoundCounter(progress)
 
     with contextlib.ExitStack() as stack:
-        sims = [stack.enter_context(SimTable(config, overrides=SOAK_OVERRIDES))
-                for _ in range(tables)]  # fmt: skip
-        soaks = [Soak(sim, faults=faults, kill_rate=kill_rate, seed=seed + i, royals=royals,
-                      tablet=tablet) for i, sim in enumerate(sims)]  # fmt: skip
+        sims = [
+            stack.enter_context(SimTable(config, overrides=SOAK_OVERRIDES)) for _ in range(tables)
+        ]
+        soaks = [
+            Soak(
+                sim, faults=faults, kill_rate=kill_rate, seed=seed + i, royals=royals, tablet=tablet
+            )
+            for i, sim in enumerate(sims)
+        ]
         for sim in sims:
             sim.wait_for_state("open", timeout=30.0)
         started = time.monotonic()

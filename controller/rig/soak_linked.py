@@ -70,8 +70,15 @@ WITNESS = "witness"  # the condition of a table whose ledger's witness (the stor
 
 def link_overrides(table_id: str, dsn: str) -> dict[str, Any]:
     """The soak table's configuration: its own ID, Jumbo 7 linked to ``dsn``."""
-    link = {"dsn": dsn, "pool": POOL, "heartbeat": 1, "operation_timeout": 2,
-            "reconnect_max": 1, "seed": None, "contribution_rate": None}  # fmt: skip
+    link = {
+        "dsn": dsn,
+        "pool": POOL,
+        "heartbeat": 1,
+        "operation_timeout": 2,
+        "reconnect_max": 1,
+        "seed": None,
+        "contribution_rate": None,
+    }
     return merged(
         SOAK_OVERRIDES, {"table": {"id": table_id, "seats": SEATS}, "pools": {POOL: link}}
     )
@@ -153,8 +160,17 @@ class LinkedReport(SoakReport):
 class LinkedSoak:
     """One table of the linked soak (one rig thread)."""
 
-    def __init__(self, table: SimTable, tally: LinkedTally, gate: LinkGate, *, faults: float,
-                 kill_rate: float, seed: int, jackpots: float = JACKPOTS) -> None:  # fmt: skip
+    def __init__(
+        self,
+        table: SimTable,
+        tally: LinkedTally,
+        gate: LinkGate,
+        *,
+        faults: float,
+        kill_rate: float,
+        seed: int,
+        jackpots: float = JACKPOTS,
+    ) -> None:
         self.table = table
         self.table_id = table.config.table_id
         self.tally, self.gate = tally, gate
@@ -174,11 +190,15 @@ class LinkedSoak:
                     if not up:
                         self.gate.sit_out()
                         continue
-                    self.table.wait_until(lambda: WITNESS not in self.table.status()["conditions"],
-                                          LINK_TIMEOUT, "the witness to answer")  # fmt: skip
+                    self.table.wait_until(
+                        lambda: WITNESS not in self.table.status()["conditions"],
+                        LINK_TIMEOUT,
+                        "the witness to answer",
+                    )
                 self._wait_for_link(up)
-                plan = plan_round(self.rng, self.table.config.seats, self.faults,
-                                  self.kill_rate, self._jackpot)  # fmt: skip
+                plan = plan_round(
+                    self.rng, self.table.config.seats, self.faults, self.kill_rate, self._jackpot
+                )
                 self.book(self.dealer.play(plan), up)
                 played += 1
                 progress()
@@ -240,21 +260,27 @@ class LinkedSoak:
                 record = ledger.round(played.round_id)
                 if played.outcome == "not opened":
                     if record is not None:
-                        problems.append(f"{played.round_id}: the rig saw it not opened, the"
-                                        f" ledger has it {record.state}")  # fmt: skip
+                        problems.append(
+                            f"{played.round_id}: the rig saw it not opened, the"
+                            f" ledger has it {record.state}"
+                        )
                     continue
                 if record is None:
                     problems.append(f"{played.round_id}: {played.outcome}, not in the ledger")
                     continue
-                paid = {seat: sum(v for k, v in wagers.items() if k in (POOL, SHARE))
-                        for seat, wagers in record.paid.items()}  # fmt: skip
+                paid = {
+                    seat: sum(v for k, v in wagers.items() if k in (POOL, SHARE))
+                    for seat, wagers in record.paid.items()
+                }
                 paid = {s: v for s, v in paid.items() if v}
                 mine = played.paid if played.outcome == "settled" else {}
                 if played.outcome == "voided":
                     paid = {}  # every stake back: verify_ledger holds the ledger to it
                 if record.state != played.outcome or paid != mine:
-                    problems.append(f"{played.round_id}: ledger {record.state} paid Jumbo 7"
-                                    f" {paid}, rig {played.outcome} paid {mine}")  # fmt: skip
+                    problems.append(
+                        f"{played.round_id}: ledger {record.state} paid Jumbo 7"
+                        f" {paid}, rig {played.outcome} paid {mine}"
+                    )
         return [f"{self.table_id}: {p}" for p in problems[:20]]
 
 
@@ -268,12 +294,15 @@ class StoreRound:
 
     @classmethod
     def from_row(cls, state: str, stakes: str, outcome: str | None) -> StoreRound:
-        staked = {int(s): v if isinstance(v, int) else v.get(POOL, 0)
-                  for s, v in json.loads(stakes).items()}  # fmt: skip
+        staked = {
+            int(s): v if isinstance(v, int) else v.get(POOL, 0)
+            for s, v in json.loads(stakes).items()
+        }
         awards = json.loads(outcome)["awards"] if outcome else {}
         paid = {int(s): a[2] + a[4] + a[5] for s, a in awards.items()}  # amount, share, envy
-        return cls(state, {s: v for s, v in staked.items() if v},
-                   {s: v for s, v in paid.items() if v})  # fmt: skip
+        return cls(
+            state, {s: v for s, v in staked.items() if v}, {s: v for s, v in paid.items() if v}
+        )
 
 
 ABSENT = StoreRound("absent", {}, {})
@@ -285,20 +314,30 @@ def _rows(conn: psycopg.Connection, query: str) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
-def store_books(dsn: str) -> tuple[list[tuple[str, str]], dict[str, StoreRound],
-                                   dict[str, Any], dict[str, dict[str, Any]]]:  # fmt: skip
+def store_books(
+    dsn: str,
+) -> tuple[list[tuple[str, str]], dict[str, StoreRound], dict[str, Any], dict[str, dict[str, Any]]]:
     """The store's journal order ((kind, table/round)), its rounds, the pool row and the
     tables' rows."""
     with psycopg.connect(dsn) as conn:
-        order = [(row["kind"], json.loads(row["data"])["round"]) for row in _rows(
-            conn, "SELECT kind, data FROM croupier.journal WHERE pool = %s AND kind IN"
-            " ('round.opened', 'round.voided', 'round.settled') ORDER BY seq")]  # fmt: skip
-        rounds = {f"{r['table_id']}/{r['round_id']}": StoreRound.from_row(
-            r["state"], r["stakes"], r["outcome"]) for r in _rows(
-            conn, "SELECT * FROM croupier.rounds WHERE pool = %s")}  # fmt: skip
+        order = [
+            (row["kind"], json.loads(row["data"])["round"])
+            for row in _rows(
+                conn,
+                "SELECT kind, data FROM croupier.journal WHERE pool = %s AND kind IN"
+                " ('round.opened', 'round.voided', 'round.settled') ORDER BY seq",
+            )
+        ]
+        rounds = {
+            f"{r['table_id']}/{r['round_id']}": StoreRound.from_row(
+                r["state"], r["stakes"], r["outcome"]
+            )
+            for r in _rows(conn, "SELECT * FROM croupier.rounds WHERE pool = %s")
+        }
         pools = _rows(conn, "SELECT * FROM croupier.pools WHERE name = %s")
-        tables = {r["table_id"]: r for r in _rows(conn, "SELECT * FROM croupier.tables"
-                                                   " WHERE pool = %s")}  # fmt: skip
+        tables = {
+            r["table_id"]: r for r in _rows(conn, "SELECT * FROM croupier.tables WHERE pool = %s")
+        }
     return order, rounds, pools[0] if pools else {}, tables
 
 
@@ -310,25 +349,36 @@ def reconcile_store(dsn: str, tally: LinkedTally) -> list[str]:
     problems += tally.problems
     problems += [f"store pool: {d}" for d in tally.differences("store", pool)]
     for table in sorted(tally.tables):
-        problems += [f"store table {table}: {d}"
-                     for d in tally.differences("store", tables.get(table, {}), table)]  # fmt: skip
+        problems += [
+            f"store table {table}: {d}"
+            for d in tally.differences("store", tables.get(table, {}), table)
+        ]
     for key, played in tally.rounds.items():
         row = rounds.get(key, ABSENT)
         if not played.stakes or played.outcome == "not opened":
             if row.state not in ("absent", "voided", "abandoned"):  # never counted
-                problems.append(f"{key}: the rig saw no Jumbo 7 stake taken, the store has"
-                                f" it {row.state}")  # fmt: skip
+                problems.append(
+                    f"{key}: the rig saw no Jumbo 7 stake taken, the store has it {row.state}"
+                )
         elif (row.state, row.stakes) != (played.outcome, played.stakes) or (
             row.state == "settled" and row.paid != played.paid
         ):
-            problems.append(f"{key}: store {row.state} stakes {row.stakes} paid {row.paid},"
-                            f" rig {played.outcome} stakes {played.stakes}"
-                            f" paid {played.paid}")  # fmt: skip
+            problems.append(
+                f"{key}: store {row.state} stakes {row.stakes} paid {row.paid},"
+                f" rig {played.outcome} stakes {played.stakes}"
+                f" paid {played.paid}"
+            )
     return problems[:40]
 
 
-def restarter(server: DevServer, gate: LinkGate, done: Callable[[], int], points: list[int],
-              down_rounds: int, counter: list[int]) -> None:  # fmt: skip
+def restarter(
+    server: DevServer,
+    gate: LinkGate,
+    done: Callable[[], int],
+    points: list[int],
+    down_rounds: int,
+    counter: list[int],
+) -> None:
     """Stop the server at each of ``points`` (rounds done), let the tables play about
     ``down_rounds`` without it, start it again."""
     for point in points:
@@ -381,11 +431,22 @@ def run_linked_soak(
         pgserver.create_pool(dsn, config)
         tally = LinkedTally(config)
         gate = LinkGate(tables)
-        sims = [stack.enter_context(SimTable(CH_CONFIG,
-                                             overrides=link_overrides(f"SOAK-CH-{n}", dsn)))
-                for n in range(1, tables + 1)]  # fmt: skip
-        soaks = [LinkedSoak(sim, tally, gate, faults=faults, kill_rate=kill_rate, seed=seed + i,
-                            jackpots=jackpots) for i, sim in enumerate(sims)]  # fmt: skip
+        sims = [
+            stack.enter_context(SimTable(CH_CONFIG, overrides=link_overrides(f"SOAK-CH-{n}", dsn)))
+            for n in range(1, tables + 1)
+        ]
+        soaks = [
+            LinkedSoak(
+                sim,
+                tally,
+                gate,
+                faults=faults,
+                kill_rate=kill_rate,
+                seed=seed + i,
+                jackpots=jackpots,
+            )
+            for i, sim in enumerate(sims)
+        ]
         for sim in sims:
             sim.wait_for_state("open", timeout=30.0)
         started = time.monotonic()

@@ -155,8 +155,10 @@ class SimTable(TableUnderTest):
         )
         config = load_table_config(self.config_path)  # every problem at once (ConfigError)
         if self.emulated and config.shuffler.emulator is None:
-            raise RigFailure(f"{self.source}: the rig drives the emulated shuffler: set"
-                             " [shuffler] emulate = true")  # fmt: skip
+            raise RigFailure(
+                f"{self.source}: the rig drives the emulated shuffler: set"
+                " [shuffler] emulate = true"
+            )
         return config
 
     @property
@@ -206,11 +208,23 @@ class SimTable(TableUnderTest):
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "controller.table.daemon", "--config", str(self.config_path),
-                 "--state-dir", str(self.state_dir), "--runtime-dir", str(self.runtime_dir)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, env=env,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "controller.table.daemon",
+                    "--config",
+                    str(self.config_path),
+                    "--state-dir",
+                    str(self.state_dir),
+                    "--runtime-dir",
+                    str(self.runtime_dir),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=env,
+            )
         finally:
             log.close()
         self.starts += 1

@@ -28,8 +28,17 @@ from controller.engine.paytable import FixedPerUnit, Odds, PoolPercent
 from controller.engine.pools.config import PoolConfig
 
 ROYAL_RANKS = frozenset(range(8, 13))  # 10 J Q K A (ranks 0..12 = 2..A; code = rank*4 + suit)
-METERS = ("rounds", "stakes_in", "voids", "stakes_returned", "contributions", "won_from_pool",
-          "won_fixed", "envy_paid", "current")  # fmt: skip
+METERS = (
+    "rounds",
+    "stakes_in",
+    "voids",
+    "stakes_returned",
+    "contributions",
+    "won_from_pool",
+    "won_fixed",
+    "envy_paid",
+    "current",
+)
 
 
 def _suited_ranks(cards: Iterable[int]) -> dict[int, set[int]]:
@@ -127,8 +136,10 @@ class PoolTally:
             elif isinstance(pay, FixedPerUnit):
                 paid[seat] += self._house(Fraction(pay.amount * stake, self.config.rules.stake))
         if len(pool_winners) > 1:
-            self.problems.append(f"{round_id}: seats {pool_winners} all won the pool: one deck"
-                                 " cannot deal that (the rig's cards are wrong)")  # fmt: skip
+            self.problems.append(
+                f"{round_id}: seats {pool_winners} all won the pool: one deck"
+                " cannot deal that (the rig's cards are wrong)"
+            )
         for seat in pool_winners[:1]:
             pay = self.config.pay_for(lines[seat])
             won = math.floor(self.meters["current"] * Fraction(pay.percent, 100))
@@ -158,5 +169,8 @@ class PoolTally:
 
     def differences(self, name: str, meters: Mapping[str, int]) -> list[str]:
         """Every meter where ``meters`` (another source) disagrees with the rig's."""
-        return [f"{meter}: rig {self.meters[meter]}, {name} {meters.get(meter)}"
-                for meter in METERS if meters.get(meter) != self.meters[meter]]  # fmt: skip
+        return [
+            f"{meter}: rig {self.meters[meter]}, {name} {meters.get(meter)}"
+            for meter in METERS
+            if meters.get(meter) != self.meters[meter]
+        ]

@@ -254,8 +254,7 @@ class TableUnderTest:
         pause = POLL_FIRST
         while True:
             if (dead := self._dead()) is not None:
-                raise RigFailure(f"{dead} while the rig waited for {what}\n"
-                                 f"{self.daemon_log()}")  # fmt: skip
+                raise RigFailure(f"{dead} while the rig waited for {what}\n{self.daemon_log()}")
             try:
                 result = check()
             except not_yet:

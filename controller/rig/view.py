@@ -25,8 +25,10 @@ from display.money import currency, format_money
 from display.preview import art
 
 WIDTH = 80
-KEYS = ("keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a autoplay,",
-        "      j jackpot ack, t reset the shuffler, x clear seats, k kill -9, q quit")  # fmt: skip
+KEYS = (
+    "keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a autoplay,",
+    "      j jackpot ack, t reset the shuffler, x clear seats, k kill -9, q quit",
+)
 
 
 @dataclass
@@ -130,8 +132,14 @@ def render(
 
 # What stays on a short terminal: the higher, the longer it stays.
 KEEP_TITLE, KEEP_TABLE, KEEP_ROUND, KEEP_KEYS, KEEP_DETAIL, KEEP_SIGN, KEEP_BLANK = (
-    9, 8, 7, 6, 4, 3, 0,
-)  # fmt: skip
+    9,
+    8,
+    7,
+    6,
+    4,
+    3,
+    0,
+)
 
 
 def _sections(snap: Snapshot, lit: str) -> list[tuple[int, list[str]]]:
@@ -148,8 +156,10 @@ def _sections(snap: Snapshot, lit: str) -> list[tuple[int, list[str]]]:
         f"status lamps: {status_lamps}",
         f"shuffler: link {shuffler.get('link')}, deck {shuffler.get('deck') or '?'}"[:WIDTH],
     ]
-    closed = [f"CLOSED by {name}: {detail}"[:WIDTH]
-              for name, detail in status.get("conditions", {}).items()]  # fmt: skip
+    closed = [
+        f"CLOSED by {name}: {detail}"[:WIDTH]
+        for name, detail in status.get("conditions", {}).items()
+    ]
     verdict = status.get("verdict")
     if verdict:
         rule = f" {verdict['rule']}" if verdict.get("rule") else ""

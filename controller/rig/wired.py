@@ -118,8 +118,20 @@ def load_wiring(path: str | Path) -> Wiring:
         pins.finish()
     problems.raise_if_any()
     assert config and socket and backend
-    return Wiring(path, _path(config, path.parent), Path(socket), commands, port, link, baud,
-                  decks, backend, factory, rig_socket, wiring)  # fmt: skip
+    return Wiring(
+        path,
+        _path(config, path.parent),
+        Path(socket),
+        commands,
+        port,
+        link,
+        baud,
+        decks,
+        backend,
+        factory,
+        rig_socket,
+        wiring,
+    )
 
 
 class WiredTable(TableUnderTest):
@@ -161,27 +173,48 @@ class WiredTable(TableUnderTest):
     def _run(self, name: str, capture: bool = False) -> str:
         command = self.wiring.commands.get(name)
         if command is None:
-            raise RigFailure(f"this rig cannot {name} the controller: set [controller] {name}"
-                             f" in {self.wiring.source}")  # fmt: skip
+            raise RigFailure(
+                f"this rig cannot {name} the controller: set [controller] {name}"
+                f" in {self.wiring.source}"
+            )
         try:
-            done = subprocess.run(shlex.split(command), capture_output=True, text=True,
-                                  timeout=COMMAND_TIMEOUT, check=False)  # fmt: skip
+            done = subprocess.run(
+                shlex.split(command),
+                capture_output=True,
+                text=True,
+                timeout=COMMAND_TIMEOUT,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise RigFailure(f"[controller] {name} = {command!r}: {exc}") from None
         if done.returncode != 0:
-            raise RigFailure(f"[controller] {name} = {command!r} exited with status"
-                             f" {done.returncode}: {done.stderr.strip()[-300:]}")  # fmt: skip
+            raise RigFailure(
+                f"[controller] {name} = {command!r} exited with status"
+                f" {done.returncode}: {done.stderr.strip()[-300:]}"
+            )
         return done.stdout if capture else ""
 
     def _start_shuffler(self) -> None:
         w = self.wiring
         where = ["--port", w.port] if w.port else ["--link", str(w.link)]
         self._shuffler = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "emulator", *where,
-             "--control", str(self.emulator_socket), "--decks", str(w.decks),
-             "--baud", str(w.baud if w.port else 0)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "controller.cli.main",
+                "emulator",
+                *where,
+                "--control",
+                str(self.emulator_socket),
+                "--decks",
+                str(w.decks),
+                "--baud",
+                str(w.baud if w.port else 0),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 10
         while not self.emulator_socket.exists():
             if self._shuffler.poll() is not None or time.monotonic() > deadline:

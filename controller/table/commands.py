@@ -118,10 +118,20 @@ ARGS: dict[str, frozenset[str]] = {
 # credential (the credential, checked here, is the authority; the web forwards acknowledgements)
 READ_COMMANDS = frozenset(
     {
-        "status", "ledger.path", "meters", "events.tail", "events.verify", "shuffler.audit",
-        "sign.state", "metrics", "round.last", "alerts", "report.day", "software.history",
+        "status",
+        "ledger.path",
+        "meters",
+        "events.tail",
+        "events.verify",
+        "shuffler.audit",
+        "sign.state",
+        "metrics",
+        "round.last",
+        "alerts",
+        "report.day",
+        "software.history",
     }
-)  # fmt: skip
+)
 OBSERVER_COMMANDS = READ_COMMANDS | {name for name, args in ARGS.items() if "technician" in args}
 
 
@@ -177,9 +187,10 @@ def _without_legacy_cards(entry: dict[str, Any]) -> dict[str, Any]:
     if isinstance(hands, dict):
         entry["data"] = {
             **data,
-            "hands": {s: h.split()[0] if isinstance(h, str) and h.strip() else h
-                      for s, h in hands.items()},
-        }  # fmt: skip
+            "hands": {
+                s: h.split()[0] if isinstance(h, str) and h.strip() else h for s, h in hands.items()
+            },
+        }
     return entry
 
 
@@ -419,10 +430,14 @@ class Commands:
         if sign is None:
             raise ControlError("this table has no sign", "refused")
         last = sign._last
-        return {"kind": sign.config.kind, "text": getattr(last, "text", None),
-                "overflow": sign.overflow, "mode": sign.renderer.state.mode.value,
-                "cells": last.cells.hex() if last is not None else None,
-                "level": getattr(last, "level", None)}  # fmt: skip
+        return {
+            "kind": sign.config.kind,
+            "text": getattr(last, "text", None),
+            "overflow": sign.overflow,
+            "mode": sign.renderer.state.mode.value,
+            "cells": last.cells.hex() if last is not None else None,
+            "level": getattr(last, "level", None),
+        }
 
     async def round_last(self, request: Request) -> dict[str, Any] | None:
         """The round closed last, for the dealer's display and the rig: settled or voided
@@ -596,8 +611,9 @@ class Commands:
             path = await _evidence(self.runner, record.round_id)
             self.runner.post_journal("evidence-made", {"round": record.round_id, "file": str(path)})
         except (CroupierError, OSError) as exc:
-            self.runner.post_journal("evidence-failed", {"round": record.round_id,
-                                                         "reason": str(exc)})  # fmt: skip
+            self.runner.post_journal(
+                "evidence-failed", {"round": record.round_id, "reason": str(exc)}
+            )
         return "acknowledged"
 
     def alerts(self, request: Request) -> list[dict[str, Any]]:
@@ -615,9 +631,13 @@ class Commands:
             raise ControlError(str(exc), "refused") from None
         self.runner.post_journal(
             "alert-acknowledged",
-            {"alert": alert.id, "kind": alert.kind.value, "subject": alert.subject,
-             "technician": who},
-        )  # fmt: skip
+            {
+                "alert": alert.id,
+                "kind": alert.kind.value,
+                "subject": alert.subject,
+                "technician": who,
+            },
+        )
         return alert.to_json()
 
     async def evidence_make(self, request: Request) -> dict[str, Any]:

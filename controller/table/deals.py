@@ -131,8 +131,11 @@ class HandFormingDeal:
             or len(set(positions)) != len(positions)
             or not all(1 <= p <= len(hand) for p in positions)
         ):
-            raise RoundError(f"the dealer holds cards 1..{len(hand)}: positions {list(positions)}"
-                             " cannot be exposed", "MD-X3")  # fmt: skip
+            raise RoundError(
+                f"the dealer holds cards 1..{len(hand)}: positions {list(positions)}"
+                " cannot be exposed",
+                "MD-X3",
+            )
         back = tuple(hand[p - 1] for p in positions)
         self.validator.replace(DEALER, back, now)
         self.reinserted += back

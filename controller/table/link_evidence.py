@@ -28,10 +28,14 @@ def frame_entry(frame: WireFrame, wall_offset: float) -> dict[str, Any]:
         raise ValueError(f"not one intact frame: {frame.raw.hex()}")
     crc = int.from_bytes(frame.raw[-CRC_LEN:], "big")
     return {
-        "dir": frame.direction, "raw": frame.raw.hex(), "seq": decoded[0].seq,
-        "type": f"0x{decoded[0].type:02x}", "crc": f"0x{crc:04x}",
-        "at": frame.now, "wall": frame.now + wall_offset,
-    }  # fmt: skip
+        "dir": frame.direction,
+        "raw": frame.raw.hex(),
+        "seq": decoded[0].seq,
+        "type": f"0x{decoded[0].type:02x}",
+        "crc": f"0x{crc:04x}",
+        "at": frame.now,
+        "wall": frame.now + wall_offset,
+    }
 
 
 def exchange_entry(
@@ -47,11 +51,15 @@ def exchange_entry(
     and its ``frames`` (:func:`frame_entry`), oldest first."""
     arrived = max((f.now for f in frames if f.direction == "rx"), default=None)
     return {
-        "kind": kind, "round": round_id, "at": arrived,
+        "kind": kind,
+        "round": round_id,
+        "at": arrived,
         "wall": None if arrived is None else arrived + wall_offset,
-        "type": f"0x{reply.TYPE:02x}", "payload": reply.encode().hex(), "text": text,
+        "type": f"0x{reply.TYPE:02x}",
+        "payload": reply.encode().hex(),
+        "text": text,
         "frames": [frame_entry(f, wall_offset) for f in frames],
-    }  # fmt: skip
+    }
 
 
 def capped(exchanges: list[dict[str, Any]], limit: int = MAX_ROUND_FRAMES) -> int:

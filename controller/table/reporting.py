@@ -76,9 +76,18 @@ async def make_evidence(runner: Any, round_id: str) -> Path:
     key = load_private(runner.config.resolve_report_key(runner.state_dir))
     generated = datetime.fromtimestamp(runner.wall_clock(), UTC).isoformat(timespec="seconds")
     ledger = runner.ledger
-    bundle = await runner.in_ledger(lambda: build_bundle(
-        ledger, recorded, round_id, table_id=runner.config.table_id, generated=generated,
-        manifest=default_manifest_path(), shuffler=shuffler, link=link))  # fmt: skip
+    bundle = await runner.in_ledger(
+        lambda: build_bundle(
+            ledger,
+            recorded,
+            round_id,
+            table_id=runner.config.table_id,
+            generated=generated,
+            manifest=default_manifest_path(),
+            shuffler=shuffler,
+            link=link,
+        )
+    )
     folder = runner.state_dir / "evidence"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{round_id}.json"

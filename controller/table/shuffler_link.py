@@ -245,10 +245,16 @@ class ShufflerLink:
     def identity_json(self) -> dict[str, Any] | None:
         """The shuffler as the link identified it (model, serial, firmware and its SHA-256)."""
         identity = self.identity
-        return None if identity is None else {
-            "model": identity.model, "serial": getattr(identity, "serial", None),
-            "firmware": identity.fw_version, "firmware_sha256": identity.fw_sha256.hex(),
-        }  # fmt: skip
+        return (
+            None
+            if identity is None
+            else {
+                "model": identity.model,
+                "serial": getattr(identity, "serial", None),
+                "firmware": identity.fw_version,
+                "firmware_sha256": identity.fw_sha256.hex(),
+            }
+        )
 
     def exchanges_of(self, round_id: str) -> list[dict[str, Any]]:
         """The DEAL exchanges of a round still in memory, oldest first."""

@@ -507,10 +507,15 @@ def _read_report(sec: Section | None) -> ReportSettings:
             return str(exc)
         return None
 
-    start = sec.get("gaming_day_start", str, default=default.gaming_day_start,
-                    check=lambda v: rule_problem(v, "UTC"))  # fmt: skip
-    zone = sec.get("timezone", str, default=default.timezone,
-                   check=lambda v: rule_problem("00:00", v))  # fmt: skip
+    start = sec.get(
+        "gaming_day_start",
+        str,
+        default=default.gaming_day_start,
+        check=lambda v: rule_problem(v, "UTC"),
+    )
+    zone = sec.get(
+        "timezone", str, default=default.timezone, check=lambda v: rule_problem("00:00", v)
+    )
     key = sec.get("key", str, default=default.key, check=lambda v: None if v else "a path")
     sec.finish()
     return ReportSettings(start, zone, key)

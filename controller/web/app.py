@@ -292,8 +292,9 @@ async def sign_png(request: web.Request) -> web.Response:
     png = _PNG_CACHE.get(key)
     if png is None:
         try:
-            frame = SignFrame(str(sign["kind"]), bytes.fromhex(sign["cells"]), sign.get("text"),
-                          sign.get("level"))  # fmt: skip
+            frame = SignFrame(
+                str(sign["kind"]), bytes.fromhex(sign["cells"]), sign.get("text"), sign.get("level")
+            )
             buffer = io.BytesIO()
             preview(frame, scale=3).save(buffer, format="PNG")
         except (ValueError, TypeError, KeyError) as exc:

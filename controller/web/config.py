@@ -135,8 +135,12 @@ def load_web_config(
             problems.add("tables", f"at most {MAX_TABLES} tables, got {len(raw)}")
         for i, item in enumerate(raw[:MAX_TABLES]):
             t = Section(item, f"tables[{i}]", problems)
-            name = t.get("name", str, None, lambda v: None if NAME.match(v) else
-                         "1..32 letters, digits, '-', '_' or '.'")  # fmt: skip
+            name = t.get(
+                "name",
+                str,
+                None,
+                lambda v: None if NAME.match(v) else "1..32 letters, digits, '-', '_' or '.'",
+            )
             sock = t.get("socket", str, None, lambda v: None if v else "must not be empty")
             led = t.get("ledger", str, None)
             t.finish()

@@ -197,6 +197,7 @@ class TableFeed:
 
     def page_json(self) -> str:
         page = dict(self.page or {})
-        page.update(name=self.source.name, online=self.online,
-                    problem=None if self.online else self.problem)  # fmt: skip
+        page.update(
+            name=self.source.name, online=self.online, problem=None if self.online else self.problem
+        )
         return json.dumps(page, separators=(",", ":"))

@@ -72,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(serve(config))
     except OSError as exc:  # the port is taken, the address is not ours
-        print(f"croupier-web: cannot listen on {config.host}:{config.port}: {exc.strerror}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"croupier-web: cannot listen on {config.host}:{config.port}: {exc.strerror}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -37,8 +37,17 @@ from prometheus_client.core import (
 from controller.web.ledger_stats import LedgerStats
 
 PIPELINE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
-STATES = ("closed", "open", "locked", "dealing", "verified", "showdown", "settled", "void",
-          "jackpot")  # fmt: skip
+STATES = (
+    "closed",
+    "open",
+    "locked",
+    "dealing",
+    "verified",
+    "showdown",
+    "settled",
+    "void",
+    "jackpot",
+)
 
 
 class TableSample:
@@ -82,9 +91,10 @@ def families(samples: Iterable[TableSample]) -> Iterator[Metric]:
         "croupier_table_state", "1 for the table's current state", labels=["table", "state"]
     )
     rounds = CounterMetricFamily(
-        "croupier_rounds", "rounds closed: settled, or voided by MD rule",
+        "croupier_rounds",
+        "rounds closed: settled, or voided by MD rule",
         labels=["table", "outcome", "rule"],
-    )  # fmt: skip
+    )
     handle = CounterMetricFamily(
         "croupier_handle", "stakes of settled rounds, minor units", labels=["table", "wager"]
     )
@@ -106,9 +116,10 @@ def families(samples: Iterable[TableSample]) -> Iterator[Metric]:
     )
     link = GaugeMetricFamily("croupier_link_up", "1 while the link is up", labels=["table", "link"])
     sensor = GaugeMetricFamily(
-        "croupier_seat_sensor_ok", "0 for a seat excluded for a sensor fault",
+        "croupier_seat_sensor_ok",
+        "0 for a seat excluded for a sensor fault",
         labels=["table", "seat"],
-    )  # fmt: skip
+    )
     pace = GaugeMetricFamily(
         "croupier_rounds_per_hour", "rounds closed in the last hour", labels=["table"]
     )
@@ -158,8 +169,21 @@ def families(samples: Iterable[TableSample]) -> Iterator[Metric]:
                     if isinstance(value, int) and not isinstance(value, bool):
                         pools.add_metric([t, p["pool"], meter], float(value))
             pace.add_metric([t], float(s.stats.rounds_per_hour))
-    yield from (up, state, rounds, handle, paid, theo, pools, pipeline, link, sensor, pace,
-                alerts, audit)  # fmt: skip
+    yield from (
+        up,
+        state,
+        rounds,
+        handle,
+        paid,
+        theo,
+        pools,
+        pipeline,
+        link,
+        sensor,
+        pace,
+        alerts,
+        audit,
+    )
 
 
 def exposition(samples: Iterable[TableSample]) -> bytes:

@@ -47,9 +47,14 @@ class HouseEdges:
 
     async def _work(self, profile: str) -> None:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "controller.web.par", profile, str(os.getpid()),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+            sys.executable,
+            "-m",
+            "controller.web.par",
+            profile,
+            str(os.getpid()),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         self._working[profile] = proc
         out, err = await proc.communicate()
         edges: dict[str, float] = {}

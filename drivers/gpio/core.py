@@ -150,10 +150,16 @@ class TableCore:
         Changes that settled since the last poll are taken in the order they settled, across
         all inputs (a late poll must not put a LOCK before the stake that came first)."""
         changes: list[tuple[float, bool, _Seat | str]]
-        changes = [(at, level, seat) for seat in self._seats.values()
-                   for level, at in seat.sensor.poll(now)]  # fmt: skip
-        changes += [(at, level, name) for name, button in self._buttons.items()
-                    for level, at in button.poll(now)]  # fmt: skip
+        changes = [
+            (at, level, seat)
+            for seat in self._seats.values()
+            for level, at in seat.sensor.poll(now)
+        ]
+        changes += [
+            (at, level, name)
+            for name, button in self._buttons.items()
+            for level, at in button.poll(now)
+        ]
         for at, level, source in sorted(changes, key=lambda change: change[0]):
             if isinstance(source, _Seat):
                 self._sensor_changed(source, level, at)

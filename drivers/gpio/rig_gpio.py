@@ -43,12 +43,14 @@ class GpioRig(TableInputs):
         try:
             for name, line in config.inputs.items():
                 idle = not line.active_high  # the level of a line nobody presses
-                device = DigitalOutputDevice(wiring[line.pin], initial_value=idle,
-                                             pin_factory=factory)  # fmt: skip
+                device = DigitalOutputDevice(
+                    wiring[line.pin], initial_value=idle, pin_factory=factory
+                )
                 self._outputs[name] = (line, device)
             for name, lamp in config.lamps.items():
-                device = InputDevice(wiring[lamp.pin], pull_up=None, active_state=True,
-                                     pin_factory=factory)  # fmt: skip
+                device = InputDevice(
+                    wiring[lamp.pin], pull_up=None, active_state=True, pin_factory=factory
+                )
                 self._inputs[name] = (lamp, device)
                 self._watch(name, lamp, device)
         except BaseException:
@@ -85,8 +87,10 @@ class GpioRig(TableInputs):
         self._lamp(lamp)
         with self._cond:
             if not self._cond.wait_for(lambda: self.lamp_lit(lamp) == lit, timeout):
-                raise RigError(f"rig: timed out after {timeout:g} s waiting for {lamp}"
-                               f" {'lit' if lit else 'dark'}")  # fmt: skip
+                raise RigError(
+                    f"rig: timed out after {timeout:g} s waiting for {lamp}"
+                    f" {'lit' if lit else 'dark'}"
+                )
 
     def _lamp(self, name: str) -> tuple[OutputLine, InputDevice]:
         try:

@@ -80,11 +80,19 @@ def _clear(fw: DeviceFirmware) -> dict[str, Any]:
 def _state(fw: DeviceFirmware) -> dict[str, Any]:
     m = fw.machine
     return {
-        "state": m.state.name, "fault": m.fault.name, "door_open": m.door_open,
-        "decks": m.decks, "stack_top_first": m.stack[::-1], "delivered": m.out,
-        "packets": m.packets, "cards": len(m.cards), "boot_id": fw.boot_id,
-        "stats": dict(fw.stats), "rx": dict(fw.rx.stats), "tx": dict(fw.tx.stats),
-    }  # fmt: skip
+        "state": m.state.name,
+        "fault": m.fault.name,
+        "door_open": m.door_open,
+        "decks": m.decks,
+        "stack_top_first": m.stack[::-1],
+        "delivered": m.out,
+        "packets": m.packets,
+        "cards": len(m.cards),
+        "boot_id": fw.boot_id,
+        "stats": dict(fw.stats),
+        "rx": dict(fw.rx.stats),
+        "tx": dict(fw.tx.stats),
+    }
 
 
 def _codes(req: dict[str, Any], key: str) -> tuple[int, ...]:

@@ -148,9 +148,12 @@ class DeviceFirmware:
         self._last_rx = 0.0
         self._last_corrupt_nak = float("-inf")
         self.stats = {
-            "requests": 0, "retransmissions_answered": 0, "naks": 0, "events_lost": 0,
+            "requests": 0,
+            "retransmissions_answered": 0,
+            "naks": 0,
+            "events_lost": 0,
             "corrupt": 0,
-        }  # fmt: skip
+        }
 
     # --- I/O side ---------------------------------------------------------------------------
 
@@ -352,9 +355,16 @@ class DeviceFirmware:
         if m.recognition:
             caps |= Capability.RECOGNITION
         return IdentifyReply(
-            PROTOCOL_VERSION, caps, ident.max_decks, m.decks, self.boot_id, ident.fw_sha256,
-            ident.model, ident.serial, ident.fw_version,
-        )  # fmt: skip
+            PROTOCOL_VERSION,
+            caps,
+            ident.max_decks,
+            m.decks,
+            self.boot_id,
+            ident.fw_sha256,
+            ident.model,
+            ident.serial,
+            ident.fw_version,
+        )
 
     # --- events -----------------------------------------------------------------------------
 

@@ -130,9 +130,13 @@ class ShufflerMachine:
 
     def status(self) -> StatusReply:
         return StatusReply(
-            self.state, int(self.door_open), self.fault, len(self.cards), len(self.stack),
+            self.state,
+            int(self.door_open),
+            self.fault,
+            len(self.cards),
+            len(self.stack),
             self.packets,
-        )  # fmt: skip
+        )
 
     def raise_fault(self, code: ErrorCode) -> None:
         self.fault = code

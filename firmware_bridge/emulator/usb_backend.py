@@ -73,8 +73,9 @@ class EmulatedUsbShuffler(usb.backend.IBackend):  # type: ignore[misc]  # pyusb 
 
     def _require_plugged(self) -> None:
         if not self.plugged:
-            raise usb.core.USBError("No such device (it may have been disconnected)", -4,
-                                    errno.ENODEV)  # fmt: skip
+            raise usb.core.USBError(
+                "No such device (it may have been disconnected)", -4, errno.ENODEV
+            )
 
     # --- descriptors ------------------------------------------------------------------------
 
@@ -88,40 +89,73 @@ class EmulatedUsbShuffler(usb.backend.IBackend):  # type: ignore[misc]  # pyusb 
 
     def get_device_descriptor(self, dev: Any) -> SimpleNamespace:
         return SimpleNamespace(
-            bLength=18, bDescriptorType=1, bcdUSB=0x0200, bDeviceClass=0, bDeviceSubClass=0,
-            bDeviceProtocol=0, bMaxPacketSize0=MAX_PACKET, idVendor=self.vid,
-            idProduct=self.pid, bcdDevice=0x0100, iManufacturer=0, iProduct=0,
-            iSerialNumber=0, bNumConfigurations=1, address=1, bus=1, port_number=1,
-            port_numbers=(1,), speed=2,
-        )  # fmt: skip
+            bLength=18,
+            bDescriptorType=1,
+            bcdUSB=0x0200,
+            bDeviceClass=0,
+            bDeviceSubClass=0,
+            bDeviceProtocol=0,
+            bMaxPacketSize0=MAX_PACKET,
+            idVendor=self.vid,
+            idProduct=self.pid,
+            bcdDevice=0x0100,
+            iManufacturer=0,
+            iProduct=0,
+            iSerialNumber=0,
+            bNumConfigurations=1,
+            address=1,
+            bus=1,
+            port_number=1,
+            port_numbers=(1,),
+            speed=2,
+        )
 
     def get_configuration_descriptor(self, dev: Any, config: int) -> SimpleNamespace:
         if config != 0:
             raise IndexError(config)
         return SimpleNamespace(
-            bLength=9, bDescriptorType=2, wTotalLength=32, bNumInterfaces=1,
-            bConfigurationValue=1, iConfiguration=0, bmAttributes=0x80, bMaxPower=50,
+            bLength=9,
+            bDescriptorType=2,
+            wTotalLength=32,
+            bNumInterfaces=1,
+            bConfigurationValue=1,
+            iConfiguration=0,
+            bmAttributes=0x80,
+            bMaxPower=50,
             extra_descriptors=[],
-        )  # fmt: skip
+        )
 
     def get_interface_descriptor(self, dev: Any, intf: int, alt: int, config: int):  # type: ignore[no-untyped-def]
         # IndexError for alternate settings that do not exist, or pyusb walks forever.
         if (intf, alt, config) != (0, 0, 0):
             raise IndexError((intf, alt, config))
         return SimpleNamespace(
-            bLength=9, bDescriptorType=4, bInterfaceNumber=0, bAlternateSetting=0,
-            bNumEndpoints=2, bInterfaceClass=0xFF, bInterfaceSubClass=0, bInterfaceProtocol=0,
-            iInterface=0, extra_descriptors=[],
-        )  # fmt: skip
+            bLength=9,
+            bDescriptorType=4,
+            bInterfaceNumber=0,
+            bAlternateSetting=0,
+            bNumEndpoints=2,
+            bInterfaceClass=0xFF,
+            bInterfaceSubClass=0,
+            bInterfaceProtocol=0,
+            iInterface=0,
+            extra_descriptors=[],
+        )
 
     def get_endpoint_descriptor(self, dev: Any, ep: int, intf: int, alt: int, config: int):  # type: ignore[no-untyped-def]
         if (intf, alt, config) != (0, 0, 0) or ep not in (0, 1):
             raise IndexError((ep, intf, alt, config))
         return SimpleNamespace(
-            bLength=7, bDescriptorType=5, bEndpointAddress=(EP_OUT, EP_IN)[ep],
-            bmAttributes=BULK, wMaxPacketSize=MAX_PACKET, bInterval=0, bRefresh=0,
-            bSynchAddress=0, extra_descriptors=[],
-        )  # fmt: skip
+            bLength=7,
+            bDescriptorType=5,
+            bEndpointAddress=(EP_OUT, EP_IN)[ep],
+            bmAttributes=BULK,
+            wMaxPacketSize=MAX_PACKET,
+            bInterval=0,
+            bRefresh=0,
+            bSynchAddress=0,
+            extra_descriptors=[],
+        )
 
     # --- device handle ----------------------------------------------------------------------
 

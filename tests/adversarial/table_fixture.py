@@ -90,8 +90,9 @@ class InProcessTable:
             time.sleep(0.01)
         raise AssertionError(f"timed out waiting for {what}")
 
-    def request(self, cmd: str, credential: str | None = None, peer: Peer = PEER,
-                **args: Any) -> dict[str, Any]:  # fmt: skip
+    def request(
+        self, cmd: str, credential: str | None = None, peer: Peer = PEER, **args: Any
+    ) -> dict[str, Any]:
         return self.raw(encode_request(Request(cmd, args, 1, credential)), peer)
 
     def raw(self, line: bytes, peer: Peer = PEER) -> dict[str, Any]:

@@ -20,8 +20,17 @@ from controller.table.commands import ARGS
 CARD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])")
 CARD_KEYS = {"cards", "card", "hole", "dealer_cards", "community", "shoe"}
 # Read-only and unprivileged: every command that takes no credential and changes nothing.
-READ_ONLY = ["status", "ledger.path", "meters", "events.tail", "events.verify",
-             "shuffler.audit", "sign.state", "metrics", "round.last"]  # fmt: skip
+READ_ONLY = [
+    "status",
+    "ledger.path",
+    "meters",
+    "events.tail",
+    "events.verify",
+    "shuffler.audit",
+    "sign.state",
+    "metrics",
+    "round.last",
+]
 ROYAL_DECK = "Qh Jh Th 4c 9d Ah Kh 2s 7d 3c 8s"  # community, seat 2, seat 5, dealer (UTH-11)
 SECOND_DECK = "As Ks Qs Js 2d Ts 9h 3c 4c"  # a community royal; seat 1; dealer
 
@@ -66,8 +75,9 @@ def test_no_unprivileged_reply_or_log_line_carries_a_card(make_sim_table):
         t.io.lift_stake(5)
         t.wait_for_state("open")
         # round 2: a seat with entered stakes and a decision, a community royal on the board
-        t.call("round.stake", seat=1, stakes={"ante": 1000, "blind": 1000, "trips": 500},
-               decision="4x")  # fmt: skip
+        t.call(
+            "round.stake", seat=1, stakes={"ante": 1000, "blind": 1000, "trips": 500}, decision="4x"
+        )
         arrange(t, SECOND_DECK)
         t.call("round.lock")
         t.wait_for_state("verified")
@@ -102,8 +112,12 @@ def test_a_ledger_journaled_before_the_fix_is_shown_without_cards(tmp_path):
             with ledger.transaction():
                 ledger.open_round("OLD-000001", {1: {"ante": 100}}, 1.0)
             with ledger.transaction():
-                ledger.settle_round("OLD-000001", 2.0, payouts={1: {"ante": 0}},
-                                    hands={1: "royal-flush As Ks Qs Js Ts"})  # fmt: skip
+                ledger.settle_round(
+                    "OLD-000001",
+                    2.0,
+                    payouts={1: {"ante": 0}},
+                    hands={1: "royal-flush As Ks Qs Js Ts"},
+                )
 
         t.run(t.runner.in_ledger(legacy_round))
         entries = t.request("events.tail", n=5)["result"]

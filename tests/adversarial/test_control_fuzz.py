@@ -29,17 +29,42 @@ hostile = st.one_of(
     st.none(),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=30),
-    st.sampled_from(["4x", "3x", "2x", "1x", "fold", "play", "check", "hit", "community",
-                     "dealer", "seat:1", "seat:9", "seat:0", "MD-M2", "MD-X9", "As", "last",
-                     "SIM-1-000001", "ante", "x" * 500, "\x00\x1b[2J"]),
-    st.lists(st.integers(min_value=-3, max_value=10) | st.sampled_from(["As", "Kd", 51, True]),
-             max_size=8),
-    st.dictionaries(st.sampled_from(["ante", "blind", "trips", "play", "progressive", "main",
-                                     "bogus"]),
-                    st.integers(min_value=-5, max_value=2**66) | st.sampled_from([100, 1000]),
-                    max_size=4),
+    st.sampled_from(
+        [
+            "4x",
+            "3x",
+            "2x",
+            "1x",
+            "fold",
+            "play",
+            "check",
+            "hit",
+            "community",
+            "dealer",
+            "seat:1",
+            "seat:9",
+            "seat:0",
+            "MD-M2",
+            "MD-X9",
+            "As",
+            "last",
+            "SIM-1-000001",
+            "ante",
+            "x" * 500,
+            "\x00\x1b[2J",
+        ]
+    ),
+    st.lists(
+        st.integers(min_value=-3, max_value=10) | st.sampled_from(["As", "Kd", 51, True]),
+        max_size=8,
+    ),
+    st.dictionaries(
+        st.sampled_from(["ante", "blind", "trips", "play", "progressive", "main", "bogus"]),
+        st.integers(min_value=-5, max_value=2**66) | st.sampled_from([100, 1000]),
+        max_size=4,
+    ),
     st.lists(st.sampled_from(["check", "2x", "fold", "1x", "4x"]), max_size=5),
-)  # fmt: skip
+)
 
 ARG_NAMES = sorted({a for args in ARGS.values() for a in args} | {"bogus"})
 
@@ -66,8 +91,9 @@ def table(tmp_path_factory):
     t = InProcessTable(tmp_path_factory.mktemp("fuzz")).start()
     yield t
     t.close()
-    print(f"\ncontrol fuzz (in process): {FUZZED['requests']} requests, "
-          f"{FUZZED['escapes']} escapes")  # fmt: skip
+    print(
+        f"\ncontrol fuzz (in process): {FUZZED['requests']} requests, {FUZZED['escapes']} escapes"
+    )
 
 
 def test_the_reproductions_are_refused_at_entry(table):
@@ -94,8 +120,9 @@ def test_the_reproductions_are_refused_at_entry(table):
 def test_a_stake_at_the_limit_settles_and_the_table_reopens(table):
     """The largest stake the table accepts goes through a whole round to the ledger."""
     top = STAKE_MAX_DEFAULT
-    assert table.request("round.stake", seat=2, stakes={"ante": top, "blind": top, "trips": top},
-                         decision="4x")["ok"]  # fmt: skip
+    assert table.request(
+        "round.stake", seat=2, stakes={"ante": top, "blind": top, "trips": top}, decision="4x"
+    )["ok"]
     assert table.request("round.lock")["ok"]
     cards = {"community": ["As", "Ks", "Qs", "Js", "2d"], "dealer": ["3c", "4c"],
              "seat:2": ["Ts", "9h"]}  # fmt: skip
@@ -118,8 +145,12 @@ def test_hostile_requests_never_escape(table, batch):
         FUZZED["requests"] += 1
         FUZZED["escapes"] += escaped(reply)
         assert not escaped(reply), (cmd, args, reply)
-        assert reply["ok"] or reply["code"] in ("bad-request", "unknown-command", "unauthorised",
-                                                "refused"), reply  # fmt: skip
+        assert reply["ok"] or reply["code"] in (
+            "bad-request",
+            "unknown-command",
+            "unauthorised",
+            "refused",
+        ), reply
     assert "internal" not in table.runner.machine.conditions, table.runner.machine.conditions
 
 
@@ -129,8 +160,12 @@ def test_garbage_lines_are_bad_requests(table, line):
     reply = table.raw(line + b"\n")
     FUZZED["requests"] += 1
     assert not escaped(reply)
-    assert reply["ok"] or reply["code"] in ("bad-request", "unknown-command", "unauthorised",
-                                            "refused")  # fmt: skip
+    assert reply["ok"] or reply["code"] in (
+        "bad-request",
+        "unknown-command",
+        "unauthorised",
+        "refused",
+    )
 
 
 def test_deep_or_huge_json_requests_are_bad_requests(table):
@@ -189,11 +224,15 @@ def test_what_escapes_the_checks_closes_the_table_and_it_keeps_serving(tmp_path)
             raise OverflowError("Python int too large to convert to SQLite INTEGER")
 
         ledger.settle_round = overflow
-        assert t.request("round.stake", seat=1, stakes={"ante": 100, "blind": 100},
-                         decision="fold")["ok"]  # fmt: skip
+        assert t.request(
+            "round.stake", seat=1, stakes={"ante": 100, "blind": 100}, decision="fold"
+        )["ok"]
         assert t.request("round.lock")["ok"]
-        for destination, cards in (("community", "2c 3d 4h 5s 7c"), ("dealer", "9c 9d"),
-                                   ("seat:1", "Kc Qd")):  # fmt: skip
+        for destination, cards in (
+            ("community", "2c 3d 4h 5s 7c"),
+            ("dealer", "9c 9d"),
+            ("seat:1", "Kc Qd"),
+        ):
             assert t.request("round.cards", destination=destination, cards=cards.split())["ok"]
         assert t.request("round.confirm")["ok"] and t.request("round.confirm")["ok"]
         machine = t.runner.machine

@@ -92,26 +92,36 @@ def sim_with(tmp_path: Path, text_edit=None, **sections) -> Path:
     ("edit", "key"),
     [
         # a number with a huge exponent: Fraction() would compute 10**999999999
-        (lambda t: t.replace('contribution_rate = "15%"', 'contribution_rate = "1e999999999"'),
-         "pools.main.contribution_rate"),
+        (
+            lambda t: t.replace('contribution_rate = "15%"', 'contribution_rate = "1e999999999"'),
+            "pools.main.contribution_rate",
+        ),
         (lambda t: t.replace("seed = 500000", "seed = 1e999999999"), "pools.main.seed"),
         (lambda t: t.replace('profile = "uth-gr"', 'profile = ""'), "table.profile"),
-        (lambda t: t.replace("packet_timeout = 10.0", "packet_timeout = inf"),
-         "shuffler.packet_timeout"),
-        (lambda t: t.replace("packet_timeout = 10.0", "packet_timeout = nan"),
-         "shuffler.packet_timeout"),
-        (lambda t: t.replace("settled_display = 10.0", "settled_display = 1e300"),
-         "timing.settled_display"),
+        (
+            lambda t: t.replace("packet_timeout = 10.0", "packet_timeout = inf"),
+            "shuffler.packet_timeout",
+        ),
+        (
+            lambda t: t.replace("packet_timeout = 10.0", "packet_timeout = nan"),
+            "shuffler.packet_timeout",
+        ),
+        (
+            lambda t: t.replace("settled_display = 10.0", "settled_display = 1e300"),
+            "timing.settled_display",
+        ),
         (lambda t: t.replace("seed = 500000", "seed = 9223372036854775808"), "pools.main.seed"),
         (lambda t: t.replace("seed = 500000", f"seed = {MONEY_MAX + 1}"), "pools.main.seed"),
         (lambda t: t.replace('path = "ledger.sqlite3"', 'path = ""'), "ledger.path"),
         (lambda t: t.replace('socket = "control.sock"', 'socket = ""'), "control.socket"),
         (lambda t: t + "\n[limits]\nstake_max = 1000000000000\n", "limits.stake_max"),
-        (lambda t: t.replace("[control]", "[control]\nmax_connections = 100000"),
-         "control.max_connections"),
+        (
+            lambda t: t.replace("[control]", "[control]\nmax_connections = 100000"),
+            "control.max_connections",
+        ),
         (lambda t: t.replace("[control]", "[control]\nidle_timeout = -1"), "control.idle_timeout"),
     ],
-)  # fmt: skip
+)
 def test_config_check_names_the_key_and_exits_nonzero(tmp_path, capsys, edit, key):
     text = (ROOT / "config" / "sim.toml").read_text()
     changed = edit(text)
@@ -166,10 +176,21 @@ def test_shipped_credential_is_within_the_kdf_limits():
 
 def croupierd(config: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "controller.table.daemon", "--config", str(config),
-         "--state-dir", str(tmp_path / "state"), "--runtime-dir", str(tmp_path / "run")],
-        capture_output=True, timeout=60, cwd=ROOT,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "controller.table.daemon",
+            "--config",
+            str(config),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--runtime-dir",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+    )
 
 
 def test_daemon_with_a_missing_control_group_says_so(tmp_path):
@@ -267,15 +288,49 @@ def test_fractions_are_exact_or_a_value_error(text):
 
 
 config_edits = st.dictionaries(
-    st.sampled_from(["table", "shuffler", "pools", "ledger", "technician", "control", "timing",
-                     "limits", "gpio", "sign"]),
-    st.dictionaries(st.sampled_from(["id", "profile", "seats", "port", "emulate", "baud",
-                                     "packet_timeout", "path", "credential", "socket", "group",
-                                     "settled_display", "stake_max", "max_connections",
-                                     "idle_timeout", "main", "seed", "kind", "pin_factory"]),
-                    json_values, max_size=3),
+    st.sampled_from(
+        [
+            "table",
+            "shuffler",
+            "pools",
+            "ledger",
+            "technician",
+            "control",
+            "timing",
+            "limits",
+            "gpio",
+            "sign",
+        ]
+    ),
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "id",
+                "profile",
+                "seats",
+                "port",
+                "emulate",
+                "baud",
+                "packet_timeout",
+                "path",
+                "credential",
+                "socket",
+                "group",
+                "settled_display",
+                "stake_max",
+                "max_connections",
+                "idle_timeout",
+                "main",
+                "seed",
+                "kind",
+                "pin_factory",
+            ]
+        ),
+        json_values,
+        max_size=3,
+    ),
     max_size=3,
-)  # fmt: skip
+)
 
 
 @settings(settings.get_profile("adversarial"), max_examples=scale(80, 1000))

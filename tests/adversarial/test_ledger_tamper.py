@@ -158,8 +158,10 @@ def test_rechaining_the_journal_without_the_key_is_detected(ledger_file, keyring
     prev = "0" * 64
     for seq, (_, kind, mono, wall, data) in enumerate(rows, 1):
         digest = entry_hash(prev, seq, kind, mono, wall, data)
-        conn.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-                     (seq, kind, mono, wall, data, prev, digest))  # fmt: skip
+        conn.execute(
+            "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (seq, kind, mono, wall, data, prev, digest),
+        )
         prev = digest
     conn.execute("UPDATE meta SET value = ? WHERE key = 'journal_head'", (f"{len(rows)} {prev}",))
     conn.commit()
@@ -170,15 +172,17 @@ def test_rechaining_the_journal_without_the_key_is_detected(ledger_file, keyring
     assert problems(ledger_file, keyring)
 
 
-def test_a_failed_selfcheck_resealed_as_passed_keeps_the_table_closed(tmp_path, ledger_file,
-                                                                     keyring):  # fmt: skip
+def test_a_failed_selfcheck_resealed_as_passed_keeps_the_table_closed(
+    tmp_path, ledger_file, keyring
+):
     with Ledger.open(ledger_file, now=0.0, keyring=keyring) as ledger:
         ledger.record_selfcheck_failure(["pools row uth does not match its checksum"], 20.0)
     db = attacker_db(ledger_file)
     reseal(db, "selfcheck", (1,), state="ok", failures="[]")
     db.close()
-    safeguards = Safeguards(simulated=True, table_id="T1", key_path=keyring.path,
-                            manifest=tmp_path / "none.json")  # fmt: skip
+    safeguards = Safeguards(
+        simulated=True, table_id="T1", key_path=keyring.path, manifest=tmp_path / "none.json"
+    )
     opened = open_ledger(ledger_file, 30.0, FakeWall(), safeguards)
     with opened.ledger:
         assert not opened.status.table_may_open
@@ -276,8 +280,13 @@ def witness():
 
 def test_rolling_back_to_an_older_copy_keeps_the_table_closed(tmp_path, keyring, witness):
     path = tmp_path / "ledger.sqlite3"
-    guards = Safeguards(simulated=True, table_id="T1", key_path=keyring.path,
-                        witness_url=witness, manifest=tmp_path / "none.json")  # fmt: skip
+    guards = Safeguards(
+        simulated=True,
+        table_id="T1",
+        key_path=keyring.path,
+        witness_url=witness,
+        manifest=tmp_path / "none.json",
+    )
     opened = open_ledger(path, 0.0, FakeWall(), guards)
     with opened.ledger as ledger:
         ledger.configure_pool(uth_pool(), 0.0)
@@ -373,8 +382,9 @@ def test_a_damaged_file_fails_the_selfcheck_instead_of_crashing(tmp_path, ledger
 
 
 def test_a_missing_manifest_keeps_a_real_table_closed(tmp_path, keyring):
-    guards = Safeguards(simulated=False, table_id="T1", key_path=keyring.path,
-                        manifest=tmp_path / "missing.json")  # fmt: skip
+    guards = Safeguards(
+        simulated=False, table_id="T1", key_path=keyring.path, manifest=tmp_path / "missing.json"
+    )
     opened = open_ledger(tmp_path / "ledger.sqlite3", 0.0, FakeWall(), guards)
     with opened.ledger:
         assert opened.conditions[0][0] == "selfcheck"

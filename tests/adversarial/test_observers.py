@@ -30,8 +30,17 @@ def test_every_command_is_either_open_to_observers_or_not():
     for name, args in ARGS.items():
         if "technician" in args:
             assert name in OBSERVER_COMMANDS, name
-    for name in ("round.stake", "round.lock", "round.confirm", "round.cards", "round.misdeal",
-                 "round.decide", "round.seats", "round.expose", "software.verify"):  # fmt: skip
+    for name in (
+        "round.stake",
+        "round.lock",
+        "round.confirm",
+        "round.cards",
+        "round.misdeal",
+        "round.decide",
+        "round.seats",
+        "round.expose",
+        "software.verify",
+    ):
         assert name not in OBSERVER_COMMANDS, name
 
 

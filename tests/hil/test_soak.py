@@ -24,16 +24,19 @@ SEED = os.environ.get("CROUPIER_SOAK_SEED")
 
 
 def test_soak_with_faults_and_kills_keeps_the_books_to_the_cent():
-    report = run_soak(ROUNDS, faults=0.2, kill_rate=0.005, tables=3,
-                      seed=int(SEED) if SEED else None)  # fmt: skip
+    report = run_soak(
+        ROUNDS, faults=0.2, kill_rate=0.005, tables=3, seed=int(SEED) if SEED else None
+    )
     detail = f"seed {report.seed}: {report.problems[:10]}"
     assert report.ok, detail
     assert report.rounds == ROUNDS
     assert report.kills >= 1 and sum(report.faults.values()) >= ROUNDS // 10, report.to_json()
     voided = sum(n for outcome, n in report.outcomes.items() if outcome.startswith("voided"))
     assert voided >= 1 and report.outcomes["settled"] >= ROUNDS // 2
-    print(f"\nsoak: {report.rounds} rounds, {report.rate:.1f} rounds/s, {report.kills} kills,"
-          f" seed {report.seed}")  # fmt: skip
+    print(
+        f"\nsoak: {report.rounds} rounds, {report.rate:.1f} rounds/s, {report.kills} kills,"
+        f" seed {report.seed}"
+    )
 
 
 def test_the_reconciliation_catches_a_cent():
@@ -73,25 +76,28 @@ def test_ch_bg_tables_on_a_linked_jumbo7_keep_every_book_to_the_cent():
     """Three ch-bg tables, one Jumbo 7 linked pool on a private PostgreSQL restarted twice,
     shuffler faults, kill -9 and 7-card straight flushes dealt on purpose (CH-8, CH-9)."""
     private_postgres_or_skip()
-    report = run_linked_soak(GAME_ROUNDS, faults=0.2, kill_rate=0.04, seed=GAME_SEED,
-                             tables=3, jackpots=0.05)  # fmt: skip
+    report = run_linked_soak(
+        GAME_ROUNDS, faults=0.2, kill_rate=0.04, seed=GAME_SEED, tables=3, jackpots=0.05
+    )
     assert report.ok, f"seed {report.seed}: {report.problems[:10]}"
     assert report.rounds == GAME_ROUNDS and report.restarts == 2, report.to_json()
     assert report.kills >= 1 and sum(report.faults.values()) >= GAME_ROUNDS // 10
     assert report.jackpots >= 1 and report.store["won_from_pool"] > 0, report.to_json()
     assert report.store["contributions"] > 0 and report.store["voids"] >= 1
-    print(f"\nch-bg soak: {report.rounds} rounds, {report.rate:.1f} rounds/s, {report.kills}"
-          f" kills, {report.restarts} server restarts, seed {report.seed}")  # fmt: skip
+    print(
+        f"\nch-bg soak: {report.rounds} rounds, {report.rate:.1f} rounds/s, {report.kills}"
+        f" kills, {report.restarts} server restarts, seed {report.seed}"
+    )
 
 
 def test_trilux_shoe_tables_keep_the_books_to_the_cent():
-    report = run_shoe_soak(GAME_ROUNDS + 30, faults=0.3, kill_rate=0.04, seed=GAME_SEED,
-                           tables=2)  # fmt: skip
+    report = run_shoe_soak(GAME_ROUNDS + 30, faults=0.3, kill_rate=0.04, seed=GAME_SEED, tables=2)
     assert report.ok, f"seed {report.seed}: {report.problems[:10]}"
     assert report.kills >= 1 and report.outcomes["settled"] >= GAME_ROUNDS // 2
     assert report.outcomes["voided MD-S1"] >= 1  # the card drawn when none was due
-    print(f"\ntrilux-gr soak: {report.rounds} rounds, {report.rate:.1f} rounds/s, seed"
-          f" {report.seed}")  # fmt: skip
+    print(
+        f"\ntrilux-gr soak: {report.rounds} rounds, {report.rate:.1f} rounds/s, seed {report.seed}"
+    )
 
 
 def test_the_shoe_reconciliation_catches_a_cent():

@@ -36,28 +36,36 @@ def wiring(tmp_path):
     run, state, pid, log = tmp_path / "run", tmp_path / "state", tmp_path / "pid", tmp_path / "log"
     run.mkdir()
     table = read_toml(REPO_CONFIG)
-    table["shuffler"] = {"port": str(run / "shuffler.pty"), "baud": 115200,
-                         "firmware_allow": [firmware_digest().hex()]}  # fmt: skip
+    table["shuffler"] = {
+        "port": str(run / "shuffler.pty"),
+        "baud": 115200,
+        "firmware_allow": [firmware_digest().hex()],
+    }
     # a real table is provisioned at install: its ledger key and its software manifest
     table["ledger"]["key"] = str(create_keyring(tmp_path / "ledger.key").path)
     manifest = tmp_path / "manifest.json"
     make_manifest(manifest, "2026-11-24T00:00:00.000+00:00")
     config = tmp_path / "controller.toml"
     config.write_text(tomli_w.dumps(table))
-    daemon = (f"env CROUPIER_MANIFEST={manifest} {sys.executable} -m controller.table.daemon"
-              f" --config {config} --state-dir {state} --runtime-dir {run}")  # fmt: skip
+    daemon = (
+        f"env CROUPIER_MANIFEST={manifest} {sys.executable} -m controller.table.daemon"
+        f" --config {config} --state-dir {state} --runtime-dir {run}"
+    )
     alive = f"kill -0 $(cat {pid}) 2>/dev/null"
     stop = f"kill $(cat {pid}) 2>/dev/null; while {alive}; do sleep 0.05; done"
     rig = {
         "controller": {
-            "config": str(config), "socket": str(run / "control.sock"),
+            "config": str(config),
+            "socket": str(run / "control.sock"),
             "prepare": sh(f"[ -f {pid} ] && {{ {stop}; }}; rm -rf {state}"),
             "start": sh(f"{daemon} >> {log} 2>&1 & echo $! > {pid}"),
-            "stop": sh(stop), "kill": sh(f"kill -9 $(cat {pid})"), "log": f"tail -n 40 {log}",
+            "stop": sh(stop),
+            "kill": sh(f"kill -9 $(cat {pid})"),
+            "log": f"tail -n 40 {log}",
         },
         "shuffler": {"link": str(run / "shuffler.pty")},
         "pins": {"backend": "rig", "socket": str(run / "rig.sock")},
-    }  # fmt: skip
+    }
     path = tmp_path / "rig.toml"
     path.write_text(tomli_w.dumps(rig))
     yield load_wiring(path)
@@ -82,6 +90,10 @@ def test_a_wiring_file_reports_every_problem(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_wiring(bad)
     text = str(caught.value)
-    for expected in ("controller.config: required key", "shuffler.port: give the rig's",
-                     "shuffler.baud", "pins.wiring: required table"):  # fmt: skip
+    for expected in (
+        "controller.config: required key",
+        "shuffler.port: give the rig's",
+        "shuffler.baud",
+        "pins.wiring: required table",
+    ):
         assert expected in text

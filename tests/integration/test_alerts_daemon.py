@@ -30,8 +30,12 @@ def test_a_sensor_fault_alert_stays_until_acknowledged_and_the_ack_is_journaled(
     with pytest.raises(ControlError, match="acknowledged already"):
         table.call("alert.ack", privileged=True, id=alert["id"])
     entry = table.wait_until(lambda: table.journal("alert-acknowledged"), "journal entry")[0]
-    assert entry == {"alert": alert["id"], "kind": "stuck-sensor", "subject": "seat 4",
-                     "technician": "alice"}  # fmt: skip
+    assert entry == {
+        "alert": alert["id"],
+        "kind": "stuck-sensor",
+        "subject": "seat 4",
+        "technician": "alice",
+    }
     table.call("seat.clear", privileged=True, seat=4)
     table.wait_until(
         lambda: table.call("alerts") == [], "the acknowledged alert leaves once cleared"

@@ -88,8 +88,19 @@ def test_a_bundle_after_a_kill9_restart_has_the_frames_of_a_round_settled_before
     # and from the files, the daemon stopped: the same frames
     monkeypatch.setenv("CROUPIER_CREDENTIAL", CREDENTIAL)
     out = tmp_path / "from-files.json"
-    code = main(["evidence", "make", round_id, "--config", str(config_path),
-                 "--state-dir", str(t.state_dir), "--output", str(out)])  # fmt: skip
+    code = main(
+        [
+            "evidence",
+            "make",
+            round_id,
+            "--config",
+            str(config_path),
+            "--state-dir",
+            str(t.state_dir),
+            "--output",
+            str(out),
+        ]
+    )
     assert code == 0
     again = json.loads(out.read_text())["report"]
     check(again, out, public)

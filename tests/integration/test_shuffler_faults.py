@@ -72,8 +72,9 @@ def run_link(emulator, scenario, shoe=False):
         )
         await link.start()
         try:
-            await posted.until(lambda e: isinstance(e, ConditionChanged) and e.name == "link"
-                               and not e.blocking)  # fmt: skip
+            await posted.until(
+                lambda e: isinstance(e, ConditionChanged) and e.name == "link" and not e.blocking
+            )
             return await scenario(link, posted)
         finally:
             await link.close()

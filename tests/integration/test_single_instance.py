@@ -61,8 +61,10 @@ def test_a_second_emulator_on_the_same_link_refuses_and_the_first_keeps_serving(
         assert os.readlink(link) == target and first.poll() is None  # untouched
         info = subprocess.run(
             [sys.executable, "-m", "controller.cli.main", "shuffler", "info", "--port", str(link)],
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert info.returncode == 0, info.stderr
     finally:
         first.terminate()
@@ -73,10 +75,22 @@ def test_a_second_emulator_on_the_same_link_refuses_and_the_first_keeps_serving(
 def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_path):
     table = sim_table
     second = subprocess.run(
-        [sys.executable, "-m", "controller.table.daemon", "--config", str(table.config_path),
-         "--state-dir", str(tmp_path / "other-state"), "--runtime-dir", str(table.runtime_dir)],
-        capture_output=True, text=True, timeout=60, cwd=REPO,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "controller.table.daemon",
+            "--config",
+            str(table.config_path),
+            "--state-dir",
+            str(tmp_path / "other-state"),
+            "--runtime-dir",
+            str(table.runtime_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
     assert second.returncode == 1
     assert f"croupierd on {table.runtime_dir} is already running (PID {table.proc.pid}" in (
         second.stderr
@@ -87,8 +101,11 @@ def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_pa
     cli = [sys.executable, "-m", "controller.cli.main", "--socket", str(table.control_socket)]
     shown = subprocess.run([*cli, "status"], capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and "pool progressive: EUR 5,000.00" in shown.stdout
-    data = json.loads(subprocess.run([*cli, "--json", "status"], capture_output=True,
-                                     text=True, timeout=60).stdout)  # fmt: skip
+    data = json.loads(
+        subprocess.run(
+            [*cli, "--json", "status"], capture_output=True, text=True, timeout=60
+        ).stdout
+    )
     assert data["currency"] == "EUR" and data["pools"]["progressive"] == 500_000
 
 
@@ -98,9 +115,14 @@ DEMO = [sys.executable, "-m", "controller.rig.demo"]
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, sig):
     state = tmp_path / "state"
-    demo = subprocess.Popen([*DEMO, "--rounds", "1000", "--state-dir", str(state)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=REPO)  # fmt: skip
+    demo = subprocess.Popen(
+        [*DEMO, "--rounds", "1000", "--state-dir", str(state)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     try:
         pid = wait_for(lambda: processes_with("controller.table.daemon", str(state)), "daemon")[0]
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
@@ -119,9 +141,14 @@ def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, si
     assert not processes_with(runtime), "the demo left its emulator running"
     assert not os.path.exists(runtime), "the demo left its runtime directory"
     # and the next demo starts: nothing holds the ledger
-    again = subprocess.run([*DEMO, "--rounds", "1", "--state-dir", str(state)],
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=120, cwd=REPO)  # fmt: skip
+    again = subprocess.run(
+        [*DEMO, "--rounds", "1", "--state-dir", str(state)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
     assert again.returncode == 0, again.stdout + again.stderr
 
 
@@ -130,9 +157,14 @@ def test_a_failing_daemon_shows_its_last_log_lines(tmp_path, make_sim_table):
     # the same ledger: the demo's daemon cannot take its lock
     holder = make_sim_table(state_dir=state)
     try:
-        demo = subprocess.run([*DEMO, "--rounds", "1", "--state-dir", str(state)],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=120, cwd=REPO)  # fmt: skip
+        demo = subprocess.run(
+            [*DEMO, "--rounds", "1", "--state-dir", str(state)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
+        )
     finally:
         holder.close()
     assert demo.returncode == 1
@@ -157,10 +189,19 @@ def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
     """``croupier rig run`` (the CI's HIL job, killed by a ``timeout``) stops its daemon and
     emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
     rig = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "rig", "run",
-         str(REPO / "tests" / "hil" / "two-jackpots.toml")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "controller.cli.main",
+            "rig",
+            "run",
+            str(REPO / "tests" / "hil" / "two-jackpots.toml"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     try:
         (pid,) = wait_for(lambda: children(rig.pid, "controller.table.daemon"), "its daemon")
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")

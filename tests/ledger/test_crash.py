@@ -58,8 +58,10 @@ def run_until_killed(db, seed, rng):
     before it is even ready); return the commits it reported."""
     proc = subprocess.Popen(
         [sys.executable, str(DRIVER), str(db), str(seed)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     committed = []
     budget = -1 if rng.random() < 0.1 else rng.randint(0, 400)
     try:

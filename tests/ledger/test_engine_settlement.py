@@ -71,11 +71,17 @@ def test_stakes_placed_during_the_round_are_recorded(ledger):
 def test_an_opening_stake_cannot_be_lowered_and_no_progressive_comes_late(ledger):
     ledger.open_round("r1", {1: {"ante": 1000}, 2: {"ante": 500}}, 1.0)
     with pytest.raises(BadRoundError, match="staked 1000 on ante at the opening, 400"):
-        ledger.settle_round("r1", 2.0, payouts={1: {"ante": 0}, 2: {"ante": 0}},
-                            stakes={1: {"ante": 400}, 2: {"ante": 500}})  # fmt: skip
+        ledger.settle_round(
+            "r1",
+            2.0,
+            payouts={1: {"ante": 0}, 2: {"ante": 0}},
+            stakes={1: {"ante": 400}, 2: {"ante": 500}},
+        )
     with pytest.raises(BadRoundError, match="PRG-2"):
         ledger.settle_round(
-            "r1", 2.0, payouts={1: {"ante": 0}, 2: {"ante": 0}},
+            "r1",
+            2.0,
+            payouts={1: {"ante": 0}, 2: {"ante": 0}},
             stakes={1: {"ante": 1000, "progressive": 100}, 2: {"ante": 500}},
-        )  # fmt: skip
+        )
     ledger.settle_round("r1", 2.0, payouts={1: {"ante": 0}, 2: {"ante": 0}})

@@ -48,8 +48,11 @@ def test_db_given_before_the_action_is_kept(db, capsys):
 def test_hits_and_events(db, capsys):
     (hit,) = run_json(capsys, "meters", "hits", "--db", db)
     assert (hit["seat"], hit["line"], hit["amount"], hit["hand"]) == (
-        2, "full-house", 1000, "Qs Qd Qh 9c 9d",
-    )  # fmt: skip
+        2,
+        "full-house",
+        1000,
+        "Qs Qd Qh 9c 9d",
+    )
     entries = run_json(capsys, "events", "tail", "--db", db, "-n", "2")
     assert [e["kind"] for e in entries] == ["round.settled", "round.opened"]
     only = run_json(capsys, "events", "tail", "--db", db, "--kind", "pool.created")
@@ -64,8 +67,19 @@ def test_verify_reports_the_counts(db, capsys):
 
 
 def test_correction_and_rebuild_take_the_writer_lock(db, capsys):
-    argv = ["meters", "correct", "uth", "reserve", "250", "--db", db,
-            "--technician", "T-4", "--reason", "opening float"]  # fmt: skip
+    argv = [
+        "meters",
+        "correct",
+        "uth",
+        "reserve",
+        "250",
+        "--db",
+        db,
+        "--technician",
+        "T-4",
+        "--reason",
+        "opening float",
+    ]
     assert main(argv) == 1
     assert "round r2 is open on pool uth" in capsys.readouterr().err
     with Ledger.open(db, now=0.0) as ledger:
@@ -89,9 +103,17 @@ def test_selfcheck_commands(db, capsys, tmp_path):
     assert "FAIL [software]" in capsys.readouterr().out
     assert run_json(capsys, "selfcheck", "status", "--db", db)["state"] == "ok"
     cleared = run_json(
-        capsys, "selfcheck", "clear", "--db", db, "--no-software",
-        "--technician", "T-5", "--reason", "routine",
-    )  # fmt: skip
+        capsys,
+        "selfcheck",
+        "clear",
+        "--db",
+        db,
+        "--no-software",
+        "--technician",
+        "T-5",
+        "--reason",
+        "routine",
+    )
     assert cleared["table_may_open"]
 
 
@@ -99,25 +121,54 @@ def test_errors_are_one_line_with_status_1(db, tmp_path, capsys):
     assert main(["meters", "--db", str(tmp_path / "none.sqlite3")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no ledger at" in err
-    assert main(["meters", "correct", "nope", "current", "1", "--db", db,
-                 "--technician", "T", "--reason", "r"]) == 1  # fmt: skip
+    assert (
+        main(
+            [
+                "meters",
+                "correct",
+                "nope",
+                "current",
+                "1",
+                "--db",
+                db,
+                "--technician",
+                "T",
+                "--reason",
+                "r",
+            ]
+        )
+        == 1
+    )
     assert "no pool 'nope'" in capsys.readouterr().err
 
 
 def test_a_writer_command_is_refused_while_the_daemon_holds_the_ledger(db):
     with Ledger.open(db, now=0.0):
         result = subprocess.run(
-            [sys.executable, "-m", "controller.cli.main", "meters", "rebuild", "--db", db,
-             "--technician", "T", "--reason", "r"],
-            capture_output=True, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "controller.cli.main",
+                "meters",
+                "rebuild",
+                "--db",
+                db,
+                "--technician",
+                "T",
+                "--reason",
+                "r",
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 1
         assert "open for writing by another process" in result.stderr
         assert result.stderr.count("\n") == 1
         reading = subprocess.run(
             [sys.executable, "-m", "controller.cli.main", "meters", "verify", "--db", db],
-            capture_output=True, text=True,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+        )
         assert reading.returncode == 0, reading.stderr
 
 
@@ -125,10 +176,25 @@ def test_events_tail_follows_the_journal(db):
     """``events tail -f`` prints the entries the writer commits after it started (JSON lines
     with --json), like ``tail -f`` on a log."""
     follow = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "events", "tail", "-n", "1", "-f",
-         "--interval", "0.05", "--json", "--db", db],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "controller.cli.main",
+            "events",
+            "tail",
+            "-n",
+            "1",
+            "-f",
+            "--interval",
+            "0.05",
+            "--json",
+            "--db",
+            db,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         first = json.loads(follow.stdout.readline())
         assert first["kind"] == "round.opened"  # the last entry of the fixture

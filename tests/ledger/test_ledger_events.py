@@ -65,9 +65,11 @@ def test_last_closed_round_is_the_last_settled_or_voided(ledger):
 def test_showdown_pays_the_pool_resets_to_seed_and_pays_envy(ledger):
     ledger.open_round("r1", SIX, 1.0)
     settled = ledger.settle_round(
-        "r1", 2.0, hits={"uth": {2: "royal-flush", 5: "four-of-a-kind"}},
+        "r1",
+        2.0,
+        hits={"uth": {2: "royal-flush", 5: "four-of-a-kind"}},
         hands={2: "As Ks Qs Js 10s 2c 3d"},
-    )  # fmt: skip
+    )
     assert settled.jackpot
     assert settled.paid[2] == {"progressive": 500_090}  # 100% of the pool (PRG-3)
     assert settled.paid[5] == {"progressive": 10_000, "envy": 10_000}  # 100:1, PRG-4

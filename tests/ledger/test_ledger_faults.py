@@ -113,8 +113,10 @@ HOLDER = textwrap.dedent(
 def hold(db_path, mode="hold"):
     return subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(db_path), mode],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_a_second_process_is_refused_and_a_dead_one_leaves_no_stale_lock(db_path):
@@ -165,8 +167,9 @@ def test_a_failure_mid_transaction_writes_nothing(ledger, monkeypatch):
 
     monkeypatch.setattr(Database, "put", failing_put)
     with pytest.raises(OSError):
-        ledger.settle_round("r0", 1.0, hits={"uth": {1: "royal-flush"}},
-                            payouts={s: {"ante": 0} for s in SIX})  # fmt: skip
+        ledger.settle_round(
+            "r0", 1.0, hits={"uth": {1: "royal-flush"}}, payouts={s: {"ante": 0} for s in SIX}
+        )
     monkeypatch.undo()
     assert ledger.journal.head() == head
     assert ledger.round("r0").state == "open" and ledger.hits() == []

@@ -113,9 +113,13 @@ def test_a_damaged_hit_row_can_be_accepted_as_it_is(db_path):
     with reopen(db_path) as ledger:
         assert not selfcheck.power_up(ledger, 1.0, None).table_may_open
         status = selfcheck.clear(
-            ledger, 2.0, technician="T-9", reason="hand text damaged, amount checked",
-            manifest=None, accept_rows=True,
-        )  # fmt: skip
+            ledger,
+            2.0,
+            technician="T-9",
+            reason="hand text damaged, amount checked",
+            manifest=None,
+            accept_rows=True,
+        )
         assert status.table_may_open
         accepted = ledger.journal.tail(1)[0].data["resealed"]
         assert accepted[0]["table"] == "hits" and accepted[0]["row"]["hand"] == "Ks Kd Kh 2?"
@@ -155,5 +159,8 @@ def test_the_quick_check_sees_a_broken_journal_tail(ledger, db_path):
     assert "the safeguard trigger journal_no_update is missing" in texts
     # the fixture's final verify would fail on purpose: put the journal back
     tamper(db_path, "UPDATE journal SET kind = 'pool.created' WHERE seq = 2;")
-    tamper(db_path, "CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal "
-                    "BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;")  # fmt: skip
+    tamper(
+        db_path,
+        "CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal "
+        "BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;",
+    )

@@ -116,8 +116,13 @@ async def settle_pending(linked, pending, log):
             return
         pending.pop(0)
         outcome = settled.outcomes[NAME]
-        log("settled", round=rid, jackpot_paid=outcome.jackpot_paid,
-            pool_before=outcome.pool_before, seq=settled.seq)  # fmt: skip
+        log(
+            "settled",
+            round=rid,
+            jackpot_paid=outcome.jackpot_paid,
+            pool_before=outcome.pool_before,
+            seq=settled.seq,
+        )
 
 
 async def play(args):
@@ -127,9 +132,14 @@ async def play(args):
         pause_hook(args, log)
     rng = random.Random(args.seed * 1000 + args.life)
     settings = LinkedSettings(
-        name=NAME, dsn=args.dsn, pool="jumbo7", heartbeat=1.0, operation_timeout=3.0,
-        reconnect_min=0.05, reconnect_max=0.5,
-    )  # fmt: skip
+        name=NAME,
+        dsn=args.dsn,
+        pool="jumbo7",
+        heartbeat=1.0,
+        operation_timeout=3.0,
+        reconnect_min=0.05,
+        reconnect_max=0.5,
+    )
     linked = LinkedPool(settings, args.table, RULES)
     loop = asyncio.get_running_loop()
 
@@ -138,8 +148,12 @@ async def play(args):
             if isinstance(event, LinkChanged):
                 log("link", up=event.up)
                 for voided in event.recovered:
-                    log("recovered", round=voided.round_id, rule=voided.rule,
-                        from_current=voided.reversals[NAME].from_current)  # fmt: skip
+                    log(
+                        "recovered",
+                        round=voided.round_id,
+                        rule=voided.rule,
+                        from_current=voided.reversals[NAME].from_current,
+                    )
 
     watcher = asyncio.create_task(watch())
     await linked.start()

@@ -28,8 +28,13 @@ def play(ledger, first, count):
 def test_a_rolled_back_ledger_is_caught_by_the_linked_store(tmp_path, pool_dsn):
     keyring = create_keyring(tmp_path / "table.key")
     path = tmp_path / "ledger.sqlite3"
-    guards = Safeguards(simulated=True, table_id="T1", key_path=keyring.path,
-                        witness_dsn=pool_dsn, manifest=tmp_path / "none.json")  # fmt: skip
+    guards = Safeguards(
+        simulated=True,
+        table_id="T1",
+        key_path=keyring.path,
+        witness_dsn=pool_dsn,
+        manifest=tmp_path / "none.json",
+    )
     opened = open_ledger(path, 0.0, FakeWall(), guards)
     with opened.ledger as ledger:
         assert opened.conditions == []

@@ -56,9 +56,15 @@ class Tables:
 
 
 def link_settings(dsn):
-    return LinkedSettings(name="j7", dsn=dsn, pool="jumbo7", heartbeat=1.0,
-                          operation_timeout=5.0, reconnect_min=0.05,
-                          reconnect_max=0.5)  # fmt: skip
+    return LinkedSettings(
+        name="j7",
+        dsn=dsn,
+        pool="jumbo7",
+        heartbeat=1.0,
+        operation_timeout=5.0,
+        reconnect_min=0.05,
+        reconnect_max=0.5,
+    )
 
 
 def run(dsn, work):
@@ -116,13 +122,15 @@ def test_two_tables_share_the_jackpot_and_each_pays_at_its_own_settlement(pool_d
     assert paid_b.outcomes["jumbo7"].jackpot_paid == 0  # drawn at the hit, not again
     assert current(pool_dsn) == SEED
     hits = sql(
-        pool_dsn, "SELECT table_id, seat, amount, share, from_pool FROM croupier.hits "
-        "ORDER BY hit_id",
-    )  # fmt: skip
+        pool_dsn,
+        "SELECT table_id, seat, amount, share, from_pool FROM croupier.hits ORDER BY hit_id",
+    )
     assert hits == [
-        ("A", 1, 14306, 0, 14306), ("A", 2, 0, 28611, 28611),
-        ("B", 1, 0, 14306, 14306), ("B", 3, 1200, 42917, 42917),
-    ]  # fmt: skip
+        ("A", 1, 14306, 0, 14306),
+        ("A", 2, 0, 28611, 28611),
+        ("B", 1, 0, 14306, 14306),
+        ("B", 3, 1200, 42917, 42917),
+    ]
     won = dict(sql(pool_dsn, "SELECT table_id, won_from_pool FROM croupier.tables"))
     assert won == {"A": 100140, "B": 0}  # the hit draws the whole jackpot
 
@@ -168,9 +176,11 @@ def test_three_tables_remainder_cents_follow_the_documented_rule(pool_dsn):
     assert sum(shares.values()) == jackpot == outcome.jackpot_paid
     # floors 16686 x3 + 50060 leave 2 cents; the .67 ties go to the hitting table, then B 1
     assert shares == {
-        ("A", "a1", 6): 16687, ("B", "b1", 1): 16687, ("B", "b1", 2): 16686,
+        ("A", "a1", 6): 16687,
+        ("B", "b1", 1): 16687,
+        ("B", "b1", 2): 16686,
         ("C", "c1", 3): 50060,
-    }  # fmt: skip
+    }
 
 
 def test_a_round_voided_after_the_hit_gets_no_share_and_it_returns_to_the_pool(pool_dsn):
@@ -188,8 +198,10 @@ def test_a_round_voided_after_the_hit_gets_no_share_and_it_returns_to_the_pool(p
     data = entry(pool_dsn, "round.voided", "B", "b1")
     assert data["rule"] == "MD-M2"
     assert data["pools"]["jumbo7"]["shares_returned"] == {
-        "seats": {"1": 75060}, "to_current": 75060, "to_reserve": 0,
-    }  # fmt: skip
+        "seats": {"1": 75060},
+        "to_current": 75060,
+        "to_reserve": 0,
+    }
     won = dict(sql(pool_dsn, "SELECT table_id, won_from_pool FROM croupier.tables"))
     assert won == {"A": 100080, "B": -75060}
     assert sql(pool_dsn, "SELECT count(*) FROM croupier.hits WHERE table_id = 'B'") == [(0,)]
@@ -219,16 +231,17 @@ def test_a_table_killed_between_the_hit_and_its_settlement_gives_its_share_back(
     settling it; at restart its client voids the round (MD-S2) and its share returns."""
     process = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(TABLE_PROCESS), pool_dsn],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         assert process.stdout.readline().strip() == "OPENED"
 
         async def hit(t):
             a = await t("A")
             await a.open_round("A-000001", {1: 200}, 2.0)
-            return await a.settle_round("A-000001", 3.0, lines={1: JACKPOT}, hands={},
-                                        final=None)  # fmt: skip
+            return await a.settle_round("A-000001", 3.0, lines={1: JACKPOT}, hands={}, final=None)
 
         outcome = run(pool_dsn, hit).outcomes["jumbo7"]
     finally:

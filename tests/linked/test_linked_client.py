@@ -45,8 +45,15 @@ def dsn(server):
 
 
 def settings(dsn, **overrides):
-    values = dict(name="j7", dsn=dsn, pool="jumbo7", heartbeat=1.0, operation_timeout=2.0,
-                  reconnect_min=0.05, reconnect_max=0.5)  # fmt: skip
+    values = dict(
+        name="j7",
+        dsn=dsn,
+        pool="jumbo7",
+        heartbeat=1.0,
+        operation_timeout=2.0,
+        reconnect_min=0.05,
+        reconnect_max=0.5,
+    )
     values.update(overrides)
     return LinkedSettings(**values)
 

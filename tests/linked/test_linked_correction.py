@@ -46,9 +46,13 @@ def test_a_correction_is_journaled_and_replayed(pool_dsn):
         ).fetchone()
     assert kind == "meter.corrected"
     assert json.loads(data) == {
-        "pool": "jumbo7", "meter": "current", "old": 100_000, "new": 123_456,
-        "technician": "K. P.", "reason": "ticket 9",
-    }  # fmt: skip
+        "pool": "jumbo7",
+        "meter": "current",
+        "old": 100_000,
+        "new": 123_456,
+        "technician": "K. P.",
+        "reason": "ticket 9",
+    }
 
 
 def test_refused_while_a_round_is_open_and_for_bad_values(pool_dsn):
@@ -64,18 +68,35 @@ def test_refused_while_a_round_is_open_and_for_bad_values(pool_dsn):
     with pytest.raises(RoundStateError, match="round r1 of table sofia-07 is open"):
         run(pool_dsn, open_then_correct)
     with pytest.raises(BadRoundError, match="not a non-negative amount"):
-        run(pool_dsn, lambda c: correct_linked(c, "jumbo7", "reserve", -1, 1.0,
-                                                technician="t", reason="r"))  # fmt: skip
+        run(
+            pool_dsn,
+            lambda c: correct_linked(c, "jumbo7", "reserve", -1, 1.0, technician="t", reason="r"),
+        )
     with pytest.raises(LinkedStoreError, match="no linked pool 'nope'"):
-        run(pool_dsn, lambda c: correct_linked(c, "nope", "current", 1, 1.0,
-                                                technician="t", reason="r"))  # fmt: skip
+        run(
+            pool_dsn,
+            lambda c: correct_linked(c, "nope", "current", 1, 1.0, technician="t", reason="r"),
+        )
 
 
 def test_the_command_needs_the_technician_credential(pool_dsn, tmp_path, monkeypatch, capsys):
     config = tmp_path / "table.toml"
     config.write_text(tomli_w.dumps(read_toml(SIM)))  # the sim's credential: "1234"
-    args = ["pool", "correct", "jumbo7", "current", "150000", "--dsn", pool_dsn, "--config",
-            str(config), "--technician", "K. P.", "--reason", "display fault"]  # fmt: skip
+    args = [
+        "pool",
+        "correct",
+        "jumbo7",
+        "current",
+        "150000",
+        "--dsn",
+        pool_dsn,
+        "--config",
+        str(config),
+        "--technician",
+        "K. P.",
+        "--reason",
+        "display fault",
+    ]
     monkeypatch.setenv("CROUPIER_CREDENTIAL", "0000")
     assert main(args) == 1  # a failure (no credential), not a usage error
     assert "wrong technician credential" in capsys.readouterr().err

@@ -65,17 +65,29 @@ def test_amounts_never_step_back():
 def test_table_totals_from_journal_entries():
     opened = {"pools": {"j": {"stake": 300, "to_current": 60, "to_reserve": 3, "overflow": 2}}}
     assert table_deltas("round.opened", opened, "j") == {
-        "rounds": 1, "stakes_in": 300, "contributions": 60, "reserve_contributions": 5,
-        "voids": 0, "hits": 0, "won_from_pool": 0, "won_fixed": 0,
-    }  # fmt: skip
+        "rounds": 1,
+        "stakes_in": 300,
+        "contributions": 60,
+        "reserve_contributions": 5,
+        "voids": 0,
+        "hits": 0,
+        "won_from_pool": 0,
+        "won_fixed": 0,
+    }
     voided = {
         "returned": {"1": {"jumbo7": 100}, "2": {"jumbo7": 200}},
         "pools": {"j": {"from_current": 60, "from_overflow": 2, "from_reserve": 3}},
     }
     assert table_deltas("round.voided", voided, "j") == {
-        "rounds": -1, "stakes_in": -300, "contributions": -60, "reserve_contributions": -5,
-        "voids": 1, "hits": 0, "won_from_pool": 0, "won_fixed": 0,
-    }  # fmt: skip
+        "rounds": -1,
+        "stakes_in": -300,
+        "contributions": -60,
+        "reserve_contributions": -5,
+        "voids": 1,
+        "hits": 0,
+        "won_from_pool": 0,
+        "won_fixed": 0,
+    }
     # awards: [stake, line, amount, from_pool, share, envy]
     settled = {"pools": {"j": {"order": [3], "jackpot_paid": 1000, "awards": {
         "1": [100, "flush", 400, 500, 500, 0], "3": [100, "seven", 500, 500, 0, 0]}}}}  # fmt: skip

@@ -60,9 +60,20 @@ class Soak:
         return self.root / f"{table}.log"
 
     def start(self, table, life, *extra):
-        args = [sys.executable, str(DRIVER), self.dsn, table, str(self.log(table)),
-                "--life", str(life), "--seed", str(ord(table[0])), "--stop-file",
-                str(self.stop_file), *extra]  # fmt: skip
+        args = [
+            sys.executable,
+            str(DRIVER),
+            self.dsn,
+            table,
+            str(self.log(table)),
+            "--life",
+            str(life),
+            "--seed",
+            str(ord(table[0])),
+            "--stop-file",
+            str(self.stop_file),
+            *extra,
+        ]
         self.procs[table] = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
 
     def events(self, table):
@@ -108,20 +119,27 @@ def test_three_tables_a_killed_table_two_jackpots_and_a_server_restart(soak):
     soak.start("C", 1, "--pause-at", "12", "--pause-when", "before-commit")
     soak.kill_when_paused("C")
     soak.start("C", 2, "--pause-at", "8", "--pause-when", "after-commit")
-    soak.wait("both jackpot tables", lambda: all(
-        (soak.barrier / f"ready-{t}").exists() for t in ("A", "B")))  # fmt: skip
+    soak.wait(
+        "both jackpot tables",
+        lambda: all((soak.barrier / f"ready-{t}").exists() for t in ("A", "B")),
+    )
     (soak.barrier / "go").touch()
     soak.kill_when_paused("C")
     soak.start("C", 3)
-    soak.wait("40 rounds on every table", lambda: all(
-        soak.count(t, "opened") >= 40 for t in tables))  # fmt: skip
+    soak.wait(
+        "40 rounds on every table", lambda: all(soak.count(t, "opened") >= 40 for t in tables)
+    )
     before = {t: soak.count(t, "opened") for t in tables}
     soak.server.stop()
-    soak.wait("every table to play without the link", lambda: all(
-        soak.count(t, "refused") >= 3 for t in tables))  # fmt: skip
+    soak.wait(
+        "every table to play without the link",
+        lambda: all(soak.count(t, "refused") >= 3 for t in tables),
+    )
     soak.server.start()
-    soak.wait("20 more rounds on every table after the restart", lambda: all(
-        soak.count(t, "opened") >= before[t] + 20 for t in tables))  # fmt: skip
+    soak.wait(
+        "20 more rounds on every table after the restart",
+        lambda: all(soak.count(t, "opened") >= before[t] + 20 for t in tables),
+    )
     soak.finish()
 
     report = verify_store(soak.dsn)
@@ -141,8 +159,10 @@ def store_rounds(dsn):
             )
         ]
         current = conn.execute("SELECT current FROM croupier.pools").fetchone()[0]
-    rounds = {(t, r): (state, json.loads(c or "null"), json.loads(o or "null"), rule)
-              for t, r, state, c, o, rule in rows}  # fmt: skip
+    rounds = {
+        (t, r): (state, json.loads(c or "null"), json.loads(o or "null"), rule)
+        for t, r, state, c, o, rule in rows
+    }
     return rounds, entries, current
 
 
@@ -211,16 +231,20 @@ def check_every_table_against_the_store(soak, tables):
 
     # the simultaneous jackpots: both paid, in the order of the pool's journal
     hits = sorted(
-        (seq, data) for seq, kind, data in entries if kind == "round.settled"
-        and data["pools"]["jumbo7"]["resets"] and data["round"].endswith(f"L1-{JACKPOT_AT}")
-    )  # fmt: skip
+        (seq, data)
+        for seq, kind, data in entries
+        if kind == "round.settled"
+        and data["pools"]["jumbo7"]["resets"]
+        and data["round"].endswith(f"L1-{JACKPOT_AT}")
+    )
     assert [d["table"] for _, d in hits] in (["A", "B"], ["B", "A"])
     (first_seq, first), (second_seq, second) = hits
     between = sum(
-        d["pools"]["jumbo7"]["to_current"] if k == "round.opened"
+        d["pools"]["jumbo7"]["to_current"]
+        if k == "round.opened"
         else -d["pools"]["jumbo7"]["from_current"]
-        for s, k, d in entries if first_seq < s < second_seq and k in ("round.opened",
-                                                                      "round.voided")
-    )  # fmt: skip
+        for s, k, d in entries
+        if first_seq < s < second_seq and k in ("round.opened", "round.voided")
+    )
     assert second["pools"]["jumbo7"]["pool_before"] == SEED + between
     assert second["pools"]["jumbo7"]["jackpot_paid"] == SEED + between

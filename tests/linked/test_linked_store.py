@@ -325,15 +325,21 @@ def tamper(dsn, statement):
         ),
         ("DELETE FROM croupier.journal WHERE seq = 4", "entry 4 is missing"),
         ("DELETE FROM croupier.journal WHERE seq > 9", "missing from the end"),
-        ("UPDATE croupier.pools SET current = current + 1, contributions = contributions + 1",
-         "current is"),
-        ("UPDATE croupier.tables SET contributions = 0 WHERE table_id = 't2'",
-         "table t2: contributions is 0 in the tables row but 20"),
-        ("UPDATE croupier.rounds SET state = 'open' WHERE round_id = 'r1' AND table_id = 't1'",
-         "open rounds differ"),
+        (
+            "UPDATE croupier.pools SET current = current + 1, contributions = contributions + 1",
+            "current is",
+        ),
+        (
+            "UPDATE croupier.tables SET contributions = 0 WHERE table_id = 't2'",
+            "table t2: contributions is 0 in the tables row but 20",
+        ),
+        (
+            "UPDATE croupier.rounds SET state = 'open' WHERE round_id = 'r1' AND table_id = 't1'",
+            "open rounds differ",
+        ),
         ("DROP TRIGGER hits_never_pruned ON croupier.hits", "hits_never_pruned is missing"),
     ],
-)  # fmt: skip
+)
 def test_verify_finds_every_kind_of_tampering(store_dsn, statement, finding):
     create_pool(store_dsn)
     play_some(store_dsn)

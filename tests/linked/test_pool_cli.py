@@ -20,13 +20,29 @@ def cli(capsys, *argv):
 def test_init_creates_the_store_then_the_pool(capsys, store_dsn):
     code, out, _ = cli(capsys, "pool", "init", "--dsn", store_dsn)
     assert code == 0 and f"store schema: version {SCHEMA_VERSION} (was not initialised)" in out
-    args = ("pool", "init", "--dsn", store_dsn, "--pool", "jumbo7-bg", "--profile", "ch-bg",
-            "--seed", "100000", "--contribution-rate", "15%")  # fmt: skip
+    args = (
+        "pool",
+        "init",
+        "--dsn",
+        store_dsn,
+        "--pool",
+        "jumbo7-bg",
+        "--profile",
+        "ch-bg",
+        "--seed",
+        "100000",
+        "--contribution-rate",
+        "15%",
+    )
     code, out, _ = cli(capsys, *args)
     assert code == 0 and "pool jumbo7-bg: created (journaled)" in out
     code, out, _ = cli(capsys, *args, "--json")
-    assert json.loads(out) == {"schema_before": SCHEMA_VERSION, "schema": SCHEMA_VERSION,
-                               "pool": "jumbo7-bg", "result": "unchanged"}  # fmt: skip
+    assert json.loads(out) == {
+        "schema_before": SCHEMA_VERSION,
+        "schema": SCHEMA_VERSION,
+        "pool": "jumbo7-bg",
+        "result": "unchanged",
+    }
 
 
 def test_status_shows_each_pool_and_its_tables(capsys, pool_dsn):
@@ -51,8 +67,19 @@ def test_status_shows_each_pool_and_its_tables(capsys, pool_dsn):
 
 
 def test_verify_passes_then_names_the_problem(capsys, store_dsn):
-    cli(capsys, "pool", "init", "--dsn", store_dsn, "--pool", "jumbo7", "--profile", "ch-bg",
-        "--seed", "100000")  # fmt: skip
+    cli(
+        capsys,
+        "pool",
+        "init",
+        "--dsn",
+        store_dsn,
+        "--pool",
+        "jumbo7",
+        "--profile",
+        "ch-bg",
+        "--seed",
+        "100000",
+    )
     code, out, _ = cli(capsys, "pool", "verify", "--dsn", store_dsn)
     assert code == 0 and "pool jumbo7: 1 journal entries" in out and "verify: OK" in out
     with psycopg.connect(store_dsn, autocommit=True) as conn:
@@ -73,7 +100,18 @@ def test_errors_are_one_line_for_the_technician(capsys, store_dsn, monkeypatch):
     assert code == 1 and err.startswith("croupier pool: cannot use the store:")
     assert err.count("\n") == 1
     with pytest.raises(SystemExit) as usage:  # checked by argparse, before any work
-        cli(capsys, "pool", "init", "--dsn", store_dsn, "--pool", "p", "--profile", "ch-bg",
-            "--seed", "-5")  # fmt: skip
+        cli(
+            capsys,
+            "pool",
+            "init",
+            "--dsn",
+            store_dsn,
+            "--pool",
+            "p",
+            "--profile",
+            "ch-bg",
+            "--seed",
+            "-5",
+        )
     err = capsys.readouterr().err
     assert usage.value.code == 2 and "argument --seed: -5 is below 0" in err

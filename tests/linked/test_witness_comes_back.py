@@ -33,6 +33,9 @@ def test_a_table_restarted_while_the_store_is_down_opens_once_it_answers(tmp_pat
             events = table.call("events.tail", n=200)
     finally:
         server.destroy()
-    cleared = [e for e in events if e["kind"] == "condition"
-               and e["data"]["name"] == "witness" and not e["data"]["blocking"]]  # fmt: skip
+    cleared = [
+        e
+        for e in events
+        if e["kind"] == "condition" and e["data"]["name"] == "witness" and not e["data"]["blocking"]
+    ]
     assert cleared, "the witness condition was never cleared in the journal"

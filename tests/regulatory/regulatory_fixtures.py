@@ -84,28 +84,39 @@ def play_history(ledger: Ledger, wall: SetWall) -> DayFacts:
     opened = ledger.open_round("day-1", stakes, 3.0)
     facts.contributions += opened.contributions["uth"].to_current
     settled = ledger.settle_round(
-        "day-1", 4.0, hits={"uth": {1: "full-house", 3: "four-of-a-kind"}},
-        payouts={1: {"ante": 1000, "blind": 500}, 3: {"ante": 0, "blind": 0},
-                 4: {"ante": 1000, "blind": 1500}},
-    )  # fmt: skip
+        "day-1",
+        4.0,
+        hits={"uth": {1: "full-house", 3: "four-of-a-kind"}},
+        payouts={
+            1: {"ante": 1000, "blind": 500},
+            3: {"ante": 0, "blind": 0},
+            4: {"ante": 1000, "blind": 1500},
+        },
+    )
     _count(facts, stakes, settled.paid)
     facts.settled += 1
     wall.at("2026-11-23T10:00:00+00:00")
     voided_stakes = {2: seat(1000)}
     opened = ledger.open_round("day-2", voided_stakes, 5.0)
     voided = ledger.void_round("day-2", 6.0, rule="MD-S1", cause="wrong count to seat 2")
-    facts.contributions += (opened.contributions["uth"].to_current
-                            - voided.reversals["uth"].from_current)  # fmt: skip
+    facts.contributions += (
+        opened.contributions["uth"].to_current - voided.reversals["uth"].from_current
+    )
     facts.voided += 1
     wall.at("2026-11-23T20:00:00+00:00")
     stakes = {1: seat(500), 2: seat(500), 5: seat(500)}
     opened = ledger.open_round("day-3", stakes, 7.0)
     facts.contributions += opened.contributions["uth"].to_current
     settled = ledger.settle_round(
-        "day-3", 8.0, hits={"uth": {2: "royal-flush"}},
-        payouts={1: {"ante": 0, "blind": 0}, 2: {"ante": 1000, "blind": 250500},
-                 5: {"ante": 0, "blind": 0}},
-    )  # fmt: skip
+        "day-3",
+        8.0,
+        hits={"uth": {2: "royal-flush"}},
+        payouts={
+            1: {"ante": 0, "blind": 0},
+            2: {"ante": 1000, "blind": 250500},
+            5: {"ante": 0, "blind": 0},
+        },
+    )
     _count(facts, stakes, settled.paid)
     facts.settled += 1
     outcome = settled.outcomes["uth"]
@@ -132,8 +143,9 @@ def play_history(ledger: Ledger, wall: SetWall) -> DayFacts:
 def new_ledger(path, wall: SetWall) -> Ledger:
     wall.at("2026-11-20T12:00:00+00:00")
     ledger = Ledger.open(path, now=0.0, wall_clock=wall)
-    ledger.configure_pool(pool_config("uth", PROFILE.progressive, seed=500_000,
-                                      reserve_rate="2%"), 0.0)  # fmt: skip
+    ledger.configure_pool(
+        pool_config("uth", PROFILE.progressive, seed=500_000, reserve_rate="2%"), 0.0
+    )
     return ledger
 
 

@@ -28,8 +28,7 @@ from controller.engine.cards import card_name
 from firmware_bridge.emulator.faults import MachineFaults
 from firmware_bridge.emulator.machine import ShufflerMachine
 
-NAMES = ["chi-square", "overlaps", "poker", "coupon", "permutation", "serial", "runs",
-         "interplay"]  # fmt: skip
+NAMES = ["chi-square", "overlaps", "poker", "coupon", "permutation", "serial", "runs", "interplay"]
 
 
 def fair(rng: np.random.Generator, shuffles: int) -> np.ndarray:
@@ -211,8 +210,9 @@ def test_sequences_that_cannot_be_tested_are_named():
 def test_the_command_on_recorded_sequences(tmp_path, capsys):
     good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
     rng = np.random.default_rng(3)
-    good.write_text("\n".join(" ".join(card_name(int(c)) for c in s)
-                              for s in fair(rng, MIN_SHUFFLES)))  # fmt: skip
+    good.write_text(
+        "\n".join(" ".join(card_name(int(c)) for c in s) for s in fair(rng, MIN_SHUFFLES))
+    )
     biased = ShufflerMachine(1, rng=random.Random(3))
     biased.faults = MachineFaults(biased_shuffle=True)
     bad.write_text("\n".join(json.dumps(s) for s in from_machine(biased, MIN_SHUFFLES)))
@@ -233,11 +233,20 @@ def test_the_command_deals_whole_decks_from_a_shuffler(tmp_path, capsys):
     from firmware_bridge.emulator.pty_runner import PtyEmulator
 
     machine = ShufflerMachine(1, rng=random.Random(12))
-    emulator = PtyEmulator(DeviceFirmware(machine, rng=random.Random(13)),
-                           str(tmp_path / "shuffler"), baud=None).start()  # fmt: skip
+    emulator = PtyEmulator(
+        DeviceFirmware(machine, rng=random.Random(13)), str(tmp_path / "shuffler"), baud=None
+    ).start()
     try:
-        args = ["shuffler", "audit", "--battery", "--port", emulator.link, "--json",
-                "--shuffles", str(MIN_SHUFFLES)]  # fmt: skip
+        args = [
+            "shuffler",
+            "audit",
+            "--battery",
+            "--port",
+            emulator.link,
+            "--json",
+            "--shuffles",
+            str(MIN_SHUFFLES),
+        ]
         assert main(args) == 0
         assert json.loads(capsys.readouterr().out)["passed"]
         machine.faults = MachineFaults(biased_shuffle=True)  # a shelf shuffler's single pass

@@ -40,10 +40,16 @@ def test_figures_match_what_the_ledger_answered(history):
     assert pool["resets"] == 1  # the royal flush reset the pool to its seed (PRG-5)
     seeds = pool["seeds"]["by_house"] + pool["seeds"]["by_reserve"]
     assert seeds == 500_000
-    assert facts.closing == (facts.opening + facts.contributions - facts.awards_from_pool
-                             + seeds + facts.corrections)  # fmt: skip
-    assert report["rounds"] == {"opened": 3, "settled": 2, "voided": 1,
-                                "voided_by_rule": {"MD-S1": 1}, "open_at_end": 0}  # fmt: skip
+    assert facts.closing == (
+        facts.opening + facts.contributions - facts.awards_from_pool + seeds + facts.corrections
+    )
+    assert report["rounds"] == {
+        "opened": 3,
+        "settled": 2,
+        "voided": 1,
+        "voided_by_rule": {"MD-S1": 1},
+        "open_at_end": 0,
+    }
     wagers = {w["wager"]: w for w in report["wagers"]}
     for wager in ("ante", "blind"):
         assert wagers[wager]["handle"] == facts.handle[wager]

@@ -42,12 +42,19 @@ def bundle_files(tmp_path_factory):
     record = json.loads((REPO / "examples" / "uth-gr-royal.json").read_text())
     result = settle(load_profile("uth-gr"), record).to_json()
     store = SurveillanceStore(root / "surveillance.sqlite3")
-    store.add_round("day-3", "uth-gr", {k: v for k, v in record.items() if k != "profile"},
-                    result, 0.0)  # fmt: skip
+    store.add_round(
+        "day-3", "uth-gr", {k: v for k, v in record.items() if k != "profile"}, result, 0.0
+    )
     create_key(root / "key.pem")
     with LedgerReader.open(root / "ledger.sqlite3") as reader:
-        bundle = build_bundle(reader, recorded_round(store, "day-3"), "day-3", table_id="T-7",
-                              generated="2026-11-24T09:00:00+00:00", manifest=None)  # fmt: skip
+        bundle = build_bundle(
+            reader,
+            recorded_round(store, "day-3"),
+            "day-3",
+            table_id="T-7",
+            generated="2026-11-24T09:00:00+00:00",
+            manifest=None,
+        )
     store.close()
     path = root / "day-3.json"
     path.write_text(json.dumps(sign_json(bundle, load_private(root / "key.pem")), indent=1))
@@ -64,10 +71,18 @@ def test_the_standalone_verifier_runs_alone(bundle_files, tmp_path):
     alone.mkdir()
     shutil.copy(VERIFIER, alone / "evidence_verify.py")  # one file, away from the project
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(alone / "evidence_verify.py"), str(path),
-         str(public_key_path(root / "key.pem"))],
-        capture_output=True, text=True, cwd=alone,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(alone / "evidence_verify.py"),
+            str(path),
+            str(public_key_path(root / "key.pem")),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=alone,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "OK: round day-3 of table T-7" in done.stdout
     imports = [line for line in VERIFIER.read_text().splitlines() if line.startswith("import")]

@@ -46,7 +46,7 @@ def deal(seq: int, tag: int, cards: list[str], at: float) -> dict:
         WireFrame(at, "tx", encode_frame(seq, DealRequest.TYPE, request.encode())),
         WireFrame(at + 0.01, "rx", encode_frame(seq, Ack.TYPE)),
         WireFrame(at + 0.2, "rx", encode_frame(seq, DealReply.TYPE, reply.encode())),
-    )  # fmt: skip
+    )
     return exchange_entry("deal", "day-3", reply, frames, WALL)
 
 
@@ -84,11 +84,23 @@ def framed(tmp_path_factory):
     store.add_deck_check(deck_check(20, 40.0), WALL + 40.5)
     create_key(root / "key.pem")
     with LedgerReader.open(root / "ledger.sqlite3") as reader:
-        bundle = build_bundle(reader, recorded_round(store, "day-3"), "day-3", table_id="T-7",
-                              generated="2026-11-24T09:00:00+00:00", manifest=None,
-                              link=link_record(store, "day-3"))  # fmt: skip
-        bare = build_bundle(reader, recorded_round(store, "day-3"), "day-3", table_id="T-7",
-                            generated="2026-11-24T09:00:00+00:00", manifest=None)  # fmt: skip
+        bundle = build_bundle(
+            reader,
+            recorded_round(store, "day-3"),
+            "day-3",
+            table_id="T-7",
+            generated="2026-11-24T09:00:00+00:00",
+            manifest=None,
+            link=link_record(store, "day-3"),
+        )
+        bare = build_bundle(
+            reader,
+            recorded_round(store, "day-3"),
+            "day-3",
+            table_id="T-7",
+            generated="2026-11-24T09:00:00+00:00",
+            manifest=None,
+        )
     store.close()
     path = root / "day-3.json"
     key = load_private(root / "key.pem")

@@ -130,9 +130,24 @@ def test_the_command_needs_the_technician_credential(two_pools, tmp_path, monkey
     ledger.close()
     config = tmp_path / "table.toml"
     config.write_text(tomli_w.dumps(read_toml(SIM)))  # credential: the sim's "1234"
-    args = ["meters", "retire", "uth", "--db", str(path), "--config", str(config),
-            "--reason-code", "closure", "--reason", "closed", "--technician", "M. Rossi",
-            "--transfer-to", "j7", "--json"]  # fmt: skip
+    args = [
+        "meters",
+        "retire",
+        "uth",
+        "--db",
+        str(path),
+        "--config",
+        str(config),
+        "--reason-code",
+        "closure",
+        "--reason",
+        "closed",
+        "--technician",
+        "M. Rossi",
+        "--transfer-to",
+        "j7",
+        "--json",
+    ]
     monkeypatch.setenv("CROUPIER_CREDENTIAL", "4321")
     assert main(args) == 1  # a failure (no credential), not a usage error
     assert "wrong technician credential" in capsys.readouterr().err

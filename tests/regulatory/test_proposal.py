@@ -56,8 +56,12 @@ def test_the_return_by_meter_and_the_break_even_meter(proposal):
     assert pool["return_by_meter"][0]["meter"] == pool["seed"]["initial"] == 500_000
     # fixed lines: 1000 x P(community) + 300 x P(SF) + 100 x P(quads) + 10 x P(full house)
     lines = {line["line"]: Fraction(line["probability_exact"]) for line in pool["lines"]}
-    fixed = (1000 * lines["community-royal"] + 300 * lines["straight-flush"]
-             + 100 * lines["four-of-a-kind"] + 10 * lines["full-house"])  # fmt: skip
+    fixed = (
+        1000 * lines["community-royal"]
+        + 300 * lines["straight-flush"]
+        + 100 * lines["four-of-a-kind"]
+        + 10 * lines["full-house"]
+    )
     assert r0 == pytest.approx(float(fixed), rel=1e-12)
     assert pool["long_run_return"] == pytest.approx(float(fixed) + 0.15 + p * 500_000 / stake)
 

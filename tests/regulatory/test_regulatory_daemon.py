@@ -33,8 +33,9 @@ def test_the_live_table_signs_todays_report(tmp_path):
         day = report_context(table.config).rule.day_of(datetime.now(UTC)).isoformat()
         for form in ("json", "csv", "pdf"):
             out = tmp_path / f"today.{form}"
-            code = main(["report", "day", *socket, "--date", day, "--format", form,
-                         "--output", str(out)])  # fmt: skip
+            code = main(
+                ["report", "day", *socket, "--date", day, "--format", form, "--output", str(out)]
+            )
             assert code == 0
             verify_document(out.read_bytes(), public)
         signed = json.loads((tmp_path / "today.json").read_text())["report"]
@@ -44,8 +45,11 @@ def test_the_live_table_signs_todays_report(tmp_path):
             assert pool["closing"]["displayed"] == ledger.pool("main")[1].current
         # the socket checks its fields itself (the CLI's own check never reaches it)
         with ControlClient(table.control_socket) as client:
-            for args, named in (({"date": "someday"}, "'date'"), ({"date": 7}, "'date'"),
-                                ({"form": "docx"}, "'form'")):  # fmt: skip
+            for args, named in (
+                ({"date": "someday"}, "'date'"),
+                ({"date": 7}, "'date'"),
+                ({"form": "docx"}, "'form'"),
+            ):
                 with pytest.raises(ControlError, match=named) as caught:
                     client.call("report.day", **args)
                 assert caught.value.code == "bad-request"
@@ -89,8 +93,10 @@ def test_a_jackpot_acknowledgement_leaves_a_verifiable_evidence_bundle(capsys):
         assert signed["meters"]["main"]["jackpot_paid"] == 500_030
         assert signed["shuffler_identity"]["firmware_sha256"]
         # the deal packets as the link received them: every card of the recorded round
-        packets = [decode_message(int(p["type"], 16), bytes.fromhex(p["payload"]))
-                   for p in signed["deal_packets"]]  # fmt: skip
+        packets = [
+            decode_message(int(p["type"], 16), bytes.fromhex(p["payload"]))
+            for p in signed["deal_packets"]
+        ]
         dealt = sorted(card_name(c.card) for p in packets for c in p.cards)
         record = signed["round_record"]
         cards = record["community"] + record["dealer"]

@@ -101,8 +101,10 @@ def test_the_key_is_never_replaced(table):
 
 def test_csv_rows_carry_the_ledgers_figures(table):
     _, facts, forms = table
-    rows = {tuple(line.split(",")[:3]): line.split(",")[3]
-            for line in forms["csv"].decode().splitlines()[1:-1]}  # fmt: skip
+    rows = {
+        tuple(line.split(",")[:3]): line.split(",")[3]
+        for line in forms["csv"].decode().splitlines()[1:-1]
+    }
     assert rows[("pool", "uth", "opening_displayed")] == str(facts.opening)
     assert rows[("pool", "uth", "closing_displayed")] == str(facts.closing)
     assert rows[("pool", "uth", "contributions")] == str(facts.contributions)
@@ -115,16 +117,20 @@ def test_pdf_pages_render_and_show_the_ledgers_figures(table, tmp_path):
     _, facts, forms = table
     pdf = tmp_path / "day.pdf"
     pdf.write_bytes(forms["pdf"])
-    subprocess.run(["pdftoppm", "-r", "60", "-png", str(pdf), str(tmp_path / "page")],
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        ["pdftoppm", "-r", "60", "-png", str(pdf), str(tmp_path / "page")],
+        check=True,
+        capture_output=True,
+    )
     pages = sorted(tmp_path.glob("page*.png"))
     assert pages and all(p.stat().st_size > 5_000 for p in pages)
     from PIL import Image
 
     with Image.open(pages[0]) as image:
         assert image.convert("L").getextrema()[0] < 64  # something is drawn in black
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
-                          capture_output=True, text=True).stdout  # fmt: skip
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
     for figure in (facts.opening, facts.closing, facts.contributions, facts.awards_from_pool):
         assert money(figure, "EUR") in text
     assert money(facts.handle["ante"], "EUR") in text
@@ -134,8 +140,11 @@ def test_pdf_pages_render_and_show_the_ledgers_figures(table, tmp_path):
 def _config(root):
     """The simulated table's configuration, signing with the test's key."""
     data = tomllib.loads(SIM_CONFIG.read_text())
-    data["report"] = {"gaming_day_start": "06:00", "timezone": "Europe/Athens",
-                      "key": str(root / "report-key.pem")}  # fmt: skip
+    data["report"] = {
+        "gaming_day_start": "06:00",
+        "timezone": "Europe/Athens",
+        "key": str(root / "report-key.pem"),
+    }
     path = root / "table.toml"
     path.write_text(tomli_w.dumps(data))
     return path
@@ -145,8 +154,16 @@ def test_cli_writes_and_verifies_every_form(table, tmp_path, capsys):
     root, facts, _ = table
     config = _config(root)
     pub = public_key_path(root / "report-key.pem")
-    base = ["report", "day", "--config", str(config), "--db", str(root / "ledger.sqlite3"),
-            "--date", DAY.isoformat()]  # fmt: skip
+    base = [
+        "report",
+        "day",
+        "--config",
+        str(config),
+        "--db",
+        str(root / "ledger.sqlite3"),
+        "--date",
+        DAY.isoformat(),
+    ]
     for form in ("json", "csv", "pdf"):
         out = tmp_path / f"day.{form}"
         assert main([*base, "--format", form, "--output", str(out)]) == 0
@@ -176,8 +193,22 @@ def test_cli_refuses_a_day_that_does_not_reconcile(table, tmp_path, capsys):
     conn.commit()
     conn.close()
     out = tmp_path / "day.pdf"
-    code = main(["report", "day", "--config", str(_config(root)), "--db", str(copy),
-                 "--date", DAY.isoformat(), "--format", "pdf", "--output", str(out)])  # fmt: skip
+    code = main(
+        [
+            "report",
+            "day",
+            "--config",
+            str(_config(root)),
+            "--db",
+            str(copy),
+            "--date",
+            DAY.isoformat(),
+            "--format",
+            "pdf",
+            "--output",
+            str(out),
+        ]
+    )
     assert code == 1 and not out.exists()  # a failure: the day does not reconcile
     err = capsys.readouterr().err
     assert "does not reconcile" in err and len(err.strip().splitlines()) == 1

@@ -63,9 +63,20 @@ def test_rfc4231_vectors(tmp_path, key, data, digest):
 
 def _openssl(algorithm, seed, path):
     out = subprocess.run(
-        ["openssl", "dgst", f"-{algorithm}", "-mac", "HMAC", "-macopt", f"hexkey:{seed}",
-         str(path)], check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+        [
+            "openssl",
+            "dgst",
+            f"-{algorithm}",
+            "-mac",
+            "HMAC",
+            "-macopt",
+            f"hexkey:{seed}",
+            str(path),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return out.strip().rsplit(" ", 1)[-1]
 
 
@@ -102,9 +113,15 @@ def test_any_changed_component_changes_its_digest_and_the_combined_one(tmp_path)
 
 @pytest.mark.parametrize(
     "seed, named",
-    [("", "hex digits"), ("0", "hex digits"), ("zz", "hex digits"), ("0b" * 129, "1 to 128"),
-     (None, "hex digits"), (7, "hex digits")],
-)  # fmt: skip
+    [
+        ("", "hex digits"),
+        ("0", "hex digits"),
+        ("zz", "hex digits"),
+        ("0b" * 129, "1 to 128"),
+        (None, "hex digits"),
+        (7, "hex digits"),
+    ],
+)
 def test_bad_seeds_are_refused_with_the_field_named(seed, named):
     with pytest.raises(VerificationError, match=named):
         parse_seed(seed)

@@ -61,9 +61,13 @@ def text(browser, element_id: str) -> str:
 def click(browser, element_id: str) -> None:
     """Click by ID in the page itself (the page rebuilds its elements on every change), as
     soon as it is there."""
-    wait_for(lambda: browser.execute_script(
-        "const e = document.getElementById(arguments[0]); if (e) e.click(); return !!e;",
-        element_id), f"#{element_id} on the page")  # fmt: skip
+    wait_for(
+        lambda: browser.execute_script(
+            "const e = document.getElementById(arguments[0]); if (e) e.click(); return !!e;",
+            element_id,
+        ),
+        f"#{element_id} on the page",
+    )
 
 
 def shot(browser, name: str) -> None:
@@ -90,8 +94,10 @@ def test_the_table_page_loads_with_the_open_table(browser, web, sim_table):
     assert wait_for(lambda: text(browser, "state") == "open", "the open table")
     assert browser.current_url.endswith("/table/SIM-1")
     assert "€5,0" in text(browser, "pools")
-    wait_for(lambda: browser.find_element("id", "sign").get_attribute("naturalWidth") not in
-             ("0", None), "the sign's picture")  # fmt: skip
+    wait_for(
+        lambda: browser.find_element("id", "sign").get_attribute("naturalWidth") not in ("0", None),
+        "the sign's picture",
+    )
     assert [s.get_attribute("id") for s in browser.find_elements("css selector", ".seat")] == [
         f"seat-{n}" for n in range(1, 7)
     ]
@@ -124,9 +130,13 @@ def test_a_jackpot_and_its_alert_are_acknowledged_through_the_page(browser, web,
     def at(moment: str) -> None:
         if moment != "settled" or sim_table.status()["state"] != "jackpot":
             return
-        alert = wait_for(lambda: browser.execute_script(
-            'const e = document.querySelector(\'[data-kind="jackpot-pending"]\');'
-            "return e && e.id"), "the jackpot alert")  # fmt: skip
+        alert = wait_for(
+            lambda: browser.execute_script(
+                "const e = document.querySelector('[data-kind=\"jackpot-pending\"]');"
+                "return e && e.id"
+            ),
+            "the jackpot alert",
+        )
         acknowledged["alert"] = int(alert.removeprefix("alert-"))
         shot(browser, "table-jackpot")
         click(browser, "jackpot-ack")
@@ -145,8 +155,11 @@ def test_a_jackpot_and_its_alert_are_acknowledged_through_the_page(browser, web,
     journal = {e["kind"]: e["data"] for e in sim_table.call("events.tail", n=200)}
     assert journal["jackpot-acknowledged"] == {"technician": USER}
     assert journal["alert-acknowledged"] == {
-        "alert": alert_id, "kind": "jackpot-pending", "subject": seen.round_id, "technician": USER
-    }  # fmt: skip
+        "alert": alert_id,
+        "kind": "jackpot-pending",
+        "subject": seen.round_id,
+        "technician": USER,
+    }
     assert "royal" in text(browser, "hits")  # the hit's category, never its cards
 
 
@@ -158,13 +171,19 @@ def test_the_floor_shows_a_table_going_offline(browser, sim_table, tmp_path):
         floor = WebService(tmp_path, [("SIM-1", sim_table), ("SIM-2", other)])
         browser.get(floor.url + "/floor")
         for name in ("SIM-1", "SIM-2"):
-            wait_for(lambda n=name: browser.find_elements("css selector",
-                                                          f'#tile-{n}[data-state="open"]'),
-                     f"{name} open on the floor")  # fmt: skip
+            wait_for(
+                lambda n=name: browser.find_elements(
+                    "css selector", f'#tile-{n}[data-state="open"]'
+                ),
+                f"{name} open on the floor",
+            )
         shot(browser, "floor")
         other.kill()  # kill -9: the daemon stops answering
-        wait_for(lambda: browser.find_elements("css selector", '#tile-SIM-2[data-state="offline"]'),
-                 "SIM-2 offline on the floor", timeout=15)  # fmt: skip
+        wait_for(
+            lambda: browser.find_elements("css selector", '#tile-SIM-2[data-state="offline"]'),
+            "SIM-2 offline on the floor",
+            timeout=15,
+        )
         assert browser.find_elements("css selector", '#tile-SIM-1[data-state="open"]')
         shot(browser, "floor-offline")
     finally:

@@ -38,8 +38,9 @@ class Client:
         self.cookie: str | None = None
         self.opener = urllib.request.build_opener(NoRedirect)
 
-    def request(self, method: str, path: str, data: dict | None = None,
-                headers: dict | None = None) -> tuple[int, dict, bytes]:  # fmt: skip
+    def request(
+        self, method: str, path: str, data: dict | None = None, headers: dict | None = None
+    ) -> tuple[int, dict, bytes]:
         body = urllib.parse.urlencode(data).encode() if data is not None else None
         req = urllib.request.Request(self.web.url + path, data=body, method=method)
         for key, value in (headers or {}).items():
@@ -126,8 +127,11 @@ def test_a_login_gives_a_new_session_and_logout_ends_it(sim_table, tmp_path):
         assert status == 303 and client.cookie != before  # no session fixation
         status, _, page = client.request("GET", "/table/SIM-1")
         assert b'data-user="alice"' in page
-        ack = client.request("POST", "/table/SIM-1/alerts/999/ack",
-                             headers={"X-CSRF-Token": client.csrf("/table/SIM-1")})  # fmt: skip
+        ack = client.request(
+            "POST",
+            "/table/SIM-1/alerts/999/ack",
+            headers={"X-CSRF-Token": client.csrf("/table/SIM-1")},
+        )
         assert ack[0] == 409 and b"no alert 999" in ack[2]  # forwarded: the daemon answered
         status, _, _ = client.request("POST", "/logout", data={"csrf": client.csrf("/table/SIM-1")})
         assert status == 303
@@ -167,8 +171,16 @@ def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, si
         assert time.monotonic() < deadline, "the hit never showed on the table's page"
         time.sleep(0.2)
     responses = {}
-    for path in ("/", "/table/SIM-1", "/table/SIM-1/state", "/floor", "/login", "/metrics",
-                 "/static/web.js", "/static/web.css"):  # fmt: skip
+    for path in (
+        "/",
+        "/table/SIM-1",
+        "/table/SIM-1/state",
+        "/floor",
+        "/login",
+        "/metrics",
+        "/static/web.js",
+        "/static/web.css",
+    ):
         status, _, body = client.request("GET", path)
         assert status in (200, 302), path
         responses[path] = body.decode()

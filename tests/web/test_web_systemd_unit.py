@@ -37,8 +37,11 @@ def test_security_exposure_is_ok_or_better(unit):
 
 
 def test_its_own_user_reads_the_ledger_and_touches_no_device():
-    keys = [line.split("=", 1) for line in UNIT.read_text().splitlines() if "=" in line
-            and not line.startswith("#")]  # fmt: skip
+    keys = [
+        line.split("=", 1)
+        for line in UNIT.read_text().splitlines()
+        if "=" in line and not line.startswith("#")
+    ]
     settings = {k: v for k, v in keys}
     assert settings["User"] == "croupier-web" and settings["SupplementaryGroups"] == "croupier"
     assert settings["ReadOnlyPaths"] == "/var/lib/croupier"

@@ -34,14 +34,23 @@ def test_every_bad_key_is_named(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_web_config(path)
     keys = [key for key, _ in err.value.problems]
-    assert keys == ["web.listen", "web.currency", "web.poll", "web.colour", "tables[0].name",
-                    "tables[0].socket", "users.alice"]  # fmt: skip
+    assert keys == [
+        "web.listen",
+        "web.currency",
+        "web.poll",
+        "web.colour",
+        "tables[0].name",
+        "tables[0].socket",
+        "users.alice",
+    ]
 
 
 def test_binding_beyond_localhost_is_explicit(tmp_path):
     path = tmp_path / "web.toml"
-    path.write_text(f'[web]\nlisten = "0.0.0.0:8443"\n[[tables]]\nname = "T1"\nsocket = "s"\n'
-                    f'[users]\nbob = "{hash_credential("x")}"\n')  # fmt: skip
+    path.write_text(
+        f'[web]\nlisten = "0.0.0.0:8443"\n[[tables]]\nname = "T1"\nsocket = "s"\n'
+        f'[users]\nbob = "{hash_credential("x")}"\n'
+    )
     config = load_web_config(path)
     assert (config.host, config.port) == ("0.0.0.0", 8443) and set(config.users) == {"bob"}
     assert load_web_config(path, listen="[::1]:9000").host == "::1"
@@ -91,10 +100,21 @@ def test_a_deck_check_detail_keeps_its_counts_but_not_its_cards():
 
 
 def test_the_page_shows_money_and_a_hit_by_its_category_only():
-    status = {"table": "T1", "state": "open", "pools": {"progressive": 1234567},
-              "seats": {"1": {"stake": True}}, "shuffler": {"link": "up"}}  # fmt: skip
-    hit = {"round_id": "T1-9", "seat": 1, "pool": "main", "line": "100%",
-           "hand": "royal-flush As Ks Qs Js Ts", "amount": 1234567}  # fmt: skip
+    status = {
+        "table": "T1",
+        "state": "open",
+        "pools": {"progressive": 1234567},
+        "seats": {"1": {"stake": True}},
+        "shuffler": {"link": "up"},
+    }
+    hit = {
+        "round_id": "T1-9",
+        "seat": 1,
+        "pool": "main",
+        "line": "100%",
+        "hand": "royal-flush As Ks Qs Js Ts",
+        "amount": 1234567,
+    }
     page = table_view(status, [], code="EUR", hits=[hit], pace=12.345)
     assert page["pools"] == [{"pool": "progressive", "amount": "€12,345.67"}]
     assert page["hits"][0]["hand"] == "royal-flush" and page["pace"] == 12.3
@@ -107,14 +127,27 @@ def test_metrics_parse_as_prometheus_text(tmp_path):
     stats.rounds.update({("settled", ""): 3, ("voided", "MD-S1"): 1})
     stats.handle.update({"trips": 1000, "ante": 500})
     stats.paid.update({"trips": 300})
-    status = {"state": "open", "shuffler": {"link": "up"}, "conditions": {},
-              "seats": {"1": {"excluded": None}, "2": {"excluded": "stuck"}}}  # fmt: skip
-    sample = TableSample("T1", True, status, [{"kind": "stuck-sensor", "state": "active"}],
-                         stats, {"verdict": [0.002, 0.03], "settlement": []},
-                         {"trips": 0.035})  # fmt: skip
+    status = {
+        "state": "open",
+        "shuffler": {"link": "up"},
+        "conditions": {},
+        "seats": {"1": {"excluded": None}, "2": {"excluded": "stuck"}},
+    }
+    sample = TableSample(
+        "T1",
+        True,
+        status,
+        [{"kind": "stuck-sensor", "state": "active"}],
+        stats,
+        {"verdict": [0.002, 0.03], "settlement": []},
+        {"trips": 0.035},
+    )
     families = {f.name: f for f in text_string_to_metric_families(exposition([sample]).decode())}
-    value = {(f.name, s.name, tuple(sorted(s.labels.items()))): s.value
-             for f in families.values() for s in f.samples}  # fmt: skip
+    value = {
+        (f.name, s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in families.values()
+        for s in f.samples
+    }
 
     def get(family, sample, **labels):
         return value[family, sample, tuple(sorted({"table": "T1", **labels}.items()))]
@@ -123,8 +156,15 @@ def test_metrics_parse_as_prometheus_text(tmp_path):
     assert get("croupier_theoretical_win", "croupier_theoretical_win_total", wager="trips") == 35
     assert get("croupier_seat_sensor_ok", "croupier_seat_sensor_ok", seat="2") == 0
     assert get("croupier_link_up", "croupier_link_up", link="shuffler") == 1
-    assert get("croupier_pipeline_seconds", "croupier_pipeline_seconds_bucket",
-               stage="verdict", le="0.005") == 1  # fmt: skip
+    assert (
+        get(
+            "croupier_pipeline_seconds",
+            "croupier_pipeline_seconds_bucket",
+            stage="verdict",
+            le="0.005",
+        )
+        == 1
+    )
     assert get("croupier_alerts", "croupier_alerts", kind="stuck-sensor", state="active") == 1
 
 

@@ -37,19 +37,26 @@ class WebService:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tmp / "web.log"
         lines = ["[web]", f'listen = "127.0.0.1:{self.port}"', "poll = 0.05", "offline_after = 2"]
-        lines += [f"{k} = {v!r}".replace("True", "true").replace("False", "false")
-                  for k, v in web.items()]  # fmt: skip
+        lines += [
+            f"{k} = {v!r}".replace("True", "true").replace("False", "false") for k, v in web.items()
+        ]
         for name, table in tables:
-            lines += ["[[tables]]", f'name = "{name}"', f'socket = "{table.control_socket}"',
-                      f'ledger = "{table.ledger_path}"']  # fmt: skip
+            lines += [
+                "[[tables]]",
+                f'name = "{name}"',
+                f'socket = "{table.control_socket}"',
+                f'ledger = "{table.ledger_path}"',
+            ]
         lines += ["[users]", f'{USER} = "{hash_credential(SIM_CREDENTIAL)}"']
         self.config = tmp / "web.toml"
         self.config.write_text("\n".join(lines) + "\n")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.web.main", "--config", str(self.config)],
-            stdout=self.log.open("wb"), stderr=subprocess.STDOUT, cwd=ROOT,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
+        )
         deadline = time.monotonic() + 20
         while True:
             with contextlib.suppress(OSError):

@@ -69,8 +69,13 @@ class BatteryTest:
     counted: str  # what was counted, for the report
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "statistic": self.statistic, "df": self.df,
-                "p_value": self.p_value, "counted": self.counted}  # fmt: skip
+        return {
+            "name": self.name,
+            "statistic": self.statistic,
+            "df": self.df,
+            "p_value": self.p_value,
+            "counted": self.counted,
+        }
 
 
 @dataclass(frozen=True)
@@ -88,9 +93,14 @@ class BatteryReport:
         return not self.failed
 
     def to_json(self) -> dict[str, object]:
-        return {"shuffles": self.shuffles, "alpha": self.alpha, "confidence": 1 - self.alpha,
-                "passed": self.passed, "failed": self.failed,
-                "tests": [t.to_json() for t in self.tests]}  # fmt: skip
+        return {
+            "shuffles": self.shuffles,
+            "alpha": self.alpha,
+            "confidence": 1 - self.alpha,
+            "passed": self.passed,
+            "failed": self.failed,
+            "tests": [t.to_json() for t in self.tests],
+        }
 
 
 def normal_two_sided(z: float) -> float:
@@ -101,13 +111,15 @@ def as_array(shuffles: Sequence[Sequence[int | None]]) -> np.ndarray:
     """The sequences as an (N, 52) array; BatteryError naming the first one that is not a
     whole deck of recognised cards."""
     if len(shuffles) < MIN_SHUFFLES:
-        raise BatteryError(f"the battery needs at least {MIN_SHUFFLES} shuffles, got "
-                           f"{len(shuffles)}")  # fmt: skip
+        raise BatteryError(
+            f"the battery needs at least {MIN_SHUFFLES} shuffles, got {len(shuffles)}"
+        )
     full = list(range(DECK))
     for n, cards in enumerate(shuffles, 1):
         if any(c is None for c in cards) or sorted(cards) != full:
-            raise BatteryError(f"shuffle {n} is not one whole deck of recognised cards "
-                               f"({len(cards)} cards)")  # fmt: skip
+            raise BatteryError(
+                f"shuffle {n} is not one whole deck of recognised cards ({len(cards)} cards)"
+            )
     return np.asarray(shuffles, dtype=np.int64)
 
 
@@ -152,8 +164,9 @@ def overlaps_test(s: np.ndarray) -> BatteryTest:
     kept = int((here[:, 1:] == here[:, :-1] + 1).sum())
     pmf = [float(p) for p in succession_pmf()[: SUCCESSIONS_KEPT + 1]]
     p = sum_upper_tail(pmf, s.shape[0] - 1, kept)
-    return BatteryTest("overlaps", float(kept), None, p,
-                       "neighbours kept from one shuffle to the next (one-sided)")  # fmt: skip
+    return BatteryTest(
+        "overlaps", float(kept), None, p, "neighbours kept from one shuffle to the next (one-sided)"
+    )
 
 
 POKER_CLASSES = np.array([1_317_888, 1_098_240, 182_832]) / 2_598_960  # 5, 4, <=3 ranks
@@ -173,8 +186,13 @@ def coupon_pmf(kinds: int = 13, copies: int = 4) -> dict[int, Fraction]:
     deck = kinds * copies
 
     def all_seen(t: int) -> Fraction:
-        return sum((Fraction((-1) ** j * comb(kinds, j) * comb(deck - copies * j, t),
-                             comb(deck, t)) for j in range(kinds + 1)), Fraction(0))  # fmt: skip
+        return sum(
+            (
+                Fraction((-1) ** j * comb(kinds, j) * comb(deck - copies * j, t), comb(deck, t))
+                for j in range(kinds + 1)
+            ),
+            Fraction(0),
+        )
 
     last = copies * (kinds - 1) + 1  # every copy of all ranks but one, then the last rank
     cdf = {t: all_seen(t) for t in range(kinds - 1, last + 1)}
@@ -226,8 +244,13 @@ def permutation_test(s: np.ndarray, block: int = 4) -> BatteryTest:
     observed = np.bincount(code, minlength=patterns)
     x2 = _pearson(observed, np.full(patterns, 1 / patterns))
     df = patterns - 1
-    return BatteryTest("permutation", x2, df, chi2_sf(x2, df),
-                       f"order patterns of {DECK // block} blocks of {block} cards")  # fmt: skip
+    return BatteryTest(
+        "permutation",
+        x2,
+        df,
+        chi2_sf(x2, df),
+        f"order patterns of {DECK // block} blocks of {block} cards",
+    )
 
 
 SERIAL_PROBABILITIES = np.array(
@@ -247,8 +270,9 @@ def runs_test(s: np.ndarray) -> BatteryTest:
     descents = int((s[:, 1:] < s[:, :-1]).sum())
     shuffles = s.shape[0]
     z = (descents - shuffles * (n - 1) / 2) / math.sqrt(shuffles * (n + 1) / 12)
-    return BatteryTest("runs", z, None, normal_two_sided(z),
-                       "ascending runs of card codes (z, two-sided)")  # fmt: skip
+    return BatteryTest(
+        "runs", z, None, normal_two_sided(z), "ascending runs of card codes (z, two-sided)"
+    )
 
 
 def interplay_test(s: np.ndarray) -> BatteryTest:
@@ -257,12 +281,25 @@ def interplay_test(s: np.ndarray) -> BatteryTest:
     d = (position[1:] - position[:-1]).astype(float)
     rho = 1 - 6 * (d**2).sum(axis=1) / (n * (n * n - 1))
     z = float(rho.sum() / math.sqrt((s.shape[0] - 1) / (n - 1)))
-    return BatteryTest("interplay", z, None, normal_two_sided(z),
-                       "Spearman correlation of consecutive shuffles (z, two-sided)")  # fmt: skip
+    return BatteryTest(
+        "interplay",
+        z,
+        None,
+        normal_two_sided(z),
+        "Spearman correlation of consecutive shuffles (z, two-sided)",
+    )
 
 
-TESTS = (chi_square_test, overlaps_test, poker_test, coupon_test, permutation_test,
-         serial_test, runs_test, interplay_test)  # fmt: skip
+TESTS = (
+    chi_square_test,
+    overlaps_test,
+    poker_test,
+    coupon_test,
+    permutation_test,
+    serial_test,
+    runs_test,
+    interplay_test,
+)
 
 
 def run_battery(shuffles: Sequence[Sequence[int | None]], alpha: float = ALPHA) -> BatteryReport:

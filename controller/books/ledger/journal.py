@@ -112,9 +112,13 @@ class Entry:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "seq": self.seq, "kind": self.kind, "now": self.mono, "wall": self.wall,
-            "data": self.data, "hash": self.hash,
-        }  # fmt: skip
+            "seq": self.seq,
+            "kind": self.kind,
+            "now": self.mono,
+            "wall": self.wall,
+            "data": self.data,
+            "hash": self.hash,
+        }
 
     def row(self, text: str) -> tuple[Any, ...]:
         """The journal row, ``text`` being the canonical JSON of ``data``."""

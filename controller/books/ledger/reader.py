@@ -111,9 +111,18 @@ class LedgerView:
             }
         rid, state, stakes, staked, opened, closed, rule, cause, paid, paid_total = row
         return RoundRow(
-            rid, state, load_stakes(stakes), staked, opened, closed, rule, cause,
-            load_stakes(paid), paid_total, pools,
-        )  # fmt: skip
+            rid,
+            state,
+            load_stakes(stakes),
+            staked,
+            opened,
+            closed,
+            rule,
+            cause,
+            load_stakes(paid),
+            paid_total,
+            pools,
+        )
 
     def last_closed_round(self) -> RoundRow | None:
         """The round settled or voided last (``None``: no round has closed yet)."""

@@ -100,18 +100,31 @@ def opened_rows(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The round row (open) and its pool rows."""
     round_row = {
-        "round_id": rid, "state": "open", "stakes": canonical(stakes_to_json(stakes)),
+        "round_id": rid,
+        "state": "open",
+        "stakes": canonical(stakes_to_json(stakes)),
         "staked": sum(sum(w.values()) for w in stakes.values()),
-        "opened_mono": entry.mono, "opened_wall": entry.wall, "open_seq": entry.seq,
-        "closed_mono": None, "closed_wall": None, "close_seq": None, "rule": None,
-        "cause": None, "paid": None, "paid_total": None,
-    }  # fmt: skip
+        "opened_mono": entry.mono,
+        "opened_wall": entry.wall,
+        "open_seq": entry.seq,
+        "closed_mono": None,
+        "closed_wall": None,
+        "close_seq": None,
+        "rule": None,
+        "cause": None,
+        "paid": None,
+        "paid_total": None,
+    }
     pool_rows = []
     for name, m in fed.items():
         row = {
-            "round_id": rid, "pool": name, "stakes": canonical(seat_keys(m.seats)),
-            "contribution": canonical(data["pools"][name]), "reversal": None, "outcome": None,
-        }  # fmt: skip
+            "round_id": rid,
+            "pool": name,
+            "stakes": canonical(seat_keys(m.seats)),
+            "contribution": canonical(data["pools"][name]),
+            "reversal": None,
+            "outcome": None,
+        }
         pool_rows.append(row)
     return round_row, pool_rows
 
@@ -157,16 +170,22 @@ def awards(
         shares = (link or {}).get(name, LinkShares())
         try:
             outcome = resolve(
-                state, config, {s: lines[name].get(s) for s in stakes}, stakes,
-                shares.others, shares.received,
-            )  # fmt: skip
+                state,
+                config,
+                {s: lines[name].get(s) for s in stakes},
+                stakes,
+                shares.others,
+                shares.received,
+            )
         except KeyError as exc:
             raise BadRoundError(f"round {rid}: {exc.args[0]}") from None
         settled[name] = PoolMove(config, award(state, config, outcome), outcome, stakes)
     unstaked = sorted(name for name in set(lines) - set(settled) if lines[name])
     if unstaked:
-        raise BadRoundError(f"round {rid}: hits given for pool(s) {', '.join(unstaked)}, "
-                            "on which the round has no stake")  # fmt: skip
+        raise BadRoundError(
+            f"round {rid}: hits given for pool(s) {', '.join(unstaked)}, "
+            "on which the round has no stake"
+        )
     return settled
 
 
@@ -174,9 +193,12 @@ def voided_data(
     rid: str, rule: str, cause: str, returned: Stakes, moved: dict[str, PoolMove]
 ) -> dict[str, Any]:
     return {
-        "round": rid, "rule": rule, "cause": cause, "returned": stakes_to_json(returned),
+        "round": rid,
+        "rule": rule,
+        "cause": cause,
+        "returned": stakes_to_json(returned),
         "pools": {name: m.to_json() for name, m in moved.items()},
-    }  # fmt: skip
+    }
 
 
 def settle_request(
@@ -283,15 +305,24 @@ def settle_arguments(result: RoundResult, pools: Mapping[str, str]) -> dict[str,
 
 
 def closed_round_row(
-    row: dict[str, Any], state: str, entry: Entry, paid: Stakes,
-    rule: str | None = None, cause: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    row: dict[str, Any],
+    state: str,
+    entry: Entry,
+    paid: Stakes,
+    rule: str | None = None,
+    cause: str | None = None,
+) -> dict[str, Any]:
     return {
-        **row, "state": state, "closed_mono": entry.mono, "closed_wall": entry.wall,
-        "close_seq": entry.seq, "rule": rule, "cause": cause,
+        **row,
+        "state": state,
+        "closed_mono": entry.mono,
+        "closed_wall": entry.wall,
+        "close_seq": entry.seq,
+        "rule": rule,
+        "cause": cause,
         "paid": canonical(stakes_to_json(paid)),
         "paid_total": sum(sum(w.values()) for w in paid.values()),
-    }  # fmt: skip
+    }
 
 
 def hit_rows(
@@ -304,10 +335,21 @@ def hit_rows(
     rows = []
     for n, (seat, a) in enumerate(winners):
         row = {
-            "hit_id": first_id + n, "pool": move.config.name, "round_id": rid, "seat": seat,
-            "line": a.line, "hand": hands.get(seat), "stake": a.stake, "amount": a.amount,
-            "from_pool": a.from_pool, "share": a.share, "envy": a.envy,
-            "cycle": move.after.cycle, "mono": entry.mono, "wall": entry.wall, "seq": entry.seq,
-        }  # fmt: skip
+            "hit_id": first_id + n,
+            "pool": move.config.name,
+            "round_id": rid,
+            "seat": seat,
+            "line": a.line,
+            "hand": hands.get(seat),
+            "stake": a.stake,
+            "amount": a.amount,
+            "from_pool": a.from_pool,
+            "share": a.share,
+            "envy": a.envy,
+            "cycle": move.after.cycle,
+            "mono": entry.mono,
+            "wall": entry.wall,
+            "seq": entry.seq,
+        }
         rows.append(row)
     return rows

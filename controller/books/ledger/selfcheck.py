@@ -145,10 +145,13 @@ def check_software(manifest_path: Path) -> list[Failure]:
 
 def _sealed_failures(view: LedgerView, table: str, where: str = "1") -> list[Failure]:
     return [
-        Failure("row", f"{table} row {'/'.join(map(str, key))} does not match its checksum",
-                (table, key))
+        Failure(
+            "row",
+            f"{table} row {'/'.join(map(str, key))} does not match its checksum",
+            (table, key),
+        )
         for key in view.db.bad_seals(table, where)
-    ]  # fmt: skip
+    ]
 
 
 def check_ledger(view: LedgerView, *, full: bool = False) -> list[Failure]:

@@ -190,9 +190,12 @@ class Ledger(LedgerView):
                 self.db.put("round_pools", row)
             self._put_pools(fed, entry.seq)
         return RoundOpened(
-            rid, clean, {name: m.move for name, m in fed.items()},
-            {name: m.after.current for name, m in fed.items()}, entry.seq,
-        )  # fmt: skip
+            rid,
+            clean,
+            {name: m.move for name, m in fed.items()},
+            {name: m.after.current for name, m in fed.items()},
+            entry.seq,
+        )
 
     def void_round(self, round_id: str, now: float, *, rule: str, cause: str) -> RoundVoided:
         """Void a round (a misdeal, MD-*): return every stake, reverse every contribution."""
@@ -207,10 +210,12 @@ class Ledger(LedgerView):
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
             pool_rows = self.db.select("round_pools", "round_id = ?", (rid,))
             moved = rounds.reversals(
-                (*self._pool_for_change(rp["pool"]),
-                 Contribution.from_json(json.loads(rp["contribution"])))
+                (
+                    *self._pool_for_change(rp["pool"]),
+                    Contribution.from_json(json.loads(rp["contribution"])),
+                )
                 for rp in pool_rows
-            )  # fmt: skip
+            )
             returned = load_stakes(row["stakes"])
             data = rounds.voided_data(rid, rule, cause, returned, moved)
             entry = self.journal.write("round.voided", data, now)
@@ -222,9 +227,14 @@ class Ledger(LedgerView):
                 self.db.put("round_pools", {**rp, "reversal": reversal})
             self._put_pools(moved, entry.seq)
         return RoundVoided(
-            rid, rule, cause, returned, {name: m.move for name, m in moved.items()},
-            {name: m.after.current for name, m in moved.items()}, entry.seq,
-        )  # fmt: skip
+            rid,
+            rule,
+            cause,
+            returned,
+            {name: m.move for name, m in moved.items()},
+            {name: m.after.current for name, m in moved.items()},
+            entry.seq,
+        )
 
     def settle_round(
         self,
@@ -250,8 +260,11 @@ class Ledger(LedgerView):
         lines = inputs.pool_hits(hits)
         seat_hands = inputs.hands(hands)
         table_paid = inputs.seat_wagers(payouts or {}, f"round {rid} payouts", positive=False)
-        final = None if stakes is None else inputs.seat_wagers(stakes, f"round {rid} stakes",
-                                                                positive=True)  # fmt: skip
+        final = (
+            None
+            if stakes is None
+            else inputs.seat_wagers(stakes, f"round {rid} stakes", positive=True)
+        )
         with self._event(f"settling round {rid}", now):
             row = self._round_for_change(rid)
             opened = self._opening_stakes(row)
@@ -269,17 +282,22 @@ class Ledger(LedgerView):
                 rid,
                 lines,
                 (
-                    (*self._pool_for_change(rp["pool"]),
-                     {int(s): v for s, v in json.loads(rp["stakes"]).items()})
+                    (
+                        *self._pool_for_change(rp["pool"]),
+                        {int(s): v for s, v in json.loads(rp["stakes"]).items()},
+                    )
                     for rp in pool_rows
                 ),
-            )  # fmt: skip
+            )
             every = rounds.merged(opened, added)
             paid = rounds.payouts(rid, every, table_paid, settled)
             data = rounds.settled_data(rid, request, settled)
             entry = self.journal.write("round.settled", data, now)
-            row = {**row, "stakes": canonical(stakes_to_json(every)),
-                   "staked": sum(sum(w.values()) for w in every.values())}  # fmt: skip
+            row = {
+                **row,
+                "stakes": canonical(stakes_to_json(every)),
+                "staked": sum(sum(w.values()) for w in every.values()),
+            }
             self.db.put("rounds", rounds.closed_round_row(row, "settled", entry, paid))
             for rp in pool_rows:
                 outcome = canonical(data["pools"][rp["pool"]])
@@ -288,9 +306,12 @@ class Ledger(LedgerView):
             for move in settled.values():
                 self._record_hits(rid, move, seat_hands, entry)
         return RoundSettled(
-            rid, {name: m.move for name, m in settled.items()},
-            paid, {name: m.after.current for name, m in settled.items()}, entry.seq,
-        )  # fmt: skip
+            rid,
+            {name: m.move for name, m in settled.items()},
+            paid,
+            {name: m.after.current for name, m in settled.items()},
+            entry.seq,
+        )
 
     def _record_hits(
         self, rid: str, move: rounds.PoolMove, hands: dict[int, str], entry: Entry
@@ -317,22 +338,33 @@ class Ledger(LedgerView):
             entry = self.journal.write(
                 "meter.corrected",
                 {
-                    "pool": pool, "meter": meter, "old": old, "new": value,
-                    "technician": technician, "reason": reason,
+                    "pool": pool,
+                    "meter": meter,
+                    "old": old,
+                    "new": value,
+                    "technician": technician,
+                    "reason": reason,
                 },
                 now,
-            )  # fmt: skip
+            )
             next_id = self.db.execute(
                 "SELECT coalesce(max(correction_id), 0) + 1 FROM corrections"
             ).fetchone()[0]
             self.db.put(
                 "corrections",
                 {
-                    "correction_id": next_id, "pool": pool, "meter": meter, "old": old,
-                    "new": value, "technician": technician, "reason": reason,
-                    "mono": float(now), "wall": entry.wall, "seq": entry.seq,
+                    "correction_id": next_id,
+                    "pool": pool,
+                    "meter": meter,
+                    "old": old,
+                    "new": value,
+                    "technician": technician,
+                    "reason": reason,
+                    "mono": float(now),
+                    "wall": entry.wall,
+                    "seq": entry.seq,
                 },
-            )  # fmt: skip
+            )
             self._put_pool(config, after, entry.seq)
         return after
 
@@ -363,20 +395,30 @@ class Ledger(LedgerView):
             self._refuse_open_rounds(pool, "retire it")
             config, state = self._pool_for_change(pool)
             amount, reserve = state.current, state.reserve
-            after = {pool: (config, correct(correct(state, config, "current", 0), config,
-                                            "reserve", 0))}  # fmt: skip
+            after = {
+                pool: (config, correct(correct(state, config, "current", 0), config, "reserve", 0))
+            }
             if transfer_to is not None:
                 self._refuse_open_rounds(transfer_to, "transfer an amount to it")
                 to_config, to_state = self._pool_for_change(transfer_to)
                 moved = correct(to_state, to_config, "current", to_state.current + amount)
-                after[transfer_to] = (to_config, correct(moved, to_config, "reserve",
-                                                         to_state.reserve + reserve))  # fmt: skip
+                after[transfer_to] = (
+                    to_config,
+                    correct(moved, to_config, "reserve", to_state.reserve + reserve),
+                )
             entry = self.journal.write(
                 "pool.retired",
-                {"pool": pool, "to": transfer_to, "amount": amount, "reserve": reserve,
-                 "reason_code": code.value, "reason": reason, "technician": technician},
+                {
+                    "pool": pool,
+                    "to": transfer_to,
+                    "amount": amount,
+                    "reserve": reserve,
+                    "reason_code": code.value,
+                    "reason": reason,
+                    "technician": technician,
+                },
                 now,
-            )  # fmt: skip
+            )
             for config, state in after.values():
                 self._put_pool(config, state, entry.seq)
             lifecycle.store_retired(self.db, {**retired, pool: entry.seq})
@@ -390,9 +432,11 @@ class Ledger(LedgerView):
         with self._event(f"configuring pool {config.name}", now):
             retired = lifecycle.retired_pools(self.db)
             if config.name in retired:
-                raise LedgerError(f"pool {config.name} was retired (journal entry "
-                                  f"{retired[config.name]}): take [pools.{config.name}] out of "
-                                  "the table configuration")  # fmt: skip
+                raise LedgerError(
+                    f"pool {config.name} was retired (journal entry "
+                    f"{retired[config.name]}): take [pools.{config.name}] out of "
+                    "the table configuration"
+                )
             row = self.db.get("pools", (config.name,))
             if row is None:
                 clash = [c.name for c, _ in self._pools_for_change() if c.bet == config.bet]
@@ -497,11 +541,13 @@ class Ledger(LedgerView):
             entry = self.journal.write(
                 "selfcheck.cleared",
                 {
-                    "technician": technician, "reason": reason,
-                    "failures": previous.failures, "resealed": accepted,
+                    "technician": technician,
+                    "reason": reason,
+                    "failures": previous.failures,
+                    "resealed": accepted,
                 },
                 now,
-            )  # fmt: skip
+            )
             self._put_selfcheck("ok", [], entry.wall, entry.seq)
         self._failures = None
         return self.selfcheck_status()
@@ -533,9 +579,11 @@ class Ledger(LedgerView):
                 )
         with self.db.transaction("re-keying the ledger"):
             data = {
-                "key": new.key_id, "previous": old.key_id if old else None,
-                "technician": technician, "reason": reason,
-            }  # fmt: skip
+                "key": new.key_id,
+                "previous": old.key_id if old else None,
+                "technician": technician,
+                "reason": reason,
+            }
             entry = self.journal.write("ledger.keyed", data, now, key=new)
             self._set_key_history([*key_history(self.db), (entry.seq, new.key_id)])
             rows = {t: self.db.select(t, "1", check=False) for t in SEALED}
@@ -555,9 +603,14 @@ class Ledger(LedgerView):
     def _put_selfcheck(self, state: str, failures: list[str], wall: str, seq: int) -> None:
         self.db.put(
             "selfcheck",
-            {"id": 1, "state": state, "failures": json.dumps(failures), "since_wall": wall,
-             "seq": seq},
-        )  # fmt: skip
+            {
+                "id": 1,
+                "state": state,
+                "failures": json.dumps(failures),
+                "since_wall": wall,
+                "seq": seq,
+            },
+        )
 
     # -- rows -----------------------------------------------------------------------------------
 
@@ -641,12 +694,15 @@ class Ledger(LedgerView):
     def _voided(self, row: dict[str, Any]) -> RoundVoided:
         pools = self._round_pools(row["round_id"], "reversal")
         return RoundVoided(
-            row["round_id"], row["rule"], row["cause"], load_stakes(row["paid"]),
+            row["round_id"],
+            row["rule"],
+            row["cause"],
+            load_stakes(row["paid"]),
             {name: Reversal.from_json(r) for name, r in pools.items()},
             {name: r["current"] for name, r in pools.items()},
             row["close_seq"],
             retried=True,
-        )  # fmt: skip
+        )
 
     def _settled_again(self, row: dict[str, Any], request: dict[str, Any]) -> RoundSettled:
         rid = row["round_id"]

@@ -66,9 +66,14 @@ from controller.engine.pools.meters import (
 )
 
 MONEY_KINDS = {
-    "pool.created", "pool.configured", "round.opened", "round.voided", "round.settled",
-    "meter.corrected", "pool.retired",
-}  # fmt: skip
+    "pool.created",
+    "pool.configured",
+    "round.opened",
+    "round.voided",
+    "round.settled",
+    "meter.corrected",
+    "pool.retired",
+}
 LIST_AT_MOST = 10  # problems of one kind listed before "and N more"
 
 
@@ -315,9 +320,11 @@ class Replay:
             self.pools[name] = (config, after)
             fed[name] = (c, seats)
             self._compare(
-                seq, f"round {rid} pool {name} contribution",
-                recorded.get(name), {**c.to_json(), "current": after.current},
-            )  # fmt: skip
+                seq,
+                f"round {rid} pool {name} contribution",
+                recorded.get(name),
+                {**c.to_json(), "current": after.current},
+            )
             self._shown(seq, name, recorded.get(name, {}).get("current", after.current), False)
         self._compare(seq, f"round {rid} pools fed", sorted(recorded), sorted(fed))
         self.open[rid] = fed
@@ -326,21 +333,34 @@ class Replay:
         if self._entry is not None:
             staked = sum(sum(w.values()) for w in data["stakes"].values())
             self.round_rows[rid] = {
-                "state": "open", "stakes": canonical(data["stakes"]), "staked": staked,
-                "opened_mono": self._entry.mono, "opened_wall": self._entry.wall,
-                "open_seq": seq, "closed_mono": None, "closed_wall": None, "close_seq": None,
-                "rule": None, "cause": None, "paid": None, "paid_total": None,
-            }  # fmt: skip
+                "state": "open",
+                "stakes": canonical(data["stakes"]),
+                "staked": staked,
+                "opened_mono": self._entry.mono,
+                "opened_wall": self._entry.wall,
+                "open_seq": seq,
+                "closed_mono": None,
+                "closed_wall": None,
+                "close_seq": None,
+                "rule": None,
+                "cause": None,
+                "paid": None,
+                "paid_total": None,
+            }
 
     def _closed_row(self, rid: str, state: str, paid: dict[str, Any], **more: Any) -> None:
         row = self.round_rows.get(rid)
         if self._entry is None or row is None:
             return
         row.update(
-            state=state, closed_mono=self._entry.mono, closed_wall=self._entry.wall,
-            close_seq=self._entry.seq, paid=canonical(paid),
-            paid_total=sum(sum(w.values()) for w in paid.values()), **more,
-        )  # fmt: skip
+            state=state,
+            closed_mono=self._entry.mono,
+            closed_wall=self._entry.wall,
+            close_seq=self._entry.seq,
+            paid=canonical(paid),
+            paid_total=sum(sum(w.values()) for w in paid.values()),
+            **more,
+        )
 
     def _closing(self, seq: int, rid: str) -> dict[str, tuple[Contribution, dict[int, int]]]:
         if rid not in self.open:
@@ -388,9 +408,13 @@ class Replay:
             lines = data["hits"].get(name, {})
             link = self._link_shares(rid, table, name, config)
             outcome = resolve(
-                state, config, {s: lines.get(str(s)) for s in seats}, seats,
-                link.others, link.received,
-            )  # fmt: skip
+                state,
+                config,
+                {s: lines.get(str(s)) for s in seats},
+                seats,
+                link.others,
+                link.received,
+            )
             for (at, other, seat), share in outcome.link_shares.items():
                 owed = self.fixed.setdefault(rounds.round_key(at, other), {}).setdefault(name, {})
                 owed[seat] = owed.get(seat, 0) + share
@@ -398,9 +422,11 @@ class Replay:
             self.pools[name] = (config, after)
             recorded = data["pools"].get(name)
             self._compare(
-                seq, f"round {rid} pool {name} awards",
-                recorded, {**outcome_to_json(outcome), "current": after.current},
-            )  # fmt: skip
+                seq,
+                f"round {rid} pool {name} awards",
+                recorded,
+                {**outcome_to_json(outcome), "current": after.current},
+            )
             won = outcome.jackpot_paid > 0
             self._shown(seq, name, (recorded or {}).get("current", after.current), won)
             self.hits += sum(1 for a in outcome.awards.values() if a.amount or a.share or a.envy)
@@ -432,8 +458,9 @@ class Replay:
     def _meter_corrected(self, seq: int, data: dict[str, Any]) -> None:
         name, meter = data["pool"], data["meter"]
         config, state = self.pools[name]
-        self._compare(seq, f"pool {name} {meter} before the correction", data["old"],
-                      getattr(state, meter))  # fmt: skip
+        self._compare(
+            seq, f"pool {name} {meter} before the correction", data["old"], getattr(state, meter)
+        )
         after = correct(state, config, meter, data["new"])
         self.pools[name] = (config, after)
         self._shown(seq, name, after.current, True)
@@ -513,8 +540,11 @@ def round_row_problems(view: LedgerView, replay: Replay) -> list[str]:
             for column, value in zip(_ROUND_COLUMNS, values, strict=True)
             if value != expected[column]
         ]
-    items += [f"round {rid} is in the journal but has no row" for rid in replay.round_rows
-              if rid not in seen]  # fmt: skip
+    items += [
+        f"round {rid} is in the journal but has no row"
+        for rid in replay.round_rows
+        if rid not in seen
+    ]
     hits = [tuple(r) for r in view.db.execute(f"SELECT {', '.join(_HIT_COLUMNS)} FROM hits")]
     wanted = [tuple(r[c] for c in _HIT_COLUMNS) for r in replay.hit_rows]
     if sorted(hits, key=repr) != sorted(wanted, key=repr):
@@ -540,8 +570,10 @@ def replay_problems(view: LedgerView, progress: Progress | None = None) -> tuple
             f"open rounds differ: table {sorted(open_rows)[:5]}, journal {sorted(replay.open)[:5]}"
         )
     if retired_pools(view.db) != replay.retired:
-        problems.append(f"the retired pools {sorted(retired_pools(view.db))} differ from the "
-                        f"journal's {sorted(replay.retired)}")  # fmt: skip
+        problems.append(
+            f"the retired pools {sorted(retired_pools(view.db))} differ from the "
+            f"journal's {sorted(replay.retired)}"
+        )
     hit_rows = view.db.execute("SELECT count(*) FROM hits").fetchone()[0]
     if hit_rows != replay.hits:
         problems.append(f"{hit_rows} hit rows but the journal's awards make {replay.hits}")

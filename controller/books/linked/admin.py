@@ -94,8 +94,13 @@ async def configure_pool(conn: AsyncConnection, config: PoolConfig, now: float) 
 
 
 TABLE_COLUMNS = (
-    "table_id", "first_seen", "last_seen", "client", "listener_pid", *TABLE_TOTALS,
-)  # fmt: skip
+    "table_id",
+    "first_seen",
+    "last_seen",
+    "client",
+    "listener_pid",
+    *TABLE_TOTALS,
+)
 
 
 async def pool_status(conn: AsyncConnection, pool: str | None = None) -> dict[str, Any]:

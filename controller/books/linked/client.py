@@ -309,9 +309,13 @@ class LinkedPool:
         try:
             data = loads_json(payload, "notify", NOTIFY_LIMITS)
             change = AmountChanged(
-                self.name, int(data["amount"]), int(data["seed"]), int(data["seq"]),
-                data.get("table"), data.get("kind", ""),
-            )  # fmt: skip
+                self.name,
+                int(data["amount"]),
+                int(data["seed"]),
+                int(data["seq"]),
+                data.get("table"),
+                data.get("kind", ""),
+            )
         except (ConfigError, ValueError, KeyError, TypeError):
             return  # not ours (someone else's NOTIFY on the channel)
         if money(change.amount) or money(change.seed):
@@ -405,8 +409,9 @@ class LinkedPool:
             )
         except LinkDownError as exc:
             self._link.void_owed(rid, rule, cause, now)
-            raise LinkDownError(f"{exc}; the void will be applied when the link is back",
-                                queued=True) from None  # fmt: skip
+            raise LinkDownError(
+                f"{exc}; the void will be applied when the link is back", queued=True
+            ) from None
 
     async def settle_round(
         self,
@@ -429,8 +434,11 @@ class LinkedPool:
         rid = inputs.round_id(round_id)
         lines = inputs.pool_hits(hits)
         seat_hands = inputs.hands(hands)
-        final = None if stakes is None else inputs.seat_wagers(
-            stakes, f"round {rid} stakes", positive=True)  # fmt: skip
+        final = (
+            None
+            if stakes is None
+            else inputs.seat_wagers(stakes, f"round {rid} stakes", positive=True)
+        )
         if rid in self._unstaked:
             return RoundSettled(rid, {}, {}, {}, 0)
         if self.name not in lines:

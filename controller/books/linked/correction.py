@@ -46,15 +46,23 @@ async def correct_linked(
         )
         busy = await cur.fetchone()
         if busy is not None:
-            raise RoundStateError(f"round {busy[1]} of table {busy[0]} is open on pool {pool}: "
-                                  "correct its meters between rounds")  # fmt: skip
+            raise RoundStateError(
+                f"round {busy[1]} of table {busy[0]} is open on pool {pool}: "
+                "correct its meters between rounds"
+            )
         old = getattr(locked.state, meter)
         try:
             after = correct(locked.state, locked.config, meter, value)
         except PoolArithmeticError as exc:
             raise LinkedStoreError(f"correcting {pool} {meter}: {exc}") from None
-        data = {"pool": pool, "meter": meter, "old": old, "new": value,
-                "technician": technician, "reason": reason}  # fmt: skip
+        data = {
+            "pool": pool,
+            "meter": meter,
+            "old": old,
+            "new": value,
+            "technician": technician,
+            "reason": reason,
+        }
         await write_entry(conn, locked, "meter.corrected", data, now, None)
         await put_pool(conn, locked, after, {"kind": "meter.corrected"})
         return after

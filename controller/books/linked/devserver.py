@@ -125,9 +125,17 @@ class DevServer:
                 )
             shutil.chown(self.root, SERVER_USER, SERVER_USER)
         self._run(
-            str(self.bindir / "initdb"), "-D", str(self.data), "-U", ROLE, "--auth=trust",
-            "-E", "UTF8", "--locale=C", "--no-sync",
-        )  # fmt: skip
+            str(self.bindir / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            ROLE,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
 
     def start(self) -> None:
         if not (self.data / "PG_VERSION").exists():
@@ -143,9 +151,18 @@ class DevServer:
         if not self.durable:
             options += ["-c fsync=off", "-c full_page_writes=off"]
         self._run(
-            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"),
-            "-w", "-t", "60", "-o", " ".join(options), "start",
-        )  # fmt: skip
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.root / "log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            " ".join(options),
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server: ``fast`` (clients are disconnected, a clean shutdown) or

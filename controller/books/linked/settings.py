@@ -118,9 +118,7 @@ def linked_settings(name: str, section: Section) -> LinkedSettings | None:
     section.finish()
     if len(section.problems.items) > problems_before or dsn is None or pool is None:
         return None
-    return LinkedSettings(
-        name=name, dsn=dsn, pool=pool, **{k: float(v) for k, v in values.items()}
-    )  # fmt: skip
+    return LinkedSettings(name=name, dsn=dsn, pool=pool, **{k: float(v) for k, v in values.items()})
 
 
 def check_linked_entry(

@@ -72,9 +72,19 @@ INSERT_ENTRY = (
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 ROUND_COLUMNS = (
-    "state", "stakes", "staked", "contribution", "reversal", "outcome", "rule", "cause",
-    "open_seq", "close_seq", "opened", "closed",
-)  # fmt: skip
+    "state",
+    "stakes",
+    "staked",
+    "contribution",
+    "reversal",
+    "outcome",
+    "rule",
+    "cause",
+    "open_seq",
+    "close_seq",
+    "opened",
+    "closed",
+)
 SELECT_ROUND = (
     f"SELECT {', '.join(ROUND_COLUMNS)} FROM croupier.rounds "
     "WHERE pool = %s AND table_id = %s AND round_id = %s"
@@ -91,9 +101,15 @@ CLOSE_ROUND = (
     "close_seq = %s, closed = %s WHERE pool = %s AND table_id = %s AND round_id = %s"
 )
 TABLE_TOTALS = (
-    "rounds", "stakes_in", "contributions", "reserve_contributions", "voids", "hits",
-    "won_from_pool", "won_fixed",
-)  # fmt: skip
+    "rounds",
+    "stakes_in",
+    "contributions",
+    "reserve_contributions",
+    "voids",
+    "hits",
+    "won_from_pool",
+    "won_fixed",
+)
 UPDATE_TABLE = (
     "UPDATE croupier.tables SET last_seen = now(), "
     + ", ".join(f"{c} = {c} + %({c})s" for c in TABLE_TOTALS)
@@ -116,24 +132,31 @@ def table_deltas(kind: str, data: dict[str, Any], pool: str) -> dict[str, int]:
         return deltas
     if kind == "round.opened":
         deltas.update(
-            rounds=1, stakes_in=moved["stake"], contributions=moved["to_current"],
+            rounds=1,
+            stakes_in=moved["stake"],
+            contributions=moved["to_current"],
             reserve_contributions=moved["to_reserve"] + moved["overflow"],
-        )  # fmt: skip
+        )
     elif kind == "round.voided":
         returned = sum(sum(w.values()) for w in data["returned"].values())
         shares = moved.get("shares_returned", {"to_current": 0, "to_reserve": 0})  # CH-9
         deltas.update(
-            rounds=-1, stakes_in=-returned, contributions=-moved["from_current"],
-            reserve_contributions=shares["to_reserve"] - moved["from_overflow"]
+            rounds=-1,
+            stakes_in=-returned,
+            contributions=-moved["from_current"],
+            reserve_contributions=shares["to_reserve"]
+            - moved["from_overflow"]
             - moved["from_reserve"],
-            voids=1, won_from_pool=-shares["to_current"],
-        )  # fmt: skip
+            voids=1,
+            won_from_pool=-shares["to_current"],
+        )
     elif kind == "round.settled":
         awards = moved["awards"].values()  # [stake, line, amount, from_pool, share, envy]
         deltas.update(
-            hits=len(moved["order"]), won_from_pool=moved["jackpot_paid"],
+            hits=len(moved["order"]),
+            won_from_pool=moved["jackpot_paid"],
             won_fixed=sum(a[2] + a[4] - a[3] for a in awards),
-        )  # fmt: skip
+        )
     return deltas
 
 
@@ -187,9 +210,11 @@ async def lock_pool(conn: AsyncConnection, name: str) -> LockedPool:
     values = dict(zip(POOL_METERS, row[1:-3], strict=True))
     values["name"] = name
     return LockedPool(
-        config_from_text(row[0]), PoolState.from_row(values), (row[-3], row[-2]),
+        config_from_text(row[0]),
+        PoolState.from_row(values),
+        (row[-3], row[-2]),
         wall_text(float(row[-1])),
-    )  # fmt: skip
+    )
 
 
 async def write_entry(
@@ -204,9 +229,18 @@ async def write_entry(
     entry = chained(locked.head, kind, data, text, float(now), locked.wall)
     await conn.execute(
         INSERT_ENTRY,
-        (locked.config.name, entry.seq, kind, table, entry.mono, entry.wall, text,
-         entry.prev_hash, entry.hash),
-    )  # fmt: skip
+        (
+            locked.config.name,
+            entry.seq,
+            kind,
+            table,
+            entry.mono,
+            entry.wall,
+            text,
+            entry.prev_hash,
+            entry.hash,
+        ),
+    )
     locked.head = (entry.seq, entry.hash)
     return entry
 
@@ -219,9 +253,12 @@ async def put_pool(
     row["head_seq"], row["head_hash"] = locked.head
     await conn.execute(UPDATE_POOL, row)
     payload = {
-        "pool": state.name, "amount": state.current, "seed": locked.config.seed,
-        "seq": locked.head[0], **event,
-    }  # fmt: skip
+        "pool": state.name,
+        "amount": state.current,
+        "seed": locked.config.seed,
+        "seq": locked.head[0],
+        **event,
+    }
     await conn.execute("SELECT pg_notify(%s, %s)", (channel(state.name), canonical(payload)))
     locked.state = state
 
@@ -329,13 +366,28 @@ class PoolTransactions:
             c: Contribution = move.move
             await self.conn.execute(
                 INSERT_ROUND,
-                (self.pool, self.table, rid, "open", canonical(rounds.seat_keys(seats)),
-                 sum(seats.values()), canonical(data["pools"][self.pool]), None, None, None,
-                 None, entry.seq, None, entry.wall, None),
-            )  # fmt: skip
+                (
+                    self.pool,
+                    self.table,
+                    rid,
+                    "open",
+                    canonical(rounds.seat_keys(seats)),
+                    sum(seats.values()),
+                    canonical(data["pools"][self.pool]),
+                    None,
+                    None,
+                    None,
+                    None,
+                    entry.seq,
+                    None,
+                    entry.wall,
+                    None,
+                ),
+            )
             await self._table_totals(table_deltas("round.opened", data, self.pool))
-            await put_pool(self.conn, locked, move.after, {"kind": "round.opened",
-                                                           "table": self.table})  # fmt: skip
+            await put_pool(
+                self.conn, locked, move.after, {"kind": "round.opened", "table": self.table}
+            )
             return RoundOpened(
                 rid, stakes, {self.label: c}, {self.label: move.after.current}, entry.seq
             )
@@ -346,9 +398,13 @@ class PoolTransactions:
         recorded = json.loads(row["contribution"])
         stakes = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
         return RoundOpened(
-            rid, stakes, {self.label: Contribution.from_json(recorded)},
-            {self.label: recorded["current"]}, row["open_seq"], retried=True,
-        )  # fmt: skip
+            rid,
+            stakes,
+            {self.label: Contribution.from_json(recorded)},
+            {self.label: recorded["current"]},
+            row["open_seq"],
+            retried=True,
+        )
 
     # -- voiding --------------------------------------------------------------------------------
 
@@ -383,16 +439,30 @@ class PoolTransactions:
         r: Reversal = move.move
         await self.conn.execute(
             CLOSE_ROUND,
-            ("voided", canonical(data["pools"][self.pool]), None, rule, cause, entry.seq,
-             entry.wall, self.pool, self.table, rid),
-        )  # fmt: skip
+            (
+                "voided",
+                canonical(data["pools"][self.pool]),
+                None,
+                rule,
+                cause,
+                entry.seq,
+                entry.wall,
+                self.pool,
+                self.table,
+                rid,
+            ),
+        )
         await self._table_totals(table_deltas("round.voided", data, self.pool))
-        await put_pool(self.conn, locked, move.after, {"kind": "round.voided",
-                                                       "table": self.table})  # fmt: skip
+        await put_pool(self.conn, locked, move.after, {"kind": "round.voided", "table": self.table})
         return RoundVoided(
-            rid, rule, cause, returned, {self.label: r}, {self.label: move.after.current},
+            rid,
+            rule,
+            cause,
+            returned,
+            {self.label: r},
+            {self.label: move.after.current},
             entry.seq,
-        )  # fmt: skip
+        )
 
     def _voided(self, rid: str, bet: str, row: dict[str, Any]) -> RoundVoided:
         """An already voided (or abandoned) round, as recorded."""
@@ -401,10 +471,15 @@ class PoolTransactions:
         recorded = json.loads(row["reversal"])
         returned = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
         return RoundVoided(
-            rid, row["rule"], row["cause"], returned,
-            {self.label: Reversal.from_json(recorded)}, {self.label: recorded["current"]},
-            row["close_seq"], retried=True,
-        )  # fmt: skip
+            rid,
+            row["rule"],
+            row["cause"],
+            returned,
+            {self.label: Reversal.from_json(recorded)},
+            {self.label: recorded["current"]},
+            row["close_seq"],
+            retried=True,
+        )
 
     async def abandon_round(self, rid: str, now: float) -> RoundVoided | None:
         """Settle the doubt about an opening whose outcome the table never learned: void it
@@ -419,16 +494,31 @@ class PoolTransactions:
                     return await self._void(locked, rid, row, now, ABANDON_RULE, ABANDON_CAUSE)
                 return None
             key = round_key(self.table, rid)
-            data = {"round": key, "table": self.table, "rule": ABANDON_RULE,
-                    "cause": ABANDON_CAUSE}  # fmt: skip
+            data = {"round": key, "table": self.table, "rule": ABANDON_RULE, "cause": ABANDON_CAUSE}
             entry = await write_entry(self.conn, locked, "round.abandoned", data, now, self.table)
             await self.conn.execute(
                 INSERT_ROUND,
-                (self.pool, self.table, rid, "abandoned", "{}", 0, None, None, None,
-                 ABANDON_RULE, ABANDON_CAUSE, None, entry.seq, None, entry.wall),
-            )  # fmt: skip
-            await put_pool(self.conn, locked, locked.state, {"kind": "round.abandoned",
-                                                             "table": self.table})  # fmt: skip
+                (
+                    self.pool,
+                    self.table,
+                    rid,
+                    "abandoned",
+                    "{}",
+                    0,
+                    None,
+                    None,
+                    None,
+                    ABANDON_RULE,
+                    ABANDON_CAUSE,
+                    None,
+                    entry.seq,
+                    None,
+                    entry.wall,
+                ),
+            )
+            await put_pool(
+                self.conn, locked, locked.state, {"kind": "round.abandoned", "table": self.table}
+            )
             return None
 
         return await serializable(self.conn, work)
@@ -483,18 +573,32 @@ class PoolTransactions:
             move = settled[self.pool]
             await self.conn.execute(
                 CLOSE_ROUND,
-                ("settled", None, canonical(data["pools"][self.pool]), None, None, entry.seq,
-                 entry.wall, self.pool, self.table, rid),
-            )  # fmt: skip
+                (
+                    "settled",
+                    None,
+                    canonical(data["pools"][self.pool]),
+                    None,
+                    None,
+                    entry.seq,
+                    entry.wall,
+                    self.pool,
+                    self.table,
+                    rid,
+                ),
+            )
             await self._record_hits(locked, rid, move, seat_hands, entry)
             outcome = move.move
             await self._table_totals(table_deltas("round.settled", data, self.pool))
-            await put_pool(self.conn, locked, move.after, {"kind": "round.settled",
-                                                           "table": self.table})  # fmt: skip
+            await put_pool(
+                self.conn, locked, move.after, {"kind": "round.settled", "table": self.table}
+            )
             return RoundSettled(
-                rid, {self.label: outcome}, rounds.payouts(key, {}, {}, settled),
-                {self.label: move.after.current}, entry.seq,
-            )  # fmt: skip
+                rid,
+                {self.label: outcome},
+                rounds.payouts(key, {}, {}, settled),
+                {self.label: move.after.current},
+                entry.seq,
+            )
 
         return await serializable(self.conn, work)
 
@@ -550,10 +654,24 @@ class PoolTransactions:
         for hit in rounds.hit_rows(first, rid, move, hands, entry):
             await self.conn.execute(
                 INSERT_HIT,
-                (self.pool, hit["hit_id"], self.table, rid, hit["seat"], hit["line"],
-                 hit["hand"], hit["stake"], hit["amount"], hit["from_pool"], hit["share"],
-                 hit["envy"], hit["cycle"], hit["wall"], hit["seq"]),
-            )  # fmt: skip
+                (
+                    self.pool,
+                    hit["hit_id"],
+                    self.table,
+                    rid,
+                    hit["seat"],
+                    hit["line"],
+                    hit["hand"],
+                    hit["stake"],
+                    hit["amount"],
+                    hit["from_pool"],
+                    hit["share"],
+                    hit["envy"],
+                    hit["cycle"],
+                    hit["wall"],
+                    hit["seq"],
+                ),
+            )
 
     async def _settled_again(
         self,
@@ -578,9 +696,13 @@ class PoolTransactions:
         # payouts() reads the outcome's awards and the pool's bet, not the state after
         move = rounds.PoolMove(locked.config, locked.state, outcome, seats)
         return RoundSettled(
-            rid, {self.label: outcome}, rounds.payouts(key, {}, {}, {self.pool: move}),
-            {self.label: outcome_json["current"]}, row["close_seq"], retried=True,
-        )  # fmt: skip
+            rid,
+            {self.label: outcome},
+            rounds.payouts(key, {}, {}, {self.pool: move}),
+            {self.label: outcome_json["current"]},
+            row["close_seq"],
+            retried=True,
+        )
 
 
 def _check_final_stakes(rid: str, bet: str, seats: dict[int, int], final: Stakes) -> None:

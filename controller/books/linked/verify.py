@@ -173,11 +173,15 @@ def _table_problems(
         ]
     total = {name: sum(t[name] for t in recomputed.values()) for name in TABLE_TOTALS}
     meters = {
-        "rounds": state.rounds, "stakes_in": state.stakes_in, "voids": state.voids,
+        "rounds": state.rounds,
+        "stakes_in": state.stakes_in,
+        "voids": state.voids,
         "contributions": state.contributions,
         "reserve_contributions": state.reserve_contributions + state.overflow,
-        "hits": state.hits, "won_from_pool": state.won_from_pool, "won_fixed": state.won_fixed,
-    }  # fmt: skip
+        "hits": state.hits,
+        "won_from_pool": state.won_from_pool,
+        "won_fixed": state.won_fixed,
+    }
     problems += [
         f"pool {pool}: {name} is {meters[name]} but the tables' journal entries add up to "
         f"{total[name]}"
@@ -225,8 +229,11 @@ def verify_store(dsn: str, pool: str | None = None, **params: Any) -> Report:
             ).fetchone()
             version = int(row[0]) if row else 0
         check_version(version, "the store")
-        names = [pool] if pool else [r[0] for r in conn.execute(
-            "SELECT name FROM croupier.pools ORDER BY name")]  # fmt: skip
+        names = (
+            [pool]
+            if pool
+            else [r[0] for r in conn.execute("SELECT name FROM croupier.pools ORDER BY name")]
+        )
         report = Report()
         for name in names:
             one = verify_pool(conn, name)

@@ -112,16 +112,23 @@ def _row_sums(view: LedgerView, first: int, end: int) -> dict[str, Counter]:
         (first, end),
     ):
         c = json.loads(text)
-        sums[pool].update(contributions=c["to_current"], overflow=c["overflow"],
-                          reserve_contributions=c["to_reserve"], stakes=c["stake"])  # fmt: skip
+        sums[pool].update(
+            contributions=c["to_current"],
+            overflow=c["overflow"],
+            reserve_contributions=c["to_reserve"],
+            stakes=c["stake"],
+        )
     for pool, text in view.db.execute(
         "SELECT p.pool, p.reversal FROM round_pools p JOIN rounds r USING (round_id) "
         "WHERE r.state = 'voided' AND r.close_seq >= ? AND r.close_seq < ?",
         (first, end),
     ):
         r = json.loads(text)
-        sums[pool].update(contributions=-r["from_current"], overflow=-r["from_overflow"],
-                          reserve_contributions=-r["from_reserve"])  # fmt: skip
+        sums[pool].update(
+            contributions=-r["from_current"],
+            overflow=-r["from_overflow"],
+            reserve_contributions=-r["from_reserve"],
+        )
     for pool, from_pool in view.db.execute(
         "SELECT pool, from_pool FROM hits WHERE seq >= ? AND seq < ?", (first, end)
     ):
@@ -129,14 +136,17 @@ def _row_sums(view: LedgerView, first: int, end: int) -> dict[str, Counter]:
     for pool, meter, old, new in view.db.execute(
         "SELECT pool, meter, old, new FROM corrections WHERE seq >= ? AND seq < ?", (first, end)
     ):
-        sums[pool].update({"corrections" if meter == "current" else "reserve_corrections":
-                           new - old})  # fmt: skip
+        sums[pool].update(
+            {"corrections" if meter == "current" else "reserve_corrections": new - old}
+        )
     for event in _lifecycle(view, first, end):  # retirements and transfers move the same meters
-        sums[event["pool"]].update(corrections=-event["amount"],
-                                   reserve_corrections=-event["reserve"])  # fmt: skip
+        sums[event["pool"]].update(
+            corrections=-event["amount"], reserve_corrections=-event["reserve"]
+        )
         if event["to"] is not None:
-            sums[event["to"]].update(corrections=event["amount"],
-                                     reserve_corrections=event["reserve"])  # fmt: skip
+            sums[event["to"]].update(
+                corrections=event["amount"], reserve_corrections=event["reserve"]
+            )
     return sums
 
 
@@ -156,11 +166,18 @@ def _lifecycle_lines(events: list[dict[str, Any]], name: str) -> list[dict[str, 
         common = {k: e[k] for k in ("reason_code", "reason", "technician", "wall", "entry")}
         if e["pool"] == name:
             action = f"retired, transferred to {e['to']}" if e["to"] else "retired, amount held"
-            lines.append({"action": action, "amount": -e["amount"], "reserve": -e["reserve"],
-                          **common})  # fmt: skip
+            lines.append(
+                {"action": action, "amount": -e["amount"], "reserve": -e["reserve"], **common}
+            )
         elif e["to"] == name:
-            lines.append({"action": f"transfer in from {e['pool']}", "amount": e["amount"],
-                          "reserve": e["reserve"], **common})  # fmt: skip
+            lines.append(
+                {
+                    "action": f"transfer in from {e['pool']}",
+                    "amount": e["amount"],
+                    "reserve": e["reserve"],
+                    **common,
+                }
+            )
     return lines
 
 
@@ -180,43 +197,96 @@ def _pool_section(
 ) -> dict[str, Any]:
     config, after = closing
     before = opening[1] if opening else None
-    d = {m: _delta(before, after, m) for m in (
-        "contributions", "overflow", "reserve_contributions", "won_from_pool", "won_fixed",
-        "envy_paid", "seeded_house", "seeded_reserve", "corrections", "reserve_corrections",
-        "cycle", "voids", "stakes_returned", "rounds", "stakes_in",
-    )}  # fmt: skip
-    for meter in ("contributions", "overflow", "reserve_contributions", "won_from_pool",
-                  "corrections", "reserve_corrections"):  # fmt: skip
+    d = {
+        m: _delta(before, after, m)
+        for m in (
+            "contributions",
+            "overflow",
+            "reserve_contributions",
+            "won_from_pool",
+            "won_fixed",
+            "envy_paid",
+            "seeded_house",
+            "seeded_reserve",
+            "corrections",
+            "reserve_corrections",
+            "cycle",
+            "voids",
+            "stakes_returned",
+            "rounds",
+            "stakes_in",
+        )
+    }
+    for meter in (
+        "contributions",
+        "overflow",
+        "reserve_contributions",
+        "won_from_pool",
+        "corrections",
+        "reserve_corrections",
+    ):
         if sums[meter] != d[meter]:
-            problems.append(f"pool {name}: {meter} from the rows {sums[meter]} but the meters "
-                            f"moved {d[meter]}")  # fmt: skip
+            problems.append(
+                f"pool {name}: {meter} from the rows {sums[meter]} but the meters moved {d[meter]}"
+            )
     open_shown = before.current if before else 0
     open_reserve = before.reserve if before else 0
     seeds = d["seeded_house"] + d["seeded_reserve"]
-    expected = (open_shown + sums["contributions"] - sums["won_from_pool"] + seeds
-                + sums["corrections"])  # fmt: skip
+    expected = (
+        open_shown + sums["contributions"] - sums["won_from_pool"] + seeds + sums["corrections"]
+    )
     if expected != after.current:
-        problems.append(f"pool {name}: closing amount {after.current} but opening {open_shown} "
-                        f"+ movements make {expected}")  # fmt: skip
-    expected_reserve = (open_reserve + sums["reserve_contributions"] + sums["overflow"]
-                        - d["seeded_reserve"] + sums["reserve_corrections"])  # fmt: skip
+        problems.append(
+            f"pool {name}: closing amount {after.current} but opening {open_shown} "
+            f"+ movements make {expected}"
+        )
+    expected_reserve = (
+        open_reserve
+        + sums["reserve_contributions"]
+        + sums["overflow"]
+        - d["seeded_reserve"]
+        + sums["reserve_corrections"]
+    )
     if expected_reserve != after.reserve:
-        problems.append(f"pool {name}: closing reserve {after.reserve} but opening "
-                        f"{open_reserve} + movements make {expected_reserve}")  # fmt: skip
+        problems.append(
+            f"pool {name}: closing reserve {after.reserve} but opening "
+            f"{open_reserve} + movements make {expected_reserve}"
+        )
     hits = [
-        {"hit": h, "round": r, "seat": s, "line": line, "amount": a, "from_pool": fp,
-         "share": sh, "envy": e, "wall": w}
+        {
+            "hit": h,
+            "round": r,
+            "seat": s,
+            "line": line,
+            "amount": a,
+            "from_pool": fp,
+            "share": sh,
+            "envy": e,
+            "wall": w,
+        }
         for h, r, s, line, a, fp, sh, e, w in view.db.execute(
             "SELECT hit_id, round_id, seat, line, amount, from_pool, share, envy, wall FROM hits "
-            "WHERE pool = ? AND seq >= ? AND seq < ? ORDER BY hit_id", (name, first, end))
-    ]  # fmt: skip
+            "WHERE pool = ? AND seq >= ? AND seq < ? ORDER BY hit_id",
+            (name, first, end),
+        )
+    ]
     adjustments = [
-        {"correction": c, "meter": m, "old": o, "new": n, "change": n - o, "technician": t,
-         "reason": r, "wall": w}
+        {
+            "correction": c,
+            "meter": m,
+            "old": o,
+            "new": n,
+            "change": n - o,
+            "technician": t,
+            "reason": r,
+            "wall": w,
+        }
         for c, m, o, n, t, r, w in view.db.execute(
             "SELECT correction_id, meter, old, new, technician, reason, wall FROM corrections "
-            "WHERE pool = ? AND seq >= ? AND seq < ? ORDER BY correction_id", (name, first, end))
-    ]  # fmt: skip
+            "WHERE pool = ? AND seq >= ? AND seq < ? ORDER BY correction_id",
+            (name, first, end),
+        )
+    ]
     return {
         "pool": name,
         "bet": config.bet,
@@ -308,12 +378,17 @@ def build_day_report(
     sums = _row_sums(view, first, end)
     pools = []
     for name in sorted(closing):
-        pools.append(_pool_section(view, name, opening.get(name), closing[name], sums[name],
-                                   first, end, problems))  # fmt: skip
+        pools.append(
+            _pool_section(
+                view, name, opening.get(name), closing[name], sums[name], first, end, problems
+            )
+        )
         recorded = replay.shown.get(name)
         if end > head and recorded is not None and recorded != closing[name][1].current:
-            problems.append(f"pool {name}: the ledger last recorded {recorded} displayed but "
-                            f"the replay closes at {closing[name][1].current}")  # fmt: skip
+            problems.append(
+                f"pool {name}: the ledger last recorded {recorded} displayed but "
+                f"the replay closes at {closing[name][1].current}"
+            )
     if end > head:  # the day runs to the end of the journal: the pools table must agree
         for name, (_, stored) in view.pools().items():
             if name in closing and stored.to_row() != closing[name][1].to_row():
@@ -329,11 +404,17 @@ def build_day_report(
         hold = w["handle"] - w["paid"]
         figure = context.par.get(wager)
         theoretical = as_percent(figure.hold(opening_by_bet.get(wager))) if figure else None
-        wager_rows.append({
-            "wager": wager, "rounds": w["rounds"], "handle": w["handle"], "paid": w["paid"],
-            "hold": hold, "hold_percent": percent(hold, w["handle"]),
-            "theoretical_hold_percent": theoretical,
-        })  # fmt: skip
+        wager_rows.append(
+            {
+                "wager": wager,
+                "rounds": w["rounds"],
+                "handle": w["handle"],
+                "paid": w["paid"],
+                "hold": hold,
+                "hold_percent": percent(hold, w["handle"]),
+                "theoretical_hold_percent": theoretical,
+            }
+        )
     last = view.db.execute(
         "SELECT seq, hash FROM journal WHERE seq < ? ORDER BY seq DESC LIMIT 1", (end,)
     ).fetchone()

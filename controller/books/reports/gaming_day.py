@@ -35,8 +35,9 @@ class GamingDayRule:
         try:
             zone = ZoneInfo(timezone)
         except (ZoneInfoNotFoundError, ValueError):
-            raise GamingDayError(f"timezone {timezone!r} is not a known time zone "
-                                 "(e.g. Europe/Athens, UTC)") from None  # fmt: skip
+            raise GamingDayError(
+                f"timezone {timezone!r} is not a known time zone (e.g. Europe/Athens, UTC)"
+            ) from None
         return cls(time(int(match[1]), int(match[2])), zone)
 
     def bounds(self, day: date) -> tuple[datetime, datetime]:

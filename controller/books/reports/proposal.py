@@ -75,21 +75,28 @@ def pool_proposal(config: PoolConfig, sheet: BetSheet, pace: Pace) -> dict[str, 
             continue
         p = sheet.probability(line)
         per_round = p * pace.seats
-        lines.append({
-            "line": line.hand, "pays": line.pays, "combinations": line.combinations,
-            "probability": _f(p), "probability_exact": str(p),
-            "one_in": _f(1 / p) if p else None,
-            "expected_hits_per_round": _f(per_round),
-            "mean_rounds_between_hits": _f(1 / per_round) if per_round else None,
-            "mean_hours_between_hits": _f(1 / per_round / pace.rounds_per_hour)
-            if per_round else None,
-        })  # fmt: skip
+        lines.append(
+            {
+                "line": line.hand,
+                "pays": line.pays,
+                "combinations": line.combinations,
+                "probability": _f(p),
+                "probability_exact": str(p),
+                "one_in": _f(1 / p) if p else None,
+                "expected_hits_per_round": _f(per_round),
+                "mean_rounds_between_hits": _f(1 / per_round) if per_round else None,
+                "mean_hours_between_hits": _f(1 / per_round / pace.rounds_per_hour)
+                if per_round
+                else None,
+            }
+        )
 
     def rtp(meter: int) -> Fraction:
         return r0 + p_jackpot * Fraction(meter, stake)
 
-    meters = sorted({int(config.seed * m) for m in METER_MULTIPLES}
-                    | ({config.cap} if config.cap else set()))  # fmt: skip
+    meters = sorted(
+        {int(config.seed * m) for m in METER_MULTIPLES} | ({config.cap} if config.cap else set())
+    )
     break_even = stake * (1 - r0) / p_jackpot if p_jackpot else None
     long_run = r0 + config.contribution_rate + p_jackpot * Fraction(config.seed, stake)
     return {
@@ -126,8 +133,10 @@ def build_proposal(
     """The proposal of every local pool of a table (see the module docstring)."""
     pace.check(profile)
     if not pools:
-        raise ProposalError("the table configuration has no local pool ([pools.NAME] with "
-                            "a seed); a linked pool's proposal is made from its store")  # fmt: skip
+        raise ProposalError(
+            "the table configuration has no local pool ([pools.NAME] with "
+            "a seed); a linked pool's proposal is made from its store"
+        )
     sheet = progressive_sheet(profile)
     return {
         "document": "progressive-proposal",

@@ -26,10 +26,27 @@ def _pct(value: str | None) -> str:
 def rows(report: dict[str, Any]) -> list[list[str]]:
     """The report as ``section, name, field, value`` rows (amounts in minor units)."""
     out = [["section", "name", "field", "value"]]
-    for key in ("document", "table", "profile", "currency", "gaming_day", "gaming_day_start",
-                "from", "to", "complete", "generated", "reconciled"):  # fmt: skip
-        out.append(["report", "", key, str(report[key]).lower() if isinstance(report[key], bool)
-                    else str(report[key])])  # fmt: skip
+    for key in (
+        "document",
+        "table",
+        "profile",
+        "currency",
+        "gaming_day",
+        "gaming_day_start",
+        "from",
+        "to",
+        "complete",
+        "generated",
+        "reconciled",
+    ):
+        out.append(
+            [
+                "report",
+                "",
+                key,
+                str(report[key]).lower() if isinstance(report[key], bool) else str(report[key]),
+            ]
+        )
     for key, value in report["journal"].items():
         out.append(["journal", "", key, "" if value is None else str(value)])
     for key, value in report["rounds"].items():
@@ -73,14 +90,25 @@ def rows(report: dict[str, Any]) -> list[list[str]]:
                 ]
             )
         for adj in pool["adjustments"]:
-            out.append(["adjustment", name, f"{adj['meter']} by {adj['technician']}: "
-                        f"{adj['reason']}", str(adj["change"])])  # fmt: skip
+            out.append(
+                [
+                    "adjustment",
+                    name,
+                    f"{adj['meter']} by {adj['technician']}: {adj['reason']}",
+                    str(adj["change"]),
+                ]
+            )
         for event in pool["lifecycle"]:
-            out.append(["lifecycle", name, f"{event['action']} by {event['technician']}: "
-                        f"{event['reason']}", str(event["amount"])])  # fmt: skip
+            out.append(
+                [
+                    "lifecycle",
+                    name,
+                    f"{event['action']} by {event['technician']}: {event['reason']}",
+                    str(event["amount"]),
+                ]
+            )
     for w in report["wagers"]:
-        for key in ("rounds", "handle", "paid", "hold", "hold_percent",
-                    "theoretical_hold_percent"):  # fmt: skip
+        for key in ("rounds", "handle", "paid", "hold", "hold_percent", "theoretical_hold_percent"):
             out.append(["wager", w["wager"], key, "" if w[key] is None else str(w[key])])
     return out
 
@@ -109,8 +137,13 @@ class _Page(FPDF):
     def header(self) -> None:
         r = self.report
         self.set_font("Helvetica", "B", 13)
-        self.cell(0, 7, _latin1(f"Gaming-day meter report - table {r['table']}"),
-                  new_x="LMARGIN", new_y="NEXT")  # fmt: skip
+        self.cell(
+            0,
+            7,
+            _latin1(f"Gaming-day meter report - table {r['table']}"),
+            new_x="LMARGIN",
+            new_y="NEXT",
+        )
         self.set_font("Helvetica", "", 9)
         self.cell(
             0,
@@ -147,8 +180,9 @@ class _Page(FPDF):
 
     def grid(self, header: list[str], body: list[list[str]], widths: tuple[int, ...]) -> None:
         align = ("LEFT",) + ("RIGHT",) * (len(header) - 1)  # names left, figures right
-        with self.table(col_widths=widths, text_align=align, line_height=5,
-                        first_row_as_headings=True) as table:  # fmt: skip
+        with self.table(
+            col_widths=widths, text_align=align, line_height=5, first_row_as_headings=True
+        ) as table:
             for values in [header, *body]:
                 row = table.row()
                 for value in values:
@@ -162,20 +196,30 @@ def to_pdf(report: dict[str, Any]) -> bytes:
     rounds = report["rounds"]
     pdf.heading("Rounds")
     voided = ", ".join(f"{rule}: {n}" for rule, n in rounds["voided_by_rule"].items()) or "none"
-    pdf.grid(["opened", "settled", "voided", "voided by rule", "open at the end"],
-             [[str(rounds["opened"]), str(rounds["settled"]), str(rounds["voided"]), voided,
-               str(rounds["open_at_end"])]], (20, 20, 20, 60, 30))  # fmt: skip
+    pdf.grid(
+        ["opened", "settled", "voided", "voided by rule", "open at the end"],
+        [
+            [
+                str(rounds["opened"]),
+                str(rounds["settled"]),
+                str(rounds["voided"]),
+                voided,
+                str(rounds["open_at_end"]),
+            ]
+        ],
+        (20, 20, 20, 60, 30),
+    )
     for pool in report["pools"]:
         retired = " - RETIRED" if pool["retired"] else ""
-        pdf.heading(f"Pool {pool['pool']} (bet {pool['bet']}, seed {money(pool['seed'], cur)})"
-                    f"{retired}")  # fmt: skip
+        pdf.heading(
+            f"Pool {pool['pool']} (bet {pool['bet']}, seed {money(pool['seed'], cur)}){retired}"
+        )
         a = pool["awards"]
         lines = [
             ("Opening amount displayed", pool["opening"]["displayed"]),
             ("+ contributions (net of voids)", pool["contributions"]),
             (f"- awards from the pool ({a['count']} hits)", -a["from_pool"]),
-            (f"+ seeds after {pool['resets']} reset(s), by the house",
-             pool["seeds"]["by_house"]),
+            (f"+ seeds after {pool['resets']} reset(s), by the house", pool["seeds"]["by_house"]),
             ("+ seeds funded by the reserve", pool["seeds"]["by_reserve"]),
             ("+/- adjustments (corrections, retirement)", pool["adjustment_total"]["displayed"]),
             ("= Closing amount displayed", pool["closing"]["displayed"]),
@@ -188,38 +232,71 @@ def to_pdf(report: dict[str, Any]) -> bytes:
             ("Qualifying stakes", pool["qualifying_stakes"]),
             ("Fixed awards paid by the house", a["fixed_by_house"]),
             ("Envy bonuses paid by the house", a["envy_by_house"]),
-        ]  # fmt: skip
-        lines += [(f"{e['action']} ({e['reason_code']}): {e['reason']}", e["amount"])
-                  for e in pool["lifecycle"]]  # fmt: skip
+        ]
+        lines += [
+            (f"{e['action']} ({e['reason_code']}): {e['reason']}", e["amount"])
+            for e in pool["lifecycle"]
+        ]
         pdf.grid(["movement", "amount"], [[t, money(v, cur)] for t, v in lines], (120, 50))
         if pool["hits"]:
             pdf.heading(f"Hits on {pool['pool']}")
             pdf.grid(
                 ["time (UTC)", "round", "seat", "line", "paid", "from pool"],
-                [[h["wall"][11:19], h["round"][:16], str(h["seat"]), h["line"] or "envy/share",
-                  money(h["amount"] + h["share"] + h["envy"], cur), money(h["from_pool"], cur)]
-                 for h in pool["hits"]],
+                [
+                    [
+                        h["wall"][11:19],
+                        h["round"][:16],
+                        str(h["seat"]),
+                        h["line"] or "envy/share",
+                        money(h["amount"] + h["share"] + h["envy"], cur),
+                        money(h["from_pool"], cur),
+                    ]
+                    for h in pool["hits"]
+                ],
                 (22, 40, 12, 36, 35, 35),
-            )  # fmt: skip
+            )
         for adj in pool["adjustments"]:
-            pdf.multi_cell(0, 5, _latin1(
-                f"Adjustment {adj['correction']} at {adj['wall']}: {adj['meter']} "
-                f"{money(adj['old'], cur)} -> {money(adj['new'], cur)} by {adj['technician']}: "
-                f"{adj['reason']}"), new_x="LMARGIN", new_y="NEXT")  # fmt: skip
+            pdf.multi_cell(
+                0,
+                5,
+                _latin1(
+                    f"Adjustment {adj['correction']} at {adj['wall']}: {adj['meter']} "
+                    f"{money(adj['old'], cur)} -> {money(adj['new'], cur)} by {adj['technician']}: "
+                    f"{adj['reason']}"
+                ),
+                new_x="LMARGIN",
+                new_y="NEXT",
+            )
     pdf.heading("Wagers")
     pdf.grid(
         ["wager", "rounds", "handle", "paid", "hold", "hold %", "theoretical %"],
-        [[w["wager"], str(w["rounds"]), money(w["handle"], cur), money(w["paid"], cur),
-          money(w["hold"], cur), _pct(w["hold_percent"]), _pct(w["theoretical_hold_percent"])]
-         for w in report["wagers"]],
+        [
+            [
+                w["wager"],
+                str(w["rounds"]),
+                money(w["handle"], cur),
+                money(w["paid"], cur),
+                money(w["hold"], cur),
+                _pct(w["hold_percent"]),
+                _pct(w["theoretical_hold_percent"]),
+            ]
+            for w in report["wagers"]
+        ],
         (26, 14, 31, 31, 31, 28, 25),
-    )  # fmt: skip
+    )
     pdf.ln(3)
     pdf.set_font("Helvetica", "B", 9)
     state = "complete" if report["complete"] else "IN PROGRESS (the day has not ended)"
-    pdf.multi_cell(0, 5, _latin1(
-        f"Reconciled: every pool's closing amount equals its opening amount plus the day's "
-        f"movements, summed from the ledger's rows and checked against the journal's replay. "
-        f"Day {state}. Journal hash of the last entry: {report['journal']['last_hash']}."),
-        align="L", new_x="LMARGIN", new_y="NEXT")  # fmt: skip
+    pdf.multi_cell(
+        0,
+        5,
+        _latin1(
+            f"Reconciled: every pool's closing amount equals its opening amount plus the day's "
+            f"movements, summed from the ledger's rows and checked against the journal's replay. "
+            f"Day {state}. Journal hash of the last entry: {report['journal']['last_hash']}."
+        ),
+        align="L",
+        new_x="LMARGIN",
+        new_y="NEXT",
+    )
     return bytes(pdf.output())

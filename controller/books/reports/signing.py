@@ -67,9 +67,11 @@ def key_id(public: Ed25519PublicKey) -> str:
 def create_key(path: Path) -> Ed25519PublicKey:
     """Make a new key file (mode 0600) and its public half; refuses to replace a key."""
     if path.exists():
-        raise KeyFileError(f"{path} already exists: a table keeps its report key (remove it "
-                           "by hand to start a new one; reports signed with it stay checkable "
-                           "with its public half)")  # fmt: skip
+        raise KeyFileError(
+            f"{path} already exists: a table keeps its report key (remove it "
+            "by hand to start a new one; reports signed with it stay checkable "
+            "with its public half)"
+        )
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
@@ -131,9 +133,12 @@ def sign_json(document: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any
     value = key.sign(CONTEXT + canonical_bytes(document))
     return {
         "report": document,
-        "signature": {"algorithm": ALGORITHM, "key_id": key_id(key.public_key()),
-                      "value": _b64(value)},
-    }  # fmt: skip
+        "signature": {
+            "algorithm": ALGORITHM,
+            "key_id": key_id(key.public_key()),
+            "value": _b64(value),
+        },
+    }
 
 
 def sign_bytes(body: bytes, key: Ed25519PrivateKey) -> bytes:

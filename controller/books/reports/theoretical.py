@@ -68,5 +68,8 @@ def par_figures(profile: Profile) -> dict[str, ParFigure]:
 
 
 def as_percent(value: Fraction) -> str:
-    return str((Decimal(value.numerator) * 100 / Decimal(value.denominator)).quantize(
-        Decimal("0.01"), rounding=ROUND_HALF_EVEN))  # fmt: skip
+    return str(
+        (Decimal(value.numerator) * 100 / Decimal(value.denominator)).quantize(
+            Decimal("0.01"), rounding=ROUND_HALF_EVEN
+        )
+    )

@@ -143,17 +143,24 @@ class Contribution:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "stake": self.stake, "rate": str(self.rate), "reserve_rate": str(self.reserve_rate),
-            "to_current": self.to_current, "overflow": self.overflow,
+            "stake": self.stake,
+            "rate": str(self.rate),
+            "reserve_rate": str(self.reserve_rate),
+            "to_current": self.to_current,
+            "overflow": self.overflow,
             "to_reserve": self.to_reserve,
-        }  # fmt: skip
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Contribution:
         return cls(
-            data["stake"], Fraction(data["rate"]), Fraction(data["reserve_rate"]),
-            data["to_current"], data["overflow"], data["to_reserve"],
-        )  # fmt: skip
+            data["stake"],
+            Fraction(data["rate"]),
+            Fraction(data["reserve_rate"]),
+            data["to_current"],
+            data["overflow"],
+            data["to_reserve"],
+        )
 
 
 @dataclass(frozen=True)
@@ -322,8 +329,9 @@ class SharesReturned:
     def to_json(self) -> dict[str, Any]:
         return {
             "seats": {str(s): v for s, v in sorted(self.seats.items())},
-            "to_current": self.to_current, "to_reserve": self.to_reserve,
-        }  # fmt: skip
+            "to_current": self.to_current,
+            "to_reserve": self.to_reserve,
+        }
 
 
 def return_shares(

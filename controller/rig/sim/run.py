@@ -52,15 +52,23 @@ class SimReport:
     def to_json(self) -> dict[str, Any]:
         s = self.settings
         return {
-            "profile": s.profile, "seed": s.seed, "faults": s.faults,
-            "crash_rate": s.crash_rate, "rounds": self.rounds,
+            "profile": s.profile,
+            "seed": s.seed,
+            "faults": s.faults,
+            "crash_rate": s.crash_rate,
+            "rounds": self.rounds,
             "rounds_per_s": round(self.rounds_per_s, 1),
-            "rounds_per_cpu_s": round(self.rounds_per_cpu_s, 1), "steps": self.steps,
-            "sim_seconds": round(self.sim_seconds, 3), "crashes": self.crashes,
-            "jackpots": self.jackpots, "line": self.line,
-            "digest": self.digest, "outcomes": self.outcomes, "violations": self.violations,
+            "rounds_per_cpu_s": round(self.rounds_per_cpu_s, 1),
+            "steps": self.steps,
+            "sim_seconds": round(self.sim_seconds, 3),
+            "crashes": self.crashes,
+            "jackpots": self.jackpots,
+            "line": self.line,
+            "digest": self.digest,
+            "outcomes": self.outcomes,
+            "violations": self.violations,
             **({"replay": self.replay()} if self.violations else {}),
-        }  # fmt: skip
+        }
 
 
 def simulate(
@@ -117,10 +125,11 @@ def _run(
                     )
                     state = world.machine.state.value
                     tally.fail(
-                        "stuck", None,
+                        "stuck",
+                        None,
                         f"no round closed since t={last_at:.1f} (state {state};"
                         f" {held or 'no condition'})",
-                    )  # fmt: skip
+                    )
             if not tally.violations:
                 tally.check_journal()
         finally:

@@ -200,8 +200,11 @@ class Tally:
             "SELECT contribution, reversal FROM round_pools WHERE round_id = ?", (rid,)
         ).fetchall():
             given, taken = json.loads(contribution), json.loads(reversal or "null")
-            pairs = (("to_current", "from_current"), ("to_reserve", "from_reserve"),
-                     ("overflow", "from_overflow"))  # fmt: skip
+            pairs = (
+                ("to_current", "from_current"),
+                ("to_reserve", "from_reserve"),
+                ("overflow", "from_overflow"),
+            )
             if taken is None or any(given[a] != taken[b] for a, b in pairs):
                 self.fail("void", rid, f"contribution {contribution} reversed by {reversal}")
         plan = self.plans.get(rid)
@@ -233,10 +236,11 @@ class Tally:
             for name, wager in seat["wagers"].items():
                 if name in paid.get(seat["seat"], {}) and paid[seat["seat"]][name] != wager["paid"]:
                     self.fail(
-                        "settlement", rid,
+                        "settlement",
+                        rid,
                         f"seat {seat['seat']} {name}: ledger paid {paid[seat['seat']][name]},"
                         f" the engine {wager['paid']}",
-                    )  # fmt: skip
+                    )
         self._cards(rid, archive.record)
 
     def _cards(self, rid: str, record: dict[str, Any]) -> None:
@@ -330,10 +334,11 @@ class Tally:
             # hear of (events are retransmitted until acknowledged) keeps it closed
             if self.fault_since is not None and w.now - self.fault_since > FAULT_NOTICE:
                 self.fail(
-                    "closed", None,
+                    "closed",
+                    None,
                     f"the table is open while the shuffler is in {device.fault.name}"
                     f" since t={self.fault_since:.3f}",
-                )  # fmt: skip
+                )
 
     def check_journal(self) -> None:
         report = verify_ledger(self.world.ledger)

@@ -195,8 +195,10 @@ class World:
         self.trace.append((self.now, text))
 
     def trace_lines(self) -> list[str]:
-        return [f"{at:.3f} {what if isinstance(what, str) else repr(what)[:300]}"
-                for at, what in self.trace]  # fmt: skip
+        return [
+            f"{at:.3f} {what if isinstance(what, str) else repr(what)[:300]}"
+            for at, what in self.trace
+        ]
 
     # --- the loop --------------------------------------------------------------------------
 

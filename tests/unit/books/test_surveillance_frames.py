@@ -41,8 +41,7 @@ def test_an_old_store_opened_by_the_daemon_gets_the_frames_tables(tmp_path):
     assert store.deal_frames("T-1") is None  # closed before frames were kept
     store.add_deal_frames("T-2", SHUFFLER, [exchange(10.0)], 0, 11.0)
     kept = store.deal_frames("T-2")
-    assert kept == {"shuffler": SHUFFLER, "exchanges": [exchange(10.0)], "dropped": 0,
-                    "wall": 11.0}  # fmt: skip
+    assert kept == {"shuffler": SHUFFLER, "exchanges": [exchange(10.0)], "dropped": 0, "wall": 11.0}
     store.close()
 
 

@@ -19,8 +19,12 @@ def test_settle_blackjack_json(capsys):
     seats = {s["seat"]: s for s in out["seats"]}
     assert list(seats[1]["wagers"]) == ["trilux", "main", "main.2", "main.3"]
     assert seats[1]["wagers"]["main"] == {
-        "stake": 4000, "result": "win", "paid": 8000, "rule": "BJ-5", "line": "win"
-    }  # fmt: skip
+        "stake": 4000,
+        "result": "win",
+        "paid": 8000,
+        "rule": "BJ-5",
+        "line": "win",
+    }
     assert seats[3]["wagers"]["main"]["paid"] == 2500  # blackjack 3:2 (BJ-5)
     assert seats[5]["wagers"]["trilux"]["line"] == "straight-flush"  # TRX-2
 

@@ -152,9 +152,18 @@ def filled(parser: argparse.ArgumentParser) -> list[str]:
 # Commands that, given only harmless values, do their real work (serve, watch, write files,
 # run a soak): their failures are covered by the battery above and by their own tests.
 RUNS_FOR_REAL = {
-    "emulator", "selfcheck manifest", "config hash-credential", "completion", "rig soak",
-    "sensors watch", "lamps test", "sign test", "config check", "shuffler ports", "sim",
-}  # fmt: skip
+    "emulator",
+    "selfcheck manifest",
+    "config hash-credential",
+    "completion",
+    "rig soak",
+    "sensors watch",
+    "lamps test",
+    "sign test",
+    "config check",
+    "shuffler ports",
+    "sim",
+}
 
 
 @pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
@@ -168,11 +177,16 @@ def test_missing_paths_and_no_daemon_fail_in_one_line(words, parser, capsys):
 
 
 def test_global_options_before_or_after_the_command(capsys):
-    for argv in (["--socket", "/nope.sock", "status"], ["status", "--socket", "/nope.sock"],
-                 ["--json", "--socket", "/nope.sock", "status"]):  # fmt: skip
+    for argv in (
+        ["--socket", "/nope.sock", "status"],
+        ["status", "--socket", "/nope.sock"],
+        ["--json", "--socket", "/nope.sock", "status"],
+    ):
         status, _, err = run(capsys, argv)
-        assert status == 1 and err == "croupier status: no daemon socket at /nope.sock (is" \
-            " croupierd running?)\n"  # fmt: skip
+        assert (
+            status == 1
+            and err == "croupier status: no daemon socket at /nope.sock (is croupierd running?)\n"
+        )
 
 
 def test_a_typo_suggests_the_command(capsys):
@@ -185,8 +199,13 @@ def test_a_typo_suggests_the_command(capsys):
 def croupier(*argv: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CROUPIER_SOCKET": "/nonexistent/croupier.sock"}
     env.pop("CROUPIER_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *argv], env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize(
@@ -215,10 +234,17 @@ HEAVY = ("numpy", "controller.engine", "luma", "gpiozero", "psycopg", "asyncio",
 def test_quick_commands_load_nothing_heavy(argv):
     """`croupier --version` and `croupier status` stay quick on a Pi: no NumPy, engine,
     luma, gpiozero, psycopg or asyncio (python -X importtime lists what was loaded)."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "controller.cli.main",
-                           *argv], capture_output=True, text=True, timeout=60)  # fmt: skip
-    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
-              if line.startswith("import time:")}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "controller.cli.main", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     assert len(loaded) > 20  # importtime did report
     heavy = sorted(m for m in loaded if m.startswith(HEAVY))
     assert heavy == []

@@ -17,8 +17,9 @@ class Terminal(io.StringIO):
         return True
 
 
-def run_par(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str,
-            tty: bool) -> tuple[str, str]:  # fmt: skip
+def run_par(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str, tty: bool
+) -> tuple[str, str]:
     err = Terminal() if tty else io.StringIO()
     monkeypatch.setattr(progress.sys, "stderr", err)
     assert main(["par", "--profile", "ch-bg", *argv]) == 0

@@ -28,8 +28,12 @@ def test_trilux_gr_loads_with_every_option_named():
     assert p.paytables["main"].pays == {"blackjack": Odds(3, 2), "win": Odds(1, 1)}  # BJ-5
     assert p.paytables["insurance"].pays == {"dealer-blackjack": Odds(2, 1)}  # BJ-8
     assert list(p.paytables["trilux"].pays) == [  # TRX-2, best first
-        "suited-akq", "straight-flush", "three-of-a-kind", "straight", "flush"
-    ]  # fmt: skip
+        "suited-akq",
+        "straight-flush",
+        "three-of-a-kind",
+        "straight",
+        "flush",
+    ]
     assert p.paytables["trilux"].pays["three-of-a-kind"] == Odds(33, 1)
 
 

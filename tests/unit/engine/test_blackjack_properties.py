@@ -146,8 +146,11 @@ def check_money(game, result):
     for seat, seat_result in zip(game.seats, result.seats, strict=True):
         wagers = seat_result.wagers
         for wager in wagers.values():
-            assert {"win": wager.paid > wager.stake, "push": wager.paid == wager.stake,
-                    "lose": wager.paid < wager.stake}[wager.result]  # fmt: skip
+            assert {
+                "win": wager.paid > wager.stake,
+                "push": wager.paid == wager.stake,
+                "lose": wager.paid < wager.stake,
+            }[wager.result]
         if seat.bet.trilux:
             trilux = wagers["trilux"]
             assert trilux.paid <= trilux.stake + rules.winnings(trilux.stake, best_trilux)

@@ -104,10 +104,12 @@ others = st.dictionaries(
 @given(here=seats, link=others, pool=st.integers(0, 10**9))
 def test_shares_sum_to_the_jackpot_to_the_cent_and_follow_the_stakes(here, link, pool):
     hitter = min(here)
-    hits = {s: (("seven-card-straight-flush", PoolPercent(100)) if s == hitter else None)
-            for s in here}  # fmt: skip
-    outcome = resolve_awards(hits=hits, stakes=here, pool=pool, seed=0, unit_stake=100,
-                             award="share-round", others=link)  # fmt: skip
+    hits = {
+        s: (("seven-card-straight-flush", PoolPercent(100)) if s == hitter else None) for s in here
+    }
+    outcome = resolve_awards(
+        hits=hits, stakes=here, pool=pool, seed=0, unit_stake=100, award="share-round", others=link
+    )
     paid_here = {s: a.amount + a.share for s, a in outcome.awards.items()}
     total = sum(paid_here.values()) + sum(outcome.link_shares.values())
     assert total == outcome.jackpot_paid == pool

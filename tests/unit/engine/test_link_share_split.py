@@ -44,9 +44,15 @@ others = st.dictionaries(
 def hit(stakes, pool, link, received=None):
     hitter = min(stakes)
     return resolve_awards(
-        hits={s: JACKPOT if s == hitter else None for s in stakes}, stakes=stakes, pool=pool,
-        seed=0, unit_stake=100, award="share-round", others=link, received=received,
-    )  # fmt: skip
+        hits={s: JACKPOT if s == hitter else None for s in stakes},
+        stakes=stakes,
+        pool=pool,
+        seed=0,
+        unit_stake=100,
+        award="share-round",
+        others=link,
+        received=received,
+    )
 
 
 @given(stakes=here, link=others, pool=st.integers(0, 10**10))
@@ -55,8 +61,9 @@ def test_the_shares_sum_to_the_award_within_a_cent_of_proportion(stakes, link, p
     mine = {s: a.amount + a.share for s, a in outcome.awards.items()}
     assert sum(mine.values()) + sum(outcome.link_shares.values()) == outcome.jackpot_paid == pool
     weight = sum(stakes.values()) + sum(link.values())
-    parts = [(mine[s], stakes[s]) for s in stakes] + [(outcome.link_shares.get(k, 0), v)
-                                                      for k, v in link.items()]  # fmt: skip
+    parts = [(mine[s], stakes[s]) for s in stakes] + [
+        (outcome.link_shares.get(k, 0), v) for k, v in link.items()
+    ]
     for share, stake in parts:
         assert abs(share * weight - pool * stake) < weight  # |share - exact| < 1 cent
     assert outcome.house_paid == 0
@@ -75,26 +82,42 @@ def test_remainder_ties_go_to_the_hitting_table_then_by_table_round_seat():
     outcome = hit({4: 100}, 100, {("T-02", "R1", 1): 100, ("T-01", "R9", 2): 100})
     assert outcome.awards[4].amount == 34
     # 4 equal stakes, 102 cents: 25.5 each, two cents: the hitter, then T-01 before T-02
-    outcome = hit({4: 100}, 102, {("T-02", "R1", 1): 100, ("T-01", "R9", 2): 100,
-                                  ("T-02", "R1", 3): 100})  # fmt: skip
+    outcome = hit(
+        {4: 100}, 102, {("T-02", "R1", 1): 100, ("T-01", "R9", 2): 100, ("T-02", "R1", 3): 100}
+    )
     assert outcome.awards[4].amount == 26
-    assert outcome.link_shares == {("T-01", "R9", 2): 26, ("T-02", "R1", 1): 25,
-                                   ("T-02", "R1", 3): 25}  # fmt: skip
+    assert outcome.link_shares == {
+        ("T-01", "R9", 2): 26,
+        ("T-02", "R1", 1): 25,
+        ("T-02", "R1", 3): 25,
+    }
 
 
 def test_a_received_share_is_paid_from_the_pool_without_drawing_on_it_again():
     outcome = resolve_awards(
-        hits={1: ("flush", FixedPerUnit(400)), 2: None}, stakes={1: 100, 2: 200}, pool=5000,
-        seed=0, unit_stake=100, award="share-round", received={1: 700, 2: 1400},
-    )  # fmt: skip
+        hits={1: ("flush", FixedPerUnit(400)), 2: None},
+        stakes={1: 100, 2: 200},
+        pool=5000,
+        seed=0,
+        unit_stake=100,
+        award="share-round",
+        received={1: 700, 2: 1400},
+    )
     assert (outcome.awards[1].amount, outcome.awards[1].share) == (400, 700)
     assert (outcome.awards[2].share, outcome.awards[2].from_pool) == (1400, 1400)
     assert outcome.jackpot_paid == 0 and outcome.pool_after == 5000
     assert outcome.house_paid == 400  # the flush only
     assert outcome_from_json(outcome_to_json(outcome)) == outcome
     with pytest.raises(ValueError, match="received shares"):
-        resolve_awards(hits={1: None}, stakes={1: 100}, pool=0, seed=0, unit_stake=100,
-                       award="share-round", received={3: 10})  # fmt: skip
+        resolve_awards(
+            hits={1: None},
+            stakes={1: 100},
+            pool=0,
+            seed=0,
+            unit_stake=100,
+            award="share-round",
+            received={3: 10},
+        )
 
 
 @pytest.mark.parametrize("cap", [None, 100_050])

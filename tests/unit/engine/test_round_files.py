@@ -23,10 +23,14 @@ from controller.errors import RoundError
         # As Kd is a blackjack: a hit on it is refused; its card stays in the list
         ("As 9c Kd 4d", ["hit"], "'hit' refused: the hand ended (blackjack)", "BJ-5"),
         # stood on 17, then a hit with its card in the list
-        ("Th 9c 7d 2c 8s", ["stand", "hit"], "'hit' refused: the hand ended (it stood on 17)",
-         "BJ-3"),
+        (
+            "Th 9c 7d 2c 8s",
+            ["stand", "hit"],
+            "'hit' refused: the hand ended (it stood on 17)",
+            "BJ-3",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_action_after_the_hand_ended_is_named_before_leftover_cards(
     shoe, actions, message, rule
 ):
@@ -111,10 +115,12 @@ SEAT = {"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": 1000, "blind": 1000
     [
         ({**BOARD, "seats": [SEAT], "pool": {}}, "round file: unknown key 'pool'"),
         ({**BOARD, "seats": [{**SEAT, "decison": "4x"}]}, "seat 1: unknown key 'decison'"),
-        ({**BOARD, "seats": [SEAT], "pools": {"progressive": {"amount": 5, "sed": 1}}},
-         "pools.progressive: unknown key 'sed'"),
+        (
+            {**BOARD, "seats": [SEAT], "pools": {"progressive": {"amount": 5, "sed": 1}}},
+            "pools.progressive: unknown key 'sed'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_holdem_round_files_refuse_unknown_keys_by_name(data, message):
     with pytest.raises(RoundError, match=message):
         settle(GR, data)

@@ -36,29 +36,58 @@ def test_shipped_profiles_follow_the_rule_book(name):
     ("name", "section", "key", "value", "where", "rule"),
     [
         ("trilux-gr", "paytables.main", "blackjack", "6:5", "paytables.main.blackjack", "BJ-5"),
-        ("trilux-gr", "paytables.insurance", "dealer-blackjack", "3:1",
-         "paytables.insurance.dealer-blackjack", "BJ-8"),
+        (
+            "trilux-gr",
+            "paytables.insurance",
+            "dealer-blackjack",
+            "3:1",
+            "paytables.insurance.dealer-blackjack",
+            "BJ-8",
+        ),
         ("trilux-gr", "paytables.trilux", "flush", "4:1", "paytables.trilux.flush", "TRX-2"),
         ("uth-gr", "paytables.blind", "flush", "1:1", "paytables.blind.flush", "UTH-8"),
-        ("uth-sk", "paytables.trips", "three-of-a-kind", "2:1",
-         "paytables.trips.three-of-a-kind", "UTH-9"),
+        (
+            "uth-sk",
+            "paytables.trips",
+            "three-of-a-kind",
+            "2:1",
+            "paytables.trips.three-of-a-kind",
+            "UTH-9",
+        ),
         ("ch-bg", "paytables.ante", "flush", "3:1", "paytables.ante.flush", "CH-6"),
-        ("ch-bg", "paytables.bonus", "pair-of-aces", "6:1", "paytables.bonus.pair-of-aces",
-         "CH-7"),
-        ("uth-gr", "progressive.paytable", "full-house", "20:1",
-         "progressive.paytable.full-house", "PRG-3"),
-        ("ch-bg", "progressive.paytable", "flush", {"fixed": 300}, "progressive.paytable.flush",
-         "CH-8"),
+        ("ch-bg", "paytables.bonus", "pair-of-aces", "6:1", "paytables.bonus.pair-of-aces", "CH-7"),
+        (
+            "uth-gr",
+            "progressive.paytable",
+            "full-house",
+            "20:1",
+            "progressive.paytable.full-house",
+            "PRG-3",
+        ),
+        (
+            "ch-bg",
+            "progressive.paytable",
+            "flush",
+            {"fixed": 300},
+            "progressive.paytable.flush",
+            "CH-8",
+        ),
         ("uth-gr", "rules", "seats", 7, "rules.seats", "UTH-1"),
         ("uth-sk", "rules", "burns", 1, "rules.burns", "UTH-11"),
-        ("uth-gr", "progressive", "contribution_band", ["10%", "20%"],
-         "progressive.contribution_band", "PRG-1"),
+        (
+            "uth-gr",
+            "progressive",
+            "contribution_band",
+            ["10%", "20%"],
+            "progressive.contribution_band",
+            "PRG-1",
+        ),
         ("uth-gr", "progressive", "envy_bonus", 5000, "progressive.envy_bonus", "PRG-4"),
         ("ch-bg", "progressive", "award", "winner", "progressive.award", "CH-9"),
         ("trilux-gr", "rules", "decks", 8, "rules.decks", "BJ-1"),
         ("trilux-gr", "rules", "trilux_max", 6000, "rules.trilux_max", "TRX-1"),
     ],
-)  # fmt: skip
+)
 def test_what_the_rule_book_fixes_is_refused_with_the_rule(name, section, key, value, where, rule):
     data = data_of(name)
     target = data
@@ -96,9 +125,20 @@ def test_equal_tables_written_differently_are_accepted():
 
 
 keys = st.sampled_from(
-    ["seats", "burns", "deal", "decks", "double_on", "enhc_loses", "dealer_draws", "bet_max",
-     "trilux_min", "seatz", "ante_equals_blind"]
-)  # fmt: skip
+    [
+        "seats",
+        "burns",
+        "deal",
+        "decks",
+        "double_on",
+        "enhc_loses",
+        "dealer_draws",
+        "bet_max",
+        "trilux_min",
+        "seatz",
+        "ante_equals_blind",
+    ]
+)
 values = st.one_of(st.integers(-3, 60), st.text(max_size=6), st.booleans(), st.just("6:5"))
 
 

@@ -97,8 +97,13 @@ def test_board_classes_cover_every_board_once():
 
     classes = board_classes()
     code = (classes.rank_counts * 5 ** np.arange(13)).sum(axis=1)
-    combinatorial = dict(zip(zip(code.tolist(), classes.live_mask.tolist(), strict=True),
-                             classes.weight.tolist(), strict=True))  # fmt: skip
+    combinatorial = dict(
+        zip(
+            zip(code.tolist(), classes.live_mask.tolist(), strict=True),
+            classes.weight.tolist(),
+            strict=True,
+        )
+    )
     assert direct == combinatorial
     assert int(classes.weight.sum()) == comb(52, 5)
 

@@ -138,11 +138,25 @@ def test_a_class_the_table_does_not_price_is_paid_by_the_next_it_satisfies():
 
 def test_par_sheet_has_the_shape_of_the_holdem_sheets():
     bet = par_sheet(trilux_profile(), decks=6)["bets"]["trilux"]
-    assert set(bet) == {"title", "return", "house_edge", "hit_frequency", "combinations",
-                        "space", "notes", "lines"}  # fmt: skip
+    assert set(bet) == {
+        "title",
+        "return",
+        "house_edge",
+        "hit_frequency",
+        "combinations",
+        "space",
+        "notes",
+        "lines",
+    }
     assert bet["combinations"] == comb(312, 3) and "C(312,3) = 5,013,320" in bet["space"]
     for line in bet["lines"]:
-        assert set(line) == {"hand", "pays", "result", "combinations", "probability",
-                             "contribution"}  # fmt: skip
+        assert set(line) == {
+            "hand",
+            "pays",
+            "result",
+            "combinations",
+            "probability",
+            "contribution",
+        }
     assert [line["result"] for line in bet["lines"]] == ["win"] * 5 + ["lose"]
     assert bet["lines"][-1]["pays"] == "lose"

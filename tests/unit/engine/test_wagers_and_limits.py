@@ -46,9 +46,20 @@ def test_the_greek_profile_takes_its_progressive():
 
 def test_other_games_wagers_are_refused_with_their_rule():
     with pytest.raises(WagerNotOffered, match="unknown wager 'progressive'") as info:
-        settle(CH, {**UTH, "seats": [{"seat": 1, "cards": ["Kd", "Tc"],
-                                      "stakes": {"ante": 1000, "progressive": 100},
-                                      "decision": "play"}]})  # fmt: skip
+        settle(
+            CH,
+            {
+                **UTH,
+                "seats": [
+                    {
+                        "seat": 1,
+                        "cards": ["Kd", "Tc"],
+                        "stakes": {"ante": 1000, "progressive": 100},
+                        "decision": "play",
+                    }
+                ],
+            },
+        )
     assert info.value.rule == "CH-2"
     with pytest.raises(WagerNotOffered, match="unknown wager 'jumbo7'") as info:
         play("Th 6h 7c", seat(1, jumbo7=100, actions={"main": ["stand"]}))
@@ -96,8 +107,12 @@ def test_under_the_minimum_is_refused_and_says_minimum():
 
 
 def test_casino_holdem_call_follows_the_capped_ante():
-    entry = {"seat": 1, "cards": ["Kd", "Tc"], "stakes": {"ante": 9000, "bonus": 300},
-             "decision": "play"}  # fmt: skip
+    entry = {
+        "seat": 1,
+        "cards": ["Kd", "Tc"],
+        "stakes": {"ante": 9000, "bonus": 300},
+        "decision": "play",
+    }
     limits = {"ante": {"min": 500, "max": 5000}, "bonus": {"min": 100, "max": 200}}
     s = settle(CH, {**UTH, "seats": [entry], "limits": limits}).seats[0]
     assert (s.wagers["ante"].stake, s.wagers["ante"].returned) == (5000, 4000)
@@ -114,9 +129,10 @@ def test_blackjack_over_maximum_capped_and_the_double_matches_the_capped_bet():
 
 def test_blackjack_split_matches_the_capped_bet_and_trilux_and_insurance_cap():
     # seat 1 8h 8d split at 120000 (max 100000): both hands 100000; Trilux 6000 over 5000
-    result = play("8h 6c 8d 3s Tc 9h Ts", seat(1, 120000, trilux=6000,
-                                                 actions={"main": ["split", "stand"],
-                                                          "main.2": ["stand"]}))  # fmt: skip
+    result = play(
+        "8h 6c 8d 3s Tc 9h Ts",
+        seat(1, 120000, trilux=6000, actions={"main": ["split", "stand"], "main.2": ["stand"]}),
+    )
     assert wager(result, 1, "main")["stake"] == wager(result, 1, "main.2")["stake"] == 100000
     assert wager(result, 1, "main")["returned"] == 20000
     assert "returned" not in wager(result, 1, "main.2")  # the split bet was never over

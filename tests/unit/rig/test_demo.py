@@ -26,9 +26,13 @@ DEMO = [sys.executable, "-m", "controller.rig.demo"]
 def test_headless_demo_plays_rounds_and_keeps_the_ledger(tmp_path):
     state = tmp_path / "sim" / "state"
     for run in (1, 2):
-        done = subprocess.run([*DEMO, "--rounds", "2", "--state-dir", str(state)],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=120)  # fmt: skip
+        done = subprocess.run(
+            [*DEMO, "--rounds", "2", "--state-dir", str(state)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         assert "played 2 round(s)" in done.stdout
         assert f"SIM-1-00000{2 * run}" in done.stdout  # the second run goes on from the first
@@ -44,14 +48,24 @@ class Tmux:
 
     def __init__(self, tmp_path: Path, command: list[str], width: int, height: int) -> None:
         self.base = ["tmux", "-S", str(tmp_path / "tmux.sock"), "-f", "/dev/null"]
-        self.tmux("new-session", "-d", "-x", str(width), "-y", str(height),
-                  "-e", "LANG=C.UTF-8", shlex.join(command))  # fmt: skip
+        self.tmux(
+            "new-session",
+            "-d",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            "-e",
+            "LANG=C.UTF-8",
+            shlex.join(command),
+        )
         self.tmux("set-option", "-g", "remain-on-exit", "on")  # the last words stay readable
         self.tmux("set-option", "-g", "window-size", "manual")
 
     def tmux(self, *args: str) -> str:
-        return subprocess.run([*self.base, *args], check=True, capture_output=True, text=True,
-                              timeout=30).stdout  # fmt: skip
+        return subprocess.run(
+            [*self.base, *args], check=True, capture_output=True, text=True, timeout=30
+        ).stdout
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p")
@@ -128,16 +142,25 @@ def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tm
 
 def test_the_view_fits_80_columns_and_shows_the_table():
     status = {
-        "state": "void", "table": "SIM-1", "profile": "uth-gr", "round": "SIM-1-000007",
-        "pools": {"progressive": 500_045}, "conditions": {"deck": "deck out of play"},
+        "state": "void",
+        "table": "SIM-1",
+        "profile": "uth-gr",
+        "round": "SIM-1-000007",
+        "pools": {"progressive": 500_045},
+        "conditions": {"deck": "deck out of play"},
         "verdict": {"status": "misdeal", "rule": "MD-S1", "reason": "seat:2 received 3"},
         "seats": {str(s): {"stake": s == 2, "excluded": None} for s in range(1, 7)},
         "sensors": {str(s): "locked" if s == 2 else "awaiting" for s in range(1, 7)},
         "shuffler": {"link": "up", "deck": "52 of 52 cards"},
-    }  # fmt: skip
-    last = {"round_id": "SIM-1-000007", "state": "voided", "rule": "MD-S1",
-            "cause": "seat:2 received 3 card(s)", "paid": {"2": {"progressive": 100}},
-            "paid_total": 100}  # fmt: skip
+    }
+    last = {
+        "round_id": "SIM-1-000007",
+        "state": "voided",
+        "rule": "MD-S1",
+        "cause": "seat:2 received 3 card(s)",
+        "paid": {"2": {"progressive": 100}},
+        "paid_total": 100,
+    }
     frame = Matrix(64).static("€5,000.45", "right")
     lines = render(Snapshot(status, frame, "€5,000.45", {"seat2": "on", "red": "blink"}, last))
     text = "\n".join(lines)
@@ -146,8 +169,9 @@ def test_the_view_fits_80_columns_and_shows_the_table():
     assert "verdict: misdeal MD-S1" in text and "CLOSED by deck" in text
     assert "stakes returned: seat 2 EUR 1.00" in text
     assert "the sign reads: €5,000.45" in text and text.count("#") > 40  # the LEDs
-    snap = Snapshot(status, frame, "€5,000.45", {"seat2": "on"}, last,
-                    messages=["one", "two", "three", "four"])  # fmt: skip
+    snap = Snapshot(
+        status, frame, "€5,000.45", {"seat2": "on"}, last, messages=["one", "two", "three", "four"]
+    )
     short = render(snap, height=24)  # an 80x24 terminal: the LEDs and details give way
     assert len(short) <= 24 < len(render(snap))
     assert short[0].startswith("Croupier") and short[-1].strip().endswith("q quit")

@@ -56,8 +56,9 @@ def test_pacing_is_off_unless_asked_and_defaults_apply(tmp_path):
     assert scenario.table_overrides == {"shuffler": {"emulator": {"baud": None}}}
     assert scenario.steps[0].timeout == STEP_TIMEOUT
     assert scenario.config.name == "sim.toml"
-    paced = parse_scenario({"name": "x", "paced": True, "step": [{"wait": "open"}]},
-                           tmp_path / "x.toml")  # fmt: skip
+    paced = parse_scenario(
+        {"name": "x", "paced": True, "step": [{"wait": "open"}]}, tmp_path / "x.toml"
+    )
     assert paced.table_overrides == {}
 
 

@@ -31,9 +31,10 @@ def engine_line(hole, community):
         "dealer": [card_name(c) for c in range(52) if c not in (*hole, *community)][:2],
         "community": [card_name(c) for c in community],
         "pools": {"progressive": {"amount": 600_000, "seed": 500_000}},
-        "seats": [{"seat": 1, "cards": [card_name(c) for c in hole],
-                   "stakes": {"progressive": 100}}],
-    }  # fmt: skip
+        "seats": [
+            {"seat": 1, "cards": [card_name(c) for c in hole], "stakes": {"progressive": 100}}
+        ],
+    }
     wager = games.settle(GR, record).seats[0].wagers["progressive"]
     return wager.line
 
@@ -79,8 +80,16 @@ def test_pool_tally_matches_the_ledger_round_for_round(tmp_path):
     pool = pool_config("main", GR.progressive, seed=500_000, contribution_rate="17%")
     tally = PoolTally(pool)
     rng = random.Random(7)
-    lines = [None, None, None, "full-house", "four-of-a-kind", "straight-flush",
-             "community-royal", "royal-flush"]  # fmt: skip
+    lines = [
+        None,
+        None,
+        None,
+        "full-house",
+        "four-of-a-kind",
+        "straight-flush",
+        "community-royal",
+        "royal-flush",
+    ]
     with Ledger.open(tmp_path / "ledger.sqlite3", now=0.0) as ledger:
         ledger.configure_pool(pool, 0.0)
         for n in range(1, 120):
@@ -101,8 +110,9 @@ def test_pool_tally_matches_the_ledger_round_for_round(tmp_path):
                     rid, float(n), hits={"main": {s: x for s, x in hit.items() if x}}
                 )
                 paid = tally.settled(rid, hit)
-                assert {s: w.get("progressive", 0) + w.get("envy", 0)
-                        for s, w in done.paid.items()} == paid  # fmt: skip
+                assert {
+                    s: w.get("progressive", 0) + w.get("envy", 0) for s, w in done.paid.items()
+                } == paid
             row = ledger.pool("main")[1].to_row()
             assert tally.differences("ledger", row) == [], f"after {rid}"
     assert tally.problems == []

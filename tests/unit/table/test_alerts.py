@@ -30,12 +30,15 @@ def test_each_condition_names_its_alert() -> None:
         TableConditions(
             "jackpot",
             round_id="SIM-1-7",
-            conditions={"selfcheck": "manifest differs", "clock": "not synchronised",
-                        "progressive-link": "store unreachable"},
+            conditions={
+                "selfcheck": "manifest differs",
+                "clock": "not synchronised",
+                "progressive-link": "store unreachable",
+            },
             excluded={3: "sensor stuck for 2 rounds"},
             audit_alarm=True,
         )
-    )  # fmt: skip
+    )
     assert set(wanted) == {
         (AlertKind.SELFCHECK_FAILED, "table"),
         (AlertKind.CLOCK_NOT_SYNCHRONISED, "table"),

@@ -31,8 +31,14 @@ def test_success_clears_a_peer_and_the_table_of_peers_is_bounded():
 def test_refusals_are_journaled_first_at_once_then_as_one_count_per_window():
     tally = RefusalTally(window=60.0)
     first = tally.refused("uid 1000", "jackpot.ack", "wrong or missing credential", 0.0)
-    assert first == [{"action": "jackpot.ack", "peer": "uid 1000",
-                      "reason": "wrong or missing credential", "count": 1}]  # fmt: skip
+    assert first == [
+        {
+            "action": "jackpot.ack",
+            "peer": "uid 1000",
+            "reason": "wrong or missing credential",
+            "count": 1,
+        }
+    ]
     for n in range(1, 1000):
         assert tally.refused("uid 1000", "jackpot.ack", "wrong", n * 0.01) == []
     for uid in range(100):  # many users: the summary stays small

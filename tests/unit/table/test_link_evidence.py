@@ -17,9 +17,14 @@ def test_a_frame_entry_states_what_its_bytes_say():
     raw = encode_frame(77, DealReply.TYPE, REPLY.encode())
     entry = frame_entry(WireFrame(12.5, "rx", raw), 1_000.0)
     assert entry == {
-        "dir": "rx", "raw": raw.hex(), "seq": 77, "type": "0x94",
-        "crc": f"0x{crc16(raw[1:-2]):04x}", "at": 12.5, "wall": 1_012.5,
-    }  # fmt: skip
+        "dir": "rx",
+        "raw": raw.hex(),
+        "seq": 77,
+        "type": "0x94",
+        "crc": f"0x{crc16(raw[1:-2]):04x}",
+        "at": 12.5,
+        "wall": 1_012.5,
+    }
 
 
 @pytest.mark.parametrize("raw", [b"", b"\xa5\x00\x01", encode_frame(1, 0x14) + b"\x00"])

@@ -453,8 +453,9 @@ def _accept_bets(
         main = accept(rules.limits, bet.seat, "main", bet.main)
         trilux = accept(rules.limits, bet.seat, "trilux", bet.trilux)
         returned = {
-            name: taken.returned for name, taken in (("main", main), ("trilux", trilux))
+            name: taken.returned
+            for name, taken in (("main", main), ("trilux", trilux))
             if taken.returned
-        }  # fmt: skip
+        }
         accepted.append((SeatBet(bet.seat, main.stake, trilux.stake), returned))
     return accepted

@@ -69,9 +69,12 @@ def insurance_wager(rules: BlackjackRules, stake: int, dealer: Hand) -> Wager:
     """BJ-8: pays 2:1 when the dealer makes blackjack, lost otherwise."""
     if dealer.is_blackjack:
         return Wager(
-            stake, WIN, stake + rules.winnings(stake, rules.insurance_pays), "BJ-8",
+            stake,
+            WIN,
+            stake + rules.winnings(stake, rules.insurance_pays),
+            "BJ-8",
             "dealer-blackjack",
-        )  # fmt: skip
+        )
     return Wager(stake, LOSE, 0, "BJ-8")
 
 
