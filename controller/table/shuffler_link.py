@@ -117,6 +117,7 @@ class ShufflerLink:
         self.identity: IdentifyReply | None = None
         self.last_deck: str = ""
         self.recorded: deque[dict[str, Any]] = deque(maxlen=RECORDED)
+        self._identified = False  # identified (and, a shoe, in SHOE mode) since the link came up
         self._commands: asyncio.Queue[tuple[Any, str | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -165,31 +166,33 @@ class ShufflerLink:
         # just made: only a link that went down since (or an identify that failed) calls for
         # another. A second identify would put a shoe into SHOE mode again: a fresh shuffle
         # under a table that is already open.
-        identified = await self._identify()
+        await self._identify()
         async for event in self.client.events():
             if isinstance(event, LinkUp):
-                if not identified:
-                    identified = await self._identify()
+                if not self._identified:
+                    await self._identify()
             elif isinstance(event, LinkDownEvent):
-                identified = False
+                self._identified = False
                 self.post(ConditionChanged(Condition.LINK, True, event.reason))
             elif isinstance(event, DeviceRebooted):
                 self.post(ShufflerFault("the shuffler restarted"))
                 # its session is gone (every request would be NAK NO_SESSION) and it sends
                 # no event before the next IDENTIFY (docs/protocol.md sec. 2.3, 2.4)
-                identified = await self._identify()
+                await self._identify()
             elif isinstance(event, ProtocolViolation):
                 self.post(ShufflerFault(f"the shuffler broke the protocol: {event.reason}"))
             elif isinstance(event, DeviceEvent):
                 self._device_event(event)
 
-    async def _identify(self) -> bool:
-        """Identify, check the machine and (shoe) start SHOE mode; False if that failed."""
+    async def _identify(self) -> None:
+        """Identify, check the machine and (shoe) start SHOE mode; ``_identified`` says
+        whether that worked."""
+        self._identified = False
         try:
             identity = await self.client.identify()
         except (LinkError, DriverError) as exc:
             self.post(ConditionChanged(Condition.LINK, True, f"shuffler does not identify: {exc}"))
-            return False
+            return
         self.identity = identity
         self.post(firmware_condition(identity, self.firmware_allow))
         await self._check_status()
@@ -199,9 +202,9 @@ class ShufflerLink:
                 await self.client.shuffle(ShuffleMode.SHOE)
             except (LinkError, DriverError) as exc:
                 self.post(ConditionChanged(Condition.LINK, True, f"shoe mode refused: {exc}"))
-                return False
+                return
+        self._identified = True
         self.post(ConditionChanged(Condition.LINK, False))
-        return True
 
     def _device_event(self, event: DeviceEvent) -> None:
         message = event.message
@@ -239,6 +242,8 @@ class ShufflerLink:
                     await self.client.reset(0)
                     await self._check_status()
                     await self._check_deck()
+                    if not self._identified:  # e.g. a shoe refused SHOE mode for a misfeed
+                        await self._identify()
             except (LinkError, DriverError) as exc:
                 self.post(ShufflerFault(f"{type(effect).__name__}: {exc}"))
 

@@ -20,6 +20,7 @@ from controller.table.events import (
 from controller.table.shuffler_link import ResetShuffler, ShufflerLink
 from drivers.shuffler_client import ShufflerClient
 from drivers.transport import open_transport
+from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.firmware import DeviceFirmware, firmware_digest
 from firmware_bridge.emulator.machine import ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
@@ -140,3 +141,43 @@ def test_a_shoe_is_identified_and_shuffled_once_when_the_link_comes_up(emulator)
     seen = run_link(emulator, scenario, shoe=True)
     assert seen.count("IdentifyRequest") == 1, seen
     assert seen.count("ShuffleRequest") == 1, seen
+
+
+def test_a_shoe_that_refused_shoe_mode_is_identified_again_after_the_technicians_reset(emulator):
+    """A misfeed active when the link comes up: the shoe refuses SHOE mode and the ``link``
+    condition closes the table. The technician clears it and resets the machine: the link
+    identifies again and opens (before, only a daemon restart did; found by ``croupier sim
+    --profile trilux-gr --seed 10 --faults 0.3 --crash-rate 0.05``)."""
+    emulator.call(lambda fw, now: fw.machine.raise_fault(ErrorCode.MISFEED))
+
+    def link_condition(blocking: bool):
+        return lambda e: (
+            isinstance(e, ConditionChanged) and e.name == "link" and e.blocking == blocking
+        )
+
+    async def main():
+        posted = Posted()
+        link = ShufflerLink(
+            ShufflerClient(open_transport(emulator.link)),
+            posted.post,
+            firmware_allow={firmware_digest().hex()},
+            shoe=True,
+            card_name=card_name,
+        )
+        await link.start()
+        try:
+            refused = await posted.until(
+                lambda e: link_condition(True)(e) and "shoe mode refused" in e.detail
+            )
+            # the link is quiet: every identify the link makes by itself has been refused
+            # (LinkUp arrives during the first one), before the technician comes
+            await asyncio.sleep(0.5)
+            await link.client.status()
+            link.submit(ResetShuffler("tech"))
+            return refused, await posted.until(link_condition(False))
+        finally:
+            await link.close()
+
+    refused, opened = asyncio.run(main())
+    assert "MISFEED" in refused.detail
+    assert opened.detail == ""

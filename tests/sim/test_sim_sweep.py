@@ -41,3 +41,12 @@ def test_same_seed_same_digest_and_different_seeds_differ():
     rates = {"rounds_per_s": 0, "rounds_per_cpu_s": 0}  # wall and CPU time: not simulated
     assert first.to_json() | rates == again.to_json() | rates
     assert other.digest != first.digest
+
+
+def test_a_shoe_that_refused_shoe_mode_opens_after_the_technicians_reset():
+    """Found by the simulator (seed 10): a misfeed active when the link came back made the
+    shoe refuse SHOE mode, and after the technician's reset nothing identified it again, so
+    the table stayed closed (``link``) until the daemon restarted. The daemon's link has the
+    same fix (tests/integration/test_shuffler_faults.py)."""
+    report = simulate(SimSettings("trilux-gr", 10, faults=0.3, crash_rate=0.05), 40)
+    assert report.violations == [], report.violations

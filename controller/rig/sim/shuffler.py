@@ -309,6 +309,8 @@ class SimShuffler:
                 yield ResetRequest(0)
                 yield from self._check_status()
                 yield from self._check_deck()
+                if not self._identified:  # e.g. a shoe refused SHOE mode for a misfeed
+                    yield from self._identify()
         except RequestFailed as exc:
             self.post(ShufflerFault(f"{type(command).__name__}: {exc}"))
 
