@@ -45,6 +45,8 @@ def progress_to(
         def show(done: int, total: int) -> None:
             bar.total = total
             bar.update(done - bar.n)
+            if done >= total:  # shown, however soon after the last refresh the work ended
+                bar.refresh()
 
         yield show
 

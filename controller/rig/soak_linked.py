@@ -192,8 +192,8 @@ class LinkedSoak:
                         continue
                     self.table.wait_until(
                         lambda: WITNESS not in self.table.status()["conditions"],
-                        LINK_TIMEOUT,
                         "the witness to answer",
+                        timeout=LINK_TIMEOUT,
                     )
                 self._wait_for_link(up)
                 plan = plan_round(

@@ -24,7 +24,9 @@ def test_a_table_restarted_while_the_store_is_down_opens_once_it_answers(tmp_pat
             table.kill()
             table.start()
             table.wait_until(
-                lambda: "witness" in table.status()["conditions"], 30, "the witness condition"
+                lambda: "witness" in table.status()["conditions"],
+                "the witness condition",
+                timeout=30,
             )
             assert table.status()["state"] == "closed"
             server.start()
