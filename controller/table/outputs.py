@@ -49,6 +49,18 @@ def sign_label(pool_name: str) -> str:
     return pool_name.upper().replace("_", "-")
 
 
+def sign_inputs(machine: TableMachine) -> tuple[object, ...]:
+    """Everything :func:`sign_state` reads from the machine: while it compares equal the sign
+    state is the same, so it need not be built (and checked) again after every input."""
+    jackpot = machine.state is TableState.JACKPOT
+    return (
+        machine.state,
+        Condition.PROGRESSIVE_LINK in machine.conditions,
+        machine.last_result if jackpot else None,
+        tuple(machine.pools.items()),
+    )
+
+
 def sign_state(machine: TableMachine, config: TableConfig) -> SignState:
     currency = config.profile.money.currency
     pools = tuple(
