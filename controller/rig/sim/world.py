@@ -29,6 +29,7 @@ from controller.rig.sim.profiles import sim_config, sim_table_data
 from controller.rig.sim.shuffler import FAST_MACHINE, SLOW_MACHINE, SimShuffler
 from controller.rig.sim.streams import Streams
 from controller.rig.sim.tally import Tally
+from controller.rig.sim.times import earliest
 from controller.rig.sim.wire import LineFaults
 from controller.table.core import Input, TableLogic
 from controller.table.events import (
@@ -214,14 +215,15 @@ class World:
         self._advance_to(self._next_time())
 
     def _next_time(self) -> float:
-        times = [
+        first = earliest(
             self.logic.next_deadline(),
             self.shuffler.next_time(),
             self.console.next_time(),
             self.dealer.next_at,
             self._cable_back,
-        ]
-        return max(self.now, min(t for t in times if t is not None))
+        )
+        assert first is not None  # the dealer always has a next move
+        return max(self.now, first)
 
     def _advance_to(self, when: float) -> None:
         self.now = max(self.now, when)
