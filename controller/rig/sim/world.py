@@ -150,7 +150,7 @@ class World:
         # may be gone with the table's state: a slow machine is fixed while the table is down)
         self.dealer.new_round()
         self.tally.abandon()
-        self._advance_to(self.now + RESTART_DELAY)
+        self._advance_to(self.now + RESTART_DELAY, self.logic.next_deadline())
         self._power_up()
 
     @property
@@ -212,11 +212,14 @@ class World:
             self._handle(event)
             self.tally.check_step()
             return
-        self._advance_to(self._next_time())
+        # the core's deadline, asked once: nothing in the advance changes the core (the
+        # sensors' and the line's events are only queued)
+        deadline = self.logic.next_deadline()
+        self._advance_to(self._next_time(deadline), deadline)
 
-    def _next_time(self) -> float:
+    def _next_time(self, deadline: float | None) -> float:
         first = earliest(
-            self.logic.next_deadline(),
+            deadline,
             self.shuffler.next_time(),
             self.console.next_time(),
             self.dealer.next_at,
@@ -225,7 +228,8 @@ class World:
         assert first is not None  # the dealer always has a next move
         return max(self.now, first)
 
-    def _advance_to(self, when: float) -> None:
+    def _advance_to(self, when: float, deadline: float | None) -> None:
+        """The clock to ``when``: what is due then happens; ``deadline`` is the table core's."""
         self.now = max(self.now, when)
         now = self.now
         if self._cable_back is not None and now >= self._cable_back:
@@ -237,7 +241,6 @@ class World:
             for event in self.sensors.poll(now):
                 self.post(event)
         self.shuffler.advance(now)
-        deadline = self.logic.next_deadline()
         if deadline is not None and deadline <= now:
             self.post(Tick())
         if now >= self.dealer.next_at and not self.queue:
