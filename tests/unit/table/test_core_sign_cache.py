@@ -3,12 +3,15 @@ the mode), and still shows every change: pools going up and back down, the table
 
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 import controller.table.core as core_module
 from controller.table.core import TableLogic
 from controller.table.events import Condition, ConditionChanged, PoolAmount, ShowSign, Tick
+from controller.table.machine import TableState
+from controller.table.outputs import sign_inputs
 from controller.table.tableconfig import parse_table_config
 from display.scenes import Mode
 
@@ -53,3 +56,15 @@ def test_the_sign_is_not_rebuilt_when_nothing_it_shows_changed(monkeypatch: pyte
     assert built == []
     _signs(logic, PoolAmount(BET, 650_000, SEED), 10.0)
     assert built == [1]
+
+
+def test_the_jackpot_award_is_part_of_what_the_sign_is_made_of():
+    def machine(state, paid):
+        result = SimpleNamespace(pools={"main": {"jackpot_paid": paid}})
+        return SimpleNamespace(state=state, conditions={}, last_result=result, pools={})
+
+    assert sign_inputs(machine(TableState.JACKPOT, 100)) != sign_inputs(
+        machine(TableState.JACKPOT, 200)
+    )
+    # outside JACKPOT the last result is not shown
+    assert sign_inputs(machine(TableState.OPEN, 100)) == sign_inputs(machine(TableState.OPEN, 200))
