@@ -2,6 +2,8 @@
 last verification (the cost of every crash would grow with the ledger); the end of the run
 verifies it all, and a broken journal is still reported."""
 
+from itertools import pairwise
+
 import controller.rig.sim.tally as sim_tally
 from controller.books.ledger.verify import Report
 from controller.rig.sim.run import simulate
@@ -25,7 +27,7 @@ def test_verifications_follow_the_journal_doubling_not_every_crash(monkeypatch):
     assert len(sizes) < report.crashes + 1  # not after every crash
     # each verification after the first comes when the journal has at least doubled; the last
     # one, at the end, sees the whole journal
-    assert all(b >= 2 * a for a, b in zip(sizes, sizes[1:-1], strict=False))
+    assert all(b >= 2 * a for a, b in pairwise(sizes[:-1]))
 
 
 def test_a_broken_journal_is_still_reported(monkeypatch):
