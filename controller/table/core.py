@@ -77,7 +77,7 @@ from controller.table.events import (
     WitnessChecked,
 )
 from controller.table.machine import MachineSettings, TableMachine
-from controller.table.outputs import lamp_patterns, sign_state
+from controller.table.outputs import lamp_patterns, sign_inputs, sign_state
 from controller.table.seats import LampError, SensorSeats
 from controller.table.witness_retry import WitnessRetry
 from display.scenes import SignState
@@ -129,14 +129,17 @@ class TableLogic:
         self._witness = WitnessRetry()
         self._lamps = _Lamps()
         self._sign_shown: SignState | None = None
+        self._sign_inputs: tuple[object, ...] | None = None  # what the shown sign was made of
 
     # --- queries ------------------------------------------------------------------------
 
     def next_deadline(self) -> float | None:
         """When :meth:`handle` wants a :class:`Tick` (``None``: only on the next input)."""
-        deadlines = (self.machine.next_deadline(), self._probe_at, self._witness.due)
-        times = [t for t in deadlines if t is not None]
-        return min(times, default=None)
+        first = self.machine.next_deadline()
+        for t in (self._probe_at, self._witness.due):
+            if t is not None and (first is None or t < first):
+                first = t
+        return first
 
     def is_current(self, round_id: str) -> bool:
         """Is ``round_id`` the round in play (its shuffler commands still wanted)?"""
@@ -322,7 +325,11 @@ class TableLogic:
         elif self._probe_at is None:
             self._probe_at = now + LEDGER_PROBE_SECONDS
         self._witness.follow(Condition.WITNESS in self.machine.conditions, now)
+        inputs = sign_inputs(self.machine)
+        if inputs == self._sign_inputs:
+            return
         wanted = sign_state(self.machine, self.config)
+        self._sign_inputs = inputs
         if wanted != self._sign_shown:
             self._sign_shown = wanted
             outputs.append(ShowSign(wanted))

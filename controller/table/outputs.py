@@ -49,6 +49,25 @@ def sign_label(pool_name: str) -> str:
     return pool_name.upper().replace("_", "-")
 
 
+def sign_inputs(machine: TableMachine) -> tuple[object, ...]:
+    """Everything :func:`sign_state` reads from the machine: while it compares equal the sign
+    state is the same, so it need not be built (and checked) again after every input."""
+    return (
+        machine.state,
+        Condition.PROGRESSIVE_LINK in machine.conditions,
+        _jackpot_won(machine),
+        tuple(machine.pools.items()),
+    )
+
+
+def _jackpot_won(machine: TableMachine) -> int | None:
+    """The award the JACKPOT scene shows (``None`` outside JACKPOT)."""
+    if machine.state is not TableState.JACKPOT or machine.last_result is None:
+        return None
+    paid: int = sum(p.get("jackpot_paid", 0) for p in machine.last_result.pools.values())
+    return paid
+
+
 def sign_state(machine: TableMachine, config: TableConfig) -> SignState:
     currency = config.profile.money.currency
     pools = tuple(
@@ -58,8 +77,8 @@ def sign_state(machine: TableMachine, config: TableConfig) -> SignState:
     )
     if Condition.PROGRESSIVE_LINK in machine.conditions:
         return SignState(pools, currency, Mode.OFFLINE)
-    if machine.state is TableState.JACKPOT and machine.last_result is not None:
-        won = sum(p.get("jackpot_paid", 0) for p in machine.last_result.pools.values())
+    won = _jackpot_won(machine)
+    if won is not None:
         return SignState(pools, currency, Mode.JACKPOT, jackpot=won)
     if machine.state is TableState.CLOSED:
         return SignState(pools, currency, Mode.CLOSED)

@@ -133,6 +133,8 @@ class FrameFaultLine(Generic[T]):
         if self._held is not None and self._held[0] <= now:
             self._put(now, self._held[1])
             self._held = None
+        if not self._queue:  # the usual case: polled at every wake-up of the line
+            return []
         due = sorted(e for e in self._queue if e[0] <= now)
         if not due:
             return []
@@ -140,10 +142,10 @@ class FrameFaultLine(Generic[T]):
         return [item for _, _, item in due]
 
     def next_deadline(self) -> float | None:
-        times = [e[0] for e in self._queue]
-        if self._held is not None:
-            times.append(self._held[0])
-        return min(times, default=None)
+        first = min(self._queue)[0] if self._queue else None
+        if self._held is not None and (first is None or self._held[0] < first):
+            return self._held[0]
+        return first
 
 
 def flip_bit(data: bytes, rng: random.Random) -> bytes:

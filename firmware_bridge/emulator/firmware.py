@@ -191,14 +191,18 @@ class DeviceFirmware:
         self._out += b"".join(self.tx.pop_due(now))
 
     def next_deadline(self) -> float | None:
-        times = [self.rx.next_deadline(), self.tx.next_deadline()]
-        if self.decoder.buffered:
-            times.append(self._last_rx + self.timing.idle_gap)
-        if self._running is not None:
-            times.append(self._running.done_at)
-        if self._in_flight is not None:
-            times.append(self._in_flight.deadline)
-        return min((t for t in times if t is not None), default=None)
+        # called at every wake-up of a simulated line: no lists built
+        first: float | None = None
+        for t in (
+            self.rx.next_deadline(),
+            self.tx.next_deadline(),
+            self._last_rx + self.timing.idle_gap if self.decoder.buffered else None,
+            None if self._running is None else self._running.done_at,
+            None if self._in_flight is None else self._in_flight.deadline,
+        ):
+            if t is not None and (first is None or t < first):
+                first = t
+        return first
 
     # --- physical events (fault injection, the dealer) --------------------------------------
 

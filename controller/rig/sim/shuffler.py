@@ -19,6 +19,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from controller.engine.deal.validator import Packet
+from controller.rig.sim.times import earliest
 from controller.rig.sim.wire import Direction, LineFaults
 from controller.table.events import (
     CheckDeck,
@@ -166,13 +167,12 @@ class SimShuffler:
     # --- time ------------------------------------------------------------------------------
 
     def next_time(self) -> float | None:
-        times = [
+        return earliest(
             self.host.next_deadline() if self.host else None,
             self.device.next_deadline(),
             self.to_device.next_time(),
             self.to_host.next_time(),
-        ]
-        return min((t for t in times if t is not None), default=None)
+        )
 
     def advance(self, now: float) -> None:
         """Everything due at ``now``: timers, bytes on the line, the session's events."""

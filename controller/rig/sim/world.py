@@ -29,6 +29,7 @@ from controller.rig.sim.profiles import sim_config, sim_table_data
 from controller.rig.sim.shuffler import FAST_MACHINE, SLOW_MACHINE, SimShuffler
 from controller.rig.sim.streams import Streams
 from controller.rig.sim.tally import Tally
+from controller.rig.sim.times import earliest
 from controller.rig.sim.wire import LineFaults
 from controller.table.core import Input, TableLogic
 from controller.table.events import (
@@ -149,7 +150,7 @@ class World:
         # may be gone with the table's state: a slow machine is fixed while the table is down)
         self.dealer.new_round()
         self.tally.abandon()
-        self._advance_to(self.now + RESTART_DELAY)
+        self._advance_to(self.now + RESTART_DELAY, self.logic.next_deadline())
         self._power_up()
 
     @property
@@ -211,19 +212,24 @@ class World:
             self._handle(event)
             self.tally.check_step()
             return
-        self._advance_to(self._next_time())
+        # the core's deadline, asked once: nothing in the advance changes the core (the
+        # sensors' and the line's events are only queued)
+        deadline = self.logic.next_deadline()
+        self._advance_to(self._next_time(deadline), deadline)
 
-    def _next_time(self) -> float:
-        times = [
-            self.logic.next_deadline(),
+    def _next_time(self, deadline: float | None) -> float:
+        first = earliest(
+            deadline,
             self.shuffler.next_time(),
             self.console.next_time(),
             self.dealer.next_at,
             self._cable_back,
-        ]
-        return max(self.now, min(t for t in times if t is not None))
+        )
+        assert first is not None  # the dealer always has a next move
+        return max(self.now, first)
 
-    def _advance_to(self, when: float) -> None:
+    def _advance_to(self, when: float, deadline: float | None) -> None:
+        """The clock to ``when``: what is due then happens; ``deadline`` is the table core's."""
         self.now = max(self.now, when)
         now = self.now
         if self._cable_back is not None and now >= self._cable_back:
@@ -235,7 +241,6 @@ class World:
             for event in self.sensors.poll(now):
                 self.post(event)
         self.shuffler.advance(now)
-        deadline = self.logic.next_deadline()
         if deadline is not None and deadline <= now:
             self.post(Tick())
         if now >= self.dealer.next_at and not self.queue:
