@@ -33,6 +33,15 @@ def linked_up(t):
     return "progressive-link" not in t.status()["conditions"]
 
 
+def lifted(t, seats):
+    """Wait until the table has sensed the stakes leave: a stake still sensed at the round's
+    end is a stake left across the boundary, and the seat is excluded as stuck (a CONFIRM sent
+    right after the lift, before its debounce settled, failed this test once in CI)."""
+    t.wait_until(
+        lambda: not any(t.status()["seats"][str(s)]["stake"] for s in seats), "stakes lifted"
+    )
+
+
 def play_round(t, seats):
     for seat in seats:
         t.io.place_stake(seat)
@@ -43,6 +52,7 @@ def play_round(t, seats):
     # robot dealer does: a stake left on its sensor across the round is a stuck sensor
     for seat in seats:
         t.io.lift_stake(seat)
+    lifted(t, seats)
     t.call("round.confirm")
     t.wait_until(lambda: t.status()["state"] in ("settled", "jackpot"), "settled")
     if t.status()["state"] == "jackpot":
@@ -83,6 +93,7 @@ def test_two_tables_share_one_pool_and_survive_the_server_going_away(make_sim_ta
         locked = [e for e in t.journal("transition") if e.get("to") == "locked"][-1]
         assert locked["progressive"] == {} and "progressive_closed" in locked
         t.io.lift_stake(1)
+        lifted(t, [1])
         t.call("round.confirm")
         t.wait_for_state("settled")
         t.call("round.confirm")
