@@ -26,7 +26,15 @@ from controller.table.events import (
     ShufflerFault,
 )
 from firmware_bridge.codes import ErrorCode
-from firmware_bridge.messages import DealReply, DeckCheckReply, IdentifyReply, StatusReply
+from firmware_bridge.messages import (
+    CardEvent,
+    DealReply,
+    DeckCheckReply,
+    FaultEvent,
+    IdentifyReply,
+    Message,
+    StatusReply,
+)
 
 DEALER_TAG = 15
 SHOE = "shoe"  # the destination of a card from the shoe
@@ -37,6 +45,22 @@ class ResetShuffler:
     """RESET 0 (a technician cleared the fault), then STATUS and a deck count."""
 
     technician: str
+
+
+def device_event(message: Message, shoe: bool) -> tuple[list[Event], bool]:
+    """What an event the shuffler sent by itself means for the table: the events to post, and
+    whether its STATUS must be asked again (after any fault event, raised or cleared). A CARD
+    event is a one-card packet only from a shoe."""
+    if isinstance(message, FaultEvent):
+        events: list[Event] = []
+        if message.active:
+            name = ErrorCode(message.code).name.lower().replace("_", " ")
+            detail = f": {message.detail}" if message.detail else ""
+            events.append(ShufflerFault(f"{name}{detail}"))
+        return events, True
+    if isinstance(message, CardEvent) and shoe:
+        return [PacketDelivered(Packet(SHOE, (message.card,), (message.face_up,)))], False
+    return [], False
 
 
 def tag_of(destination: str) -> int:

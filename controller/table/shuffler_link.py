@@ -38,13 +38,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.engine.deal.validator import Packet
 from controller.table.events import (
     CheckDeck,
     Condition,
     ConditionChanged,
     Event,
-    PacketDelivered,
     ReinsertCards,
     RequestPacket,
     ShuffleDeck,
@@ -52,11 +50,11 @@ from controller.table.events import (
 )
 from controller.table.link_evidence import exchange_entry
 from controller.table.shuffler_events import (
-    SHOE,
     ResetShuffler,
     deal_events,
     deck_condition,
     describe_deck,
+    device_event,
     firmware_condition,
     status_condition,
     tag_of,
@@ -64,15 +62,12 @@ from controller.table.shuffler_events import (
 from drivers.errors import DriverError
 from drivers.reconnect import Backoff
 from drivers.shuffler_client import ShufflerClient
-from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
-    CardEvent,
     DealReply,
     DealRequest,
     DeckCheckReply,
     DeckCheckRequest,
-    FaultEvent,
     IdentifyReply,
     ShuffleMode,
 )
@@ -207,15 +202,11 @@ class ShufflerLink:
         self.post(ConditionChanged(Condition.LINK, False))
 
     def _device_event(self, event: DeviceEvent) -> None:
-        message = event.message
-        if isinstance(message, FaultEvent):
-            name = ErrorCode(message.code).name.lower().replace("_", " ")
-            if message.active:
-                detail = f": {message.detail}" if message.detail else ""
-                self.post(ShufflerFault(f"{name}{detail}"))
+        events, check_status = device_event(event.message, self.shoe)
+        for posted in events:
+            self.post(posted)
+        if check_status:
             self._commands.put_nowait((_CheckStatus(), None))
-        elif isinstance(message, CardEvent) and self.shoe:
-            self.post(PacketDelivered(Packet(SHOE, (message.card,), (message.face_up,))))
 
     # --- commands ----------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from collections import deque
 from collections.abc import Callable, Generator
 from typing import Any
 
-from controller.engine.deal.validator import Packet
 from controller.rig.sim.times import earliest
 from controller.rig.sim.wire import Direction, LineFaults
 from controller.table.events import (
@@ -26,33 +25,29 @@ from controller.table.events import (
     Condition,
     ConditionChanged,
     Event,
-    PacketDelivered,
     ReinsertCards,
     RequestPacket,
     ShuffleDeck,
     ShufflerFault,
 )
 from controller.table.shuffler_events import (
-    SHOE,
     ResetShuffler,
     deal_events,
     deck_condition,
     describe_deck,
+    device_event,
     firmware_condition,
     status_condition,
     tag_of,
 )
-from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.errors import RequestFailed
 from firmware_bridge.messages import (
-    CardEvent,
     DealReply,
     DealRequest,
     DeckCheckReply,
     DeckCheckRequest,
-    FaultEvent,
     IdentifyReply,
     Message,
     ReinsertRequest,
@@ -226,15 +221,12 @@ class SimShuffler:
             self._device_event(event.message, now)
 
     def _device_event(self, message: Message, now: float) -> None:
-        if isinstance(message, FaultEvent):
-            name = ErrorCode(message.code).name.lower().replace("_", " ")
-            if message.active:
-                detail = f": {message.detail}" if message.detail else ""
-                self.post(ShufflerFault(f"{name}{detail}"))
+        events, check_status = device_event(message, self.shoe)
+        for event in events:
+            self.post(event)
+        if check_status:
             self._commands.append((_CheckStatus(), None))
             self._next_command(now)
-        elif isinstance(message, CardEvent) and self.shoe:
-            self.post(PacketDelivered(Packet(SHOE, (message.card,), (message.face_up,))))
 
     def _resume(self, slot: str, job: Job, outcome: Completed | Failed, now: float) -> None:
         setattr(self, slot, None)
