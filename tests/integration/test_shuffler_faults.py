@@ -61,7 +61,13 @@ def shuffler_condition(blocking: bool):
     )
 
 
-def run_link(emulator, scenario, shoe=False):
+def link_condition(blocking: bool):
+    return lambda e: isinstance(e, ConditionChanged) and e.name == "link" and e.blocking == blocking
+
+
+def run_link(emulator, scenario, shoe=False, wait_up=True):
+    """``scenario(link, posted)`` on a started link; ``wait_up``: once the link is up."""
+
     async def main():
         posted = Posted()
         link = ShufflerLink(
@@ -73,9 +79,8 @@ def run_link(emulator, scenario, shoe=False):
         )
         await link.start()
         try:
-            await posted.until(
-                lambda e: isinstance(e, ConditionChanged) and e.name == "link" and not e.blocking
-            )
+            if wait_up:
+                await posted.until(link_condition(False))
             return await scenario(link, posted)
         finally:
             await link.close()
@@ -150,34 +155,17 @@ def test_a_shoe_that_refused_shoe_mode_is_identified_again_after_the_technicians
     --profile trilux-gr --seed 10 --faults 0.3 --crash-rate 0.05``)."""
     emulator.call(lambda fw, now: fw.machine.raise_fault(ErrorCode.MISFEED))
 
-    def link_condition(blocking: bool):
-        return lambda e: (
-            isinstance(e, ConditionChanged) and e.name == "link" and e.blocking == blocking
+    async def scenario(link, posted):
+        refused = await posted.until(
+            lambda e: link_condition(True)(e) and "shoe mode refused" in e.detail
         )
+        # the link is quiet: every identify the link makes by itself has been refused
+        # (LinkUp arrives during the first one), before the technician comes
+        await asyncio.sleep(0.5)
+        await link.client.status()
+        link.submit(ResetShuffler("tech"))
+        return refused, await posted.until(link_condition(False))
 
-    async def main():
-        posted = Posted()
-        link = ShufflerLink(
-            ShufflerClient(open_transport(emulator.link)),
-            posted.post,
-            firmware_allow={firmware_digest().hex()},
-            shoe=True,
-            card_name=card_name,
-        )
-        await link.start()
-        try:
-            refused = await posted.until(
-                lambda e: link_condition(True)(e) and "shoe mode refused" in e.detail
-            )
-            # the link is quiet: every identify the link makes by itself has been refused
-            # (LinkUp arrives during the first one), before the technician comes
-            await asyncio.sleep(0.5)
-            await link.client.status()
-            link.submit(ResetShuffler("tech"))
-            return refused, await posted.until(link_condition(False))
-        finally:
-            await link.close()
-
-    refused, opened = asyncio.run(main())
+    refused, opened = run_link(emulator, scenario, shoe=True, wait_up=False)
     assert "MISFEED" in refused.detail
     assert opened.detail == ""
