@@ -49,6 +49,7 @@ from controller.books.linked.schema import POOL_METERS
 from controller.engine.pools.awards import outcome_from_json
 from controller.engine.pools.config import PoolConfig
 from controller.engine.pools.meters import Contribution, PoolState, Reversal
+from controller.validation import MONEY_MAX
 
 T = TypeVar("T")
 
@@ -263,8 +264,43 @@ async def put_pool(
     locked.state = state
 
 
+MAX_STORE_SEAT = 64  # more than any table seats: a seat number read back from the store
+
+
+def _seat_money(seat: Any, amount: Any, what: str) -> tuple[int, int]:
+    """``(seat, amount)`` read back from the store, checked: a seat 1..MAX_STORE_SEAT and whole
+    minor units 0..MONEY_MAX; LinkedStoreError (one line) for anything else, so a row edited in
+    the database fails the operation instead of paying it or crashing the table."""
+    try:
+        number = int(seat)
+    except (TypeError, ValueError):
+        number = 0
+    if isinstance(seat, bool) or not 1 <= number <= MAX_STORE_SEAT:
+        raise LinkedStoreError(f"{what}: seat {str(seat)[:20]!r} is not a seat number")
+    if type(amount) is not int or not 0 <= amount <= MONEY_MAX:
+        raise LinkedStoreError(f"{what}: seat {number}: {str(amount)[:20]!r} is not an amount")
+    return number, amount
+
+
 def _stake_json(text: str) -> dict[int, int]:
-    return {int(seat): stake for seat, stake in json.loads(text).items()}
+    """A round's stakes (seat -> stake) as the store keeps them, checked (:func:`_seat_money`)."""
+    try:
+        stakes = json.loads(text)
+    except (TypeError, ValueError):
+        raise LinkedStoreError("a round's stakes in the store are not JSON") from None
+    if not isinstance(stakes, dict):
+        raise LinkedStoreError("a round's stakes in the store are not a seat map")
+    return dict(_seat_money(seat, stake, "stakes") for seat, stake in stakes.items())
+
+
+def _link_shares_of(text: str, pool: str) -> list[tuple[Any, Any, Any, Any]]:
+    """The ``link_shares`` rows (table, round, seat, share) of a ``round.settled`` entry's
+    data; LinkedStoreError when the entry does not have that shape."""
+    try:
+        rows = json.loads(text)["pools"].get(pool, {}).get("link_shares", [])
+        return [(table, other, seat, share) for table, other, seat, share in rows]
+    except (TypeError, ValueError, KeyError, AttributeError):
+        raise LinkedStoreError("a round.settled entry's link_shares are malformed") from None
 
 
 async def connect(dsn: str, **params: Any) -> AsyncConnection:
@@ -633,9 +669,9 @@ class PoolTransactions:
         )
         fixed: dict[int, int] = {}
         for (text,) in await cur.fetchall():
-            moved = json.loads(text)["pools"].get(self.pool, {})
-            for table, other, seat, share in moved.get("link_shares", []):
+            for table, other, seat, share in _link_shares_of(text, self.pool):
                 if table == self.table and other == rid:
+                    seat, share = _seat_money(seat, share, "link_shares")
                     fixed[seat] = fixed.get(seat, 0) + share
         return fixed
 
