@@ -22,24 +22,19 @@ import asyncio
 import dataclasses
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
+
+from round import percentile  # bench/round.py
 
 from controller.books.linked import admin, schema, store
-from controller.books.linked.devserver import DevServer
 from controller.engine.pools.config import pool_config
 from controller.engine.profiles import load_profile
+from controller.rig.pgserver import private_server
 
 LINK = load_profile("ch-bg").progressive  # ships share_scope = "link"
 SCOPES = {"table": dataclasses.replace(LINK, share_scope="table"), "link": LINK}
 SEATS = {1: 100, 2: 100, 3: 200, 4: 300}
 JACKPOT = "seven-card-straight-flush"
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
 async def one_scope(dsn: str, scope: str, others: int, repeat: int) -> tuple[list, list]:
@@ -81,14 +76,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--others", default="0,4,16,64", help="other rounds in play at the hit")
     parser.add_argument("--repeat", type=int, default=20, help="hits per count")
     args = parser.parse_args(argv)
-    server = None
-    dsn = args.dsn
-    if dsn is None:
-        server = DevServer(
-            Path(tempfile.mkdtemp(prefix="croupier-bench-pg-")), tcp=True, durable=True
-        )
-        server.start()
-        dsn = server.dsn
+    server = None if args.dsn else private_server(tcp=True, durable=True)
+    dsn = args.dsn or server.dsn
     try:
         print(f"server: {'private cluster, fsync on, TCP 127.0.0.1' if server else dsn}")
         print("others  scope  hit settlement (baseline: table)   each other round's settlement")
