@@ -33,8 +33,8 @@ import tomli_w
 
 from controller.books.ledger.reader import LedgerReader
 from controller.table.control.client import ControlClient
-from controller.table.control.protocol import ControlError, decode_reply
 from controller.table.control.server import RESERVED_SLOTS
+from controller.table.control.wire import ControlError, decode_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,7 +23,7 @@ from controller.rig.dealer import Dealer, Fault, RoundPlan, RoundSeen, royal_ord
 from controller.rig.expect import lamp_pattern
 from controller.rig.table import SimTable
 from controller.rig.view import Snapshot
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from drivers.errors import DriverError
 
 # Faults a person can arm with the f key, in turn (the emulator's machine faults)

@@ -22,7 +22,7 @@ from controller.rig.scenario import Scenario, Step
 from controller.rig.table import SimTable
 from controller.rig.target import TableUnderTest
 from controller.rig.wired import WiredTable, Wiring
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from controller.table.tableconfig import load_table_config
 from drivers.errors import DriverError
 from firmware_bridge.errors import LinkError

@@ -22,11 +22,12 @@ from typing import Any, Self
 
 from controller.rig.errors import RigFailure
 from controller.table.control.client import ControlClient
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from controller.table.tableconfig import TableConfig
 from display.geometry import SignFrame
-from display.money import currency, fit_amount
+from display.money import currency
 from display.reader import read
+from display.sign_amount import fit_amount
 from drivers.gpio.rig_server import RigServer
 from firmware_bridge.emulator.control import EmulatorControl
 from firmware_bridge.errors import LinkError

@@ -19,7 +19,7 @@ from controller.books.reports.signing import load_private, sign_json
 from controller.books.reports.theoretical import ParFigure, par_figures
 from controller.engine.profiles import Profile
 from controller.errors import CroupierError
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from controller.table.tableconfig import TableConfig
 
 _PAR: dict[tuple[str, str], dict[str, ParFigure]] = {}

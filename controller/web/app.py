@@ -35,7 +35,7 @@ from typing import Any
 
 from aiohttp import web
 
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from controller.table.credentials import verify
 from controller.web.config import WebConfig
 from controller.web.daemon_link import DaemonUnreachable

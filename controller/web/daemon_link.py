@@ -13,13 +13,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from controller.table.control.protocol import (
-    MAX_LINE,
-    ControlError,
-    Request,
-    decode_reply,
-    encode_request,
-)
+from controller.table.control.wire import MAX_LINE, ControlError, decode_reply, encode_request
 
 # the only commands the web service sends: reading, and the two credentialed acknowledgements
 READ_COMMANDS = frozenset(
@@ -66,9 +60,8 @@ class DaemonLink:
                 str(self.path), limit=MAX_REPLY
             )
         assert self._reader is not None
-        request = Request(cmd, args, self._next_id, credential)
+        self._writer.write(encode_request(cmd, args, self._next_id, credential))
         self._next_id += 1
-        self._writer.write(encode_request(request))
         await self._writer.drain()
         line = await self._reader.readuntil(b"\n")
         return decode_reply(line)

@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from controller.books.ledger.errors import LedgerError
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from controller.web.config import TableSource, WebConfig
 from controller.web.daemon_link import DaemonLink, DaemonUnreachable
 from controller.web.ledger_stats import LedgerStats

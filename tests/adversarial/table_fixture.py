@@ -13,8 +13,8 @@ from typing import Any
 
 from controller.table.commands import Commands
 from controller.table.control.guard import Peer
-from controller.table.control.protocol import Request, encode_request
 from controller.table.control.server import ControlServer
+from controller.table.control.wire import encode_request
 from controller.table.runner import TableRunner
 from controller.table.tableconfig import parse_table_config
 
@@ -93,7 +93,7 @@ class InProcessTable:
     def request(
         self, cmd: str, credential: str | None = None, peer: Peer = PEER, **args: Any
     ) -> dict[str, Any]:
-        return self.raw(encode_request(Request(cmd, args, 1, credential)), peer)
+        return self.raw(encode_request(cmd, args, 1, credential), peer)
 
     def raw(self, line: bytes, peer: Peer = PEER) -> dict[str, Any]:
         async def go() -> bytes:

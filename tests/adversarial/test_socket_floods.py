@@ -19,8 +19,8 @@ from fuzz_budget import scale
 from table_fixture import InProcessTable
 
 from controller.table.control.client import ControlClient
-from controller.table.control.protocol import ControlError, decode_reply
 from controller.table.control.server import RESERVED_SLOTS
+from controller.table.control.wire import ControlError, decode_reply
 
 
 @pytest.fixture

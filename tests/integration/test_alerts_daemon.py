@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from controller.rig.play import StepRunner
 from controller.rig.scenario import load_scenario
 from controller.rig.table import SimTable
 from controller.table.control.client import ControlClient
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from controller.table.reporting import report_context
 from firmware_bridge.messages import decode_message
 

@@ -1,19 +1,18 @@
 """The blocking control-socket client the CLI (and the rig) use: one connection, requests
 answered in order. Kept apart from the asyncio server so that ``croupier status`` loads no
-asyncio."""
+asyncio, and to the socket and json modules (controller.table.control.wire) for the same
+reason."""
 
 from __future__ import annotations
 
 import socket
-from pathlib import Path
-from typing import Any
 
-from controller.table.control.protocol import (
-    ControlError,
-    Request,
-    decode_reply,
-    encode_request,
-)
+from controller.table.control.wire import ControlError, decode_reply, encode_request
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for the type checker only: importing them costs every command time
+    from pathlib import Path
+    from typing import Any
 
 
 class ControlClient:
@@ -77,10 +76,10 @@ class ControlClient:
         if self._sock is None:
             self.connect()
         assert self._sock is not None
-        request = Request(cmd, args, self._next_id, credential)
+        request = encode_request(cmd, args, self._next_id, credential)
         self._next_id += 1
         try:
-            self._sock.sendall(encode_request(request))
+            self._sock.sendall(request)
             while b"\n" not in self._buffer:
                 chunk = self._sock.recv(65536)
                 if not chunk:

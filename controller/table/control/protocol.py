@@ -9,11 +9,13 @@ Reply (one line)::
     {"id": 7, "ok": true, "result": ...}
     {"id": 7, "ok": false, "error": "what went wrong", "code": "bad-request"}
 
-``code`` is one of :data:`ERROR_CODES`. A connection may carry any number of requests, answered
+``code`` is one of ``wire.ERROR_CODES``. A connection may carry any number of requests, answered
 in order. Privileged commands (jackpot acknowledge, meter reset, config change) need the
 technician ``credential``; the daemon checks it against the stored salted hash and journals
 the action. A malformed or unauthorised request gets an error reply and the server keeps
-serving. Pure encode/decode here; the asyncio server and the blocking client are separate.
+serving. Pure encode/decode here: the server's half (requests in, replies out); the client's
+half, with :class:`ControlError`, is :mod:`controller.table.control.wire`. The asyncio server
+and the blocking client are separate.
 """
 
 from __future__ import annotations
@@ -22,21 +24,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.errors import CroupierError
+from controller.table.control.wire import MAX_LINE, ControlError
 from controller.validation import ConfigError, DocumentLimits, loads_json
 
-MAX_LINE = 64 * 1024
 MAX_ID = 64  # characters of a string request ID
 REQUEST_LIMITS = DocumentLimits(max_bytes=MAX_LINE, max_depth=8)
-ERROR_CODES = ("bad-request", "unknown-command", "unauthorised", "refused", "internal")
-
-
-class ControlError(CroupierError):
-    """A control request failed; ``code`` says how (one of ERROR_CODES)."""
-
-    def __init__(self, message: str, code: str = "refused") -> None:
-        self.code = code
-        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -46,13 +38,6 @@ class Request:
     id: int | str | None = None
     credential: str | None = None
     peer: Any = field(default=None, compare=False)  # controller.table.control.guard.Peer
-
-
-def encode_request(request: Request) -> bytes:
-    data: dict[str, Any] = {"id": request.id, "cmd": request.cmd, "args": request.args}
-    if request.credential is not None:
-        data["credential"] = request.credential
-    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
 
 
 def decode_request(line: bytes) -> Request:
@@ -94,18 +79,3 @@ def encode_reply(
     else:
         data = {"id": request_id, "ok": False, "error": str(error), "code": error.code}
     return json.dumps(data, separators=(",", ":"), default=str).encode() + b"\n"
-
-
-def decode_reply(line: bytes) -> Any:
-    """The result of a reply line, or raise ControlError with the server's message."""
-    try:
-        data = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ControlError(f"the daemon sent a malformed reply: {exc}", "internal") from None
-    if not isinstance(data, dict) or "ok" not in data:
-        raise ControlError("the daemon sent a malformed reply", "internal")
-    if not data["ok"]:
-        raise ControlError(
-            str(data.get("error", "request failed")), str(data.get("code", "refused"))
-        )
-    return data.get("result")

@@ -34,13 +34,8 @@ from typing import Any
 
 from controller.errors import CroupierError
 from controller.table.control.guard import Peer
-from controller.table.control.protocol import (
-    MAX_LINE,
-    ControlError,
-    Request,
-    decode_request,
-    encode_reply,
-)
+from controller.table.control.protocol import Request, decode_request, encode_reply
+from controller.table.control.wire import MAX_LINE, ControlError
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ import threading
 import pytest
 
 from controller.table.control.client import ControlClient
-from controller.table.control.protocol import MAX_LINE, ControlError, decode_reply
 from controller.table.control.server import ControlServer
+from controller.table.control.wire import MAX_LINE, ControlError, decode_reply
 
 
 @pytest.fixture
