@@ -1,39 +1,42 @@
-"""How a meter amount (integer minor units) becomes sign text.
+"""Money as people read it: a :class:`Currency`, ``format_money`` (``"EUR 5,001.80"``) and
+``parse_amount``. How the sign spells an amount is :mod:`display.sign_amount`.
 
-The rule (tested in ``tests/display/test_money.py``), for an amount and a sign that can only show
-so many digits:
-
-1. The sign shows the **exact amount** with its cents when it fits, in the first of these
-   spellings that the sign can draw and that fits: ``€1,234,567.89``, ``1,234,567.89``,
-   ``1234567.89`` (a seven-segment sign has no ``,`` and no ``€``: see
-   :mod:`display.segments`).
-2. Otherwise it shows the **whole units only**, without a decimal point, cents cut off (never
-   rounded: ``1,234,567.99`` shows ``1234567``, because the sign must never show more than the
-   meter): ``€1,234,567``, ``1,234,567``, ``1234567``.
-3. Otherwise (the whole units alone do not fit) it shows **dashes across the sign** and the
-   renderer reports the overflow. Dropping leading digits or abbreviating would put a wrong
-   number in front of the players.
-
-A negative amount is a controller bug, not something to display: :class:`AmountError`.
+Imports no dataclasses or typing: ``croupier status`` formats money, and on a Pi-class CPU
+those modules would cost it about a third of a second (bench/pi_budget.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from enum import Enum
-
 from display.errors import AmountError
 
 
-@dataclass(frozen=True)
 class Currency:
     """ISO 4217 code, the sign symbol (``None``: the sign shows no symbol) and the number of
-    minor-unit digits (2 for cents, 0 for currencies without minor units)."""
+    minor-unit digits (2 for cents, 0 for currencies without minor units). Immutable."""
 
+    __slots__ = ("code", "exponent", "symbol")
     code: str
     symbol: str | None
     exponent: int
+
+    def __init__(self, code: str, symbol: str | None, exponent: int) -> None:
+        for name, value in (("code", code), ("symbol", symbol), ("exponent", exponent)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Currency is immutable: cannot set {name}")
+
+    def _key(self) -> tuple[str, str | None, int]:
+        return self.code, self.symbol, self.exponent
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Currency) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Currency({self.code!r}, {self.symbol!r}, {self.exponent!r})"
 
 
 _KNOWN = {
@@ -57,50 +60,6 @@ def currency(code: str) -> Currency:
         raise AmountError(
             f"unknown currency {code!r} (the sign knows {', '.join(CURRENCY_CODES)})"
         ) from None
-
-
-class Shown(Enum):
-    """Which step of the rule produced the sign text."""
-
-    EXACT = "exact"
-    UNITS = "units"
-    OVERFLOW = "overflow"
-
-
-@dataclass(frozen=True)
-class SignAmount:
-    """The text to put on the sign (``None`` on overflow) and which rule step chose it."""
-
-    text: str | None
-    shown: Shown
-
-
-def spellings(amount: int, cur: Currency) -> Iterator[tuple[str, Shown]]:
-    """Every spelling of ``amount``, most informative first (steps 1 and 2 of the rule)."""
-    if not isinstance(amount, int) or isinstance(amount, bool):
-        raise AmountError(f"amount {amount!r} is not an integer number of minor units")
-    if amount < 0:
-        raise AmountError(f"amount {amount} is negative: a meter is never below zero")
-    units, fraction = _split(amount, cur)
-    symbol = cur.symbol or ""
-    grouped = f"{units:,}"
-    plain = str(units)
-    steps = [(fraction, Shown.EXACT), ("", Shown.UNITS)] if fraction else [("", Shown.EXACT)]
-    for tail, shown in steps:
-        if symbol:
-            yield symbol + grouped + tail, shown
-        yield grouped + tail, shown
-        if grouped != plain:
-            yield plain + tail, shown
-
-
-def fit_amount(amount: int, cur: Currency, fits: Callable[[str], bool]) -> SignAmount:
-    """The first spelling of ``amount`` for which ``fits(text)`` is true (the sign can draw
-    every character and has room), else :attr:`Shown.OVERFLOW`."""
-    for text, shown in spellings(amount, cur):
-        if fits(text):
-            return SignAmount(text, shown)
-    return SignAmount(None, Shown.OVERFLOW)
 
 
 def parse_amount(text: str, cur: Currency) -> int:
@@ -127,12 +86,12 @@ def format_money(amount: int, cur: Currency, *, code: bool = True) -> str:
     """``500180`` -> ``"EUR 5,001.80"`` (``"5,001.80"`` without the code): how a person reads
     an amount of minor units in the CLI, the rig and logs (the sign has :func:`fit_amount`).
     Negative amounts (a correction's difference) keep their sign: ``"EUR -0.05"``."""
-    units, fraction = _split(abs(amount), cur)
+    units, fraction = split_units(abs(amount), cur)
     text = f"{'-' if amount < 0 else ''}{units:,}{fraction}"
     return f"{cur.code} {text}" if code else text
 
 
-def _split(amount: int, cur: Currency) -> tuple[int, str]:
+def split_units(amount: int, cur: Currency) -> tuple[int, str]:
     """Whole units and the fraction text (``".05"``, or ``""`` without minor units)."""
     units, minor = divmod(amount, 10**cur.exponent)
     return units, (f".{minor:0{cur.exponent}d}" if cur.exponent else "")

@@ -32,8 +32,9 @@ from enum import Enum
 
 from display.errors import SignStateError
 from display.geometry import Geometry, SignFrame
-from display.money import Shown, currency, fit_amount, spellings
+from display.money import currency
 from display.odometer import Odometer
+from display.sign_amount import Shown, fit_amount, spellings
 
 
 class Mode(Enum):

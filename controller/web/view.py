@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from display.money import currency, spellings
+from display.money import currency
+from display.sign_amount import spellings
 
 # a card as the engine writes it (controller.engine.cards: rank 2-9 T J Q K A or 10, suit cdhs)
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])")

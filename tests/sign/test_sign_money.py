@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from display.errors import AmountError, SignStateError
 from display.geometry import Matrix, SevenSegment
-from display.money import Shown, currency, fit_amount, format_money, parse_amount, spellings
+from display.money import currency, format_money, parse_amount
 from display.reader import read
 from display.scenes import Pool, SignRenderer, SignState
+from display.sign_amount import Shown, fit_amount, spellings
 
 EUR = currency("EUR")
 DIGITS8 = SevenSegment(8)
