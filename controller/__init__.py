@@ -8,7 +8,9 @@ Dependencies point one way: ``controller`` may import ``firmware_bridge``, ``dri
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any
 
 
 def __getattr__(name: str) -> Any:

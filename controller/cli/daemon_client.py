@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
 from controller.table.control.client import ControlClient
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any
 
 DEFAULT_SOCKET = "/run/croupier/control.sock"
 

@@ -27,11 +27,11 @@ from controller.books.reports.signing import DEFAULT_KEY, load_private, public_k
 from controller.books.surveillance import SurveillanceStore
 from controller.cli.daemon_client import add_socket_flag, call, credential
 from controller.cli.output import add_json_flag
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
 from controller.table.credentials import verify
 from controller.table.tableconfig import load_table_config
 
-DEFAULT_CONFIG = "/etc/croupier/table.toml"
 DEFAULT_STATE = Path("/var/lib/croupier")
 
 
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     m = actions.add_parser("make", help="make the bundle of a closed round (credential)")
     m.add_argument("round", help="round ID, or 'last' with --socket")
     m.add_argument("--output", type=Path, help="where to write it (default: standard output)")
-    m.add_argument("--config", default=DEFAULT_CONFIG, help=f"default {DEFAULT_CONFIG}")
+    m.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
     m.add_argument(
         "--state-dir",
         type=Path,

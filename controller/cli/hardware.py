@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,8 @@ def one_line_errors() -> Iterator[None]:
 
 def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
     """The configuration file's tables and its name (the reference wiring without a file)."""
-    if path is None and SYSTEM_CONFIG.exists():
-        path = SYSTEM_CONFIG
+    if path is None and os.path.exists(SYSTEM_CONFIG):
+        path = Path(SYSTEM_CONFIG)
     if path is None:
         return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
     try:

@@ -11,11 +11,14 @@ integers and adds ``currency`` and ``minor_units``.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Any
+import os
 
 from controller.cli.paths import SYSTEM_CONFIG
 from display.money import Currency, currency
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any
 
 DEFAULT_CURRENCY = "EUR"
 
@@ -24,7 +27,6 @@ def add_currency_config(parser: argparse.ArgumentParser) -> None:
     """``--config FILE``: the table configuration whose currency the amounts are shown in."""
     parser.add_argument(
         "--config",
-        type=Path,
         default=argparse.SUPPRESS,
         metavar="FILE",
         help=f"the table configuration, for its currency (default {SYSTEM_CONFIG}, else"
@@ -42,7 +44,7 @@ def table_currency(args: argparse.Namespace) -> Currency:
     path = getattr(args, "config", None)
     if path is not None:
         return currency(load_table_config(path).profile.money.currency)
-    if SYSTEM_CONFIG.exists():
+    if os.path.exists(SYSTEM_CONFIG):
         try:
             return currency(load_table_config(SYSTEM_CONFIG).profile.money.currency)
         except ConfigError:

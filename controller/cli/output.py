@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any
 
 RULE_ID = re.compile(r"\b(?:POK|UTH|CH|BJ|TRX|PRG|MD)-[A-Z]?\d+\b")
 

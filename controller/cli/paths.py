@@ -1,7 +1,6 @@
-"""Where an installed table keeps what the CLI reads when it is not told (systemd/install.sh)."""
+"""Where an installed table keeps what the CLI reads when it is not told (systemd/install.sh).
+Plain strings: pathlib is not imported by the quick commands (``croupier status``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-SYSTEM_CONFIG = Path("/etc/croupier/table.toml")  # the table configuration croupierd reads
+SYSTEM_CONFIG = "/etc/croupier/table.toml"  # the table configuration croupierd reads

@@ -37,11 +37,11 @@ from controller.books.reports.signing import (
 from controller.cli.argtypes import integer
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.output import add_json_flag, print_json
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
 from controller.table.reporting import report_context
 from controller.table.tableconfig import load_table_config
 
-DEFAULT_CONFIG = "/etc/croupier/table.toml"
 DEFAULT_STATE = Path("/var/lib/croupier")
 
 
@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(v)
     v.set_defaults(func=verify)
     pr = actions.add_parser("proposal", help="the progressive proposal (exact PAR engine)")
-    pr.add_argument("--config", default=DEFAULT_CONFIG, help=f"default {DEFAULT_CONFIG}")
+    pr.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
     pr.add_argument(
         "--seats", type=integer(1, 7), help="progressive seats per round (default: all)"
     )
@@ -96,7 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_table_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"default {DEFAULT_CONFIG}")
+    parser.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
     parser.add_argument(
         "--state-dir",
         type=Path,

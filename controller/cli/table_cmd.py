@@ -14,20 +14,20 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import sys
-from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import UsageError, integer
 from controller.cli.daemon_client import add_socket_flag, call
-from controller.cli.money import DEFAULT_CURRENCY
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
-from display.money import Currency, currency, format_money
+from display.money import Currency, currency
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any
+
     from controller.engine.games.results import RoundResult
 
 # The engine, the configuration loader and the credential hashing are imported by the
@@ -43,10 +43,6 @@ def _sub(actions: argparse._SubParsersAction, name: str, help: str, func: Any) -
 
 
 EXAMPLES = {
-    "status": [
-        "croupier status",
-        "croupier --socket /tmp/sim/run/control.sock status --json",
-    ],
     "jackpot": [
         "CROUPIER_CREDENTIAL=... croupier jackpot ack --technician T-4",
     ],
@@ -67,11 +63,6 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("status", help="the live table: state, round, link, sensors, pools")
-    add_socket_flag(p)
-    add_json_flag(p)
-    p.set_defaults(func=status)
-
     j = sub.add_parser("jackpot", help="acknowledge a jackpot (technician)")
     ja = j.add_subparsers(dest="action", metavar="ACTION", required=True)
     ack = _sub(ja, "ack", "acknowledge the 100%% award; the table reopens", jackpot_ack)
@@ -134,41 +125,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     ck.set_defaults(func=config_check)
     hc = ca.add_parser("hash-credential", help="salted hash of a technician credential")
     hc.set_defaults(func=hash_cmd)
-
-
-def status(args: argparse.Namespace) -> int:
-    data = call(args, "status")
-    if args.json:
-        print_json(data)
-        return 0
-    print(
-        f"table {data['table']} ({data['profile']}): {data['state'].upper()}"
-        + (f"  round {data['round']}" if data["round"] else "")
-    )
-    for name, detail in data["conditions"].items():
-        print(f"  closed by {name}: {detail}")
-    v = data.get("verdict")
-    if v:
-        print(
-            f"  last verdict: {v['status']}" + (f" {v['rule']}: {v['reason']}" if v["rule"] else "")
-        )
-    sh = data["shuffler"]
-    print(
-        f"shuffler: link {sh['link']}, {sh['model'] or '?'} firmware {sh['firmware'] or '?'},"
-        f" deck {sh['deck'] or '?'}"
-    )
-    cur = currency(data.get("currency", DEFAULT_CURRENCY))
-    for pool, amount in data["pools"].items():
-        print(f"pool {pool}: {format_money(amount, cur)}")
-    sensors = data.get("sensors", {})
-    for seat, info in data["seats"].items():
-        flags = [k for k in ("stake", "locked", "in_play") if info[k]]
-        if info["excluded"]:
-            flags.append(f"EXCLUDED ({info['excluded']})")
-        print(f"  seat {seat}: {sensors.get(seat, '-')}  {' '.join(flags)}")
-    if data.get("recovered_rounds"):
-        print(f"voided at start-up (MD-S2): {', '.join(data['recovered_rounds'])}")
-    return 0
 
 
 def jackpot_ack(args: argparse.Namespace) -> int:
@@ -313,6 +269,8 @@ def config_check(args: argparse.Namespace) -> int:
 
 
 def hash_cmd(args: argparse.Namespace) -> int:
+    import getpass
+
     from controller.table.credentials import hash_credential
 
     first = (
