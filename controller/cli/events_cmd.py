@@ -5,7 +5,9 @@
 - ``croupier events verify [--db PATH]``: check the whole chain; names the first bad entry
   (exit status 1).
 
-Both open the database read-only.
+Both open the database read-only. ``tail`` without ``--db`` or ``-f`` asks the running daemon
+instead (ledger_args.live_daemon), which shows a settled round's hands of an old journal
+by their category only, as the socket always does.
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ import argparse
 import json
 import time
 
-from controller.books.ledger.journal import Entry, verify_chain
 from controller.cli.argtypes import integer, seconds
-from controller.cli.ledger_args import add_action, db_path, reader
+from controller.cli.daemon_client import call
+from controller.cli.ledger_args import add_action, db_path, live_daemon, reader
 from controller.cli.output import print_json
-from controller.cli.progress import progress_bar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# The journal's code is imported by the actions that open the file: `events tail` beside the
+# running daemon asks it instead, and stays quick on a Pi (ledger_args).
 
 EXAMPLES = {
     "events": [
@@ -52,34 +60,47 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def tail(args: argparse.Namespace) -> int:
-    kinds = set(args.kind) if args.kind else None
+    kinds = sorted(set(args.kind)) if args.kind else None
+    if live_daemon(args) and not args.follow:
+        entries: list[dict[str, Any]] = call(args, "events.tail", n=args.n, kinds=kinds)
+        if args.json:
+            print_json(entries)
+        else:
+            for entry in entries:
+                _show(args, entry)
+        return 0
     with reader(args) as ledger:
-        entries = ledger.journal.tail(args.n, kinds)
+        wanted = set(kinds) if kinds else None
+        found = ledger.journal.tail(args.n, wanted)
         if args.json and not args.follow:
-            print_json([e.to_json() for e in entries])
+            print_json([e.to_json() for e in found])
             return 0
-        for e in entries:
-            _show(args, e)
+        for e in found:
+            _show(args, e.to_json())
         if args.follow:  # like tail -f: the read-only connection sees each new commit
             last = ledger.journal.head()[0]
             while True:
                 time.sleep(args.interval)
-                for e in ledger.journal.entries(kinds, start=last + 1):
-                    _show(args, e)
+                for e in ledger.journal.entries(wanted, start=last + 1):
+                    _show(args, e.to_json())
                 last = max(last, ledger.journal.head()[0])
     return 0
 
 
-def _show(args: argparse.Namespace, e: Entry) -> None:
-    """One entry: a line for people, or a JSON object per line with ``--follow --json``."""
+def _show(args: argparse.Namespace, entry: dict[str, Any]) -> None:
+    """One entry (``Entry.to_json``): a line for people, or a JSON object per line with
+    ``--follow --json``."""
     if args.json:
-        print(json.dumps(e.to_json()), flush=True)
+        print(json.dumps(entry), flush=True)
         return
-    data = json.dumps(e.data, sort_keys=True, separators=(",", ":"))
-    print(f"{e.seq:>8}  {e.wall}  {e.kind:<18} {data}", flush=True)
+    data = json.dumps(entry["data"], sort_keys=True, separators=(",", ":"))
+    print(f"{entry['seq']:>8}  {entry['wall']}  {entry['kind']:<18} {data}", flush=True)
 
 
 def verify(args: argparse.Namespace) -> int:
+    from controller.books.ledger.journal import verify_chain
+    from controller.cli.progress import progress_bar
+
     with reader(args) as ledger:
         total = ledger.journal.head()[0]
         with progress_bar(args, total=total, unit="entries", what="journal") as step:

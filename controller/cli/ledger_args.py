@@ -3,7 +3,9 @@
 They work on the database file directly: read-only commands never take the writer's lock, so
 they run beside the daemon or on a dead controller's SD card; commands that change the ledger
 (a technician's correction, clearing the self-check) take the lock and refuse while the daemon
-runs.
+runs. The two a technician reads most, ``meters`` and ``events tail``, ask the running daemon
+instead when no ``--db`` is given (:func:`live_daemon`): it has the ledger open, and the CLI
+then loads none of the ledger's code (quick on a Pi-class CPU, bench/pi_budget.py).
 """
 
 from __future__ import annotations
@@ -14,18 +16,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.books.ledger.db import DEFAULT_PATH
-from controller.books.ledger.keys import (
-    KEY_ENV,
-    Keyring,
-    default_key_path,
-    keyring_beside,
-    load_keyring,
-)
-from controller.books.ledger.reader import LedgerReader
-from controller.books.ledger.store import Ledger
-from controller.cli.daemon_client import add_socket_flag, call
+from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
+from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call
 from controller.cli.output import add_json_flag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the ledger's code is imported by the commands that open the file
+    from controller.books.ledger.keys import Keyring
+    from controller.books.ledger.reader import LedgerReader
+    from controller.books.ledger.store import Ledger
 
 
 def add_db_flag(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +53,8 @@ def keyring(args: argparse.Namespace) -> Keyring | None:
     """``--key`` (errors are errors); else the default keyring when this user may read it
     (a technician who may not still reads the meters; verify says what it could not check);
     else the simulated table's, beside the ledger."""
+    from controller.books.ledger.keys import keyring_beside, load_keyring
+
     if getattr(args, "key", None) is not None:
         return load_keyring(args.key)
     path = default_key_path()
@@ -70,6 +71,16 @@ def db_path(args: argparse.Namespace) -> str:
     if getattr(args, "socket", None):
         return call(args, "ledger.path")
     return str(DEFAULT_PATH)
+
+
+def live_daemon(args: argparse.Namespace) -> bool:
+    """Should a read-only command ask the running daemon rather than open the file? Yes
+    without ``--db`` when a daemon is named (``--socket``, $CROUPIER_SOCKET) or listens on the
+    default socket; no when ``--db`` names a file (a copy, another table's SD card)."""
+    if hasattr(args, "db"):
+        return False
+    named = getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET")
+    return bool(named) or os.path.exists(DEFAULT_SOCKET)
 
 
 def add_action(
@@ -90,10 +101,14 @@ def add_technician_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def reader(args: argparse.Namespace) -> LedgerReader:
+    from controller.books.ledger.reader import LedgerReader
+
     return LedgerReader.open(db_path(args), keyring(args))
 
 
 def writer(args: argparse.Namespace, *, keyed: bool = True) -> Ledger:
     """The ledger for writing (``keyed=False``: open an unkeyed ledger to adopt a key)."""
+    from controller.books.ledger.store import Ledger
+
     ring = keyring(args) if keyed else None
     return Ledger.open(db_path(args), now=time.monotonic(), create=False, keyring=ring)

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.books.ledger.keys import add_key, create_keyring, default_key_path, load_keyring
+from controller.books.ledger.keys import add_key, create_keyring, load_keyring
+from controller.books.ledger.paths import default_key_path
 from controller.cli.ledger_args import (
     add_action,
     add_key_flag,

@@ -17,21 +17,29 @@ from __future__ import annotations
 import argparse
 import time
 
-from controller.books.ledger.lifecycle import RetireReason
-from controller.books.ledger.store import Ledger
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import LazyChoices, integer
 from controller.cli.daemon_client import credential
 from controller.cli.ledger_args import add_technician_flags, db_path
 from controller.cli.money import table_currency
 from controller.cli.output import print_json
-from controller.engine.pools.meters import CORRECTABLE
+from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
-from controller.table.credentials import verify
-from controller.table.tableconfig import load_table_config
-from controller.validation import MONEY_MAX
 from display.money import format_money
 
-DEFAULT_CONFIG = "/etc/croupier/table.toml"
+# The ledger, the engine and the configuration loader are imported by the commands that use
+# them: `croupier meters` builds these parsers too and stays quick (controller/cli/main.py).
+
+
+def retire_reasons() -> list[str]:
+    from controller.books.ledger.lifecycle import RetireReason
+
+    return [c.value for c in RetireReason]
+
+
+def correctable_meters() -> tuple[str, ...]:
+    from controller.engine.pools.meters import CORRECTABLE
+
+    return CORRECTABLE
 
 
 def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
@@ -40,15 +48,18 @@ def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
     r.add_argument(
         "--reason-code",
         required=True,
-        choices=[c.value for c in RetireReason],
-        help="why (only a closure or a documented malfunction)",
+        choices=LazyChoices(retire_reasons),
+        metavar="REASON",
+        help="why: %(choices)s (only a closure or a documented malfunction)",
     )
     r.add_argument("--transfer-to", metavar="POOL", help="the pool that receives the amount")
-    r.add_argument("--config", default=DEFAULT_CONFIG, help="for the technician credential")
+    r.add_argument("--config", default=SYSTEM_CONFIG, help="for the technician credential")
     add_technician_flags(r)
 
 
 def _stored_credential(config: str, doing: str) -> str:
+    from controller.table.tableconfig import load_table_config
+
     stored = load_table_config(config).credential
     if stored is None:
         raise CroupierError(f"{config} has no [technician] credential: {doing} needs one")
@@ -56,6 +67,9 @@ def _stored_credential(config: str, doing: str) -> str:
 
 
 def retire(args: argparse.Namespace) -> int:
+    from controller.books.ledger.store import Ledger
+    from controller.table.credentials import verify
+
     stored = _stored_credential(args.config, "retiring a pool")
     secret = credential()
     with Ledger.open(db_path(args), now=time.monotonic(), create=False) as ledger:
@@ -82,6 +96,8 @@ def retire(args: argparse.Namespace) -> int:
 
 
 def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> None:
+    from controller.validation import MONEY_MAX
+
     c = add_action(
         actions,
         "correct",
@@ -89,14 +105,17 @@ def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> 
         lambda args: correct_linked_pool(args, run),
     )
     c.add_argument("pool", help="the linked pool")
-    c.add_argument("meter", choices=CORRECTABLE, help="the meter to set")
+    c.add_argument(
+        "meter", choices=LazyChoices(correctable_meters), metavar="METER", help="%(choices)s"
+    )
     c.add_argument("value", type=integer(0, MONEY_MAX), help="the new value, minor units")
-    c.add_argument("--config", default=DEFAULT_CONFIG, help="for the technician credential")
+    c.add_argument("--config", default=SYSTEM_CONFIG, help="for the technician credential")
     add_technician_flags(c)
 
 
 def correct_linked_pool(args: argparse.Namespace, run) -> int:
     from controller.books.linked.correction import correct_linked
+    from controller.table.credentials import verify
 
     stored = _stored_credential(args.config, "correcting a linked pool")
     if not verify(credential(), stored):

@@ -26,10 +26,13 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from controller.cli.argtypes import UsageError
 from controller.errors import CroupierError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any, NoReturn
 
 # Command-group modules, in the order `croupier --help` lists them, with the commands each
 # registers (so that only the module of the command asked for is imported).
@@ -46,7 +49,8 @@ COMMAND_GROUPS: list[tuple[str, tuple[str, ...]]] = [
     ("controller.cli.sensors_cmd", ("sensors",)),
     ("controller.cli.lamps_cmd", ("lamps",)),
     ("controller.cli.sign_cmd", ("sign",)),
-    ("controller.cli.table_cmd", ("status", "jackpot", "seat", "round", "config")),
+    ("controller.cli.status_cmd", ("status",)),
+    ("controller.cli.table_cmd", ("jackpot", "seat", "round", "config")),
     ("controller.cli.pool_cmd", ("pool",)),
     ("controller.cli.report_cmd", ("report",)),
     ("controller.cli.verify_software_cmd", ("verify-software",)),
@@ -168,13 +172,24 @@ def _one_line(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def _failures() -> tuple[type[BaseException], ...]:
-    """The errors raised on purpose by our packages and the OS: a failure, not a bug."""
-    from display.errors import DisplayError
-    from drivers.errors import DriverError
-    from firmware_bridge.errors import LinkError
+# The base error of each of our other packages: a failure, not a bug
+PACKAGE_ERRORS = (
+    ("display.errors", "DisplayError"),
+    ("drivers.errors", "DriverError"),
+    ("firmware_bridge.errors", "LinkError"),
+)
 
-    return (CroupierError, DriverError, DisplayError, LinkError, OSError)
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """The errors raised on purpose by our packages and the OS: a failure, not a bug. A
+    package the command never imported cannot have raised its errors, so only the loaded ones
+    are looked up (`croupier status` with no daemon fails as quickly as it runs)."""
+    found: list[type[BaseException]] = [CroupierError, OSError]
+    for module_name, error in PACKAGE_ERRORS:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            found.append(getattr(module, error))
+    return tuple(found)
 
 
 def _json_error(args: argparse.Namespace, exc: BaseException) -> None:

@@ -1,6 +1,7 @@
 """``croupier meters``: progressive meters, hit history, verify, corrections (PRG-1..6).
 
-- ``croupier meters [--db PATH]``: every pool's meters and the self-check status (read-only);
+- ``croupier meters [--db PATH]``: every pool's meters and the self-check status (read-only;
+  without ``--db``, the running daemon's answer: ledger_args.live_daemon);
 - ``croupier meters verify``: every invariant of the ledger (exit status 1 on a problem);
 - ``croupier meters hits [-n N] [--pool P]``: the hit history, newest first;
 - ``croupier meters correct POOL current|reserve VALUE --technician T --reason R``: a
@@ -15,22 +16,28 @@ from __future__ import annotations
 import argparse
 import time
 
-from controller.books.ledger.verify import verify_ledger
 from controller.cli import lifecycle_cmd
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import LazyChoices, integer
+from controller.cli.daemon_client import call
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
     add_technician_flags,
     db_path,
+    live_daemon,
     reader,
     writer,
 )
 from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
-from controller.cli.progress import progress_bar
-from controller.engine.pools.meters import CORRECTABLE
-from display.money import Currency, format_money
+from display.money import Currency, currency, format_money
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# The ledger's code and the engine are imported by the actions that open the file: `croupier
+# meters` beside the running daemon asks it instead, and stays quick on a Pi (ledger_args).
 
 # The meters shown to people, with their labels, in the order regulators read them.
 SHOWN = (
@@ -84,7 +91,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_currency_config(h)
     c = add_action(actions, "correct", "a technician sets a pool's amount or reserve", correct)
     c.add_argument("pool", help="the pool's name (croupier meters lists them)")
-    c.add_argument("meter", choices=CORRECTABLE, help=f"which meter: {', '.join(CORRECTABLE)}")
+    c.add_argument(
+        "meter",
+        choices=LazyChoices(lifecycle_cmd.correctable_meters),
+        metavar="METER",
+        help="which meter: %(choices)s",
+    )
     c.add_argument("value", type=integer(0), help="the new value, minor units")
     add_technician_flags(c)
     add_currency_config(c)
@@ -95,20 +107,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def show(args: argparse.Namespace) -> int:
-    with reader(args) as ledger:
-        pools = ledger.meters()
-        status = ledger.selfcheck_status()
-        rounds = ledger.round_counts()
-    cur = table_currency(args)
+    summary = _summary(args)
+    if getattr(args, "config", None) is None and "currency" in summary:
+        cur = currency(summary["currency"])  # the running table's
+    else:
+        cur = table_currency(args)
+    pools, rounds, status = summary["pools"], summary["rounds"], summary["selfcheck"]
     if args.json:
-        print_json(
-            {"pools": pools, "rounds": rounds, "selfcheck": status.to_json(), **currency_json(cur)}
-        )
+        print_json({"pools": pools, "rounds": rounds, "selfcheck": status, **currency_json(cur)})
         return 0
-    print(f"ledger {db_path(args)}")
-    state = "OK" if status.table_may_open else "FAILED: the table stays closed"
+    print(f"ledger {summary['ledger']}")
+    state = "OK" if status["table_may_open"] else "FAILED: the table stays closed"
     print(f"self-check: {state}")
-    for failure in status.failures[:5]:
+    for failure in status["failures"][:5]:
         print(f"  {failure}")
     print("rounds: " + (", ".join(f"{n} {s}" for s, n in sorted(rounds.items())) or "none"))
     if not pools:
@@ -128,7 +139,25 @@ def show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _summary(args: argparse.Namespace) -> dict[str, Any]:
+    """The ledger's path, pools, rounds by state and self-check (as JSON), from the running
+    daemon (with its currency) or from the file."""
+    if live_daemon(args):
+        summary: dict[str, Any] = call(args, "meters.summary")
+        return summary
+    with reader(args) as ledger:
+        return {
+            "ledger": db_path(args),
+            "pools": ledger.meters(),
+            "rounds": ledger.round_counts(),
+            "selfcheck": ledger.selfcheck_status().to_json(),
+        }
+
+
 def verify(args: argparse.Namespace) -> int:
+    from controller.books.ledger.verify import verify_ledger
+    from controller.cli.progress import progress_bar
+
     started = time.perf_counter()
     with reader(args) as ledger:
         entries = ledger.journal.head()[0]

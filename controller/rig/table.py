@@ -45,7 +45,8 @@ from typing import Any
 
 import tomli_w
 
-from controller.books.ledger.keys import KEY_ENV, create_keyring, keyring_beside
+from controller.books.ledger.keys import create_keyring, keyring_beside
+from controller.books.ledger.paths import KEY_ENV
 from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.signing import create_key
 from controller.rig.errors import RigFailure

@@ -38,8 +38,9 @@ from controller.engine.wagers import TABLE_WAGERS, check_entry
 from controller.errors import CroupierError, RoundError
 from controller.table.alerts import AlertError, conditions_of
 from controller.table.control.guard import FailureLimiter, RefusalTally
-from controller.table.control.protocol import ControlError, Request
+from controller.table.control.protocol import Request
 from controller.table.control.server import ControlServer
+from controller.table.control.wire import ControlError
 from controller.table.credentials import verify
 from controller.table.events import (
     Button,
@@ -84,7 +85,8 @@ ARGS: dict[str, frozenset[str]] = {
         "status": (),
         "ledger.path": (),
         "meters": (),
-        "events.tail": ("n",),
+        "meters.summary": (),
+        "events.tail": ("n", "kinds"),
         "events.verify": (),
         "jackpot.ack": ("technician",),
         "meters.reset": ("technician", "pool", "reason"),
@@ -121,6 +123,7 @@ READ_COMMANDS = frozenset(
         "status",
         "ledger.path",
         "meters",
+        "meters.summary",
         "events.tail",
         "events.verify",
         "shuffler.audit",
@@ -167,6 +170,23 @@ def _text(args: dict[str, Any], name: str, *, required: bool = True) -> str:
     if len(value) > MAX_TEXT or not value.isprintable():
         raise _bad(f"'{name}' must be at most {MAX_TEXT} printable characters")
     return value.strip()
+
+
+MAX_KINDS = 32  # journal kinds in one events.tail filter: there are fewer kinds than that
+
+
+def _kinds(value: Any) -> set[str] | None:
+    """``events.tail``'s ``kinds``: absent (every kind) or a list of at most MAX_KINDS kind
+    names of at most 64 printable characters (an unknown kind matches nothing)."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= MAX_KINDS
+        or not all(isinstance(k, str) and 0 < len(k) <= 64 and k.isprintable() for k in value)
+    ):
+        raise _bad(f"'kinds' must be a list of 1..{MAX_KINDS} journal kinds (texts of 1..64)")
+    return set(value)
 
 
 def _without_cards(value: Any) -> Any:
@@ -350,12 +370,34 @@ class Commands:
         ledger = self.runner.ledger
         return await self.runner.in_ledger(ledger.meters)
 
+    async def meters_summary(self, request: Request) -> dict[str, Any]:
+        """What ``croupier meters`` shows: the ledger's path, every pool's meters, the
+        self-check and the rounds by state, with the currency (the CLI asks the daemon instead
+        of loading the ledger's code itself)."""
+        runner = self.runner
+        ledger = runner.ledger
+
+        def read() -> dict[str, Any]:
+            return {
+                "pools": ledger.meters(),
+                "rounds": ledger.round_counts(),
+                "selfcheck": ledger.selfcheck_status().to_json(),
+            }
+
+        summary = await runner.in_ledger(read)
+        return {
+            "ledger": self.ledger_path(request),
+            **summary,
+            "currency": runner.config.profile.money.currency,
+        }
+
     async def events_tail(self, request: Request) -> list[dict[str, Any]]:
         count = request.args.get("n", 20)
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10_000:
             raise _bad("'n' must be 1..10000")
+        kinds = _kinds(request.args.get("kinds"))
         ledger = self.runner.ledger
-        entries = await self.runner.in_ledger(lambda: ledger.journal.tail(count))
+        entries = await self.runner.in_ledger(lambda: ledger.journal.tail(count, kinds))
         return [_without_legacy_cards(e.to_json()) for e in entries]
 
     async def events_verify(self, request: Request) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from table_fixture import InProcessTable
 
 from controller.rig.table import SIM_CREDENTIAL
 from controller.table.commands import ARGS
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 from controller.table.tableconfig import STAKE_MAX_DEFAULT
 from controller.validation import INT64_MAX
 
@@ -115,6 +115,25 @@ def test_the_reproductions_are_refused_at_entry(table):
     unknown = table.request("round.lock", seats=[1])
     assert unknown["code"] == "bad-request" and "unknown argument" in unknown["error"]
     assert table.runner.machine.state.value == "open"
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [[], "round.settled", [1], [""], ["x" * 65], ["bad\nkind"], ["k"] * 33, {"k": 1}],
+    ids=repr,
+)
+def test_events_tail_refuses_a_bad_kinds_filter(table, kinds):
+    reply = table.request("events.tail", n=5, kinds=kinds)
+    assert reply["code"] == "bad-request" and "'kinds'" in reply["error"]
+
+
+def test_events_tail_filters_by_kinds_and_meters_summary_answers(table):
+    only = table.request("events.tail", n=50, kinds=["transition", "no.such.kind"])["result"]
+    assert only and {e["kind"] for e in only} == {"transition"}
+    summary = table.request("meters.summary")["result"]
+    assert set(summary) == {"ledger", "pools", "rounds", "selfcheck", "currency"}
+    assert summary["pools"] == table.request("meters")["result"]
+    assert summary["selfcheck"]["table_may_open"] is True
 
 
 def test_a_stake_at_the_limit_settles_and_the_table_reopens(table):

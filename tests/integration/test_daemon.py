@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from controller.rig.table import SimTable
-from controller.table.control.protocol import ControlError
+from controller.table.control.wire import ControlError
 
 pytestmark = pytest.mark.integration
 
@@ -54,6 +54,14 @@ def test_round_with_sensed_stakes_contributes_and_settles(sim_table):
     db = str(t.state_dir / "ledger.sqlite3")
     assert croupier("meters", "verify", "--db", db).returncode == 0
     assert croupier("events", "verify", "--db", db).returncode == 0
+    # beside the daemon, meters and events tail ask it: the same as reading the file
+    sock = ("--socket", str(t.control_socket))
+    for command in (("meters",), ("meters", "--json"), ("events", "tail", "-n", "5")):
+        live, read = croupier(*sock, *command), croupier(*command, "--db", db)
+        assert live.returncode == read.returncode == 0, live.stderr + read.stderr
+        assert live.stdout == read.stdout and "EUR 5,000.30" in croupier(*sock, "meters").stdout
+    only = json.loads(croupier(*sock, "events", "tail", "--kind", "round.settled", "--json").stdout)
+    assert [e["kind"] for e in only] == ["round.settled"] * len(settled)
     shown = t.call("round.show", privileged=True)
     assert {s["seat"] for s in shown["record"]["seats"]} == {1, 3}
     assert t.call("round.settle", privileged=True)["matches"] is True

@@ -45,8 +45,6 @@ from controller.books.ledger.keys import Keyring, LedgerKey, LedgerKeyError, dig
 from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
 from controller.pidlock import LockHeld, take_lock
 
-DEFAULT_PATH = Path("/var/lib/croupier/ledger.sqlite3")
-
 
 def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
     """The ledger error a technician can act on for a SQLite error."""

@@ -29,8 +29,6 @@ from pathlib import Path
 
 from controller.books.ledger.errors import LedgerError
 
-KEY_ENV = "CROUPIER_LEDGER_KEY"
-DEFAULT_KEY_PATH = Path("/etc/croupier/ledger.key")
 KEY_BYTES = 32
 _LINE = re.compile(r"^[0-9a-f]{64}$")
 _ID_TEXT = b"croupier ledger key id"
@@ -79,10 +77,6 @@ class Keyring:
                 f"{self.path} (restore the key file from its backup)"
             )
         return key
-
-
-def default_key_path() -> Path:
-    return Path(os.environ.get(KEY_ENV) or DEFAULT_KEY_PATH)
 
 
 SIM_KEY = "ledger.key"  # the simulated table's keyring: beside its ledger, in the state dir

@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.books.ledger.keys import SIM_KEY, create_keyring, default_key_path, load_keyring
+from controller.books.ledger.keys import SIM_KEY, create_keyring, load_keyring
+from controller.books.ledger.paths import default_key_path
 from controller.books.ledger.records import SelfCheckStatus
 from controller.books.ledger.selfcheck import default_manifest_path, power_up
 from controller.books.ledger.store import Ledger

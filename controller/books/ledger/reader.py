@@ -16,10 +16,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Self
 
-from controller.books.ledger.db import DEFAULT_PATH, Database, open_reader, use_keyring
+from controller.books.ledger.db import Database, open_reader, use_keyring
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.journal import Journal
 from controller.books.ledger.keys import Keyring
+from controller.books.ledger.paths import DEFAULT_PATH
 from controller.books.ledger.records import (
     HitRecord,
     RoundRow,

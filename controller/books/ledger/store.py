@@ -42,7 +42,6 @@ from typing import Any
 
 from controller.books.ledger import inputs, lifecycle, rounds
 from controller.books.ledger.db import (
-    DEFAULT_PATH,
     KEYS_META,
     Database,
     key_history,
@@ -58,6 +57,7 @@ from controller.books.ledger.errors import (
 )
 from controller.books.ledger.journal import Entry, Journal, canonical, verify_chain
 from controller.books.ledger.keys import Keyring, LedgerKeyError
+from controller.books.ledger.paths import DEFAULT_PATH
 from controller.books.ledger.reader import LedgerView, config_from_text
 from controller.books.ledger.records import (
     RoundOpened,

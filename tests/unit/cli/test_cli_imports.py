@@ -32,6 +32,11 @@ HEAVY = {
 }
 # status talks to the daemon (a socket and JSON); --version needs neither
 TALKERS = HEAVY | {"socket", "json"}
+# Modules each worth a tenth of a second or more of `croupier status` on a Pi-class CPU
+# (bench/pi_budget.py, 15% of a core): the commands a technician types most import none.
+SLOW_STDLIB = {"dataclasses", "typing", "inspect", "ast", "pathlib"}
+# What `meters` and `events tail` may take of the ledger beside the daemon: its paths (help)
+LEDGER_PATHS = {"controller.books", "controller.books.ledger", "controller.books.ledger.paths"}
 
 SCRIPT = """
 import sys
@@ -78,6 +83,27 @@ def test_daemon_commands_load_nothing_heavy(argv: tuple[str, ...]) -> None:
     """No daemon listens at the socket: the command fails after its imports, which is all
     this looks at."""
     assert heavy(loaded_by("--socket", "/nonexistent/control.sock", *argv), HEAVY) == []
+
+
+def test_status_loads_no_slow_stdlib_module() -> None:
+    assert heavy(loaded_by("--socket", "/nonexistent/control.sock", "status"), SLOW_STDLIB) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("meters",), ("meters", "--json"), ("events", "tail"), ("events", "tail", "--kind", "x")],
+    ids=" ".join,
+)
+def test_ledger_reads_beside_the_daemon_load_no_ledger_code(argv: tuple[str, ...]) -> None:
+    """Without --db they ask the daemon: none of the ledger's, engine's or SQLite's code."""
+    modules = loaded_by("--socket", "/nonexistent/control.sock", *argv) - LEDGER_PATHS
+    assert heavy(modules, HEAVY | {"dataclasses", "typing"}) == []
+
+
+def test_ledger_reads_of_a_file_load_the_ledger(tmp_path) -> None:
+    """With --db the same commands read the file themselves (the probe sees it)."""
+    modules = loaded_by("meters", "--db", str(tmp_path / "none.sqlite3"))
+    assert "controller.books.ledger.reader" in modules
 
 
 def test_the_check_sees_a_heavy_import() -> None:
