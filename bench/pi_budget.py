@@ -58,8 +58,16 @@ ROOT = Path(__file__).resolve().parents[1]
 CGROUP_ROOT = Path("/sys/fs/cgroup/cpu")
 PERIOD_US, QUOTA_US = 10_000, 1_500  # 15% of one core
 WATCHDOG_SEC = 10.0  # systemd/croupierd.service
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
-# commands timed against the running daemon (the meters and the journal read its ledger)
+# What the installed `croupier` script runs (not `-m`: runpy costs every command more), with the
+# checkout's code first on the path (the working directory of each run is the tree measured)
+CROUPIER = [
+    sys.executable,
+    "-c",
+    "import sys; from controller.cli.main import main; sys.exit(main())",
+]
+# The floor of any command that parses its arguments and talks JSON over a socket
+FLOOR = "import argparse, json, socket"
+# commands timed against the running daemon (meters and events tail ask it for the ledger)
 LIVE_COMMANDS = ("status", "meters", "events tail")
 
 
@@ -188,6 +196,9 @@ def measure(
     ``preexec``."""
     out: dict[str, float] = {}
     out["python -c pass (bare)"] = median_time([sys.executable, "-c", "pass"], runs, preexec)
+    out["python: argparse, json, socket"] = median_time(
+        [sys.executable, "-c", FLOOR], runs, preexec
+    )
     out["croupier --version"] = median_time([*CROUPIER, "--version"], runs, preexec, tree)
     with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-") as name:
         tmp = Path(name)
