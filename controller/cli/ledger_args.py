@@ -14,7 +14,6 @@ import argparse
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
 from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call
@@ -43,7 +42,6 @@ def add_key_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--key",
         default=argparse.SUPPRESS,
-        type=Path,
         metavar="PATH",
         help=f"the ledger keyring (default ${KEY_ENV}, else {default_key_path()} when readable)",
     )
@@ -53,10 +51,12 @@ def keyring(args: argparse.Namespace) -> Keyring | None:
     """``--key`` (errors are errors); else the default keyring when this user may read it
     (a technician who may not still reads the meters; verify says what it could not check);
     else the simulated table's, beside the ledger."""
+    from pathlib import Path
+
     from controller.books.ledger.keys import keyring_beside, load_keyring
 
     if getattr(args, "key", None) is not None:
-        return load_keyring(args.key)
+        return load_keyring(Path(args.key))
     path = default_key_path()
     if os.environ.get(KEY_ENV) or os.access(path, os.R_OK):
         return load_keyring(path)
@@ -70,7 +70,7 @@ def db_path(args: argparse.Namespace) -> str:
         return args.db
     if getattr(args, "socket", None):
         return call(args, "ledger.path")
-    return str(DEFAULT_PATH)
+    return DEFAULT_PATH
 
 
 def live_daemon(args: argparse.Namespace) -> bool:

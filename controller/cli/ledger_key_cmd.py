@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _path(args: argparse.Namespace) -> Path:
-    return getattr(args, "key", None) or default_key_path()
+    return Path(getattr(args, "key", None) or default_key_path())
 
 
 def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:

@@ -115,7 +115,7 @@ class Opened:
 def _keyring_path(safeguards: Safeguards, state_dir: Path) -> Path:
     if safeguards.key_path is not None:
         return safeguards.key_path
-    return state_dir / SIM_KEY if safeguards.simulated else default_key_path()
+    return state_dir / SIM_KEY if safeguards.simulated else Path(default_key_path())
 
 
 def open_ledger(

@@ -178,7 +178,7 @@ class LedgerReader(LedgerView):
         self.journal = Journal(db, wall_clock)
 
     @classmethod
-    def open(cls, path: Path = DEFAULT_PATH, keyring: Keyring | None = None) -> LedgerReader:
+    def open(cls, path: str | Path = DEFAULT_PATH, keyring: Keyring | None = None) -> LedgerReader:
         """Open read-only; ``keyring`` is needed to check a keyed ledger's seals and chain
         (without it, reading works and verify says what it could not check)."""
         db = open_reader(Path(path))

@@ -97,7 +97,7 @@ class Ledger(LedgerView):
     @classmethod
     def open(
         cls,
-        path: Path = DEFAULT_PATH,
+        path: str | Path = DEFAULT_PATH,
         *,
         now: float,
         wall_clock: Callable[[], float] = time.time,
