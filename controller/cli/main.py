@@ -91,12 +91,46 @@ exit status: 0 done, 1 a failure, 2 a usage error; 128+N stopped by signal N"""
 argparse._ = str  # type: ignore[attr-defined]
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's help layout (examples kept as written), its width found without shutil.
+
+    argparse builds a formatter for every option it adds and imports shutil (with bz2, lzma
+    and fnmatch) to ask the terminal's width: a tenth of a second of every command on a
+    Pi-class CPU (bench/pi_budget.py). The same answer: ``$COLUMNS``, else the terminal's,
+    else 80; less 2, as argparse does."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def terminal_columns() -> int:
+    """The width shutil.get_terminal_size would give (``$COLUMNS``, stdout's terminal, 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 class CroupierParser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit status 2), suggestions for typos and
     examples kept as written."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:

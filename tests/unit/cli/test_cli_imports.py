@@ -109,3 +109,21 @@ def test_ledger_reads_of_a_file_load_the_ledger(tmp_path) -> None:
 def test_the_check_sees_a_heavy_import() -> None:
     """The probe itself works: a command that needs the engine is seen loading it."""
     assert "controller.engine" in {".".join(m.split(".")[:2]) for m in loaded_by("eval", "--help")}
+
+
+@pytest.mark.parametrize("columns", ["", "0", "junk", "40", "200"])
+def test_the_help_is_as_wide_as_argparse_would_make_it(columns: str, monkeypatch) -> None:
+    """Our formatter finds the width without shutil, with shutil's answer."""
+    import argparse
+    import shutil
+
+    from controller.cli.main import HelpFormatter
+
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = HelpFormatter("croupier")._width
+    assert ours == argparse.HelpFormatter("croupier")._width
+    assert ours == shutil.get_terminal_size().columns - 2
+
+
+def test_no_shutil_for_the_parser() -> None:
+    assert "shutil" not in loaded_by("--socket", "/nonexistent/control.sock", "status")
