@@ -13,6 +13,7 @@ STAMP  := $(VENV)/.installed
 # The editable install is in "compat" mode: one path line in a .pth file. The default mode's
 # import finder cost every Python process here 27 ms (pathlib, fnmatch, re at start-up), more
 # than half of a bare `python -c pass`; an installed table (pip install .) has neither.
+EDITABLE = --config-settings editable_mode=compat -e
 COMPILE = $(BIN)/python -m compileall -q controller drivers firmware_bridge display > /dev/null
 
 .PHONY: demo test coverage lint typecheck venv bench manifest clean sign-docs install sim
@@ -20,7 +21,7 @@ COMPILE = $(BIN)/python -m compileall -q controller drivers firmware_bridge disp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(BIN)/pip install --quiet $(EDITABLE) '.[dev]'
 	$(COMPILE)
 	touch $(STAMP)
 
@@ -68,7 +69,7 @@ sim: $(STAMP)
 	    --faults 0.2 --crash-rate 0.01 || exit 1; done
 
 bench: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/pip install --quiet $(EDITABLE) '.[dev,bench]'
 	$(COMPILE)
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
