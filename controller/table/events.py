@@ -139,6 +139,17 @@ class PoolAmount:
 
 
 @dataclass(frozen=True)
+class RoundsRecorded:
+    """Another record of this table's rounds (a linked pool's store, at every join) opened
+    ``round_id`` last: the next round is numbered after it. A round whose opening the store
+    committed just before the table was killed is in no local ledger (the store voids it at the
+    join, MD-S2), and its ID must not be used for another round."""
+
+    round_id: str
+    source: str  # what holds the rounds, for the journal: "linked pool jumbo7"
+
+
+@dataclass(frozen=True)
 class DeclareSeats:
     """Control socket: the seats that play the round besides the sensed ones."""
 
@@ -209,6 +220,7 @@ Event = (
     | ShufflerFault
     | LedgerResult
     | PoolAmount
+    | RoundsRecorded
     | DeclareSeats
     | EnterWagers
     | SeatDecision

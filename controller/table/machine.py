@@ -90,6 +90,7 @@ from controller.table.events import (
     OpenRound,
     PacketDelivered,
     PoolAmount,
+    RoundsRecorded,
     SeatDecision,
     SeatHealth,
     SettleRound,
@@ -245,6 +246,7 @@ class TableMachine:
             ShufflerFault: self._on_shuffler_fault,
             LedgerResult: self._on_ledger_result,
             PoolAmount: self._on_pool_amount,
+            RoundsRecorded: self._on_rounds_recorded,
             DeclareSeats: self._on_declare_seats,
             EnterWagers: self._on_enter_wagers,
             SeatDecision: self._on_seat_decision,
@@ -398,6 +400,23 @@ class TableMachine:
         self.pools[event.pool] = (event.amount, event.seed)
         return []
 
+    def round_id(self, number: int) -> str:
+        return f"{self.settings.table_id}-{number:06d}"
+
+    def _on_rounds_recorded(self, event: RoundsRecorded, now: float) -> list[Effect]:
+        """Number the next round after ``event.round_id`` when it is one of this table's
+        and not below the next number already (journaled: the numbers skipped)."""
+        prefix = f"{self.settings.table_id}-"
+        number = event.round_id.removeprefix(prefix)
+        if not event.round_id.startswith(prefix) or not (number.isascii() and number.isdigit()):
+            return []
+        if int(number) < self.next_round:
+            return []
+        skipped = self.round_id(self.next_round)
+        self.next_round = int(number) + 1
+        data = {"from": skipped, "to": event.round_id, "next": self.round_id(self.next_round)}
+        return [AppendJournal("round.ids-skipped", {**data, "held_by": event.source})]
+
     # --- LOCK, deal, verdicts ----------------------------------------------------------
 
     def seats_in_play(self) -> tuple[int, ...]:
@@ -441,7 +460,7 @@ class TableMachine:
                 deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
         except RoundError as exc:
             return [AppendJournal("lock-ignored", {"reason": str(exc), "rule": exc.rule})]
-        round_id = f"{self.settings.table_id}-{self.next_round:06d}"
+        round_id = self.round_id(self.next_round)
         self.next_round += 1
         self.round = Round(round_id, seats, progressive, wagers, deal)
         self.entered = {}

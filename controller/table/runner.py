@@ -67,6 +67,7 @@ from controller.table.events import (
     PacketDelivered,
     PoolAmount,
     ReportStatus,
+    RoundsRecorded,
     ShowSign,
     Tick,
     ToShuffler,
@@ -237,6 +238,8 @@ class TableRunner:
         async def follow() -> None:
             async for event in pool.events():
                 if isinstance(event, LinkChanged):
+                    if event.latest_round is not None:  # numbered before the table may open
+                        self.post(RoundsRecorded(event.latest_round, f"linked pool {name}"))
                     link = ConditionChanged(Condition.PROGRESSIVE_LINK, not event.up, event.reason)
                     self.post(link)
                     if event.recovered:

@@ -279,11 +279,12 @@ class LinkedPool:
                 await tx.void_round(rid, owed.now, rule=owed.rule, cause=owed.cause)
             del self._link.owed_voids[rid]
         amount, seed, seq = await tx.amount()
+        latest = await tx.latest_round_id()
         self.config = config
         self._tx = tx
         self._link.joined()
         self._up.set()
-        self._broadcast(LinkChanged(self.name, True, "", tuple(recovered)))
+        self._broadcast(LinkChanged(self.name, True, "", tuple(recovered), latest))
         self._offer(AmountChanged(self.name, amount, seed, seq))
 
     async def _listen(self) -> None:

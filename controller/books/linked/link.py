@@ -48,6 +48,7 @@ class LinkChanged:
     up: bool
     reason: str = ""
     recovered: tuple = ()  # RoundVoided of rounds a previous run left open (first join only)
+    latest_round: str | None = None  # up: this table's round the store opened last
 
 
 LinkEvent = AmountChanged | LinkChanged

@@ -40,6 +40,7 @@ from psycopg import AsyncConnection, IsolationLevel, errors
 
 from controller.books.ledger import rounds
 from controller.books.ledger.errors import BadRoundError, RoundConflictError, RoundStateError
+from controller.books.ledger.inputs import ROUND_ID
 from controller.books.ledger.journal import Entry, canonical, chained, wall_text
 from controller.books.ledger.reader import config_from_text
 from controller.books.ledger.records import RoundOpened, RoundSettled, RoundVoided, Stakes
@@ -388,6 +389,11 @@ class PoolTransactions:
                     raise RoundStateError(
                         f"round {rid} of table {self.table} was abandoned ({existing['cause']})"
                     )
+                if existing["state"] != "open":  # only an opening asked again is the same round
+                    raise RoundConflictError(
+                        f"round {rid} of table {self.table} is already {existing['state']} in"
+                        " the store: the table numbered a round twice"
+                    )
                 if _stake_json(existing["stakes"]) != seats:
                     raise RoundConflictError(
                         f"round {rid} of table {self.table} was already opened with other stakes"
@@ -558,6 +564,26 @@ class PoolTransactions:
             return None
 
         return await serializable(self.conn, work)
+
+    async def latest_round_id(self) -> str | None:
+        """The ID of this table's round opened last in the store (``None``: none yet). The
+        table numbers its next round after it: a round whose opening the store committed just
+        before the table was killed is in no local ledger, and its ID must not be used again."""
+        async with self.conn.transaction():
+            cur = await self.conn.execute(
+                "SELECT round_id FROM croupier.rounds WHERE pool = %s AND table_id = %s "
+                "ORDER BY open_seq DESC LIMIT 1",
+                (self.pool, self.table),
+            )
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        if not isinstance(row[0], str) or not ROUND_ID.match(row[0]):
+            raise LinkedStoreError(
+                f"table {self.table}'s latest round ID in the store"
+                f" {str(row[0])[:70]!r} is not a round ID"
+            )
+        return row[0]
 
     async def open_round_ids(self) -> list[str]:
         async with self.conn.transaction():

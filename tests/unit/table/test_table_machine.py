@@ -26,6 +26,7 @@ from controller.table.events import (
     PoolAmount,
     ReinsertCards,
     RequestPacket,
+    RoundsRecorded,
     SeatDecision,
     SeatHealth,
     SettleRound,
@@ -547,3 +548,31 @@ def test_a_packet_answering_another_round_is_ignored():
     assert t.m.state == TableState.DEALING and t.journal("packet-stale")
     t.send(PacketDelivered(stale.packet, round_id="T1-000001"))
     assert t.m.round.deal.validator.delivered  # the current round's packet counts
+
+
+@pytest.mark.parametrize(
+    ("recorded", "next_id"),
+    [
+        ("T1-000007", "T1-000008"),
+        ("T1-000000", "T1-000001"),  # below the next number: nothing to skip
+        ("T2-000009", "T1-000001"),  # another table's round
+        ("T1-00x009", "T1-000001"),  # not this table's numbering
+        ("T1-\u0661\u0662", "T1-000001"),  # digits, but not ASCII ones
+    ],
+)
+def test_a_round_recorded_elsewhere_is_not_numbered_again(recorded, next_id):
+    """The linked store's latest round of this table (a join after a crash): the next round is
+    numbered after it, journaled (docs/linked-pools.md)."""
+    t = Table()
+    t.send(RoundsRecorded(recorded, "linked pool jumbo7"))
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(DealerPressed(Button.LOCK))
+    assert t.m.round.round_id == next_id
+    skipped = t.journal("round.ids-skipped")
+    if next_id == "T1-000001":
+        assert skipped == []
+    else:
+        assert skipped == [
+            {"from": "T1-000001", "to": recorded, "next": next_id, "held_by": "linked pool jumbo7"}
+        ]
