@@ -14,7 +14,9 @@ from controller.rig.table import SimTable
 
 
 @pytest.fixture(scope="module")
-def sim_table() -> Iterator[SimTable]:
+def web_table() -> Iterator[SimTable]:
+    """One simulated table for the module's web tests (started once: a daemon per test would
+    cost the suite minutes); tests/conftest.py's ``sim_table`` is a fresh one per test."""
     table = SimTable(overrides=FAST_SHUFFLER)
     try:
         table.start()
@@ -24,8 +26,8 @@ def sim_table() -> Iterator[SimTable]:
 
 
 @pytest.fixture(scope="module")
-def web(sim_table: SimTable, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebService]:
-    service = WebService(tmp_path_factory.mktemp("web"), [("SIM-1", sim_table)])
+def web(web_table: SimTable, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebService]:
+    service = WebService(tmp_path_factory.mktemp("web"), [("SIM-1", web_table)])
     try:
         yield service
     finally:

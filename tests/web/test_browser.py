@@ -89,7 +89,7 @@ def log_in(browser, web: WebService) -> None:
         raise AssertionError(f"login failed: {page}") from None
 
 
-def test_the_table_page_loads_with_the_open_table(browser, web, sim_table):
+def test_the_table_page_loads_with_the_open_table(browser, web, web_table):
     browser.get(web.url + "/")
     assert wait_for(lambda: text(browser, "state") == "open", "the open table")
     assert browser.current_url.endswith("/table/SIM-1")
@@ -105,11 +105,11 @@ def test_the_table_page_loads_with_the_open_table(browser, web, sim_table):
     assert severe == [], severe  # no script, style or policy error
 
 
-def test_a_round_played_by_the_rig_shows_up_live(browser, web, sim_table):
+def test_a_round_played_by_the_rig_shows_up_live(browser, web, web_table):
     browser.get(web.url + "/table/SIM-1")
     wait_for(lambda: text(browser, "state") == "open", "the open table")
     browser.execute_script(WATCH_STATES)
-    seen = Dealer(sim_table).play(RoundPlan(seats=(1, 3), main_bets={"ante": 500, "blind": 500}))
+    seen = Dealer(web_table).play(RoundPlan(seats=(1, 3), main_bets={"ante": 500, "blind": 500}))
     assert seen.outcome == "settled", seen.problems
     wait_for(lambda: text(browser, "state") == "open", "the table open again")
     states = browser.execute_script("return window.seenStates")
@@ -121,14 +121,14 @@ def test_a_round_played_by_the_rig_shows_up_live(browser, web, sim_table):
     assert "rounds per hour" in text(browser, "pace")
 
 
-def test_a_jackpot_and_its_alert_are_acknowledged_through_the_page(browser, web, sim_table):
+def test_a_jackpot_and_its_alert_are_acknowledged_through_the_page(browser, web, web_table):
     log_in(browser, web)
     browser.get(web.url + "/table/SIM-1")
     wait_for(lambda: text(browser, "state") == "open", "the open table")
     acknowledged = {}
 
     def at(moment: str) -> None:
-        if moment != "settled" or sim_table.status()["state"] != "jackpot":
+        if moment != "settled" or web_table.status()["state"] != "jackpot":
             return
         alert = wait_for(
             lambda: browser.execute_script(
@@ -144,7 +144,7 @@ def test_a_jackpot_and_its_alert_are_acknowledged_through_the_page(browser, web,
 
     rng = random.Random(5)
     plan = RoundPlan(seats=(2,), arrange=royal_order((2,), rng, community=False))
-    seen = Dealer(sim_table, pause=at).play(plan)
+    seen = Dealer(web_table, pause=at).play(plan)
     assert seen.jackpot and "alert" in acknowledged, seen
     alert_id = acknowledged["alert"]
     # the jackpot's alert stays (cleared, unacknowledged) until someone acknowledges it
@@ -152,7 +152,7 @@ def test_a_jackpot_and_its_alert_are_acknowledged_through_the_page(browser, web,
     shot(browser, "table")
     click(browser, f"ack-{alert_id}")
     wait_for(lambda: not browser.find_elements("id", f"alert-{alert_id}"), "the alert gone")
-    journal = {e["kind"]: e["data"] for e in sim_table.call("events.tail", n=200)}
+    journal = {e["kind"]: e["data"] for e in web_table.call("events.tail", n=200)}
     assert journal["jackpot-acknowledged"] == {"technician": USER}
     assert journal["alert-acknowledged"] == {
         "alert": alert_id,
@@ -163,12 +163,12 @@ def test_a_jackpot_and_its_alert_are_acknowledged_through_the_page(browser, web,
     assert "royal" in text(browser, "hits")  # the hit's category, never its cards
 
 
-def test_the_floor_shows_a_table_going_offline(browser, sim_table, tmp_path):
+def test_the_floor_shows_a_table_going_offline(browser, web_table, tmp_path):
     other = SimTable(overrides=FAST_SHUFFLER)
     other.start()
     floor = None
     try:
-        floor = WebService(tmp_path, [("SIM-1", sim_table), ("SIM-2", other)])
+        floor = WebService(tmp_path, [("SIM-1", web_table), ("SIM-2", other)])
         browser.get(floor.url + "/floor")
         for name in ("SIM-1", "SIM-2"):
             wait_for(

@@ -115,8 +115,8 @@ def test_login_is_rate_limited_and_credentials_never_reach_the_log(web, tmp_path
     assert wrong not in log and SIM_CREDENTIAL not in log.replace(web.url, "")
 
 
-def test_a_login_gives_a_new_session_and_logout_ends_it(sim_table, tmp_path):
-    web = WebService(tmp_path, [("SIM-1", sim_table)])  # a fresh login limiter
+def test_a_login_gives_a_new_session_and_logout_ends_it(web_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", web_table)])  # a fresh login limiter
     try:
         client = Client(web)
         token = client.csrf()
@@ -152,8 +152,8 @@ def read_stream(web: WebService, path: str) -> bytes:
         return data
 
 
-def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, sim_table):
-    dealer = Dealer(sim_table)
+def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, web_table):
+    dealer = Dealer(web_table)
     delivered: set[str] = set()
     for plan in (
         RoundPlan(seats=(1, 2), main_bets={"ante": 500, "blind": 500, "trips": 100}),
@@ -162,7 +162,7 @@ def test_no_card_identity_in_any_response_after_rounds_played_by_the_rig(web, si
         seen = dealer.play(plan)
         assert seen.outcome == "settled", seen.problems
         delivered |= {
-            card_name(c) for c in sim_table.emulate("state")["delivered"] if c is not None
+            card_name(c) for c in web_table.emulate("state")["delivered"] if c is not None
         }
     assert len(delivered) >= 9  # the cards the pages must never show (a royal among them)
     client = Client(web)
@@ -212,8 +212,8 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_path):
-    web = WebService(tmp_path, [("SIM-1", sim_table)])
+def test_sigterm_ends_the_service_its_streams_and_its_par_worker(web_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", web_table)])
     stream = urllib.request.urlopen(web.url + "/table/SIM-1/events", timeout=10)
     stream.read1(100)  # a live stream is open
     urllib.request.urlopen(web.url + "/metrics", timeout=10).read()  # starts the PAR worker
@@ -228,8 +228,8 @@ def test_sigterm_ends_the_service_its_streams_and_its_par_worker(sim_table, tmp_
     assert [pid for pid in workers if alive(pid)] == []
 
 
-def test_a_killed_service_takes_its_par_worker_with_it(sim_table, tmp_path):
-    web = WebService(tmp_path, [("SIM-1", sim_table)])
+def test_a_killed_service_takes_its_par_worker_with_it(web_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", web_table)])
     urllib.request.urlopen(web.url + "/metrics", timeout=10).read()  # starts the PAR worker
     deadline = time.monotonic() + 10
     while not (workers := par_workers_of(web.proc.pid)):
@@ -243,8 +243,8 @@ def test_a_killed_service_takes_its_par_worker_with_it(sim_table, tmp_path):
         time.sleep(0.05)
 
 
-def test_pages_can_require_a_login_but_metrics_stay_scrapable(sim_table, tmp_path):
-    web = WebService(tmp_path, [("SIM-1", sim_table)], view_needs_login=True)
+def test_pages_can_require_a_login_but_metrics_stay_scrapable(web_table, tmp_path):
+    web = WebService(tmp_path, [("SIM-1", web_table)], view_needs_login=True)
     try:
         client = Client(web)
         status, headers, _ = client.request("GET", "/table/SIM-1/state")
