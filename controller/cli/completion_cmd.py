@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 
+from controller.cli.main import add_command
+
 SHELLS = ("bash", "zsh", "tcsh")
 EXAMPLES = {
     "completion": [
@@ -23,7 +25,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("completion", help="print the shell completion script")
+    p = add_command(sub, "completion")
     p.add_argument("shell", choices=SHELLS, help="the shell: bash, zsh or tcsh")
     p.set_defaults(func=run)
 

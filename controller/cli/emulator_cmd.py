@@ -21,6 +21,7 @@ import sys
 import threading
 
 from controller.cli.argtypes import integer, seconds
+from controller.cli.main import add_command
 from controller.errors import CroupierError
 from controller.table.instance_lock import InstanceLock
 from firmware_bridge.emulator.control import EmulatorControlServer
@@ -38,7 +39,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("emulator", help="run the reference shuffler emulator on a pty")
+    p = add_command(sub, "emulator")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--link", metavar="PATH", help="symlink to the pty to create")
     where.add_argument("--port", metavar="DEVICE", help="a real serial port instead (a rig)")

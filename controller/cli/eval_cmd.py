@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from controller.cli.argtypes import UsageError
+from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.cards import format_cards, parse_cards
 from controller.engine.poker import evaluate, longest_straight_flush
@@ -19,7 +20,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="evaluate a poker hand of 5 to 7 cards")
+    p = add_command(sub, "eval")
     p.add_argument("cards", nargs="+", metavar="CARD", help="cards like As Kd 10h (5 to 7)")
     add_json_flag(p)
     add_json_errors(p)

@@ -19,6 +19,7 @@ import time
 from controller.cli.argtypes import integer, seconds
 from controller.cli.daemon_client import call
 from controller.cli.ledger_args import add_action, db_path, live_daemon, reader
+from controller.cli.main import add_command
 from controller.cli.output import print_json
 
 TYPE_CHECKING = False
@@ -38,7 +39,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("events", help="the event journal: tail, verify")
+    p = add_command(sub, "events")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = add_action(actions, "tail", "the last journal entries", tail)
     t.add_argument("-n", type=integer(1), default=20, help="how many entries (default 20)")

@@ -26,6 +26,7 @@ from controller.books.ledger.selfcheck import default_manifest_path
 from controller.books.reports.signing import DEFAULT_KEY, load_private, public_key_path, sign_json
 from controller.books.surveillance import SurveillanceStore
 from controller.cli.daemon_client import add_socket_flag, call, credential
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
@@ -44,7 +45,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evidence", help="the signed evidence bundle of a round (jackpots)")
+    p = add_command(sub, "evidence")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = actions.add_parser("make", help="make the bundle of a closed round (credential)")
     m.add_argument("round", help="round ID, or 'last' with --socket")

@@ -19,6 +19,7 @@ from controller.cli.hardware import (
     open_factory,
     say,
 )
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from drivers.gpio.table import open_lamps
 
@@ -32,7 +33,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("lamps", help="seat and status lamps")
+    p = add_command(sub, "lamps")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = actions.add_parser("test", help="light each lamp in turn")
     add_pin_options(t)

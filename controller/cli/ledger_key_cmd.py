@@ -28,6 +28,7 @@ from controller.cli.ledger_args import (
     keyring,
     writer,
 )
+from controller.cli.main import add_command
 from controller.cli.output import print_json
 
 EXAMPLES = {
@@ -41,7 +42,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ledger-key", help="the per-table ledger key: create, show, adopt, rotate")
+    p = add_command(sub, "ledger-key")
     actions = p.add_subparsers(dest="action", required=True)
     c = add_action(actions, "create", "provision the table's keyring", create, db=False)
     c.add_argument(  # required: a secret is never written to a path nobody named

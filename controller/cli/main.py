@@ -35,30 +35,91 @@ if TYPE_CHECKING:  # for the type checker only: importing typing costs every com
     from typing import Any, NoReturn
 
 # Command-group modules, in the order `croupier --help` lists them, with the commands each
-# registers (so that only the module of the command asked for is imported).
-COMMAND_GROUPS: list[tuple[str, tuple[str, ...]]] = [
-    ("controller.cli.eval_cmd", ("eval",)),
-    ("controller.cli.settle_cmd", ("settle",)),
-    ("controller.cli.par_cmd", ("par",)),
-    ("controller.cli.shuffler_cmd", ("shuffler",)),
-    ("controller.cli.emulator_cmd", ("emulator",)),
-    ("controller.cli.meters_cmd", ("meters",)),
-    ("controller.cli.events_cmd", ("events",)),
-    ("controller.cli.selfcheck_cmd", ("selfcheck",)),
-    ("controller.cli.ledger_key_cmd", ("ledger-key",)),
-    ("controller.cli.sensors_cmd", ("sensors",)),
-    ("controller.cli.lamps_cmd", ("lamps",)),
-    ("controller.cli.sign_cmd", ("sign",)),
-    ("controller.cli.status_cmd", ("status",)),
-    ("controller.cli.table_cmd", ("jackpot", "seat", "round", "config")),
-    ("controller.cli.pool_cmd", ("pool",)),
-    ("controller.cli.report_cmd", ("report",)),
-    ("controller.cli.verify_software_cmd", ("verify-software",)),
-    ("controller.cli.evidence_cmd", ("evidence",)),
-    ("controller.cli.rig_cmd", ("rig",)),
-    ("controller.cli.sim_cmd", ("sim",)),
-    ("controller.cli.completion_cmd", ("completion",)),
+# registers and their one-line help (written here only: the module's parser takes it with
+# add_command), so that only the module of the command asked for is imported, and
+# `croupier --help` or a mistyped command imports none.
+COMMAND_GROUPS: list[tuple[str, dict[str, str]]] = [
+    ("controller.cli.eval_cmd", {"eval": "evaluate a poker hand of 5 to 7 cards"}),
+    (
+        "controller.cli.settle_cmd",
+        {
+            "settle": "settle a recorded round (JSON file, or - for stdin)",
+        },
+    ),
+    (
+        "controller.cli.par_cmd",
+        {
+            "par": "exact PAR sheet of every side bet of a profile (enumeration, no sampling)",
+        },
+    ),
+    (
+        "controller.cli.shuffler_cmd",
+        {
+            "shuffler": "talk to the card shuffler (info, deck check, test deal)",
+        },
+    ),
+    ("controller.cli.emulator_cmd", {"emulator": "run the reference shuffler emulator on a pty"}),
+    ("controller.cli.meters_cmd", {"meters": "progressive meters, hit history and ledger checks"}),
+    ("controller.cli.events_cmd", {"events": "the event journal: tail, verify"}),
+    (
+        "controller.cli.selfcheck_cmd",
+        {
+            "selfcheck": "power-up self-check: manifest, status, run, clear",
+        },
+    ),
+    (
+        "controller.cli.ledger_key_cmd",
+        {
+            "ledger-key": "the per-table ledger key: create, show, adopt, rotate",
+        },
+    ),
+    ("controller.cli.sensors_cmd", {"sensors": "seat bet sensors and dealer console"}),
+    ("controller.cli.lamps_cmd", {"lamps": "seat and status lamps"}),
+    ("controller.cli.sign_cmd", {"sign": "the LED progressive sign"}),
+    (
+        "controller.cli.status_cmd",
+        {
+            "status": "the live table: state, round, link, sensors, pools",
+        },
+    ),
+    (
+        "controller.cli.table_cmd",
+        {
+            "jackpot": "acknowledge a jackpot (technician)",
+            "seat": "clear a seat excluded for a sensor fault (technician)",
+            "round": "the round in play, and recorded rounds",
+            "config": "check a table configuration, make a credential hash",
+        },
+    ),
+    ("controller.cli.pool_cmd", {"pool": "linked progressive pools in a PostgreSQL store"}),
+    (
+        "controller.cli.report_cmd",
+        {
+            "report": "documents for regulators: gaming-day report, proposal",
+        },
+    ),
+    (
+        "controller.cli.verify_software_cmd",
+        {
+            "verify-software": "keyed digest of every software component (regulator, lab)",
+        },
+    ),
+    (
+        "controller.cli.evidence_cmd",
+        {
+            "evidence": "the signed evidence bundle of a round (jackpots)",
+        },
+    ),
+    ("controller.cli.rig_cmd", {"rig": "hardware-in-the-loop rig: scenarios and soak"}),
+    (
+        "controller.cli.sim_cmd",
+        {
+            "sim": "deterministic simulation of a whole table, from one seed",
+        },
+    ),
+    ("controller.cli.completion_cmd", {"completion": "print the shell completion script"}),
 ]
+COMMAND_HELP = {name: text for _, commands in COMMAND_GROUPS for name, text in commands.items()}
 
 # Options every command takes, before or after the command: (flags, argparse keywords,
 # the value when not given). Commands add them with the same keywords (output.add_json_flag,
@@ -182,14 +243,26 @@ def _command_word(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(only: str | None = None) -> CroupierParser:
-    """The whole parser, or with ``only`` the parser of that command's group alone."""
+def add_command(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:
+    """The parser of the command ``name``, with its one-line help from COMMAND_GROUPS."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=COMMAND_HELP[name])
+    return parser
+
+
+def build_parser(only: str | None = None, *, commands_only: bool = False) -> CroupierParser:
+    """The whole parser, or with ``only`` the parser of that command's group alone; with
+    ``commands_only`` the command names and their help without their options (all that
+    ``croupier --help`` and a mistyped command need: no command module is imported)."""
     parser = CroupierParser(prog="croupier", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action=VersionAction)
     add_global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, commands in COMMAND_GROUPS:
         if only is not None and only not in commands:
+            continue
+        if commands_only:
+            for name in commands:
+                add_command(sub, name)
             continue
         module = importlib.import_module(module_name)
         module.register(sub)
@@ -252,8 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"croupier {__version__}")
         return 0
     word = _command_word(argv)
-    known = any(word in commands for _, commands in COMMAND_GROUPS)
-    parser = build_parser(word if known else None)
+    known = word in COMMAND_HELP
+    parser = build_parser(word if known else None, commands_only=not known)
     args = parser.parse_args(argv)
     for flags, _, default in GLOBAL_OPTIONS:
         dest = flags[0].lstrip("-").replace("-", "_")

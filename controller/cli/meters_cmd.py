@@ -28,6 +28,7 @@ from controller.cli.ledger_args import (
     reader,
     writer,
 )
+from controller.cli.main import add_command
 from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
 from display.money import Currency, currency, format_money
@@ -78,7 +79,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("meters", help="progressive meters, hit history and ledger checks")
+    p = add_command(sub, "meters")
     add_db_flag(p)
     add_currency_config(p)
     add_json_flag(p)

@@ -11,6 +11,7 @@ import argparse
 from typing import Any
 
 from controller.cli.argtypes import UsageError, integer
+from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.cli.progress import progress_to
 from controller.engine.games import par_sheet
@@ -30,9 +31,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "par", help="exact PAR sheet of every side bet of a profile (enumeration, no sampling)"
-    )
+    p = add_command(sub, "par")
     p.add_argument("--profile", required=True, metavar="NAME", help="profile name or TOML path")
     p.add_argument(
         "--decks",

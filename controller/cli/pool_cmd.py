@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from controller.cli import lifecycle_cmd
 from controller.cli.argtypes import UsageError, integer
+from controller.cli.main import add_command
 from controller.cli.meters_cmd import SHOWN, meter_text
 from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
@@ -46,7 +47,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("pool", help="linked progressive pools in a PostgreSQL store")
+    p = add_command(sub, "pool")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     i = _action(actions, "init", "create or migrate the store; create or change a pool", init)
     i.add_argument("--pool", help="the pool to create or change")

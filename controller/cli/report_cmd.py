@@ -36,6 +36,7 @@ from controller.books.reports.signing import (
 )
 from controller.cli.argtypes import integer
 from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
@@ -55,7 +56,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="documents for regulators: gaming-day report, proposal")
+    p = add_command(sub, "report")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     d = actions.add_parser("day", help="the signed gaming-day meter report")
     _add_table_flags(d)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from controller.books.linked.devserver import DevServerError
 from controller.cli.argtypes import UsageError, integer, rate
+from controller.cli.main import add_command
 from controller.cli.meters_cmd import meter_text
 from controller.cli.money import currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
@@ -48,7 +49,7 @@ LINKED_TABLES = 3  # the ch-bg soak's tables by default: a link of at least thre
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rig", help="hardware-in-the-loop rig: scenarios and soak")
+    p = add_command(sub, "rig")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     r = actions.add_parser("run", help="play scenario files against a real daemon")
     r.add_argument(

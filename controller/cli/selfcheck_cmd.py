@@ -18,6 +18,7 @@ from pathlib import Path
 from controller.books.ledger import selfcheck
 from controller.books.ledger.journal import wall_text
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
+from controller.cli.main import add_command
 from controller.cli.output import print_json
 
 EXAMPLES = {
@@ -30,7 +31,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("selfcheck", help="power-up self-check: manifest, status, run, clear")
+    p = add_command(sub, "selfcheck")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = add_action(actions, "manifest", "hash the installed software", manifest, db=False)
     m.add_argument("--output", type=Path, help="where (default: the manifest path below)")

@@ -28,6 +28,7 @@ from controller.cli.hardware import (
     open_factory,
     say,
 )
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag
 from drivers.gpio.events import ButtonPressed, KeySwitched, SeatState, TableEvent
 from drivers.gpio.pinmap import GpioConfig
@@ -51,7 +52,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sensors", help="seat bet sensors and dealer console")
+    p = add_command(sub, "sensors")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     w = actions.add_parser("watch", help="live per-seat view: stakes, console, edges and health")
     add_pin_options(w)

@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from controller.cli.evidence_cmd import round_from_bundle
+from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
@@ -25,7 +26,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("settle", help="settle a recorded round (JSON file, or - for stdin)")
+    p = add_command(sub, "settle")
     p.add_argument("round", metavar="ROUND.json", help="the recorded round")
     p.add_argument("--profile", help="profile name or file (default: the round's 'profile')")
     add_json_flag(p)

@@ -18,6 +18,7 @@ from typing import Any
 from controller.cli import shuffle_battery
 from controller.cli.argtypes import integer
 from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
@@ -50,7 +51,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("shuffler", help="talk to the card shuffler (info, deck check, test deal)")
+    p = add_command(sub, "shuffler")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     for name, help_text in [
         ("info", "model, serial number, firmware and capabilities"),

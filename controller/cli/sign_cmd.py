@@ -16,6 +16,7 @@ from pathlib import Path
 
 from controller.cli.argtypes import UsageError, integer, seconds
 from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
 from controller.table.sign import Sign, geometry_for, renderer_for
@@ -36,7 +37,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sign", help="the LED progressive sign")
+    p = add_command(sub, "sign")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     t = actions.add_parser("test", help="technician test pattern")
     t.add_argument("pattern", nargs="?", default="all", choices=TEST_PATTERNS, help="pattern (all)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from controller.cli.argtypes import integer, rate
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.progress import progress_bar
 from controller.rig.sim.profiles import PROFILES
@@ -29,7 +30,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sim", help="deterministic simulation of a whole table, from one seed")
+    p = add_command(sub, "sim")
     p.add_argument(
         "--profile",
         choices=tuple(PROFILES),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.main import add_command
 from controller.cli.money import DEFAULT_CURRENCY
 from controller.cli.output import add_json_flag, print_json
 from display.money import currency, format_money
@@ -24,7 +25,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("status", help="the live table: state, round, link, sensors, pools")
+    p = add_command(sub, "status")
     add_socket_flag(p)
     add_json_flag(p)
     p.set_defaults(func=status)

@@ -19,6 +19,7 @@ import sys
 
 from controller.cli.argtypes import UsageError, integer
 from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
@@ -63,18 +64,18 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    j = sub.add_parser("jackpot", help="acknowledge a jackpot (technician)")
+    j = add_command(sub, "jackpot")
     ja = j.add_subparsers(dest="action", metavar="ACTION", required=True)
     ack = _sub(ja, "ack", "acknowledge the 100%% award; the table reopens", jackpot_ack)
     ack.add_argument("--technician", required=True, help="who acknowledges (journaled)")
 
-    st = sub.add_parser("seat", help="clear a seat excluded for a sensor fault (technician)")
+    st = add_command(sub, "seat")
     sta = st.add_subparsers(dest="action", metavar="ACTION", required=True)
     cl = _sub(sta, "clear", "the sensor was checked: the seat takes stakes again", seat_clear)
     cl.add_argument("seat", type=integer(1, 99), help="the seat number")
     cl.add_argument("--technician", required=True, help="who clears it (journaled)")
 
-    r = sub.add_parser("round", help="the round in play, and recorded rounds")
+    r = add_command(sub, "round")
     ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
     s = _sub(ra, "stake", "enter a seat's stakes (minor units) and decision", round_stake)
     s.add_argument("seat", type=integer(1, 99), help="the seat number")
@@ -112,7 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         x = _sub(ra, name, help_text, round_recorded)
         x.add_argument("round", nargs="?", default="last", help="round ID or 'last'")
 
-    c = sub.add_parser("config", help="check a table configuration, make a credential hash")
+    c = add_command(sub, "config")
     ca = c.add_subparsers(dest="action", metavar="ACTION", required=True)
     ck = ca.add_parser("check", help="report every problem of a table.toml")
     ck.add_argument(

@@ -26,6 +26,7 @@ from controller.books.software_verification import (
     verify_software,
 )
 from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
 
@@ -39,9 +40,7 @@ EXAMPLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "verify-software", help="keyed digest of every software component (regulator, lab)"
-    )
+    p = add_command(sub, "verify-software")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--seed", metavar="HEX", help="the lab's seed, 1 to 128 bytes in hex")
     what.add_argument("--history", action="store_true", help="the results kept in the ledger")

@@ -127,3 +127,22 @@ def test_the_help_is_as_wide_as_argparse_would_make_it(columns: str, monkeypatch
 
 def test_no_shutil_for_the_parser() -> None:
     assert "shutil" not in loaded_by("--socket", "/nonexistent/control.sock", "status")
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("stauts",), ()], ids=" ".join)
+def test_the_command_list_and_a_typo_load_no_command_module(argv: tuple[str, ...]) -> None:
+    modules = loaded_by(*argv)
+    assert not [m for m in modules if m.endswith("_cmd")]
+    assert heavy(modules, TALKERS | SLOW_STDLIB) == []
+
+
+def test_the_command_list_is_the_full_parsers() -> None:
+    """`croupier --help` (no module imported) lists what the full parser has, with the same
+    help: each module takes its one-line help from COMMAND_GROUPS."""
+    from controller.cli.main import build_parser
+
+    def commands(parser: object) -> dict[str, str | None]:
+        sub = next(a for a in parser._actions if a.dest == "command")  # type: ignore[attr-defined]
+        return {c.dest: c.help for c in sub._choices_actions}
+
+    assert commands(build_parser(commands_only=True)) == commands(build_parser())
