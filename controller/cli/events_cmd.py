@@ -5,9 +5,9 @@
 - ``croupier events verify [--db PATH]``: check the whole chain; names the first bad entry
   (exit status 1).
 
-Both open the database read-only. ``tail`` without ``--db`` or ``-f`` asks the running daemon
-instead (ledger_args.live_daemon), which shows a settled round's hands of an old journal
-by their category only, as the socket always does.
+Both open the database read-only. ``tail`` without ``--db`` or ``-f`` (and for at most
+EVENTS_TAIL_MAX entries) asks the running daemon instead (ledger_args.live_daemon), which
+shows a settled round's hands of an old journal by their category only, as the socket does.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from controller.cli.daemon_client import call
 from controller.cli.ledger_args import add_action, db_path, live_daemon, reader
 from controller.cli.main import add_command
 from controller.cli.output import print_json
+from controller.table.control.wire import EVENTS_TAIL_MAX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def tail(args: argparse.Namespace) -> int:
     kinds = sorted(set(args.kind)) if args.kind else None
-    if live_daemon(args) and not args.follow:
+    if live_daemon(args) and not args.follow and args.n <= EVENTS_TAIL_MAX:
         entries: list[dict[str, Any]] = call(args, "events.tail", n=args.n, kinds=kinds)
         if args.json:
             print_json(entries)

@@ -40,7 +40,7 @@ from controller.table.alerts import AlertError, conditions_of
 from controller.table.control.guard import FailureLimiter, RefusalTally
 from controller.table.control.protocol import Request
 from controller.table.control.server import ControlServer
-from controller.table.control.wire import ControlError
+from controller.table.control.wire import EVENTS_TAIL_MAX, ControlError
 from controller.table.credentials import verify
 from controller.table.events import (
     Button,
@@ -393,8 +393,12 @@ class Commands:
 
     async def events_tail(self, request: Request) -> list[dict[str, Any]]:
         count = request.args.get("n", 20)
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10_000:
-            raise _bad("'n' must be 1..10000")
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, int)
+            or not 1 <= count <= EVENTS_TAIL_MAX
+        ):
+            raise _bad(f"'n' must be 1..{EVENTS_TAIL_MAX}")
         kinds = _kinds(request.args.get("kinds"))
         ledger = self.runner.ledger
         entries = await self.runner.in_ledger(lambda: ledger.journal.tail(count, kinds))

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # names for the type checker only: importing typing costs the
     from typing import Any
 
 MAX_LINE = 64 * 1024  # bytes of a request line (the server refuses a longer one)
+EVENTS_TAIL_MAX = 10_000  # journal entries one events.tail request returns at most
 ERROR_CODES = ("bad-request", "unknown-command", "unauthorised", "refused", "internal")
 
 
