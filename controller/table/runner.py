@@ -17,7 +17,10 @@ out its outputs in order:
   audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd;
 - a round the ledger closed (settled or voided): its DEAL exchanges with the shuffler, raw
   frames and all, from the link's memory to the surveillance store, one transaction, for the
-  evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`);
+  evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`).
+  The surveillance store's writes run on its own thread, in order, not waited for
+  (:mod:`controller.table.surveillance_worker`: its crash semantics); a reused round ID or a
+  failed archive comes back as an event;
 - :class:`AskWitness`: the ledger's witness, silent at power-up, is asked again in a task of
   its own (off the loop and off the ledger's thread: it may take its timeout), the head it
   saw compared on the ledger's thread; the answer goes back as :class:`WitnessChecked`.
@@ -30,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable
@@ -45,7 +47,7 @@ from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.witness import WitnessError
 from controller.books.linked.errors import LinkDownError
-from controller.books.surveillance import RoundReusedError, SurveillanceError, SurveillanceStore
+from controller.books.surveillance import RoundReusedError, SurveillanceStore
 from controller.table.alerts import AlertBook, conditions_of
 from controller.table.core import Input, TableLogic
 from controller.table.evaluator_cache import warm_up_cached
@@ -78,6 +80,7 @@ from controller.table.ledger_apply import apply_write
 from controller.table.link_evidence import capped
 from controller.table.machine import TableMachine, TableState
 from controller.table.powerup import Books, open_books, safeguards_of
+from controller.table.surveillance_worker import SurveillanceWorker
 from controller.table.tableconfig import TableConfig
 
 log = logging.getLogger(__name__)
@@ -135,7 +138,7 @@ class TableRunner:
         self.gpio: Any = None  # drivers.gpio.table.GpioTable, given to open()
         self.sign: Any = None  # controller.table.sign.Sign, attached by the daemon
         self.notifier: Any = None  # controller.table.sdnotify.Notifier
-        self.surveillance: SurveillanceStore | None = None
+        self.surveillance: SurveillanceWorker | None = None
         self.audit: ShuffleStats | None = None
         self.recovered: list[str] = []
         self.linked: dict[str, Any] = {}  # name -> controller.books.linked.client.LinkedPool
@@ -208,11 +211,13 @@ class TableRunner:
         if cfg.profile.game != "blackjack":
             warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
-        self.surveillance = SurveillanceStore(
-            self.state_dir / "surveillance.sqlite3",
-            keyring=self.ledger.db.keyring if self.ledger else None,
+        keyring = self.ledger.db.keyring if self.ledger else None
+        store_path = self.state_dir / "surveillance.sqlite3"
+        self.surveillance = SurveillanceWorker(
+            lambda: SurveillanceStore(store_path, keyring=keyring)
         )
-        self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
+        await self.surveillance.start()
+        self.audit = await self.surveillance.call(lambda s: s.load_audit(AUDIT_POSITIONS))
         self.gpio = gpio
         sensors = gpio.core if gpio is not None else None
         self.logic = TableLogic(cfg, next_round=last + 1, sensors=sensors)
@@ -265,8 +270,8 @@ class TableRunner:
             await self.in_ledger(self.ledger.close)
             self.ledger = None
         self.ledger_thread.shutdown(wait=True)
-        if self.surveillance is not None:
-            self.surveillance.close()
+        if self.surveillance is not None:  # its queued writes first: nothing is lost
+            await asyncio.to_thread(self.surveillance.close)
 
     # --- the event loop ----------------------------------------------------------------
 
@@ -306,10 +311,15 @@ class TableRunner:
         """An event the table could not handle (a bug, or input that escaped the checks at
         the boundary): the round's state is in doubt, so close the table, journal it and keep
         serving. A restart voids the round in play (MD-S2) and opens the table again."""
-        what = f"{type(event).__name__} failed: {type(exc).__name__}: {str(exc)[:200]}"
-        log.error("table closed: %s", what)
         if isinstance(event, ConditionChanged) and event.name is Condition.INTERNAL:
+            log.error("table closed: %s failed: %s", type(event).__name__, exc)
             return  # closing the table failed too: posting it again would only loop
+        self._close_internal(f"{type(event).__name__} failed", exc)
+
+    def _close_internal(self, what: str, exc: BaseException) -> None:
+        """Close the table for a failure of its own (``what`` failed with ``exc``)."""
+        what = f"{what}: {type(exc).__name__}: {str(exc)[:200]}"
+        log.error("table closed: %s", what)
         self.post(
             ConditionChanged(
                 Condition.INTERNAL,
@@ -474,25 +484,21 @@ class TableRunner:
         ]
 
     def _archive(self, archive: ArchiveRound) -> None:
-        """Keep the round for surveillance and feed the shuffle audit."""
+        """Keep the round for surveillance and feed the shuffle audit (the store's commit on
+        its own thread: the table does not wait for it)."""
         assert self.surveillance is not None
         result = archive.result.to_json()
         order = archive.shuffle_order
         audit = self.audit
         if audit is not None and (order is None or not audit.add_shuffle(list(order))):
             audit = None  # nothing new to save
-        try:
-            self.surveillance.add_round(
-                archive.round_id,
-                self.config.profile.name,
-                archive.record,
-                result,
-                self.wall_clock(),
-                audit=audit,  # the round and the audit in one commit
-            )
-        except RoundReusedError as exc:
-            self.post_journal("alarm.round-reused", {"round": archive.round_id, "cause": str(exc)})
-            self.post(ConditionChanged(Condition.ROUND_REUSED, True, str(exc)))
+        round_id, profile, wall = archive.round_id, self.config.profile.name, self.wall_clock()
+        saved = audit.copy() if audit is not None else None  # the next round counts on
+        self.surveillance.post(
+            lambda s: s.add_round(round_id, profile, archive.record, result, wall, audit=saved),
+            lambda exc: self._archive_failed(round_id, exc),
+            f"round {round_id} is not kept for surveillance",
+        )
         self.last_settled = {"round": archive.round_id, "result": result}
         if audit is not None:
             report = audit.report()
@@ -503,30 +509,42 @@ class TableRunner:
                     {"shuffles": report.shuffles, "worst_p": report.worst_p},
                 )
 
+    def _archive_failed(self, round_id: str, exc: BaseException) -> None:
+        """A round the store did not keep: a reused round ID is an alarm that closes the
+        table; any other failure closes it as an event that failed would (:meth:`_fail_safe`):
+        the table must not go on dealing rounds that surveillance cannot replay."""
+        if isinstance(exc, RoundReusedError):
+            self.post_journal("alarm.round-reused", {"round": round_id, "cause": str(exc)})
+            self.post(ConditionChanged(Condition.ROUND_REUSED, True, str(exc)))
+        else:
+            self._close_internal(f"keeping round {round_id} for surveillance", exc)
+
     def _keep_frames(self, round_id: str) -> None:
         """A closed round's DEAL exchanges from the link's memory to the surveillance store
-        (at most MAX_ROUND_FRAMES frames, the rest counted)."""
+        (at most MAX_ROUND_FRAMES frames, the rest counted; evidence never stops a table: a
+        failure is logged)."""
         link = self.shuffler
         if link is None or self.surveillance is None:
             return
         exchanges = link.exchanges_of(round_id)
         dropped = capped(exchanges)
-        try:
-            self.surveillance.add_deal_frames(
-                round_id, link.identity_json(), exchanges, dropped, self.wall_clock()
-            )
-        except (SurveillanceError, OSError, sqlite3.Error) as exc:  # evidence never stops a table
-            log.error("the deal frames of round %s are not kept: %s", round_id, exc)
+        shuffler, wall = link.identity_json(), self.wall_clock()
+        self.surveillance.post(
+            lambda s: s.add_deal_frames(round_id, shuffler, exchanges, dropped, wall),
+            _ignored,
+            f"the deal frames of round {round_id} are not kept",
+        )
 
     def keep_deck_check(self, exchange: dict[str, Any]) -> None:
-        """A deck check's exchange (the shuffler link's) to the surveillance store."""
+        """A deck check's exchange (the shuffler link's) to the surveillance store (a failure
+        is logged)."""
         if self.surveillance is None:
             return
-        try:
-            wall = exchange["wall"]  # when the reply arrived, on the link's wall clock
-            self.surveillance.add_deck_check(exchange, self.wall_clock() if wall is None else wall)
-        except (OSError, sqlite3.Error) as exc:
-            log.error("a deck check is not kept: %s", exc)
+        wall = exchange["wall"]  # when the reply arrived, on the link's wall clock
+        at = self.wall_clock() if wall is None else wall
+        self.surveillance.post(
+            lambda s: s.add_deck_check(exchange, at), _ignored, "a deck check is not kept"
+        )
 
     def is_current(self, round_id: str) -> bool:
         """Is ``round_id`` the round in play (its shuffler commands still wanted)?"""
@@ -543,3 +561,7 @@ class TableRunner:
         if self.gpio is not None:
             self.gpio.refresh()
         return cleared
+
+
+def _ignored(exc: BaseException) -> None:
+    """Evidence never stops a table: the worker has logged the failure."""
