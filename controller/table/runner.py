@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.books.audit.shuffle_audit import ShuffleStats
+from controller.books.audit.shuffle_audit import AuditReport, ShuffleStats
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.powerup import PendingWitness, unanswered
 from controller.books.ledger.rounds import settle_arguments
@@ -149,6 +149,7 @@ class TableRunner:
         self.metrics = PipelineMetrics()
         self.alerts = AlertBook()  # for the pit (controller.table.alerts)
         self.audit_alarm = False
+        self._behind: set[asyncio.Future[dict[str, int]]] = set()  # journal writes under way
 
     @property
     def machine(self) -> TableMachine | None:
@@ -161,6 +162,15 @@ class TableRunner:
 
     async def in_ledger(self, fn: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.ledger_thread, fn)
+
+    async def idle(self) -> None:
+        """Wait until the journal writes and the surveillance store's jobs given so far are
+        done, and their answers posted (tests and tools that read the files afterwards)."""
+        while self._behind:
+            await asyncio.wait(set(self._behind))
+        if self.surveillance is not None:
+            await self.surveillance.call(lambda store: None)
+        await asyncio.sleep(0)  # the answers' callbacks
 
     def post(self, event: Input) -> None:
         """Any component (thread-safe through the loop) hands the table an event."""
@@ -345,6 +355,9 @@ class TableRunner:
         if isinstance(output, LedgerWrite):
             for item in output.items:
                 log_effect(item)  # the daemon's log (journald: ROUND=, TABLE=)
+            if not output.money:
+                self._write_behind(output)
+                return
             written = await self._write(output)
             self.post(written)
             if written.ok:
@@ -394,10 +407,7 @@ class TableRunner:
     async def _write(self, request: LedgerWrite) -> LedgerWritten:
         """One ledger transaction for everything one event asked for; a linked pool's part
         of a money event goes to its store first (docs/linked-pools.md)."""
-        assert self.ledger is not None
-        ledger = self.ledger
         now = self.now()
-        money = request.money
         linked_notes: list[AppendJournal] = []
         for item in request.items:
             if isinstance(item, AppendJournal) or not self.linked:
@@ -416,6 +426,17 @@ class TableRunner:
                 log.error("linked pool: %s", exc)
                 failed = ((item.round_id, MONEY_ACTIONS[type(item)]),)
                 return LedgerWritten(failed, False, str(exc))
+        done = self._submit(request, now, linked_notes)
+        await asyncio.wait((done,))
+        return self._answer(request, done)
+
+    def _submit(
+        self, request: LedgerWrite, now: float, linked_notes: list[AppendJournal]
+    ) -> asyncio.Future[dict[str, int]]:
+        """Queue the transaction on the ledger's thread now: it takes its place in the order
+        of the ledger's transactions here, whenever its answer is awaited."""
+        assert self.ledger is not None
+        ledger = self.ledger
         local = {p.bet: name for name, p in self.config.pools.items()}
         linked_bet = self.config.profile.progressive.bet if self.linked else None
 
@@ -424,13 +445,40 @@ class TableRunner:
                 ledger, request, now, local, extra=linked_notes, linked_bet=linked_bet
             )
 
+        return asyncio.get_running_loop().run_in_executor(self.ledger_thread, write)
+
+    @staticmethod
+    def _answer(request: LedgerWrite, done: asyncio.Future[dict[str, int]]) -> LedgerWritten:
+        """The :class:`LedgerWritten` of a finished transaction (a failure of the ledger is
+        an answer; anything else is raised)."""
         try:
-            amounts = await self.in_ledger(write)
+            amounts = done.result()
         except LedgerError as exc:
             if not request.probe:
                 log.error("ledger: %s", exc)
-            return LedgerWritten(money, False, str(exc), probe=request.probe)
-        return LedgerWritten(money, True, amounts=tuple(amounts.items()), probe=request.probe)
+            return LedgerWritten(request.money, False, str(exc), probe=request.probe)
+        return LedgerWritten(
+            request.money, True, amounts=tuple(amounts.items()), probe=request.probe
+        )
+
+    def _write_behind(self, request: LedgerWrite) -> None:
+        """A transaction of journal entries only (a state change, a note, a probe): queued on
+        the ledger's thread in its turn, not waited for; its answer comes back as an event
+        (a failure closes the table as before, a few events later). Money is never written
+        this way: the table waits for every commit of money (MD-S2, the settle path)."""
+        done = self._submit(request, self.now(), [])
+        self._behind.add(done)
+
+        def answered(future: asyncio.Future[dict[str, int]]) -> None:
+            self._behind.discard(future)
+            if future.cancelled():  # the loop is going away
+                return
+            try:
+                self.post(self._answer(request, future))
+            except Exception as exc:  # not a ledger error: a bug, as in an event
+                self._close_internal("a journal write", exc)
+
+        done.add_done_callback(answered)
 
     async def _linked_step(self, effect: MoneyEffect, now: float) -> list[AppendJournal]:
         """A money event's part for the linked pool; the store's answer, journaled locally
@@ -484,8 +532,8 @@ class TableRunner:
         ]
 
     def _archive(self, archive: ArchiveRound) -> None:
-        """Keep the round for surveillance and feed the shuffle audit (the store's commit on
-        its own thread: the table does not wait for it)."""
+        """Keep the round for surveillance and feed the shuffle audit (the store's commit and
+        the audit's tests on the store's thread: the table does not wait for them)."""
         assert self.surveillance is not None
         result = archive.result.to_json()
         order = archive.shuffle_order
@@ -500,14 +548,20 @@ class TableRunner:
             f"round {round_id} is not kept for surveillance",
         )
         self.last_settled = {"round": archive.round_id, "result": result}
-        if audit is not None:
-            report = audit.report()
-            self.audit_alarm = report.alarm
-            if report.alarm:
-                self.post_journal(
-                    "shuffle-audit-alarm",
-                    {"shuffles": report.shuffles, "worst_p": report.worst_p},
-                )
+        if saved is not None:  # the chi-square tests (~1 ms here) after the commit, off the loop
+            self.surveillance.post(
+                lambda s: saved.report(),
+                lambda exc: self._close_internal("the shuffle audit", exc),
+                "the shuffle audit",
+                when_done=self._audit_reported,
+            )
+
+    def _audit_reported(self, report: AuditReport) -> None:
+        self.audit_alarm = report.alarm
+        if report.alarm:
+            self.post_journal(
+                "shuffle-audit-alarm", {"shuffles": report.shuffles, "worst_p": report.worst_p}
+            )
 
     def _archive_failed(self, round_id: str, exc: BaseException) -> None:
         """A round the store did not keep: a reused round ID is an alarm that closes the

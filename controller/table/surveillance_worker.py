@@ -74,22 +74,26 @@ class SurveillanceWorker:
 
     def post(
         self,
-        job: Callable[[SurveillanceStore], object],
+        job: Callable[[SurveillanceStore], T],
         when_failed: Callable[[BaseException], None],
         what: str,
+        when_done: Callable[[T], None] | None = None,
     ) -> None:
-        """Run ``job(store)`` on the thread without waiting for it. Should it raise, ``what``
-        and the exception are logged and ``when_failed(exc)`` runs on the caller's event loop
-        (while that loop runs; at shutdown the log line is all)."""
+        """Run ``job(store)`` on the thread without waiting for it; ``when_done(result)`` then
+        runs on the caller's event loop. Should it raise, ``what`` and the exception are
+        logged and ``when_failed(exc)`` runs on that loop instead (while the loop runs; at
+        shutdown the log line is all)."""
         loop = asyncio.get_running_loop()
 
-        def done(future: Future[object]) -> None:  # on the worker's thread
+        def done(future: Future[T]) -> None:  # on the worker's thread
             exc = future.exception()
-            if exc is None:
-                return
-            log.error("%s: %s", what, exc)
+            if exc is not None:
+                log.error("%s: %s", what, exc)
             with contextlib.suppress(RuntimeError):  # the loop is closed: the log line is all
-                loop.call_soon_threadsafe(when_failed, exc)
+                if exc is not None:
+                    loop.call_soon_threadsafe(when_failed, exc)
+                elif when_done is not None:
+                    loop.call_soon_threadsafe(when_done, future.result())
 
         self._submit(job).add_done_callback(done)
 

@@ -74,6 +74,7 @@ class InProcessTable:
         quiet = 0
         for _ in range(500):
             await asyncio.sleep(0.002)
+            await runner.idle()  # the journal writes and surveillance jobs under way
             quiet = quiet + 1 if runner.queue.empty() else 0
             if quiet >= 3:
                 break
