@@ -171,7 +171,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         if starting is not None and config.shuffler.emulator is not None:
             _emulator, port = await starting
             if config.shuffler.emulator.trusted:
-                from firmware_bridge.emulator.firmware import firmware_digest
+                from firmware_bridge.emulator.digest import firmware_digest
 
                 allow.add(firmware_digest().hex())
         assert port is not None

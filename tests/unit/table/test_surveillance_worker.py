@@ -132,3 +132,22 @@ def test_a_store_that_cannot_open_fails_the_start(tmp_path):
             worker.close()
 
     asyncio.run(main())
+
+
+def test_a_result_comes_back_on_the_loop_when_asked_for(tmp_path):
+    async def main() -> tuple[int, bool]:
+        loop_thread = threading.get_ident()
+        worker = _worker(tmp_path / "s.sqlite3")
+        await worker.start()
+        got: asyncio.Future[tuple[int, bool]] = asyncio.get_running_loop().create_future()
+
+        def when_done(value: int) -> None:
+            got.set_result((value, threading.get_ident() == loop_thread))
+
+        worker.post(lambda s: 6 * 7, _fail, "a sum", when_done=when_done)
+        try:
+            return await asyncio.wait_for(got, 5)
+        finally:
+            worker.close()
+
+    assert asyncio.run(main()) == (42, True)
