@@ -32,6 +32,7 @@ that does not commit) is logged as the core reports it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections import deque
@@ -85,6 +86,7 @@ from controller.table.tableconfig import TableConfig
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+LATER_LIMIT = 64  # jobs that wait for an idle table before they start anyway
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
 
 
@@ -150,6 +152,7 @@ class TableRunner:
         self.alerts = AlertBook()  # for the pit (controller.table.alerts)
         self.audit_alarm = False
         self._behind: set[asyncio.Future[dict[str, int]]] = set()  # journal writes under way
+        self._later: list[Callable[[], None]] = []  # work that waits until the table is idle
 
     @property
     def machine(self) -> TableMachine | None:
@@ -166,11 +169,26 @@ class TableRunner:
     async def idle(self) -> None:
         """Wait until the journal writes and the surveillance store's jobs given so far are
         done, and their answers posted (tests and tools that read the files afterwards)."""
+        self._run_later()
         while self._behind:
             await asyncio.wait(set(self._behind))
         if self.surveillance is not None:
             await self.surveillance.call(lambda store: None)
         await asyncio.sleep(0)  # the answers' callbacks
+
+    def _when_idle(self, job: Callable[[], None]) -> None:
+        """Start ``job`` once the table has handled the events waiting (or before the next
+        money commit, or when many wait): work that must not share the CPU with a round's
+        pipeline (on a Pi the journal entry of a state change and the surveillance writes,
+        run concurrently on their threads, took CPU the settle path needed)."""
+        self._later.append(job)
+        if len(self._later) >= LATER_LIMIT:
+            self._run_later()
+
+    def _run_later(self) -> None:
+        jobs, self._later = self._later, []
+        for job in jobs:
+            job()
 
     def post(self, event: Input) -> None:
         """Any component (thread-safe through the loop) hands the table an event."""
@@ -272,6 +290,7 @@ class TableRunner:
         self._linked_tasks.append(asyncio.create_task(follow(), name=f"linked-{name}"))
 
     async def close(self) -> None:
+        self._run_later()  # queued journal entries and surveillance writes: nothing is lost
         for task in [*self._linked_tasks, self._witness_task]:
             if task is not None:
                 task.cancel()
@@ -317,6 +336,8 @@ class TableRunner:
                     event, getter = getter.result(), None
                 try:
                     await self.handle(event)
+                    if self.queue.empty():
+                        self._run_later()
                 except Exception as exc:  # fail safe: nothing in an event may stop the table
                     self._fail_safe(event, exc)
         finally:
@@ -414,6 +435,7 @@ class TableRunner:
     async def _write(self, request: LedgerWrite) -> LedgerWritten:
         """One ledger transaction for everything one event asked for; a linked pool's part
         of a money event goes to its store first (docs/linked-pools.md)."""
+        self._run_later()  # the journal entries queued before it go first
         now = self.now()
         linked_notes: list[AppendJournal] = []
         for item in request.items:
@@ -469,11 +491,15 @@ class TableRunner:
         )
 
     def _write_behind(self, request: LedgerWrite) -> None:
-        """A transaction of journal entries only (a state change, a note, a probe): queued on
-        the ledger's thread in its turn, not waited for; its answer comes back as an event
+        """A transaction of journal entries only (a state change, a note, a probe), not
+        waited for: given to the ledger's thread once the table is idle, or before the next
+        money commit (the journal keeps the core's order); its answer comes back as an event
         (a failure closes the table as before, a few events later). Money is never written
         this way: the table waits for every commit of money (MD-S2, the settle path)."""
-        done = self._submit(request, self.now(), [])
+        self._when_idle(functools.partial(self._submit_behind, request, self.now()))
+
+    def _submit_behind(self, request: LedgerWrite, now: float) -> None:
+        done = self._submit(request, now, [])
         self._behind.add(done)
 
         def answered(future: asyncio.Future[dict[str, int]]) -> None:
@@ -538,9 +564,23 @@ class TableRunner:
             )
         ]
 
+    def _store_later(
+        self,
+        job: Callable[[SurveillanceStore], Any],
+        when_failed: Callable[[BaseException], None],
+        what: str,
+        when_done: Callable[[Any], None] | None = None,
+    ) -> None:
+        """A surveillance store job (:meth:`SurveillanceWorker.post`), given to its thread
+        once the table is idle (:meth:`_when_idle`)."""
+        worker = self.surveillance
+        assert worker is not None
+        self._when_idle(lambda: worker.post(job, when_failed, what, when_done))
+
     def _archive(self, archive: ArchiveRound) -> None:
         """Keep the round for surveillance and feed the shuffle audit (the store's commit and
-        the audit's tests on the store's thread: the table does not wait for them)."""
+        the audit's tests on the store's thread, once the table is idle: the table does not
+        wait for them)."""
         assert self.surveillance is not None
         result = archive.result.to_json()
         order = archive.shuffle_order
@@ -549,14 +589,14 @@ class TableRunner:
             audit = None  # nothing new to save
         round_id, profile, wall = archive.round_id, self.config.profile.name, self.wall_clock()
         saved = audit.copy() if audit is not None else None  # the next round counts on
-        self.surveillance.post(
+        self._store_later(
             lambda s: s.add_round(round_id, profile, archive.record, result, wall, audit=saved),
             lambda exc: self._archive_failed(round_id, exc),
             f"round {round_id} is not kept for surveillance",
         )
         self.last_settled = {"round": archive.round_id, "result": result}
-        if saved is not None:  # the chi-square tests (~1 ms here) after the commit, off the loop
-            self.surveillance.post(
+        if saved is not None:  # the chi-square tests (~1 ms here) after the commit
+            self._store_later(
                 lambda s: saved.report(),
                 lambda exc: self._close_internal("the shuffle audit", exc),
                 "the shuffle audit",
@@ -590,7 +630,7 @@ class TableRunner:
         exchanges = link.exchanges_of(round_id)
         dropped = capped(exchanges)
         shuffler, wall = link.identity_json(), self.wall_clock()
-        self.surveillance.post(
+        self._store_later(
             lambda s: s.add_deal_frames(round_id, shuffler, exchanges, dropped, wall),
             _ignored,
             f"the deal frames of round {round_id} are not kept",

@@ -60,7 +60,9 @@ def test_notes_and_money_commit_in_order_and_close_loses_none(tmp_path):
         runner.ledger_thread.submit(held.wait, 10)
         for n in range(5):
             await runner._carry_out(LedgerWrite((AppendJournal("test.note", {"n": n}),)))
-        assert len(runner._behind) == 5  # queued, and the loop was not held
+        assert len(runner._later) == 5 and not runner._behind  # they wait for an idle table
+        runner._run_later()
+        assert len(runner._behind) == 5  # on the ledger's thread now, the loop not held
         held.set()
         await runner.handle(ConditionChanged(Condition.STARTUP, False))
         await runner.idle()
