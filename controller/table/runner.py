@@ -153,6 +153,7 @@ class TableRunner:
         self.audit_alarm = False
         self._behind: set[asyncio.Future[dict[str, int]]] = set()  # journal writes under way
         self._later: list[Callable[[], None]] = []  # work that waits until the table is idle
+        self._warm = False  # the evaluator's tables are in (warm_up)
 
     @property
     def machine(self) -> TableMachine | None:
@@ -258,9 +259,11 @@ class TableRunner:
         """The poker evaluator's tables (from the state directory's cache: tens of ms here,
         a few hundred on a Pi), before the first showdown. The daemon does this after READY
         (:meth:`run`): the table is closed (``startup``) until it is done. Without it the
-        first evaluation would build them (about 1.5 s here)."""
-        if self.config.profile.game != "blackjack":
+        first evaluation would build them (about 1.5 s here). Once per runner: a harness that
+        called it before :meth:`run` is not made to wait again."""
+        if self.config.profile.game != "blackjack" and not self._warm:
             await asyncio.to_thread(warm_up_cached, self.state_dir)
+        self._warm = True
 
     async def _join_linked(self, name: str, settings: Any) -> None:
         """Connect a linked pool in the background; its link and amounts become events."""
