@@ -193,12 +193,6 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
 
         if gpio is not None:
             background(pump_gpio(gpio, runner), "gpio-events")
-        if config.io is not None and config.io.sign is not None:
-            from controller.table.sign import Sign
-            from drivers.sign.device import open_sign_device
-
-            runner.sign = Sign(config.io.sign, open_sign_device(config.io.sign))
-            background(runner.sign.run(), "sign")
         server = ControlServer(
             config.resolve_socket(runtime_dir),
             group=config.control_group,
@@ -228,6 +222,15 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         log.info(
             "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name
         )
+        if config.io is not None and config.io.sign is not None:
+            # after READY (Pillow, luma, the device: a quarter of a second on a Pi), before the
+            # table opens (runner.run); the sign is an output, not a check
+            from controller.table.sign import Sign
+            from drivers.sign.device import open_sign_device
+
+            sign = Sign(config.io.sign, open_sign_device(config.io.sign))
+            runner.attach_sign(sign)
+            background(sign.run(), "sign")
         await runner.run(stop)
         notifier.stopping()
         return 0

@@ -80,9 +80,11 @@ from controller.table.journald import log_effect
 from controller.table.ledger_apply import apply_write
 from controller.table.link_evidence import capped
 from controller.table.machine import TableMachine, TableState
+from controller.table.outputs import sign_state
 from controller.table.powerup import Books, open_books, safeguards_of
 from controller.table.surveillance_worker import SurveillanceWorker
 from controller.table.tableconfig import TableConfig
+from display.scenes import SignState
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -406,11 +408,7 @@ class TableRunner:
             if self.audit is not None:
                 self.audit.forget_previous()
         elif isinstance(output, ShowSign):
-            if self.sign is not None:
-                try:
-                    self.sign.update(output.state)
-                except Exception as exc:  # a sign problem must never stop the table
-                    log.error("sign: %s", exc)
+            self._show(output.state)
         elif isinstance(output, ReportStatus) and self.notifier is not None:
             self.notifier.status(output.text)
         elif isinstance(output, AskWitness) and self.witness is not None:
@@ -649,6 +647,20 @@ class TableRunner:
         self.surveillance.post(
             lambda s: s.add_deck_check(exchange, at), _ignored, "a deck check is not kept"
         )
+
+    def attach_sign(self, sign: Any) -> None:
+        """The sign (:class:`controller.table.sign.Sign`), started after the table: it shows
+        the table's state at once, then every change the core reports."""
+        self.sign = sign
+        if self.logic is not None:
+            self._show(sign_state(self.logic.machine, self.config))
+
+    def _show(self, state: SignState) -> None:
+        if self.sign is not None:
+            try:
+                self.sign.update(state)
+            except Exception as exc:  # a sign problem must never stop the table
+                log.error("sign: %s", exc)
 
     def is_current(self, round_id: str) -> bool:
         """Is ``round_id`` the round in play (its shuffler commands still wanted)?"""
