@@ -5,9 +5,12 @@
 Runs unprivileged anywhere: the ledger and the surveillance store live in the state directory
 (default /var/lib/croupier), the control socket (and, for the simulated table, the emulator's
 pty and the rig socket) in the runtime directory (default /run/croupier). Under systemd
-(``Type=notify``) it reports READY once the table is up and pings the watchdog from the event
-loop, so a stuck loop is restarted. SIGTERM / SIGINT stop it cleanly; a ``kill -9`` at any
-point loses nothing (the ledger voids an interrupted round at the next start, MD-S2).
+(``Type=notify``) it reports READY once the books are open and checked (the table opens just
+after: docs/daemon.md) and pings the watchdog from the event loop, so a stuck loop is
+restarted. SIGTERM / SIGINT stop it cleanly; a ``kill -9`` at any point loses no money (the
+ledger voids an interrupted round at the next start, MD-S2); the journal entries of the last
+state changes and the surveillance records of the last rounds, if not yet written, are lost
+(docs/daemon.md, "What the table waits for").
 
 Exit status: 0 after a clean stop, 2 for a configuration problem (every problem listed),
 1 when the table cannot start (ledger held by another process, unreadable, ...).
