@@ -167,6 +167,9 @@ class TableRunner:
         return self._clock() if self._clock else asyncio.get_running_loop().time()
 
     async def in_ledger(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the ledger's thread after every transaction given before, the
+        journal entries still waiting for an idle table included (a read sees them)."""
+        self._run_later()
         return await asyncio.get_running_loop().run_in_executor(self.ledger_thread, fn)
 
     async def idle(self) -> None:

@@ -112,3 +112,19 @@ def test_a_journal_write_that_fails_closes_the_table(tmp_path):
     state, conditions = asyncio.run(go())
     assert state == "closed"
     assert Condition.INTERNAL in conditions or Condition.LEDGER in conditions
+
+
+def test_a_read_of_the_ledger_sees_the_entries_still_waiting(tmp_path):
+    async def go():
+        runner = TableRunner(parse_table_config(CONFIG, "t.toml"), state_dir=tmp_path)
+        await runner.open()
+        runner.shuffler = HeldShuffler()
+        await runner._carry_out(LedgerWrite((AppendJournal("test.note", {"n": 1}),)))
+        waiting = len(runner._later)
+        last = await runner.in_ledger(lambda: runner.ledger.journal.tail(1))
+        await runner.close()
+        return waiting, [(e.kind, e.data) for e in last]
+
+    waiting, last = asyncio.run(go())
+    assert waiting == 1
+    assert last == [("test.note", {"n": 1})]
