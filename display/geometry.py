@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from PIL import Image
+from typing import TYPE_CHECKING, Any, Literal
 
 from display import font, segments
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 Align = Literal["right", "center"]
 SEVEN_SEGMENT = "seven-segment"
@@ -47,6 +48,8 @@ class SignFrame:
         """The matrix frame as a 1-bit image, ``len(cells)`` x 8 (what luma's max7219 takes)."""
         if self.kind != MATRIX:
             raise ValueError("only a matrix frame is an image; a seven-segment frame is text")
+        from PIL import Image  # here: a daemon without a matrix sign never loads Pillow
+
         width = len(self.cells)
         rows = bytearray()
         for y in range(font.HEIGHT):

@@ -9,7 +9,6 @@ nobody asked for (a misspelt key is a problem, not a silent default).
 from __future__ import annotations
 
 import builtins
-import difflib
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -86,6 +85,8 @@ class TableReader:
 
     def unknown_keys(self) -> None:
         for name in sorted(set(self.table) - self._read):
+            import difflib  # only for a misspelt key
+
             close = difflib.get_close_matches(name, sorted(self._read), n=1)
             self.problem(
                 name, f"unknown key (did you mean {close[0]!r}?)" if close else "unknown key"

@@ -5,9 +5,12 @@
 Runs unprivileged anywhere: the ledger and the surveillance store live in the state directory
 (default /var/lib/croupier), the control socket (and, for the simulated table, the emulator's
 pty and the rig socket) in the runtime directory (default /run/croupier). Under systemd
-(``Type=notify``) it reports READY once the table is up and pings the watchdog from the event
-loop, so a stuck loop is restarted. SIGTERM / SIGINT stop it cleanly; a ``kill -9`` at any
-point loses nothing (the ledger voids an interrupted round at the next start, MD-S2).
+(``Type=notify``) it reports READY once the books are open and checked (the table opens just
+after: docs/daemon.md) and pings the watchdog from the event loop, so a stuck loop is
+restarted. SIGTERM / SIGINT stop it cleanly; a ``kill -9`` at any point loses no money (the
+ledger voids an interrupted round at the next start, MD-S2); the journal entries of the last
+state changes and the surveillance records of the last rounds, if not yet written, are lost
+(docs/daemon.md, "What the table waits for").
 
 Exit status: 0 after a clean stop, 2 for a configuration problem (every problem listed),
 1 when the table cannot start (ledger held by another process, unreadable, ...).
@@ -171,7 +174,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         if starting is not None and config.shuffler.emulator is not None:
             _emulator, port = await starting
             if config.shuffler.emulator.trusted:
-                from firmware_bridge.emulator.firmware import firmware_digest
+                from firmware_bridge.emulator.digest import firmware_digest
 
                 allow.add(firmware_digest().hex())
         assert port is not None
@@ -193,12 +196,6 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
 
         if gpio is not None:
             background(pump_gpio(gpio, runner), "gpio-events")
-        if config.io is not None and config.io.sign is not None:
-            from controller.table.sign import Sign
-            from drivers.sign.device import open_sign_device
-
-            runner.sign = Sign(config.io.sign, open_sign_device(config.io.sign))
-            background(runner.sign.run(), "sign")
         server = ControlServer(
             config.resolve_socket(runtime_dir),
             group=config.control_group,
@@ -228,6 +225,15 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         log.info(
             "croupierd %s: table %s (%s) up", __version__, config.table_id, config.profile.name
         )
+        if config.io is not None and config.io.sign is not None:
+            # after READY (Pillow, luma, the device: a quarter of a second on a Pi), before the
+            # table opens (runner.run); the sign is an output, not a check
+            from controller.table.sign import Sign
+            from drivers.sign.device import open_sign_device
+
+            sign = Sign(config.io.sign, open_sign_device(config.io.sign))
+            runner.attach_sign(sign)
+            background(sign.run(), "sign")
         await runner.run(stop)
         notifier.stopping()
         return 0

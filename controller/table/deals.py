@@ -35,8 +35,6 @@ from controller.engine.deal.validator import (
     holdem_plan,
     seat_destination,
 )
-from controller.engine.games.blackjack.engine import BlackjackRound, Phase, SeatBet
-from controller.engine.games.blackjack.rules import BlackjackRules
 from controller.engine.profiles import Profile
 from controller.engine.wagers import Limit, limits_to_json
 from controller.errors import RoundError
@@ -267,8 +265,13 @@ class ShoeDeal:
         timeout: float,
         limits: Mapping[str, Limit] | None = None,
     ):
+        # imported by a blackjack table only: a hand-forming table starts without them
+        from controller.engine.games.blackjack.engine import BlackjackRound, Phase, SeatBet
+        from controller.engine.games.blackjack.rules import BlackjackRules
+
         self.profile = profile
         self.limits = dict(limits or {})
+        self._dealing, self._settled = Phase.DEAL, Phase.SETTLED
         bets = []
         for seat, (stakes, _decision) in sorted(wagers.items()):
             if "main" not in stakes:
@@ -318,7 +321,7 @@ class ShoeDeal:
                 self.game.deal(card)
             except RoundError as exc:
                 return self._misdeal("MD-S2" if exc.rule == "BJ-1" else "MD-S1", str(exc)), []
-        if self.verdict.status == OK and self.game.phase != Phase.DEAL:
+        if self.verdict.status == OK and self.game.phase != self._dealing:
             self.verdict = Verdict(VERIFIED, None, "initial deal verified (BJ-2)")
             return self.verdict, []
         return Verdict(self.verdict.status), []
@@ -359,7 +362,7 @@ class ShoeDeal:
 
     @property
     def is_complete(self) -> bool:
-        return self.game.phase == Phase.SETTLED
+        return self.game.phase == self._settled
 
     def unrecognised(self) -> bool:
         return False

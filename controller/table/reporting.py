@@ -70,8 +70,12 @@ async def day_report(runner: Any, args: dict[str, Any]) -> dict[str, Any]:
 async def make_evidence(runner: Any, round_id: str) -> Path:
     """Write the signed evidence bundle of a closed round under ``<state>/evidence/`` (at a
     jackpot acknowledgement, and on demand): its path."""
-    recorded = recorded_round(runner.surveillance, round_id)  # the loop's own connection
-    link = link_record(runner.surveillance, round_id)  # SurveillanceError: a changed row
+    recorded, link = None, None
+    if runner.surveillance is not None:  # on the store's thread, after the writes before
+        recorded, link = await runner.surveillance.call(
+            # link_record: SurveillanceError for a changed row
+            lambda store: (recorded_round(store, round_id), link_record(store, round_id))
+        )
     shuffler = runner.shuffler.identity_json() if runner.shuffler is not None else None
     key = load_private(runner.config.resolve_report_key(runner.state_dir))
     generated = datetime.fromtimestamp(runner.wall_clock(), UTC).isoformat(timespec="seconds")

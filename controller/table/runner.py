@@ -17,7 +17,10 @@ out its outputs in order:
   audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd;
 - a round the ledger closed (settled or voided): its DEAL exchanges with the shuffler, raw
   frames and all, from the link's memory to the surveillance store, one transaction, for the
-  evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`);
+  evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`).
+  The surveillance store's writes run on its own thread, in order, not waited for
+  (:mod:`controller.table.surveillance_worker`: its crash semantics); a reused round ID or a
+  failed archive comes back as an event;
 - :class:`AskWitness`: the ledger's witness, silent at power-up, is asked again in a task of
   its own (off the loop and off the ledger's thread: it may take its timeout), the head it
   saw compared on the ledger's thread; the answer goes back as :class:`WitnessChecked`.
@@ -29,8 +32,8 @@ that does not commit) is logged as the core reports it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable
@@ -38,14 +41,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.books.audit.shuffle_audit import ShuffleStats
+from controller.books.audit.shuffle_audit import AuditReport, ShuffleStats
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.powerup import PendingWitness, unanswered
 from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.witness import WitnessError
 from controller.books.linked.errors import LinkDownError
-from controller.books.surveillance import RoundReusedError, SurveillanceError, SurveillanceStore
+from controller.books.surveillance import RoundReusedError, SurveillanceStore
 from controller.table.alerts import AlertBook, conditions_of
 from controller.table.core import Input, TableLogic
 from controller.table.evaluator_cache import warm_up_cached
@@ -78,11 +81,15 @@ from controller.table.journald import log_effect
 from controller.table.ledger_apply import apply_write
 from controller.table.link_evidence import capped
 from controller.table.machine import TableMachine, TableState
+from controller.table.outputs import sign_state
 from controller.table.powerup import Books, open_books, safeguards_of
+from controller.table.surveillance_worker import SurveillanceWorker
 from controller.table.tableconfig import TableConfig
+from display.scenes import SignState
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+LATER_LIMIT = 64  # jobs that wait for an idle table before they start anyway
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
 
 
@@ -136,7 +143,7 @@ class TableRunner:
         self.gpio: Any = None  # drivers.gpio.table.GpioTable, given to open()
         self.sign: Any = None  # controller.table.sign.Sign, attached by the daemon
         self.notifier: Any = None  # controller.table.sdnotify.Notifier
-        self.surveillance: SurveillanceStore | None = None
+        self.surveillance: SurveillanceWorker | None = None
         self.audit: ShuffleStats | None = None
         self.recovered: list[str] = []
         self.linked: dict[str, Any] = {}  # name -> controller.books.linked.client.LinkedPool
@@ -147,6 +154,9 @@ class TableRunner:
         self.metrics = PipelineMetrics()
         self.alerts = AlertBook()  # for the pit (controller.table.alerts)
         self.audit_alarm = False
+        self._behind: set[asyncio.Future[dict[str, int]]] = set()  # journal writes under way
+        self._later: list[Callable[[], None]] = []  # work that waits until the table is idle
+        self._warm = False  # the evaluator's tables are in (warm_up)
 
     @property
     def machine(self) -> TableMachine | None:
@@ -158,7 +168,34 @@ class TableRunner:
         return self._clock() if self._clock else asyncio.get_running_loop().time()
 
     async def in_ledger(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the ledger's thread after every transaction given before, the
+        journal entries still waiting for an idle table included (a read sees them)."""
+        self._run_later()
         return await asyncio.get_running_loop().run_in_executor(self.ledger_thread, fn)
+
+    async def idle(self) -> None:
+        """Wait until the journal writes and the surveillance store's jobs given so far are
+        done, and their answers posted (tests and tools that read the files afterwards)."""
+        self._run_later()
+        while self._behind:
+            await asyncio.wait(set(self._behind))
+        if self.surveillance is not None:
+            await self.surveillance.call(lambda store: None)
+        await asyncio.sleep(0)  # the answers' callbacks
+
+    def _when_idle(self, job: Callable[[], None]) -> None:
+        """Start ``job`` once the table has handled the events waiting (or before the next
+        money commit, or when many wait): work that must not share the CPU with a round's
+        pipeline (on a Pi the journal entry of a state change and the surveillance writes,
+        run concurrently on their threads, took CPU the settle path needed)."""
+        self._later.append(job)
+        if len(self._later) >= LATER_LIMIT:
+            self._run_later()
+
+    def _run_later(self) -> None:
+        jobs, self._later = self._later, []
+        for job in jobs:
+            job()
 
     def post(self, event: Input) -> None:
         """Any component (thread-safe through the loop) hands the table an event."""
@@ -206,14 +243,14 @@ class TableRunner:
             books.last_round,
             books.conditions,
         )
-        if cfg.profile.game != "blackjack":
-            warm_up_cached(self.state_dir)  # the evaluator's tables, before the first showdown
         self.recovered = recovered
-        self.surveillance = SurveillanceStore(
-            self.state_dir / "surveillance.sqlite3",
-            keyring=self.ledger.db.keyring if self.ledger else None,
+        keyring = self.ledger.db.keyring if self.ledger else None
+        store_path = self.state_dir / "surveillance.sqlite3"
+        self.surveillance = SurveillanceWorker(
+            lambda: SurveillanceStore(store_path, keyring=keyring)
         )
-        self.audit = self.surveillance.load_audit(AUDIT_POSITIONS)
+        await self.surveillance.start()
+        self.audit = await self.surveillance.call(lambda s: s.load_audit(AUDIT_POSITIONS))
         self.gpio = gpio
         sensors = gpio.core if gpio is not None else None
         self.logic = TableLogic(cfg, next_round=last + 1, sensors=sensors)
@@ -223,6 +260,16 @@ class TableRunner:
             self.post(ConditionChanged(Condition(name), True, reason))
         for name, settings in cfg.linked.items():
             await self._join_linked(name, settings)
+
+    async def warm_up(self) -> None:
+        """The poker evaluator's tables (from the state directory's cache: tens of ms here,
+        a few hundred on a Pi), before the first showdown. The daemon does this after READY
+        (:meth:`run`): the table is closed (``startup``) until it is done. Without it the
+        first evaluation would build them (about 1.5 s here). Once per runner: a harness that
+        called it before :meth:`run` is not made to wait again."""
+        if self.config.profile.game != "blackjack" and not self._warm:
+            await asyncio.to_thread(warm_up_cached, self.state_dir)
+        self._warm = True
 
     async def _join_linked(self, name: str, settings: Any) -> None:
         """Connect a linked pool in the background; its link and amounts become events."""
@@ -254,6 +301,7 @@ class TableRunner:
         self._linked_tasks.append(asyncio.create_task(follow(), name=f"linked-{name}"))
 
     async def close(self) -> None:
+        self._run_later()  # queued journal entries and surveillance writes: nothing is lost
         for task in [*self._linked_tasks, self._witness_task]:
             if task is not None:
                 task.cancel()
@@ -268,8 +316,8 @@ class TableRunner:
             await self.in_ledger(self.ledger.close)
             self.ledger = None
         self.ledger_thread.shutdown(wait=True)
-        if self.surveillance is not None:
-            self.surveillance.close()
+        if self.surveillance is not None:  # its queued writes first: nothing is lost
+            await asyncio.to_thread(self.surveillance.close)
 
     # --- the event loop ----------------------------------------------------------------
 
@@ -279,6 +327,7 @@ class TableRunner:
         waiting with a timeout leaves it pending for the next turn."""
         logic = self.logic
         assert logic is not None
+        await self.warm_up()
         self.post(ConditionChanged(Condition.STARTUP, False))
         stopper = asyncio.ensure_future(stop.wait())
         getter: asyncio.Future[Input] | None = None
@@ -298,6 +347,8 @@ class TableRunner:
                     event, getter = getter.result(), None
                 try:
                     await self.handle(event)
+                    if self.queue.empty():
+                        self._run_later()
                 except Exception as exc:  # fail safe: nothing in an event may stop the table
                     self._fail_safe(event, exc)
         finally:
@@ -309,10 +360,15 @@ class TableRunner:
         """An event the table could not handle (a bug, or input that escaped the checks at
         the boundary): the round's state is in doubt, so close the table, journal it and keep
         serving. A restart voids the round in play (MD-S2) and opens the table again."""
-        what = f"{type(event).__name__} failed: {type(exc).__name__}: {str(exc)[:200]}"
-        log.error("table closed: %s", what)
         if isinstance(event, ConditionChanged) and event.name is Condition.INTERNAL:
+            log.error("table closed: %s failed: %s", type(event).__name__, exc)
             return  # closing the table failed too: posting it again would only loop
+        self._close_internal(f"{type(event).__name__} failed", exc)
+
+    def _close_internal(self, what: str, exc: BaseException) -> None:
+        """Close the table for a failure of its own (``what`` failed with ``exc``)."""
+        what = f"{what}: {type(exc).__name__}: {str(exc)[:200]}"
+        log.error("table closed: %s", what)
         self.post(
             ConditionChanged(
                 Condition.INTERNAL,
@@ -338,6 +394,9 @@ class TableRunner:
         if isinstance(output, LedgerWrite):
             for item in output.items:
                 log_effect(item)  # the daemon's log (journald: ROUND=, TABLE=)
+            if not output.money:
+                self._write_behind(output)
+                return
             written = await self._write(output)
             self.post(written)
             if written.ok:
@@ -355,11 +414,7 @@ class TableRunner:
             if self.audit is not None:
                 self.audit.forget_previous()
         elif isinstance(output, ShowSign):
-            if self.sign is not None:
-                try:
-                    self.sign.update(output.state)
-                except Exception as exc:  # a sign problem must never stop the table
-                    log.error("sign: %s", exc)
+            self._show(output.state)
         elif isinstance(output, ReportStatus) and self.notifier is not None:
             self.notifier.status(output.text)
         elif isinstance(output, AskWitness) and self.witness is not None:
@@ -387,10 +442,8 @@ class TableRunner:
     async def _write(self, request: LedgerWrite) -> LedgerWritten:
         """One ledger transaction for everything one event asked for; a linked pool's part
         of a money event goes to its store first (docs/linked-pools.md)."""
-        assert self.ledger is not None
-        ledger = self.ledger
+        self._run_later()  # the journal entries queued before it go first
         now = self.now()
-        money = request.money
         linked_notes: list[AppendJournal] = []
         for item in request.items:
             if isinstance(item, AppendJournal) or not self.linked:
@@ -409,6 +462,17 @@ class TableRunner:
                 log.error("linked pool: %s", exc)
                 failed = ((item.round_id, MONEY_ACTIONS[type(item)]),)
                 return LedgerWritten(failed, False, str(exc))
+        done = self._submit(request, now, linked_notes)
+        await asyncio.wait((done,))
+        return self._answer(request, done)
+
+    def _submit(
+        self, request: LedgerWrite, now: float, linked_notes: list[AppendJournal]
+    ) -> asyncio.Future[dict[str, int]]:
+        """Queue the transaction on the ledger's thread now: it takes its place in the order
+        of the ledger's transactions here, whenever its answer is awaited."""
+        assert self.ledger is not None
+        ledger = self.ledger
         local = {p.bet: name for name, p in self.config.pools.items()}
         linked_bet = self.config.profile.progressive.bet if self.linked else None
 
@@ -417,13 +481,44 @@ class TableRunner:
                 ledger, request, now, local, extra=linked_notes, linked_bet=linked_bet
             )
 
+        return asyncio.get_running_loop().run_in_executor(self.ledger_thread, write)
+
+    @staticmethod
+    def _answer(request: LedgerWrite, done: asyncio.Future[dict[str, int]]) -> LedgerWritten:
+        """The :class:`LedgerWritten` of a finished transaction (a failure of the ledger is
+        an answer; anything else is raised)."""
         try:
-            amounts = await self.in_ledger(write)
+            amounts = done.result()
         except LedgerError as exc:
             if not request.probe:
                 log.error("ledger: %s", exc)
-            return LedgerWritten(money, False, str(exc), probe=request.probe)
-        return LedgerWritten(money, True, amounts=tuple(amounts.items()), probe=request.probe)
+            return LedgerWritten(request.money, False, str(exc), probe=request.probe)
+        return LedgerWritten(
+            request.money, True, amounts=tuple(amounts.items()), probe=request.probe
+        )
+
+    def _write_behind(self, request: LedgerWrite) -> None:
+        """A transaction of journal entries only (a state change, a note, a probe), not
+        waited for: given to the ledger's thread once the table is idle, or before the next
+        money commit (the journal keeps the core's order); its answer comes back as an event
+        (a failure closes the table as before, a few events later). Money is never written
+        this way: the table waits for every commit of money (MD-S2, the settle path)."""
+        self._when_idle(functools.partial(self._submit_behind, request, self.now()))
+
+    def _submit_behind(self, request: LedgerWrite, now: float) -> None:
+        done = self._submit(request, now, [])
+        self._behind.add(done)
+
+        def answered(future: asyncio.Future[dict[str, int]]) -> None:
+            self._behind.discard(future)
+            if future.cancelled():  # the loop is going away
+                return
+            try:
+                self.post(self._answer(request, future))
+            except Exception as exc:  # not a ledger error: a bug, as in an event
+                self._close_internal("a journal write", exc)
+
+        done.add_done_callback(answered)
 
     async def _linked_step(self, effect: MoneyEffect, now: float) -> list[AppendJournal]:
         """A money event's part for the linked pool; the store's answer, journaled locally
@@ -476,60 +571,102 @@ class TableRunner:
             )
         ]
 
+    def _store_later(
+        self,
+        job: Callable[[SurveillanceStore], Any],
+        when_failed: Callable[[BaseException], None],
+        what: str,
+        when_done: Callable[[Any], None] | None = None,
+    ) -> None:
+        """A surveillance store job (:meth:`SurveillanceWorker.post`), given to its thread
+        once the table is idle (:meth:`_when_idle`)."""
+        worker = self.surveillance
+        assert worker is not None
+        self._when_idle(lambda: worker.post(job, when_failed, what, when_done))
+
     def _archive(self, archive: ArchiveRound) -> None:
-        """Keep the round for surveillance and feed the shuffle audit."""
+        """Keep the round for surveillance and feed the shuffle audit (the store's commit and
+        the audit's tests on the store's thread, once the table is idle: the table does not
+        wait for them)."""
         assert self.surveillance is not None
         result = archive.result.to_json()
         order = archive.shuffle_order
         audit = self.audit
         if audit is not None and (order is None or not audit.add_shuffle(list(order))):
             audit = None  # nothing new to save
-        try:
-            self.surveillance.add_round(
-                archive.round_id,
-                self.config.profile.name,
-                archive.record,
-                result,
-                self.wall_clock(),
-                audit=audit,  # the round and the audit in one commit
-            )
-        except RoundReusedError as exc:
-            self.post_journal("alarm.round-reused", {"round": archive.round_id, "cause": str(exc)})
-            self.post(ConditionChanged(Condition.ROUND_REUSED, True, str(exc)))
+        round_id, profile, wall = archive.round_id, self.config.profile.name, self.wall_clock()
+        saved = audit.copy() if audit is not None else None  # the next round counts on
+        self._store_later(
+            lambda s: s.add_round(round_id, profile, archive.record, result, wall, audit=saved),
+            lambda exc: self._archive_failed(round_id, exc),
+            f"round {round_id} is not kept for surveillance",
+        )
         self.last_settled = {"round": archive.round_id, "result": result}
-        if audit is not None:
-            report = audit.report()
-            self.audit_alarm = report.alarm
-            if report.alarm:
-                self.post_journal(
-                    "shuffle-audit-alarm",
-                    {"shuffles": report.shuffles, "worst_p": report.worst_p},
-                )
+        if saved is not None:  # the chi-square tests (~1 ms here) after the commit
+            self._store_later(
+                lambda s: saved.report(),
+                lambda exc: self._close_internal("the shuffle audit", exc),
+                "the shuffle audit",
+                when_done=self._audit_reported,
+            )
+
+    def _audit_reported(self, report: AuditReport) -> None:
+        self.audit_alarm = report.alarm
+        if report.alarm:
+            self.post_journal(
+                "shuffle-audit-alarm", {"shuffles": report.shuffles, "worst_p": report.worst_p}
+            )
+
+    def _archive_failed(self, round_id: str, exc: BaseException) -> None:
+        """A round the store did not keep: a reused round ID is an alarm that closes the
+        table; any other failure closes it as an event that failed would (:meth:`_fail_safe`):
+        the table must not go on dealing rounds that surveillance cannot replay."""
+        if isinstance(exc, RoundReusedError):
+            self.post_journal("alarm.round-reused", {"round": round_id, "cause": str(exc)})
+            self.post(ConditionChanged(Condition.ROUND_REUSED, True, str(exc)))
+        else:
+            self._close_internal(f"keeping round {round_id} for surveillance", exc)
 
     def _keep_frames(self, round_id: str) -> None:
         """A closed round's DEAL exchanges from the link's memory to the surveillance store
-        (at most MAX_ROUND_FRAMES frames, the rest counted)."""
+        (at most MAX_ROUND_FRAMES frames, the rest counted; evidence never stops a table: a
+        failure is logged)."""
         link = self.shuffler
         if link is None or self.surveillance is None:
             return
         exchanges = link.exchanges_of(round_id)
         dropped = capped(exchanges)
-        try:
-            self.surveillance.add_deal_frames(
-                round_id, link.identity_json(), exchanges, dropped, self.wall_clock()
-            )
-        except (SurveillanceError, OSError, sqlite3.Error) as exc:  # evidence never stops a table
-            log.error("the deal frames of round %s are not kept: %s", round_id, exc)
+        shuffler, wall = link.identity_json(), self.wall_clock()
+        self._store_later(
+            lambda s: s.add_deal_frames(round_id, shuffler, exchanges, dropped, wall),
+            _ignored,
+            f"the deal frames of round {round_id} are not kept",
+        )
 
     def keep_deck_check(self, exchange: dict[str, Any]) -> None:
-        """A deck check's exchange (the shuffler link's) to the surveillance store."""
+        """A deck check's exchange (the shuffler link's) to the surveillance store (a failure
+        is logged)."""
         if self.surveillance is None:
             return
-        try:
-            wall = exchange["wall"]  # when the reply arrived, on the link's wall clock
-            self.surveillance.add_deck_check(exchange, self.wall_clock() if wall is None else wall)
-        except (OSError, sqlite3.Error) as exc:
-            log.error("a deck check is not kept: %s", exc)
+        wall = exchange["wall"]  # when the reply arrived, on the link's wall clock
+        at = self.wall_clock() if wall is None else wall
+        self.surveillance.post(
+            lambda s: s.add_deck_check(exchange, at), _ignored, "a deck check is not kept"
+        )
+
+    def attach_sign(self, sign: Any) -> None:
+        """The sign (:class:`controller.table.sign.Sign`), started after the table: it shows
+        the table's state at once, then every change the core reports."""
+        self.sign = sign
+        if self.logic is not None:
+            self._show(sign_state(self.logic.machine, self.config))
+
+    def _show(self, state: SignState) -> None:
+        if self.sign is not None:
+            try:
+                self.sign.update(state)
+            except Exception as exc:  # a sign problem must never stop the table
+                log.error("sign: %s", exc)
 
     def is_current(self, round_id: str) -> bool:
         """Is ``round_id`` the round in play (its shuffler commands still wanted)?"""
@@ -546,3 +683,7 @@ class TableRunner:
         if self.gpio is not None:
             self.gpio.refresh()
         return cleared
+
+
+def _ignored(exc: BaseException) -> None:
+    """Evidence never stops a table: the worker has logged the failure."""

@@ -23,15 +23,13 @@ Outgoing frames pass the ``tx`` fault line. The I/O layer calls ``poll(now)`` at
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import random
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 
 from firmware_bridge.codes import ErrorCode, NakCode
+from firmware_bridge.emulator.digest import firmware_digest
 from firmware_bridge.emulator.faults import FrameFaultLine, flip_bit
 from firmware_bridge.emulator.machine import MachineError, ShufflerMachine
 from firmware_bridge.errors import MessageError
@@ -63,15 +61,6 @@ from firmware_bridge.messages import (
 log = logging.getLogger(__name__)
 
 FW_VERSION = "emu-1.0"
-
-
-@cache
-def firmware_digest() -> bytes:
-    """SHA-256 of the emulator's own source: the 'firmware image' it reports."""
-    h = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.read_bytes())
-    return h.digest()
 
 
 @dataclass(frozen=True)

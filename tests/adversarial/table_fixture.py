@@ -56,6 +56,7 @@ class InProcessTable:
         async def start() -> None:
             self.runner = TableRunner(self.config, state_dir=self.tmp / "state")
             await self.runner.open()
+            await self.runner.warm_up()  # as croupierd does after READY: open at once here
             self.server = ControlServer(self.tmp / "run" / "control.sock", max_connections=8)
             self.commands = Commands(self.runner)
             self.commands.register(self.server)
@@ -74,6 +75,7 @@ class InProcessTable:
         quiet = 0
         for _ in range(500):
             await asyncio.sleep(0.002)
+            await runner.idle()  # the journal writes and surveillance jobs under way
             quiet = quiet + 1 if runner.queue.empty() else 0
             if quiet >= 3:
                 break

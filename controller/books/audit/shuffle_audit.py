@@ -152,6 +152,18 @@ class ShuffleStats:
         self.shuffles += 1
         return True
 
+    def copy(self) -> ShuffleStats:
+        """A copy that later counts leave as it is (to be saved on another thread)."""
+        return ShuffleStats(
+            self.positions,
+            [row[:] for row in self.counts],
+            self.shuffles,
+            self.carried[:],
+            self.carried_expected[:],
+            self.carry_rounds,
+            self.previous[:],
+        )
+
     def forget_previous(self) -> None:
         """The deck was replaced or the round voided: the next deal starts a new chain."""
         self.previous = []

@@ -25,9 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import sqlite3
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -137,6 +135,8 @@ class Database:
             os.close(self._lock_fd)  # releases the flock
             self._lock_fd = None
         if self._cleanup is not None:
+            import shutil  # a private copy was read (below): rare
+
             shutil.rmtree(self._cleanup, ignore_errors=True)
 
     @property
@@ -352,6 +352,9 @@ def open_reader(path: Path) -> Database:
         if not wal.exists() or wal.stat().st_size == 0:
             conn = _connect(base + "&immutable=1", path, uri=True)
         else:  # read-only media holding a WAL without its -shm: read a private copy
+            import shutil
+            import tempfile
+
             cleanup = Path(tempfile.mkdtemp(prefix="croupier-ledger-"))
             shutil.copy2(path, cleanup / path.name)
             shutil.copy2(wal, cleanup / wal.name)

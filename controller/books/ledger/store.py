@@ -35,7 +35,6 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -121,6 +120,8 @@ class Ledger(LedgerView):
     def _initialise(self, now: float, keyring: Keyring | None) -> None:
         if self.db.execute("SELECT 1 FROM journal LIMIT 1").fetchone() is None:
             with self.db.transaction("creating the ledger"):
+                import uuid  # a new ledger only
+
                 data: dict[str, Any] = {"ledger_id": uuid.uuid4().hex, "schema": SCHEMA_VERSION}
                 key = None
                 if keyring is not None:

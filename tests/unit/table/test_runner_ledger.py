@@ -37,8 +37,10 @@ class NoShuffler:
 
 
 async def drain(runner):
+    await runner.idle()  # the journal writes under way answer too
     while not runner.queue.empty():
         await runner.handle(runner.queue.get_nowait())
+        await runner.idle()
 
 
 def test_disk_full_at_lock_takes_nothing_and_closes(tmp_path):
