@@ -114,6 +114,9 @@ class TableCore:
         self._buttons = {
             name: Debouncer(initial.get(name, False), c.button_debounce) for name in CONSOLE_INPUTS
         }
+        # the inputs with an edge whose debouncing is not over (seat numbers, button names):
+        # the only ones a poll can change (a poll after every input and wake-up is the hot path)
+        self._unsettled: set[int | str] = set()
         self.lamps = lamps.LampBank([f"seat{n}" for n in c.seats] + list(STATUS_LAMPS))
         # A stake already on at start-up counts as placed, and a key already turned is on: both
         # are reported like any change, or the controller would not know (a daemon restarted
@@ -134,6 +137,7 @@ class TableCore:
         seat = self._seats.get(int(line[4:])) if line.startswith("seat") else None
         if seat is not None:
             seat.sensor.edge(active, now)
+            self._unsettled.add(seat.number)
             edges = seat.edges.add(now)
             if edges > self.config.chatter_edges and seat.state is not SeatState.EXCLUDED:
                 self._exclude(seat, "chatter", now)
@@ -142,6 +146,7 @@ class TableCore:
                 )
         elif line in self._buttons:
             self._buttons[line].edge(active, now)
+            self._unsettled.add(line)
         else:
             raise SeatError(f"no input line {line!r}")
 
@@ -149,17 +154,19 @@ class TableCore:
         """Settle debounced inputs up to ``now``; returns (and forgets) the pending events.
         Changes that settled since the last poll are taken in the order they settled, across
         all inputs (a late poll must not put a LOCK before the stake that came first)."""
-        changes: list[tuple[float, bool, _Seat | str]]
-        changes = [
-            (at, level, seat)
-            for seat in self._seats.values()
-            for level, at in seat.sensor.poll(now)
-        ]
-        changes += [
-            (at, level, name)
-            for name, button in self._buttons.items()
-            for level, at in button.poll(now)
-        ]
+        changes: list[tuple[float, bool, _Seat | str]] = []
+        unsettled = self._unsettled
+        if unsettled:  # inputs polled in their fixed order: ties settle in that order
+            for seat in self._seats.values():
+                if seat.number in unsettled:
+                    changes += [(at, level, seat) for level, at in seat.sensor.poll(now)]
+                    if seat.sensor.deadline() is None:
+                        unsettled.discard(seat.number)
+            for name, button in self._buttons.items():
+                if name in unsettled:
+                    changes += [(at, level, name) for level, at in button.poll(now)]
+                    if button.deadline() is None:
+                        unsettled.discard(name)
         for at, level, source in sorted(changes, key=lambda change: change[0]):
             if isinstance(source, _Seat):
                 self._sensor_changed(source, level, at)
