@@ -107,6 +107,10 @@ class World:
         self.jackpots = 0  # jackpots the technician acknowledged
         self.steps = 0
         self._gpio_pending = True  # a new GPIO core reports the stakes it finds on the sensors
+        # the shuffler's next deadline (asked at each wake-up) and whether something outside
+        # its own advance may have queued bytes or events for it since (see _advance_to)
+        self._shuffler_at: float | None = None
+        self._shuffler_touched = True
         self.ledger: Ledger
         self.logic: TableLogic
         self.sensors: TableCore
@@ -138,6 +142,7 @@ class World:
         self.post(ConditionChanged(Condition.LINK, True, "connecting to the simulated shuffler"))
         self.post(ConditionChanged(Condition.STARTUP, False))
         self.shuffler.connect(self.now)
+        self._shuffler_touched = True
 
     def crash(self) -> None:
         """kill -9: drop the controller's memory; power up again after RESTART_DELAY."""
@@ -218,9 +223,10 @@ class World:
         self._advance_to(self._next_time(deadline), deadline)
 
     def _next_time(self, deadline: float | None) -> float:
+        self._shuffler_at = self.shuffler.next_time()
         first = earliest(
             deadline,
-            self.shuffler.next_time(),
+            self._shuffler_at,
             self.console.next_time(),
             self.dealer.next_at,
             self._cable_back,
@@ -240,15 +246,23 @@ class World:
             self._gpio_pending = False
             for event in self.sensors.poll(now):
                 self.post(event)
-        self.shuffler.advance(now)
+        # the shuffler's side only when something is due there, or when the table or the
+        # dealer may have handed it a request, an event or a card since the last advance
+        # (bytes not yet on the line are in no deadline); otherwise its advance is a no-op
+        shuffler_at = self._shuffler_at
+        if self._shuffler_touched or (shuffler_at is not None and shuffler_at <= now):
+            self._shuffler_touched = False
+            self.shuffler.advance(now)
         if deadline is not None and deadline <= now:
             self.post(Tick())
         if now >= self.dealer.next_at and not self.queue:
+            self._shuffler_touched = True
             self.dealer.act()
 
     def _handle(self, event: Input) -> None:
         outputs = self.logic.handle(event, self.now)
         self._gpio_pending = True  # the core commanded the seats: their events to collect
+        self._shuffler_touched = True  # and may have sent the shuffler a command
         for output in outputs:
             if self._crash_in is not None:
                 self._crash_in -= 1
