@@ -262,7 +262,6 @@ class World:
     def _handle(self, event: Input) -> None:
         outputs = self.logic.handle(event, self.now)
         self._gpio_pending = True  # the core commanded the seats: their events to collect
-        self._shuffler_touched = True  # and may have sent the shuffler a command
         for output in outputs:
             if self._crash_in is not None:
                 self._crash_in -= 1
@@ -278,6 +277,7 @@ class World:
         elif isinstance(output, ToShuffler):
             command = output.command
             self.shuffler.submit(command, output.round_id, self.now)  # type: ignore[arg-type]
+            self._shuffler_touched = True
         elif isinstance(output, ArchiveRound):
             self.tally.archived(output)
 
