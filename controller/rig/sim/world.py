@@ -72,6 +72,7 @@ class World:
         data = sim_table_data(settings.profile, state_dir)
         self.pool_texts: dict[str, dict[str, object]] = data.get("pools", {})
         self.config = sim_config(data, settings.profile)
+        self._local_pools = {p.bet: name for name, p in self.config.pools.items()}  # bet -> name
         self.profile = self.config.profile
         self.seat_numbers = sorted(self.config.io.gpio.seats)
         self.shoe = self.profile.game == "blackjack"
@@ -283,8 +284,7 @@ class World:
 
     def write(self, request: LedgerWrite) -> LedgerWritten:
         """The ledger transaction, as the shell's (no linked pool in the simulator)."""
-        local = {p.bet: name for name, p in self.config.pools.items()}
-        amounts = apply_write(self.ledger, request, self.now, local)
+        amounts = apply_write(self.ledger, request, self.now, self._local_pools)
         self.tally.written(request)
         return LedgerWritten(
             request.money, True, amounts=tuple(amounts.items()), probe=request.probe
