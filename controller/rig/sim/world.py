@@ -108,9 +108,11 @@ class World:
         self.jackpots = 0  # jackpots the technician acknowledged
         self.steps = 0
         self._gpio_pending = True  # a new GPIO core reports the stakes it finds on the sensors
-        # the shuffler's next deadline (asked at each wake-up) and whether something outside
-        # its own advance may have queued bytes or events for it since (see _advance_to)
+        # the shuffler's next deadline, asked again only after its advance or a touch (nothing
+        # else changes it), and whether something outside its own advance may have queued
+        # bytes or events for it since (see _advance_to)
         self._shuffler_at: float | None = None
+        self._shuffler_stale = True
         self._shuffler_touched = True
         self.ledger: Ledger
         self.logic: TableLogic
@@ -143,7 +145,7 @@ class World:
         self.post(ConditionChanged(Condition.LINK, True, "connecting to the simulated shuffler"))
         self.post(ConditionChanged(Condition.STARTUP, False))
         self.shuffler.connect(self.now)
-        self._shuffler_touched = True
+        self._touch_shuffler()
 
     def crash(self) -> None:
         """kill -9: drop the controller's memory; power up again after RESTART_DELAY."""
@@ -224,7 +226,9 @@ class World:
         self._advance_to(self._next_time(deadline), deadline)
 
     def _next_time(self, deadline: float | None) -> float:
-        self._shuffler_at = self.shuffler.next_time()
+        if self._shuffler_stale:
+            self._shuffler_at = self.shuffler.next_time()
+            self._shuffler_stale = False
         first = earliest(
             deadline,
             self._shuffler_at,
@@ -253,12 +257,18 @@ class World:
         shuffler_at = self._shuffler_at
         if self._shuffler_touched or (shuffler_at is not None and shuffler_at <= now):
             self._shuffler_touched = False
+            self._shuffler_stale = True
             self.shuffler.advance(now)
         if deadline is not None and deadline <= now:
             self.post(Tick())
         if now >= self.dealer.next_at and not self.queue:
-            self._shuffler_touched = True
+            self._touch_shuffler()
             self.dealer.act()
+
+    def _touch_shuffler(self) -> None:
+        """The shuffler's side was handed something (a command, a card, a fault, a new host):
+        advance it at the next wake-up and ask its deadline again."""
+        self._shuffler_touched = self._shuffler_stale = True
 
     def _handle(self, event: Input) -> None:
         outputs = self.logic.handle(event, self.now)
@@ -278,7 +288,7 @@ class World:
         elif isinstance(output, ToShuffler):
             command = output.command
             self.shuffler.submit(command, output.round_id, self.now)  # type: ignore[arg-type]
-            self._shuffler_touched = True
+            self._touch_shuffler()
         elif isinstance(output, ArchiveRound):
             self.tally.archived(output)
 
