@@ -59,14 +59,14 @@ fuzz: $(STAMP)
 # cores (all by default): each profile cut into SIM_JOBS runs of their own seed (SIM_SEED,
 # SIM_SEED+1, ...), one `croupier sim --json` process per core. Prints each run's JSON, then
 # the total rounds, CPU seconds and wall-clock time; fails when a run found a violation (its
-# replay command is printed; no new run starts after it).
+# replay command is printed; no new run starts after it, unless SIM_KEEP_GOING=1).
 SIM_ROUNDS ?= 200000
 SIM_SEED ?= 1
 SIM_JOBS ?= $(shell nproc)
 sim: $(STAMP)
 	$(COMPILE)
 	$(BIN)/python -m controller.rig.sim.batch --rounds $(SIM_ROUNDS) --seed $(SIM_SEED) \
-	  --jobs $(SIM_JOBS) --faults 0.2 --crash-rate 0.01
+	  --jobs $(SIM_JOBS) --faults 0.2 --crash-rate 0.01 $(if $(SIM_KEEP_GOING),--keep-going)
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'

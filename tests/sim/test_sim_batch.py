@@ -45,6 +45,13 @@ def test_a_violation_fails_with_its_replay_and_no_new_run_starts():
     assert "FAILED" in totals.summary(1)
 
 
+def test_keep_going_runs_the_rest_after_a_failure():
+    bad = _fake({"rounds": 2, "violations": [{"invariant": "once"}], "replay": "croupier sim X"}, 1)
+    good = _fake({"rounds": 5, "violations": []})
+    totals = batch.run_jobs([bad, good], 1, io.StringIO(), keep_going=True)
+    assert (totals.runs, totals.rounds, totals.failures) == (2, 7, ["croupier sim X"])
+
+
 def test_a_run_that_prints_no_json_fails():
     out = io.StringIO()
     totals = batch.run_jobs([[sys.executable, "-c", "raise SystemExit('no ledger')"]], 1, out)

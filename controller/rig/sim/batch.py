@@ -5,10 +5,10 @@ Each profile's rounds are cut into ``--pieces`` runs of their own seed (``--seed
 each. Every run's JSON object is printed as it finishes (one line each), then the totals:
 runs, rounds, the CPU seconds of all the runs together and the wall-clock time. Exit status 1
 when a run found a violation or failed (its replay command is printed; no new run starts after
-a failure), else 0.
+a failure unless ``--keep-going``), else 0.
 
     python -m controller.rig.sim.batch --rounds 200000 --seed 1 [--jobs N] [--pieces N]
-        [--profiles uth-gr,ch-bg] [--faults 0.2] [--crash-rate 0.01]
+        [--profiles uth-gr,ch-bg] [--faults 0.2] [--crash-rate 0.01] [--keep-going]
 """
 
 from __future__ import annotations
@@ -95,10 +95,16 @@ def _outcome(totals: Totals, command: list[str], result: tuple[int, str, str], o
         totals.failures.append(str(how))
 
 
-def run_jobs(commands: Sequence[list[str]], jobs: int, out: TextIO | None = None) -> Totals:
+def run_jobs(
+    commands: Sequence[list[str]],
+    jobs: int,
+    out: TextIO | None = None,
+    *,
+    keep_going: bool = False,
+) -> Totals:
     """Run ``commands`` (each prints one JSON report to ``out``, standard output by default),
-    ``jobs`` at a time; no new one starts after a failure. CPU time is what the finished
-    child processes used."""
+    ``jobs`` at a time; no new one starts after a failure unless ``keep_going``. CPU time is
+    what the finished child processes used."""
     out = out or sys.stdout
     totals = Totals()
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -106,7 +112,7 @@ def run_jobs(commands: Sequence[list[str]], jobs: int, out: TextIO | None = None
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         running: dict[Future[tuple[int, str, str]], list[str]] = {}
         while pending or running:
-            while pending and len(running) < jobs and not totals.failures:
+            while pending and len(running) < jobs and (keep_going or not totals.failures):
                 command = pending.pop()
                 running[pool.submit(_run_one, command)] = command
             if not running:
@@ -130,6 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profiles", default=",".join(PROFILES), help="comma-separated")
     parser.add_argument("--faults", type=float, default=0.2)
     parser.add_argument("--crash-rate", type=float, default=0.01)
+    parser.add_argument(
+        "--keep-going", action="store_true", help="start every run even after a failure"
+    )
     args = parser.parse_args(argv)
     profiles = [p for p in args.profiles.split(",") if p]
     unknown = sorted(set(profiles) - set(PROFILES))
@@ -140,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = sim_commands(
         profiles, args.rounds, args.seed, args.pieces or args.jobs, args.faults, args.crash_rate
     )
-    totals = run_jobs(commands, args.jobs)
+    totals = run_jobs(commands, args.jobs, keep_going=args.keep_going)
     print(totals.summary(args.jobs))
     for failure in totals.failures:
         print(f"  replay: {failure}")
