@@ -59,14 +59,18 @@ fuzz: $(STAMP)
 	CROUPIER_FUZZ=long $(BIN)/pytest -s tests/adversarial
 
 # The deterministic simulator's long run (docs/sim.md): SIM_ROUNDS rounds of each of the five
-# profiles (5 x 200,000 = 1,000,000 by default), faults and crashes on; any violation stops it
-# with the command that replays it.
+# profiles (5 x 200,000 = 1,000,000 by default), faults and crashes on, spread over SIM_JOBS
+# cores (all by default): each profile cut into SIM_JOBS runs of their own seed (SIM_SEED,
+# SIM_SEED+1, ...), one `croupier sim --json` process per core. Prints each run's JSON, then
+# the total rounds, CPU seconds and wall-clock time; fails when a run found a violation (its
+# replay command is printed; no new run starts after it, unless SIM_KEEP_GOING=1).
 SIM_ROUNDS ?= 200000
 SIM_SEED ?= 1
+SIM_JOBS ?= $(shell nproc)
 sim: $(STAMP)
-	for p in uth-gr uth-sk uth-it ch-bg trilux-gr; do \
-	  $(BIN)/croupier sim --profile $$p --rounds $(SIM_ROUNDS) --seed $(SIM_SEED) \
-	    --faults 0.2 --crash-rate 0.01 || exit 1; done
+	$(COMPILE)
+	$(BIN)/python -m controller.rig.sim.batch --rounds $(SIM_ROUNDS) --seed $(SIM_SEED) \
+	  --jobs $(SIM_JOBS) --faults 0.2 --crash-rate 0.01 $(if $(SIM_KEEP_GOING),--keep-going)
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet $(EDITABLE) '.[dev,bench]'

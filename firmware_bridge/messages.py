@@ -76,19 +76,23 @@ def _check(ok: bool, what: str) -> None:
         raise MessageError(what)
 
 
+# The checks below run for every field of every message: each builds its message only when
+# it fails (a message built and thrown away on every call was a good share of the link's cost).
+
+
 def _check_range(value: int, lo: int, hi: int, name: str) -> None:
-    _check(isinstance(value, int) and lo <= value <= hi, f"{name}={value!r} outside {lo}..{hi}")
+    if not (isinstance(value, int) and lo <= value <= hi):
+        raise MessageError(f"{name}={value!r} outside {lo}..{hi}")
 
 
 def _check_card(card: int | None, name: str) -> None:
-    _check(
-        card is None or (isinstance(card, int) and 0 <= card < DECK_SIZE),
-        f"{name}={card!r} is not a card code 0..51",
-    )
+    if not (card is None or (isinstance(card, int) and 0 <= card < DECK_SIZE)):
+        raise MessageError(f"{name}={card!r} is not a card code 0..51")
 
 
 def _check_enum(value: int, enum: type[IntEnum], name: str) -> None:
-    _check(value in enum._value2member_map_, f"{name}={value!r} is not a {enum.__name__}")
+    if value not in enum._value2member_map_:
+        raise MessageError(f"{name}={value!r} is not a {enum.__name__}")
 
 
 class Message:
@@ -159,7 +163,8 @@ def _dealt_in(r: _Reader) -> tuple[DealtCard, ...]:
     n = r.take(1)[0]
     raw = r.take(2 * n)
     for flags in raw[1::2]:
-        _check(flags & ~FACE_UP == 0, f"{r.what}: reserved card flag bits set ({flags:#x})")
+        if flags & ~FACE_UP:
+            raise MessageError(f"{r.what}: reserved card flag bits set ({flags:#x})")
     return tuple(
         DealtCard(_card_in(raw[i]), bool(raw[i + 1] & FACE_UP)) for i in range(0, len(raw), 2)
     )
@@ -229,12 +234,13 @@ def _check_layout(msg: Message) -> None:
         value = getattr(msg, name)
         if kind in _RANGES:
             _check_range(value, 0, _RANGES[kind], name)
-        elif kind == "str8":
-            _check(
-                isinstance(value, str)
-                and len(value) <= MAX_STR
-                and all(" " <= ch <= "~" for ch in value),
-                f"{name}={value!r} must be printable ASCII of at most {MAX_STR} characters",
+        elif kind == "str8" and not (
+            isinstance(value, str)
+            and len(value) <= MAX_STR
+            and all(" " <= ch <= "~" for ch in value)
+        ):
+            raise MessageError(
+                f"{name}={value!r} must be printable ASCII of at most {MAX_STR} characters"
             )
 
 
@@ -448,7 +454,8 @@ class DealReply(Message):
         _check_layout(self)
         _check_enum(self.status, ErrorCode, "status")
         _check_range(self.requested, 1, MAX_DEAL, "requested")
-        _check(len(self.cards) <= MAX_DELIVERED, f"{len(self.cards)} cards in one packet")
+        if len(self.cards) > MAX_DELIVERED:
+            raise MessageError(f"{len(self.cards)} cards in one packet")
         _check(all(isinstance(c, DealtCard) for c in self.cards), "cards must be DealtCard")
 
     @property

@@ -354,16 +354,17 @@ class HostSession:
     def next_deadline(self) -> float | None:
         if not self.connected:
             return None
+        # asked at every wake-up of a simulated line: no lists built
         t = self.timing
-        times = [self._last_tx + t.heartbeat_interval]
+        first = self._last_tx + t.heartbeat_interval
         if self.link_up:
-            times.append(self._last_rx + t.link_timeout)
+            first = min(first, self._last_rx + t.link_timeout)
         if self.decoder.buffered:
-            times.append(self._last_rx_bytes + t.idle_gap)
+            first = min(first, self._last_rx_bytes + t.idle_gap)
         p = self._in_flight
         if p is not None:
-            times += [p.deadline, p.first_sent + t.ceiling(p.request.TYPE)]
-        return min(times)
+            first = min(first, p.deadline, p.first_sent + t.ceiling(p.request.TYPE))
+        return first
 
     @property
     def busy(self) -> bool:

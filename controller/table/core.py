@@ -128,6 +128,7 @@ class TableLogic:
         self._probe_at: float | None = None
         self._witness = WitnessRetry()
         self._lamps = _Lamps()
+        self._lamps_key: tuple[object, ...] | None = None  # what the lamps were last set from
         self._sign_shown: SignState | None = None
         self._sign_inputs: tuple[object, ...] | None = None  # what the shown sign was made of
 
@@ -307,8 +308,13 @@ class TableLogic:
     def _follow(self, now: float, outputs: list[Output]) -> None:
         """Status lamps, the lamps condition, the ledger probe, the witness's next question,
         the sign: after every input."""
-        if self.sensors is not None:
-            for lamp, pattern in lamp_patterns(self.machine).items():
+        machine = self.machine
+        # the status lamps follow the state and the conditions held: asked again only when
+        # either changed, or while a lamp has failed (its command is retried on each input)
+        lamps_key = (machine.state, tuple(machine.conditions))
+        if self.sensors is not None and (lamps_key != self._lamps_key or self._lamps.faults):
+            self._lamps_key = lamps_key
+            for lamp, pattern in lamp_patterns(machine).items():
                 if self._lamps.shown.get(lamp) == pattern:
                     continue
                 try:
@@ -318,8 +324,9 @@ class TableLogic:
                     continue
                 self._lamps.shown[lamp] = pattern
                 self._lamps.faults.pop(lamp, None)
-        self._lamps_condition(now, outputs)
-        failing = Condition.LEDGER in self.machine.conditions
+        if self._lamps.faults or Condition.LAMPS in machine.conditions:
+            self._lamps_condition(now, outputs)
+        failing = Condition.LEDGER in machine.conditions
         if not failing:
             self._probe_at = None
         elif self._probe_at is None:

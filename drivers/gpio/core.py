@@ -37,6 +37,7 @@ Lamps follow the seat states (off, slow blink, on, fast blink, winner flashes: s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -114,6 +115,10 @@ class TableCore:
         self._buttons = {
             name: Debouncer(initial.get(name, False), c.button_debounce) for name in CONSOLE_INPUTS
         }
+        # the inputs with an edge whose debouncing is not over (seat numbers, button names):
+        # the only ones a poll can change (a poll after every input and wake-up is the hot path)
+        self._unsettled: set[int | str] = set()
+        self._settles_at = math.inf  # no unsettled input can change before (an earliest bound)
         self.lamps = lamps.LampBank([f"seat{n}" for n in c.seats] + list(STATUS_LAMPS))
         # A stake already on at start-up counts as placed, and a key already turned is on: both
         # are reported like any change, or the controller would not know (a daemon restarted
@@ -134,6 +139,8 @@ class TableCore:
         seat = self._seats.get(int(line[4:])) if line.startswith("seat") else None
         if seat is not None:
             seat.sensor.edge(active, now)
+            self._unsettled.add(seat.number)
+            self._may_settle(seat.sensor)
             edges = seat.edges.add(now)
             if edges > self.config.chatter_edges and seat.state is not SeatState.EXCLUDED:
                 self._exclude(seat, "chatter", now)
@@ -142,6 +149,8 @@ class TableCore:
                 )
         elif line in self._buttons:
             self._buttons[line].edge(active, now)
+            self._unsettled.add(line)
+            self._may_settle(self._buttons[line])
         else:
             raise SeatError(f"no input line {line!r}")
 
@@ -149,17 +158,20 @@ class TableCore:
         """Settle debounced inputs up to ``now``; returns (and forgets) the pending events.
         Changes that settled since the last poll are taken in the order they settled, across
         all inputs (a late poll must not put a LOCK before the stake that came first)."""
-        changes: list[tuple[float, bool, _Seat | str]]
-        changes = [
-            (at, level, seat)
-            for seat in self._seats.values()
-            for level, at in seat.sensor.poll(now)
-        ]
-        changes += [
-            (at, level, name)
-            for name, button in self._buttons.items()
-            for level, at in button.poll(now)
-        ]
+        changes: list[tuple[float, bool, _Seat | str]] = []
+        unsettled = self._unsettled
+        if unsettled and now >= self._settles_at:  # in fixed order: ties settle in that order
+            self._settles_at = math.inf
+            for seat in self._seats.values():
+                if seat.number in unsettled:
+                    changes += [(at, level, seat) for level, at in seat.sensor.poll(now)]
+                    if not self._may_settle(seat.sensor):
+                        unsettled.discard(seat.number)
+            for name, button in self._buttons.items():
+                if name in unsettled:
+                    changes += [(at, level, name) for level, at in button.poll(now)]
+                    if not self._may_settle(button):
+                        unsettled.discard(name)
         for at, level, source in sorted(changes, key=lambda change: change[0]):
             if isinstance(source, _Seat):
                 self._sensor_changed(source, level, at)
@@ -169,6 +181,14 @@ class TableCore:
                 self._outbox.append((ButtonPressed if level else ButtonReleased)(at, source))
         events, self._outbox = self._outbox, []
         return events
+
+    def _may_settle(self, debouncer: Debouncer) -> bool:
+        """Fold ``debouncer``'s deadline into the earliest; False when it has none (settled)."""
+        due = debouncer.deadline()
+        if due is None:
+            return False
+        self._settles_at = min(self._settles_at, due)
+        return True
 
     def next_deadline(self, now: float) -> float | None:
         """The earliest time an input may settle or a lamp change (``None``: nothing due)."""

@@ -77,6 +77,9 @@ class MachineFaults(FaultSettings):
     reader_failure: bool = False  # card recognition fails: cards come out unrecognised
 
 
+_CLEAN = FrameFaults()
+
+
 class FrameFaultLine(Generic[T]):
     """One direction of frames passing through :class:`FrameFaults`.
 
@@ -107,6 +110,9 @@ class FrameFaultLine(Generic[T]):
 
     def push(self, item: T, now: float) -> None:
         f = self.faults
+        if f == _CLEAN and self._held is None:  # the usual case: no fault set, nothing held
+            self._put(now, item)
+            return
         if self._take("drop") or (f.drop_rate and self._rng.random() < f.drop_rate):
             self.stats["drop"] += 1
             return

@@ -161,6 +161,7 @@ class Journal:
         # (rollbacks seen, seq, hash) of the last entry this writer appended: saves a query
         # per entry; any rollback since invalidates it
         self._last: tuple[int, int, str] | None = None
+        self._wall: tuple[float, str] = (float("nan"), "")  # the last wall time and its text
 
     def append(self, kind: str, data: dict[str, Any], now: float) -> Entry:
         """Journal an event durably (joining the caller's transaction if one is open).
@@ -186,7 +187,10 @@ class Journal:
             text = canonical(data)
         except (TypeError, ValueError) as exc:
             raise LedgerError(f"journal data for {kind} is not JSON: {exc}") from None
-        wall = wall_text(self.wall_clock())
+        stamp = self.wall_clock()
+        if stamp != self._wall[0]:  # entries of one instant (one transaction) share the text
+            self._wall = (stamp, wall_text(stamp))
+        wall = self._wall[1]
         with self.db.transaction(f"journaling {kind}"):
             if self._last is not None and self._last[0] == self.db.rollbacks:
                 last = self._last[1:]

@@ -59,9 +59,10 @@ class Console:
         """The next edge, or the next time the GPIO core's debounce settles an input (the
         only times its inputs change: the simulator does not wake for the lamps' blinking,
         which nobody watches)."""
-        times = [self._edges[0][0]] if self._edges else []
-        times += self._settle_at[:1]
-        return min(times, default=None)
+        first = self._edges[0][0] if self._edges else None
+        if self._settle_at and (first is None or self._settle_at[0] < first):
+            return self._settle_at[0]
+        return first
 
     def apply(self, core: TableCore, now: float) -> bool:
         """Hand the edges due at ``now`` to the GPIO core; True when the core has inputs to

@@ -99,8 +99,7 @@ class Tally:
     def powered_up(self, recovered: list[str]) -> None:
         for rid in recovered:
             self.crashed.add(rid)
-            self._closed(rid)
-            self._pool_rows(rid)
+            self._pool_rows(rid, self._closed(rid))
         # the whole ledger verified after a crash, once the journal has doubled since the last
         # verification: every crash would cost time in proportion to the ledger (quadratic in
         # a long run); this keeps the total linear, and the end of the run verifies it all
@@ -112,11 +111,9 @@ class Tally:
             if isinstance(item, OpenRound):
                 if self.plan is not None:
                     self.plans[item.round_id] = self.plan
-                self._opened(item.round_id)
+                self._pool_rows(item.round_id, self._opened(item.round_id))
             elif isinstance(item, VoidRound | SettleRound):
-                self._closed(item.round_id)
-            if isinstance(item, OpenRound | VoidRound | SettleRound):
-                self._pool_rows(item.round_id)
+                self._pool_rows(item.round_id, self._closed(item.round_id))
         if request.money:
             self.check_pools()
 
@@ -145,22 +142,22 @@ class Tally:
             " AND kind IN ('round.opened', 'round.voided', 'round.settled')",
             (self.journal_seen,),
         ).fetchall()
-        for _seq, kind, round_id in rows:
+        for seq, kind, round_id in rows:
             bit = MONEY_KINDS[kind]
             seen = self.journal_rounds.get(round_id, 0)
             if seen & bit:
                 self.fail("once", round_id, f"a second {kind} in the journal")
             self.journal_rounds[round_id] = seen | bit
-        head = self.world.ledger.db.execute("SELECT max(seq) FROM journal").fetchone()[0]
-        self.journal_seen = int(head or 0)
+            self.journal_seen = max(self.journal_seen, seq)  # the next read starts after it
         seen = self.journal_rounds.get(rid, 0)
         return Counter(kind for kind, bit in MONEY_KINDS.items() if seen & bit)
 
-    def _opened(self, rid: str) -> None:
+    def _opened(self, rid: str) -> str | None:
+        """Check an opened round's row; returns its state (``None``: no row)."""
         row = self._row(rid)
         if row is None:
             self.fail("books", rid, "the round was opened but has no row")
-            return
+            return None
         plan = self.plans.get(rid)
         stake = self.world.profile.progressive.stake if self.world.profile.progressive else 0
         stakes = {int(s): w for s, w in json.loads(row["stakes"]).items()}
@@ -175,14 +172,17 @@ class Tally:
                     self.fail(
                         "books", rid, f"seat {seat} staked {amount}, the dealer placed {stake}"
                     )
+        state: str = row["state"]
+        return state
 
-    def _closed(self, rid: str) -> None:
+    def _closed(self, rid: str) -> str | None:
+        """Check a closed round's row; returns its state (``None``: no row)."""
         row = self._row(rid)
         if row is None or row["state"] == "open":
             self.fail(
                 "books", rid, f"the round is not closed in the ledger ({row and row['state']})"
             )
-            return
+            return row and row["state"]
         counts = self._journal_count(rid)
         if any(n > 1 for n in counts.values()) or sum(counts.values()) > 2:
             self.fail("once", rid, f"journal entries {dict(counts)}")
@@ -193,6 +193,8 @@ class Tally:
             self._settled(rid, row)
         self.plans.pop(rid, None)
         self.cards.pop(rid, None)
+        state: str = row["state"]
+        return state
 
     def _voided(self, rid: str, row: dict[str, Any]) -> None:
         rule = row["rule"]
@@ -294,11 +296,13 @@ class Tally:
         self.cycles[name] = cycle
         return seed + math.floor(self.fed.get(name, Fraction(0))) - self.won.get(name, 0)
 
-    def _pool_rows(self, rid: str) -> None:
+    def _pool_rows(self, rid: str, state: str | None) -> None:
         """The round's pool rows into the tally: its stakes fed (opened), taken back
-        (voided), its hits (settled)."""
+        (voided), its hits (settled); ``state`` is the round's, as just read (``None``: the
+        round has no row, a violation already reported)."""
         db = self.world.ledger.db
-        state = db.execute("SELECT state FROM rounds WHERE round_id = ?", (rid,)).fetchone()[0]
+        if state is None:
+            return
         if state == "open":
             fed = {}
             for pool, stakes in db.execute(
