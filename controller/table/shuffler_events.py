@@ -6,7 +6,8 @@
 - :func:`status_condition`: a STATUS reply's fault and door;
 - :func:`describe_deck`, :func:`deck_condition`: a deck check, counted (no card identities in
   status or journal);
-- :class:`ResetShuffler`: the technician's command to reset the machine.
+- :class:`ResetShuffler`: the technician's command to reset the machine;
+- ``IDENTIFY_RETRY_*``: when an identify refused with the link up is tried again.
 - :func:`deal_events`: a DEAL reply as the table's events; a packet cut short by a jam is
   reported as the fault first (MD-S2, a malfunction), then as the packet.
 """
@@ -37,6 +38,12 @@ from firmware_bridge.messages import (
 )
 
 DEALER_TAG = 15
+# An identify (with its deck check and, a shoe, SHOE mode) refused while the link is up is
+# tried again after IDENTIFY_RETRY_FIRST seconds, the pause doubling to IDENTIFY_RETRY_MAX: a
+# shoe still busy with the operation a controller's crash interrupted answers NAK BUSY, and
+# nothing else would identify it (the link stays up, the machine does not restart).
+IDENTIFY_RETRY_FIRST = 1.0
+IDENTIFY_RETRY_MAX = 15.0
 SHOE = "shoe"  # the destination of a card from the shoe
 
 

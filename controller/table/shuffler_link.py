@@ -50,6 +50,8 @@ from controller.table.events import (
 )
 from controller.table.link_evidence import exchange_entry
 from controller.table.shuffler_events import (
+    IDENTIFY_RETRY_FIRST,
+    IDENTIFY_RETRY_MAX,
     ResetShuffler,
     deal_events,
     deck_condition,
@@ -113,6 +115,13 @@ class ShufflerLink:
         self.last_deck: str = ""
         self.recorded: deque[dict[str, Any]] = deque(maxlen=RECORDED)
         self._identified = False  # identified (and, a shoe, in SHOE mode) since the link came up
+        self._link_down = False  # the session reported the link down and not up again since
+        self._identifying = asyncio.Lock()  # one identify at a time (supervisor, reset, retry)
+        # An identify refused while the link is up (a shoe busy with the operation a crash
+        # interrupted answers NAK BUSY) is tried again after a growing pause: nothing else
+        # would identify it, and the table would stay closed until the daemon restarts.
+        self._retry = Backoff(initial=IDENTIFY_RETRY_FIRST, ceiling=IDENTIFY_RETRY_MAX)
+        self._retry_task: asyncio.Task[None] | None = None
         self._commands: asyncio.Queue[tuple[Any, str | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -128,6 +137,8 @@ class ShufflerLink:
         ]
 
     async def close(self) -> None:
+        if self._retry_task is not None:
+            self._tasks.append(self._retry_task)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -164,9 +175,11 @@ class ShufflerLink:
         await self._identify()
         async for event in self.client.events():
             if isinstance(event, LinkUp):
+                self._link_down = False
                 if not self._identified:
                     await self._identify()
             elif isinstance(event, LinkDownEvent):
+                self._link_down = True
                 self._identified = False
                 self.post(ConditionChanged(Condition.LINK, True, event.reason))
             elif isinstance(event, DeviceRebooted):
@@ -181,7 +194,31 @@ class ShufflerLink:
 
     async def _identify(self) -> None:
         """Identify, check the machine and (shoe) start SHOE mode; ``_identified`` says
-        whether that worked."""
+        whether that worked. A failure with the link up is tried again later
+        (:meth:`_retry_later`)."""
+        async with self._identifying:
+            await self._identify_once()
+        if self._identified:
+            self._retry.succeeded()
+        elif not self._link_down:
+            self._retry_later()
+
+    def _retry_later(self) -> None:
+        if self._retry_task is not None and not self._retry_task.done():
+            return
+        loop = asyncio.get_running_loop()
+        when = self._retry.failed(loop.time())
+
+        async def again() -> None:
+            await asyncio.sleep(max(0.0, when - loop.time()))
+            self._retry_task = None
+            if not self._identified and not self._link_down:
+                log.info("shuffler: identifying again (attempt %d)", self._retry.failures + 1)
+                await self._identify()
+
+        self._retry_task = asyncio.create_task(again(), name="shuffler-identify-again")
+
+    async def _identify_once(self) -> None:
         self._identified = False
         try:
             identity = await self.client.identify()

@@ -5,6 +5,7 @@ technician resets the machine, and an open door closes it too."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 
 import pytest
@@ -22,8 +23,9 @@ from drivers.shuffler_client import ShufflerClient
 from drivers.transport import open_transport
 from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.firmware import DeviceFirmware, firmware_digest
-from firmware_bridge.emulator.machine import ShufflerMachine
+from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
+from firmware_bridge.messages import ShuffleMode
 
 TIMEOUT = 5.0
 
@@ -168,4 +170,41 @@ def test_a_shoe_that_refused_shoe_mode_is_identified_again_after_the_technicians
 
     refused, opened = run_link(emulator, scenario, shoe=True, wait_up=False)
     assert "MISFEED" in refused.detail
+    assert opened.detail == ""
+
+
+@pytest.fixture
+def slow_shoe(tmp_path):
+    """A shoe whose shuffle takes 1 s: long enough to be interrupted by a crash."""
+    machine = ShufflerMachine(1, rng=random.Random(8), timing=MachineTiming(shuffle=1.0))
+    emu = PtyEmulator(DeviceFirmware(machine, rng=random.Random(9)), str(tmp_path / "shoe"))
+    emu.start()
+    yield emu
+    emu.stop()
+
+
+def test_a_shoe_busy_when_the_daemon_starts_is_identified_once_it_is_free(slow_shoe):
+    """The controller was killed while the shoe shuffled: at the next start its deck check and
+    SHOE mode are answered NAK BUSY. The link tries again (IDENTIFY_RETRY_FIRST, doubling)
+    and opens once the shoe is free (before, nothing identified it again and the table stayed
+    closed until the daemon restarted; found by ``croupier sim --profile trilux-gr --rounds
+    837 --seed 1 --faults 0.2 --crash-rate 0.01``)."""
+
+    async def killed_while_shuffling():
+        client = ShufflerClient(open_transport(slow_shoe.link))
+        await client.connect(identify=True)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(client.shuffle(ShuffleMode.SHOE), 0.3)
+        await client.close()
+
+    asyncio.run(killed_while_shuffling())
+
+    async def scenario(link, posted):
+        refused = await posted.until(
+            lambda e: link_condition(True)(e) and "shoe mode refused" in e.detail
+        )
+        return refused, await posted.until(link_condition(False))
+
+    refused, opened = run_link(slow_shoe, scenario, shoe=True, wait_up=False)
+    assert "BUSY" in refused.detail
     assert opened.detail == ""

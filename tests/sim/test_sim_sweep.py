@@ -50,3 +50,13 @@ def test_a_shoe_that_refused_shoe_mode_opens_after_the_technicians_reset():
     same fix (tests/integration/test_shuffler_faults.py)."""
     report = simulate(SimSettings("trilux-gr", 10, faults=0.3, crash_rate=0.05), 40)
     assert report.violations == [], report.violations
+
+
+def test_a_shoe_busy_at_the_controllers_restart_is_identified_once_it_is_free():
+    """Found by ``make sim`` (trilux-gr, seed 1, round 837): the controller crashed while the
+    shoe was busy; at power-up its deck check and SHOE mode were refused NAK BUSY and nothing
+    identified it again, so the table stayed closed for good. Refused identifies are now tried
+    again (both copies of the link's sequencing; the daemon's is tested on a pty in
+    tests/integration/test_shuffler_faults.py)."""
+    report = simulate(SimSettings("trilux-gr", 1, faults=0.2, crash_rate=0.01), 837)
+    assert report.violations == [], report.violations

@@ -31,6 +31,8 @@ from controller.table.events import (
     ShufflerFault,
 )
 from controller.table.shuffler_events import (
+    IDENTIFY_RETRY_FIRST,
+    IDENTIFY_RETRY_MAX,
     ResetShuffler,
     deal_events,
     deck_condition,
@@ -40,6 +42,7 @@ from controller.table.shuffler_events import (
     status_condition,
     tag_of,
 )
+from drivers.reconnect import Backoff
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.errors import RequestFailed
@@ -116,6 +119,10 @@ class SimShuffler:
         self._work: tuple[Job, int] | None = None  # the command being carried out, its handle
         self._supervisor: tuple[Job, int] | None = None
         self._identified = False
+        self._identify_ended = False  # an identify job just ended (either way): see _after_job
+        self._link_down = False
+        self._retry = Backoff(initial=IDENTIFY_RETRY_FIRST, ceiling=IDENTIFY_RETRY_MAX)
+        self._retry_at: float | None = None  # when a refused identify is tried again
 
     # --- the controller's side (lost in a crash) ---------------------------------------------
 
@@ -124,7 +131,9 @@ class SimShuffler:
         self.host = HostSession(nonce=self._rng("nonce").getrandbits(32))
         self._commands.clear()
         self._work = self._supervisor = None
-        self._identified = False
+        self._identified = self._identify_ended = self._link_down = False
+        self._retry = Backoff(initial=IDENTIFY_RETRY_FIRST, ceiling=IDENTIFY_RETRY_MAX)
+        self._retry_at = None
         self.host.connection_made(now)
         self._start_supervisor(self._identify(), now)
 
@@ -164,6 +173,7 @@ class SimShuffler:
     def next_time(self) -> float | None:
         return earliest(
             self.host.next_deadline() if self.host else None,
+            self._retry_at if self.host else None,
             self.device.next_deadline(),
             self.to_device.next_time(),
             self.to_host.next_time(),
@@ -173,6 +183,10 @@ class SimShuffler:
         """Everything due at ``now``: timers, bytes on the line, the session's events."""
         if self.host is not None:
             self.host.poll(now)
+            if self._retry_at is not None and now >= self._retry_at:
+                self._retry_at = None
+                if not self._identified and not self._link_down and self._supervisor is None:
+                    self._start_supervisor(self._identify(), now)
         self.device.poll(now)
         self.pump(now)
 
@@ -206,9 +220,11 @@ class SimShuffler:
                     self._resume(slot, waiting[0], event, now)
                     return
         elif isinstance(event, LinkUp):
+            self._link_down = False
             if not self._identified and self._supervisor is None:
                 self._start_supervisor(self._identify(), now)
         elif isinstance(event, LinkDownEvent):
+            self._link_down = True
             self._identified = False
             self.post(ConditionChanged(Condition.LINK, True, event.reason))
         elif isinstance(event, DeviceRebooted):
@@ -236,10 +252,22 @@ class SimShuffler:
             else:
                 request = job.throw(outcome.error)
         except StopIteration:
+            self._after_job(now)
             if slot == "_work":
                 self._next_command(now)
             return
         setattr(self, slot, (job, self._submit(request, now)))
+
+    def _after_job(self, now: float) -> None:
+        """As the daemon's ``ShufflerLink._identify``: an identify refused with the link up
+        is tried again after the backoff's pause; one that worked resets the backoff."""
+        if not self._identify_ended:
+            return
+        self._identify_ended = False
+        if self._identified:
+            self._retry.succeeded()
+        elif not self._link_down and self._retry_at is None:
+            self._retry_at = self._retry.failed(now)
 
     def _submit(self, request: Message, now: float) -> int:
         assert self.host is not None
@@ -267,6 +295,7 @@ class SimShuffler:
             identity = yield self.host.identify_request()
         except RequestFailed as exc:
             self.post(ConditionChanged(Condition.LINK, True, f"shuffler does not identify: {exc}"))
+            self._identify_ended = True
             return
         assert isinstance(identity, IdentifyReply)
         self.post(firmware_condition(identity, self.allow))
@@ -277,8 +306,9 @@ class SimShuffler:
                 yield ShuffleRequest(ShuffleMode.SHOE)
             except RequestFailed as exc:
                 self.post(ConditionChanged(Condition.LINK, True, f"shoe mode refused: {exc}"))
+                self._identify_ended = True
                 return
-        self._identified = True
+        self._identified = self._identify_ended = True
         self.post(ConditionChanged(Condition.LINK, False))
 
     def _command(self, command: Command, round_id: str | None) -> Job:
