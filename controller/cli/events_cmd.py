@@ -6,7 +6,7 @@
   (exit status 1).
 
 Both open the database read-only. ``tail`` without ``--db`` or ``-f`` (and for at most
-EVENTS_TAIL_MAX entries) asks the running daemon instead (ledger_args.live_daemon), which
+EVENTS_TAIL_MAX entries) asks the running daemon instead (ledger_args.from_daemon), which
 shows a settled round's hands of an old journal by their category only, as the socket does.
 """
 
@@ -17,8 +17,7 @@ import json
 import time
 
 from controller.cli.argtypes import integer, seconds
-from controller.cli.daemon_client import call
-from controller.cli.ledger_args import add_action, db_path, live_daemon, reader
+from controller.cli.ledger_args import add_action, db_path, from_daemon, reader
 from controller.cli.main import add_command
 from controller.cli.output import print_json
 from controller.table.control.wire import EVENTS_TAIL_MAX
@@ -63,8 +62,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def tail(args: argparse.Namespace) -> int:
     kinds = sorted(set(args.kind)) if args.kind else None
-    if live_daemon(args) and not args.follow and args.n <= EVENTS_TAIL_MAX:
-        entries: list[dict[str, Any]] = call(args, "events.tail", n=args.n, kinds=kinds)
+    entries: list[dict[str, Any]] | None = None
+    if not args.follow and args.n <= EVENTS_TAIL_MAX:
+        filters = {"kinds": kinds} if kinds else {}
+        entries = from_daemon(args, "events.tail", n=args.n, **filters)
+    if entries is not None:
         if args.json:
             print_json(entries)
         else:

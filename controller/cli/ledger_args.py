@@ -4,7 +4,7 @@ They work on the database file directly: read-only commands never take the write
 they run beside the daemon or on a dead controller's SD card; commands that change the ledger
 (a technician's correction, clearing the self-check) take the lock and refuse while the daemon
 runs. The two a technician reads most, ``meters`` and ``events tail``, ask the running daemon
-instead when no ``--db`` is given (:func:`live_daemon`): it has the ledger open, and the CLI
+instead when no ``--db`` is given (:func:`from_daemon`): it has the ledger open, and the CLI
 then loads none of the ledger's code (quick on a Pi-class CPU, bench/pi_budget.py).
 """
 
@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
 
 from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
 from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call
 from controller.cli.output import add_json_flag
+from controller.table.control.wire import ControlError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the ledger's code is imported by the commands that open the file
+    from typing import Any
+
     from controller.books.ledger.keys import Keyring
     from controller.books.ledger.reader import LedgerReader
     from controller.books.ledger.store import Ledger
@@ -73,14 +77,23 @@ def db_path(args: argparse.Namespace) -> str:
     return DEFAULT_PATH
 
 
-def live_daemon(args: argparse.Namespace) -> bool:
-    """Should a read-only command ask the running daemon rather than open the file? Yes
-    without ``--db`` when a daemon is named (``--socket``, $CROUPIER_SOCKET) or listens on the
-    default socket; no when ``--db`` names a file (a copy, another table's SD card)."""
+def from_daemon(args: argparse.Namespace, cmd: str, **kwargs: Any) -> Any | None:
+    """A read-only command's answer from the running daemon, or ``None``: read the file.
+    Without ``--db``, a daemon named (``--socket``, $CROUPIER_SOCKET) is asked, and its errors
+    are the command's; else the one on the default socket, if it answers (a socket left by a
+    daemon that was killed, or a daemon that does not answer, leaves the file to read). With
+    ``--db`` (a copy, another table's SD card) the file."""
     if hasattr(args, "db"):
-        return False
-    named = getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET")
-    return bool(named) or os.path.exists(DEFAULT_SOCKET)
+        return None
+    if getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET"):
+        return call(args, cmd, **kwargs)
+    if not os.path.exists(DEFAULT_SOCKET):
+        return None
+    try:
+        return call(args, cmd, **kwargs)
+    except ControlError as exc:
+        print(f"croupier: the daemon did not answer ({exc}): reading the file", file=sys.stderr)
+        return None
 
 
 def add_action(

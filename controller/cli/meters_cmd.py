@@ -1,7 +1,7 @@
 """``croupier meters``: progressive meters, hit history, verify, corrections (PRG-1..6).
 
 - ``croupier meters [--db PATH]``: every pool's meters and the self-check status (read-only;
-  without ``--db``, the running daemon's answer: ledger_args.live_daemon);
+  without ``--db``, the running daemon's answer: ledger_args.from_daemon);
 - ``croupier meters verify``: every invariant of the ledger (exit status 1 on a problem);
 - ``croupier meters hits [-n N] [--pool P]``: the hit history, newest first;
 - ``croupier meters correct POOL current|reserve VALUE --technician T --reason R``: a
@@ -18,13 +18,12 @@ import time
 
 from controller.cli import lifecycle_cmd
 from controller.cli.argtypes import LazyChoices, integer
-from controller.cli.daemon_client import call
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
     add_technician_flags,
     db_path,
-    live_daemon,
+    from_daemon,
     reader,
     writer,
 )
@@ -143,8 +142,8 @@ def show(args: argparse.Namespace) -> int:
 def _summary(args: argparse.Namespace) -> dict[str, Any]:
     """The ledger's path, pools, rounds by state and self-check (as JSON), from the running
     daemon (with its currency) or from the file."""
-    if live_daemon(args):
-        summary: dict[str, Any] = call(args, "meters.summary")
+    summary: dict[str, Any] | None = from_daemon(args, "meters.summary")
+    if summary is not None:
         return summary
     with reader(args) as ledger:
         return {

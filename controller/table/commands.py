@@ -510,7 +510,7 @@ class Commands:
             raise _bad("'round' must be a round ID or 'last'")
         await self._technician(request, action)
         try:
-            found = await self.runner.surveillance.call(lambda store: store.round(round_id))
+            found = await self.runner.in_surveillance(lambda store: store.round(round_id))
         except SurveillanceError as exc:
             raise ControlError(str(exc), "refused") from None
         self.runner.post_journal("surveillance-access", {"action": action, "round": found["round"]})

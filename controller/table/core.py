@@ -123,7 +123,9 @@ class TableLogic:
             limits=config.limits,
         )
         seats = SensorSeats(sensors) if sensors is not None else None
-        self.machine = TableMachine(config.profile, settings, next_round=next_round, seats=seats)
+        self.machine = TableMachine(
+            config.profile, settings, next_round=next_round, seats=seats, linked=bool(config.linked)
+        )
         self._journal_failed = False
         self._probe_at: float | None = None
         self._witness = WitnessRetry()

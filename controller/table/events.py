@@ -145,7 +145,7 @@ class RoundsRecorded:
     committed just before the table was killed is in no local ledger (the store voids it at the
     join, MD-S2), and its ID must not be used for another round."""
 
-    round_id: str
+    round_id: str | None  # None: the store holds no round of this table
     source: str  # what holds the rounds, for the journal: "linked pool jumbo7"
 
 

@@ -209,6 +209,11 @@ class Round:
     settled_at: float | None = None
 
 
+# Digits of a round number another record may hold: beyond, it is not this table's numbering
+MAX_ROUND_DIGITS = 12
+UNJOINED_STORE = "a linked pool's store, not joined since the start (it may hold this number)"
+
+
 class TableMachine:
     """One table's rounds. Feed it events with :meth:`handle`; carry out the effects."""
 
@@ -219,7 +224,12 @@ class TableMachine:
         *,
         next_round: int = 1,
         seats: SeatBoard | None = None,
+        linked: bool = False,
     ) -> None:
+        """``linked``: the table has a linked pool, whose store may hold the round after the
+        ledger's last (a crash between the store's commit of an opening and the ledger's):
+        until the store has said which round it holds last (:class:`RoundsRecorded`), a round
+        locked skips that number."""
         if profile.game not in ("uth", "casino-holdem", "blackjack"):
             raise CroupierError(f"no table machine for game {profile.game!r}")
         self.profile = profile
@@ -234,6 +244,7 @@ class TableMachine:
         self.round: Round | None = None
         self.last_result: RoundResult | None = None
         self.next_round = next_round
+        self._numbering_unsure = linked
         self._pending_settle = False
         self._handlers: dict[type, Callable[[Any, float], list[Effect]]] = {
             Tick: self._on_tick,
@@ -406,16 +417,22 @@ class TableMachine:
     def _on_rounds_recorded(self, event: RoundsRecorded, now: float) -> list[Effect]:
         """Number the next round after ``event.round_id`` when it is one of this table's
         and not below the next number already (journaled: the numbers skipped)."""
+        self._numbering_unsure = False
+        if event.round_id is None:
+            return []
         prefix = f"{self.settings.table_id}-"
         number = event.round_id.removeprefix(prefix)
         if not event.round_id.startswith(prefix) or not (number.isascii() and number.isdigit()):
             return []
-        if int(number) < self.next_round:
+        if len(number) > MAX_ROUND_DIGITS or int(number) < self.next_round:
             return []
+        return [self._skip_to(int(number) + 1, event.round_id, event.source)]
+
+    def _skip_to(self, number: int, last_taken: str, held_by: str) -> AppendJournal:
         skipped = self.round_id(self.next_round)
-        self.next_round = int(number) + 1
-        data = {"from": skipped, "to": event.round_id, "next": self.round_id(self.next_round)}
-        return [AppendJournal("round.ids-skipped", {**data, "held_by": event.source})]
+        self.next_round = number
+        data = {"from": skipped, "to": last_taken, "next": self.round_id(number)}
+        return AppendJournal("round.ids-skipped", {**data, "held_by": held_by})
 
     # --- LOCK, deal, verdicts ----------------------------------------------------------
 
@@ -460,6 +477,11 @@ class TableMachine:
                 deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
         except RoundError as exc:
             return [AppendJournal("lock-ignored", {"reason": str(exc), "rule": exc.rule})]
+        unsure: list[Effect] = []
+        if self._numbering_unsure:  # locked before the linked store said what it holds
+            self._numbering_unsure = False
+            held = self.round_id(self.next_round)
+            unsure.append(self._skip_to(self.next_round + 1, held, UNJOINED_STORE))
         round_id = self.round_id(self.next_round)
         self.next_round += 1
         self.round = Round(round_id, seats, progressive, wagers, deal)
@@ -477,7 +499,7 @@ class TableMachine:
         # a shoe's bets are the engine's from LOCK on; hold'em table wagers may still be
         # entered until the showdown, so the settlement records them
         taken = deal.opening_stakes() if isinstance(deal, ShoeDeal) else {}
-        return [move, LockSeats(), OpenRound(round_id, self.pool_name, progressive, taken)]
+        return [*unsure, move, LockSeats(), OpenRound(round_id, self.pool_name, progressive, taken)]
 
     def _on_ledger_result(self, event: LedgerResult, now: float) -> list[Effect]:
         r = self.round

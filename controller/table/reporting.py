@@ -72,7 +72,7 @@ async def make_evidence(runner: Any, round_id: str) -> Path:
     jackpot acknowledgement, and on demand): its path."""
     recorded, link = None, None
     if runner.surveillance is not None:  # on the store's thread, after the writes before
-        recorded, link = await runner.surveillance.call(
+        recorded, link = await runner.in_surveillance(
             # link_record: SurveillanceError for a changed row
             lambda store: (recorded_round(store, round_id), link_record(store, round_id))
         )

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable
@@ -48,7 +49,7 @@ from controller.books.ledger.rounds import settle_arguments
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.witness import WitnessError
 from controller.books.linked.errors import LinkDownError
-from controller.books.surveillance import RoundReusedError, SurveillanceStore
+from controller.books.surveillance import RoundReusedError, SurveillanceError, SurveillanceStore
 from controller.table.alerts import AlertBook, conditions_of
 from controller.table.core import Input, TableLogic
 from controller.table.evaluator_cache import warm_up_cached
@@ -173,6 +174,14 @@ class TableRunner:
         self._run_later()
         return await asyncio.get_running_loop().run_in_executor(self.ledger_thread, fn)
 
+    async def in_surveillance(self, fn: Callable[[SurveillanceStore], T]) -> T:
+        """Run ``fn`` on the surveillance store's thread after every job given before, those
+        still waiting for an idle table included (``round show last`` sees the round just
+        settled)."""
+        assert self.surveillance is not None
+        self._run_later()
+        return await self.surveillance.call(fn)
+
     async def idle(self) -> None:
         """Wait until the journal writes and the surveillance store's jobs given so far are
         done, and their answers posted (tests and tools that read the files afterwards)."""
@@ -285,7 +294,7 @@ class TableRunner:
         async def follow() -> None:
             async for event in pool.events():
                 if isinstance(event, LinkChanged):
-                    if event.latest_round is not None:  # numbered before the table may open
+                    if event.up:  # before the link's condition clears
                         self.post(RoundsRecorded(event.latest_round, f"linked pool {name}"))
                     link = ConditionChanged(Condition.PROGRESSIVE_LINK, not event.up, event.reason)
                     self.post(link)
@@ -639,7 +648,7 @@ class TableRunner:
         shuffler, wall = link.identity_json(), self.wall_clock()
         self._store_later(
             lambda s: s.add_deal_frames(round_id, shuffler, exchanges, dropped, wall),
-            _ignored,
+            self._evidence_failed,
             f"the deal frames of round {round_id} are not kept",
         )
 
@@ -651,8 +660,16 @@ class TableRunner:
         wall = exchange["wall"]  # when the reply arrived, on the link's wall clock
         at = self.wall_clock() if wall is None else wall
         self.surveillance.post(
-            lambda s: s.add_deck_check(exchange, at), _ignored, "a deck check is not kept"
+            lambda s: s.add_deck_check(exchange, at),
+            self._evidence_failed,
+            "a deck check is not kept",
         )
+
+    def _evidence_failed(self, exc: BaseException) -> None:
+        """Evidence never stops a table: a failure of the store (logged by the worker) is
+        borne; anything else is a bug, and closes the table as a bug in an event does."""
+        if not isinstance(exc, SurveillanceError | OSError | sqlite3.Error):
+            self._close_internal("keeping evidence", exc)
 
     def attach_sign(self, sign: Any) -> None:
         """The sign (:class:`controller.table.sign.Sign`), started after the table: it shows
@@ -683,7 +700,3 @@ class TableRunner:
         if self.gpio is not None:
             self.gpio.refresh()
         return cleared
-
-
-def _ignored(exc: BaseException) -> None:
-    """Evidence never stops a table: the worker has logged the failure."""

@@ -43,7 +43,7 @@ DEALER_TAG = 15
 # shoe still busy with the operation a controller's crash interrupted answers NAK BUSY, and
 # nothing else would identify it (the link stays up, the machine does not restart).
 IDENTIFY_RETRY_FIRST = 1.0
-IDENTIFY_RETRY_MAX = 15.0
+IDENTIFY_RETRY_MAX = 60.0
 SHOE = "shoe"  # the destination of a card from the shoe
 
 

@@ -122,6 +122,7 @@ class ShufflerLink:
         # would identify it, and the table would stay closed until the daemon restarts.
         self._retry = Backoff(initial=IDENTIFY_RETRY_FIRST, ceiling=IDENTIFY_RETRY_MAX)
         self._retry_task: asyncio.Task[None] | None = None
+        self._closing = False
         self._commands: asyncio.Queue[tuple[Any, str | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -137,6 +138,7 @@ class ShufflerLink:
         ]
 
     async def close(self) -> None:
+        self._closing = True
         if self._retry_task is not None:
             self._tasks.append(self._retry_task)
         for task in self._tasks:
@@ -176,8 +178,7 @@ class ShufflerLink:
         async for event in self.client.events():
             if isinstance(event, LinkUp):
                 self._link_down = False
-                if not self._identified:
-                    await self._identify()
+                await self._identify(only_if_needed=True)
             elif isinstance(event, LinkDownEvent):
                 self._link_down = True
                 self._identified = False
@@ -192,11 +193,15 @@ class ShufflerLink:
             elif isinstance(event, DeviceEvent):
                 self._device_event(event)
 
-    async def _identify(self) -> None:
+    async def _identify(self, *, only_if_needed: bool = False) -> None:
         """Identify, check the machine and (shoe) start SHOE mode; ``_identified`` says
         whether that worked. A failure with the link up is tried again later
-        (:meth:`_retry_later`)."""
+        (:meth:`_retry_later`). ``only_if_needed``: not when the machine is identified by the
+        time this one's turn comes (another identify ran meanwhile: a second would put a shoe
+        into SHOE mode again, a fresh shuffle under an open table)."""
         async with self._identifying:
+            if only_if_needed and self._identified:
+                return
             await self._identify_once()
         if self._identified:
             self._retry.succeeded()
@@ -204,17 +209,19 @@ class ShufflerLink:
             self._retry_later()
 
     def _retry_later(self) -> None:
-        if self._retry_task is not None and not self._retry_task.done():
+        pending = self._retry_task
+        if self._closing or (
+            pending is not None and not pending.done() and pending is not asyncio.current_task()
+        ):
             return
         loop = asyncio.get_running_loop()
         when = self._retry.failed(loop.time())
 
         async def again() -> None:
             await asyncio.sleep(max(0.0, when - loop.time()))
-            self._retry_task = None
-            if not self._identified and not self._link_down:
+            if not self._link_down and not self._closing:
                 log.info("shuffler: identifying again (attempt %d)", self._retry.failures + 1)
-                await self._identify()
+                await self._identify(only_if_needed=True)
 
         self._retry_task = asyncio.create_task(again(), name="shuffler-identify-again")
 
@@ -270,8 +277,8 @@ class ShufflerLink:
                     await self.client.reset(0)
                     await self._check_status()
                     await self._check_deck()
-                    if not self._identified:  # e.g. a shoe refused SHOE mode for a misfeed
-                        await self._identify()
+                    # e.g. a shoe refused SHOE mode for a misfeed
+                    await self._identify(only_if_needed=True)
             except (LinkError, DriverError) as exc:
                 self.post(ShufflerFault(f"{type(effect).__name__}: {exc}"))
 

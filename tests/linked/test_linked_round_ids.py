@@ -42,6 +42,13 @@ def test_the_store_names_the_latest_round_and_refuses_a_closed_one_opened_again(
     open_in_store(pool_dsn, "CH-2", "CH-2-000012")
     open_in_store(pool_dsn, "CH-1", "CH-1-000010")
     assert in_store(pool_dsn, "CH-1", lambda tx: tx.latest_round_id()) == "CH-1-000010"
+    # an opening the store never saw, abandoned (no open_seq): counted, whatever its place
+    in_store(pool_dsn, "CH-1", lambda tx: tx.abandon_round("CH-1-000003", 1.0))
+    assert in_store(pool_dsn, "CH-1", lambda tx: tx.latest_round_id()) == "CH-1-000010"
+    in_store(pool_dsn, "CH-1", lambda tx: tx.abandon_round("CH-1-000011", 1.0))
+    assert in_store(pool_dsn, "CH-1", lambda tx: tx.latest_round_id()) == "CH-1-000011"
+    in_store(pool_dsn, "CH-1", lambda tx: tx.abandon_round("CH-1-1000000", 1.0))
+    assert in_store(pool_dsn, "CH-1", lambda tx: tx.latest_round_id()) == "CH-1-1000000"
     open_in_store(pool_dsn, "CH-1", "CH-1-000010")  # the same opening asked again: the same
     in_store(
         pool_dsn, "CH-1", lambda tx: tx.void_round("CH-1-000010", 1.0, rule="MD-S2", cause="test")

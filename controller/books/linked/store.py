@@ -566,13 +566,16 @@ class PoolTransactions:
         return await serializable(self.conn, work)
 
     async def latest_round_id(self) -> str | None:
-        """The ID of this table's round opened last in the store (``None``: none yet). The
+        """The ID of this table's last round in the store (``None``: none yet). The
         table numbers its next round after it: a round whose opening the store committed just
         before the table was killed is in no local ledger, and its ID must not be used again."""
         async with self.conn.transaction():
             cur = await self.conn.execute(
+                # the table numbers its rounds with zero-padded digits, so its last is the
+                # longest ID, then the last in order; whatever its state (an abandoned opening
+                # has no open_seq, and its ID must not be used again either)
                 "SELECT round_id FROM croupier.rounds WHERE pool = %s AND table_id = %s "
-                "ORDER BY open_seq DESC LIMIT 1",
+                "ORDER BY length(round_id) DESC, round_id DESC LIMIT 1",
                 (self.pool, self.table),
             )
             row = await cur.fetchone()

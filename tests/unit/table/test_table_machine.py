@@ -558,6 +558,7 @@ def test_a_packet_answering_another_round_is_ignored():
         ("T2-000009", "T1-000001"),  # another table's round
         ("T1-00x009", "T1-000001"),  # not this table's numbering
         ("T1-\u0661\u0662", "T1-000001"),  # digits, but not ASCII ones
+        ("T1-" + "9" * 13, "T1-000001"),  # longer than any number this table will reach
     ],
 )
 def test_a_round_recorded_elsewhere_is_not_numbered_again(recorded, next_id):
@@ -576,3 +577,30 @@ def test_a_round_recorded_elsewhere_is_not_numbered_again(recorded, next_id):
         assert skipped == [
             {"from": "T1-000001", "to": recorded, "next": next_id, "held_by": "linked pool jumbo7"}
         ]
+
+
+@pytest.mark.parametrize(
+    ("store_says", "first"),
+    [
+        (None, "T1-000002"),  # LOCK before the linked store answered: one number skipped
+        ("nothing", "T1-000001"),  # the store holds no round of this table
+        ("T1-000004", "T1-000005"),
+    ],
+)
+def test_a_linked_table_skips_a_number_it_cannot_know_is_free(store_says, first):
+    """A linked table whose store has not said which round it holds last (a crash between the
+    store's commit of an opening and the ledger's) does not use the next number."""
+    t = Table()
+    t.m = TableMachine(GR, MachineSettings("T1", packet_timeout=5, settled_display=10), linked=True)
+    if store_says is not None:
+        said = None if store_says == "nothing" else store_says
+        t.send(RoundsRecorded(said, "linked pool jumbo7"))
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(DealerPressed(Button.LOCK))
+    assert t.m.round.round_id == first
+    skipped = t.journal("round.ids-skipped")
+    assert len(skipped) == (first != "T1-000001")
+    if store_says is None:
+        assert skipped[0]["from"] == skipped[0]["to"] == "T1-000001"
+        assert "not joined" in skipped[0]["held_by"]
