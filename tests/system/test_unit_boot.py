@@ -108,6 +108,11 @@ def wait(what: str, ok, timeout: float = WAIT):
     raise AssertionError(f"waited {timeout:g} s for {what}")
 
 
+def _with(table: dict, condition: str) -> dict | None:
+    """``table`` (a status) once it shows ``condition``."""
+    return table if condition in table["conditions"] else None
+
+
 def journal(box: Container, *args: str) -> list[dict]:
     out = box.run("journalctl", "--no-pager", "-o", "json", *args).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
@@ -172,7 +177,11 @@ def test_the_daemon_reaches_ready_and_answers_status(box):
     assert unit["NRestarts"] == "0"
     table = wait("croupier status", lambda: status(box))
     assert table["table"] == TABLE
-    # the state directory is on the container's RAM overlay: refused; the clock is the host's
+    assert table["state"] == "closed"  # from READY until the start-up's conditions are in
+    # the state directory is on the container's RAM overlay: refused (the host checks run
+    # before READY; the table's loop takes their conditions in just after, once the sign is
+    # started); the clock is the host's
+    table = wait("the ledger-storage condition", lambda: _with(status(box), "ledger-storage"))
     conditions = table["conditions"]
     assert "overlay" in conditions["ledger-storage"]
     if _adjtimex_status().synchronised:
