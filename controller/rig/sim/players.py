@@ -65,6 +65,16 @@ class RoundPlan:
     allowed: set[str | None] = field(default_factory=set)  # the verdicts the rules allow
     must_void: bool = False  # a fault the round cannot settle through
 
+    def fault_reached(self, packets: int) -> bool:
+        """Did a deal of ``packets`` packets (one per destination) reach the machine's fault
+        planned at its k-th packet (a jam, a wrong count, exposed cards)? A seat left out of
+        the round (a chattering sensor excludes it) deals one packet fewer than planned, and a
+        fault planned past the last packet never happens: nothing to void then. The faults
+        with no packet (a slow machine, a declared misdeal) always happen."""
+        f = self.machine
+        at = f.jam_at_packet or f.wrong_count_at_packet or f.exposed_at_packet
+        return not at or packets >= at
+
     def describe(self) -> str:
         parts = [f"seats {list(self.seats)}"]
         for name in ("declare", "expose", "stuck", "chatter", "pull_at", "reboot_at"):

@@ -227,7 +227,12 @@ class Tally:
     def _settled(self, rid: str, row: dict[str, Any]) -> None:
         self.outcomes["settled"] += 1
         plan = self.plans.get(rid)
-        if plan is not None and rid not in self.crashed and plan.must_void:
+        if (
+            plan is not None
+            and rid not in self.crashed
+            and plan.must_void
+            and plan.fault_reached(len({tag for tag, _ in self.cards.get(rid, [])}))
+        ):
             want = sorted(str(a) for a in plan.allowed)
             self.fail("verdict", rid, f"settled, but the injected faults call for {want}")
         archive = self.archived_rounds.pop(rid, None)
