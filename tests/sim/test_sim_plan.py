@@ -30,3 +30,13 @@ def test_a_fault_past_the_last_packet_dealt_never_happened(faults):
 def test_faults_without_a_packet_always_happen():
     assert RoundPlan((1,), slow=True, must_void=True).fault_reached(0)
     assert RoundPlan((1,), declare="MD-M2", must_void=True).fault_reached(0)
+
+
+def test_a_slow_plan_whose_machine_is_set_back_to_speed_may_settle():
+    plan = RoundPlan((1,), slow=True, allowed={"MD-S2"}, must_void=True)
+    plan.machine_back_to_speed()
+    assert not plan.must_void and None in plan.allowed
+    exposed = RoundPlan((1,), machine=MachineFaults(exposed_at_packet=2, exposed_cards=2))
+    exposed.must_void, exposed.allowed = True, {"MD-S3"}
+    exposed.machine_back_to_speed()  # only the slowness goes with the closed table
+    assert exposed.must_void and exposed.allowed == {"MD-S3"}

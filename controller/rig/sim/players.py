@@ -75,6 +75,14 @@ class RoundPlan:
         at = f.jam_at_packet or f.wrong_count_at_packet or f.exposed_at_packet
         return not at or packets >= at
 
+    def machine_back_to_speed(self) -> None:
+        """The table closed before this round was locked (a power-up's deck check took the
+        slow machine's time, and the dealer set it back to speed): a slow plan's round is dealt
+        at speed and may settle (found by the long ``make sim``: uth-gr seed 2, round 12,391)."""
+        if self.slow:
+            self.slow = self.must_void = False
+            self.allowed.add(None)
+
     def describe(self) -> str:
         parts = [f"seats {list(self.seats)}"]
         for name in ("declare", "expose", "stuck", "chatter", "pull_at", "reboot_at"):
@@ -163,6 +171,8 @@ class Dealer:
         self.think()
         if state not in (TableState.OPEN, TableState.LOCKED, TableState.DEALING):
             w.shuffler.machine.timing = FAST_MACHINE  # a slow machine is a fault of the deal
+            if self.plan is not None and self.in_round is None:
+                self.plan.machine_back_to_speed()
         if m.round is not None:
             self.in_round = m.round.round_id
         elif self.in_round is not None:  # the round is over (or a crash dropped it)
