@@ -6,10 +6,12 @@ distribution's binaries. Without a server the tests skip with the reason, unless
 ``CROUPIER_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) turns the skip into a failure.
 """
 
+import asyncio
 import os
 
 import pytest
 
+from controller.books.linked import store
 from controller.books.linked.devserver import DevServerError
 from controller.engine.pools.config import pool_config
 from controller.engine.profiles import load_profile
@@ -45,3 +47,18 @@ def jumbo7(name="jumbo7", **settings):
 def create_pool(dsn, config=None):
     """Migrate the store and create the pool (ch-bg's Jumbo 7 by default)."""
     return pgserver.create_pool(dsn, config or jumbo7())
+
+
+def run_on_pool(dsn, work, table="t1"):
+    """``work(tx)`` with the table's transactions on the Jumbo 7 pool; its result."""
+
+    async def main():
+        conn = await store.connect(dsn)
+        try:
+            tx = store.PoolTransactions(conn, "jumbo7", table)
+            await tx.join("test")
+            return await work(tx)
+        finally:
+            await conn.close()
+
+    return asyncio.run(main())

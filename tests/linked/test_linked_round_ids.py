@@ -3,14 +3,12 @@
 (MD-S2), and the table must not number its next round with the same ID, however many times it
 restarts before playing again."""
 
-import asyncio
-
 import psycopg
 import pytest
 from linked_tables import ch_overrides, linked_up, play_round
+from pg import run_on_pool
 
 from controller.books.ledger.errors import RoundConflictError
-from controller.books.linked import store
 from controller.books.linked.errors import LinkedStoreError
 
 pytestmark = pytest.mark.integration
@@ -18,17 +16,7 @@ pytestmark = pytest.mark.integration
 
 def in_store(dsn, table, work):
     """``work(tx)`` with the table's transactions on the Jumbo 7 pool."""
-
-    async def main():
-        conn = await store.connect(dsn)
-        try:
-            tx = store.PoolTransactions(conn, "jumbo7", table)
-            await tx.join("test")
-            return await work(tx)
-        finally:
-            await conn.close()
-
-    return asyncio.run(main())
+    return run_on_pool(dsn, work, table)
 
 
 def open_in_store(dsn: str, table: str, round_id: str) -> None:

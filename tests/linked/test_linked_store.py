@@ -9,6 +9,7 @@ import re
 import psycopg
 import pytest
 from pg import SEED, create_pool, jumbo7
+from pg import run_on_pool as run
 
 from controller.books.ledger.errors import BadRoundError, RoundConflictError, RoundStateError
 from controller.books.linked import admin, schema, store
@@ -18,21 +19,6 @@ from controller.engine.pools.meters import METER_COLUMNS
 from controller.validation import ConfigError
 
 JACKPOT = "seven-card-straight-flush"
-
-
-def run(dsn, work, table="t1"):
-    """Run ``work(tx)`` with the table's transactions on the pool."""
-
-    async def main():
-        conn = await store.connect(dsn)
-        try:
-            tx = store.PoolTransactions(conn, "jumbo7", table)
-            await tx.join("test")
-            return await work(tx)
-        finally:
-            await conn.close()
-
-    return asyncio.run(main())
 
 
 def status(dsn):
