@@ -335,11 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from controller.rig.stop_signals import exit_status, stop_on_signals
+    from controller.rig.stop_signals import StopOnSignals, exit_status
 
     name = f"croupier {args.command}"
     try:
-        with stop_on_signals():
+        with StopOnSignals():
             return int(args.func(args) or 0)
     except UsageError as exc:
         _json_error(args, exc)

@@ -35,7 +35,7 @@ from typing import Any
 
 from controller.errors import CroupierError
 from controller.rig.live import LiveTable
-from controller.rig.stop_signals import StopSignal, stop_on_signals
+from controller.rig.stop_signals import StopOnSignals, StopSignal
 from controller.rig.table import REPO_CONFIG, SimTable
 from controller.rig.target import log_tail
 from controller.rig.view import render
@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = args.state_dir.parent / "croupierd.log"
     try:
         with (
-            stop_on_signals(),
+            StopOnSignals(),
             SimTable(args.config, state_dir=args.state_dir, log_path=log) as table,
         ):
             live = LiveTable(table, watched=watched)

@@ -5,7 +5,7 @@ Python's default for SIGTERM and SIGHUP ends the process at once, skipping every
 SSH session then left its ``croupierd`` (started in a session of its own) and that daemon's
 shuffler emulator running, and the next start failed on the ledger lock.
 
-:func:`stop_on_signals` turns both into :class:`StopSignal`, a :class:`KeyboardInterrupt`, so
+:class:`StopOnSignals` turns both into :class:`StopSignal`, a :class:`KeyboardInterrupt`, so
 the paths that already clean up after Ctrl-C (stop the daemon, restore the terminal, remove the
 runtime directory) run for them too. A second signal while cleaning up raises again, as a
 second Ctrl-C does, and the cleanup paths kill instead of waiting.
@@ -13,19 +13,22 @@ second Ctrl-C does, and the cleanup paths kill instead of waiting.
 
 from __future__ import annotations
 
-import contextlib
-import signal
-from collections.abc import Iterator
-from types import FrameType
+import _signal  # the C module: ``signal`` builds enums of every signal at import (every command)
 
-HANDLED = (signal.SIGTERM, signal.SIGHUP)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import FrameType
+    from typing import Any
+
+# the signals handled, with the names a shell shows
+HANDLED = {_signal.SIGTERM: "SIGTERM", _signal.SIGHUP: "SIGHUP"}
 
 
 class StopSignal(KeyboardInterrupt):
     """The process was asked to stop by ``signum`` (SIGTERM or SIGHUP)."""
 
     def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
+        super().__init__(HANDLED.get(signum, f"signal {signum}"))
         self.signum = signum
 
     @property
@@ -40,16 +43,19 @@ def _raise(signum: int, frame: FrameType | None) -> None:
 
 def exit_status(exc: KeyboardInterrupt) -> int:
     """130 for Ctrl-C (SIGINT), 128 + N for a :class:`StopSignal`."""
-    return exc.exit_status if isinstance(exc, StopSignal) else 128 + signal.SIGINT
+    return exc.exit_status if isinstance(exc, StopSignal) else 128 + _signal.SIGINT
 
 
-@contextlib.contextmanager
-def stop_on_signals() -> Iterator[None]:
+class StopOnSignals:
     """Within the block, SIGTERM and SIGHUP raise :class:`StopSignal` in the main thread;
     the previous handlers come back afterwards."""
-    previous = {sig: signal.signal(sig, _raise) for sig in HANDLED}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+
+    def __init__(self) -> None:
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> None:
+        self._previous = {sig: _signal.signal(sig, _raise) for sig in HANDLED}
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            _signal.signal(sig, handler)

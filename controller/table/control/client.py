@@ -1,11 +1,16 @@
 """The blocking control-socket client the CLI (and the rig) use: one connection, requests
 answered in order. Kept apart from the asyncio server so that ``croupier status`` loads no
-asyncio, and to the socket and json modules (controller.table.control.wire) for the same
-reason."""
+asyncio, and to json (controller.table.control.wire) for the same reason.
+
+The connection is the C socket type itself (``_socket``, which the ``socket`` module wraps):
+``socket`` imports selectors and builds an enum of every address family, socket type, flag
+and error number, a sixth of what ``croupier status`` costs beyond a bare interpreter on a
+Pi-class CPU (bench/pi_budget.py). Everything used here (connect, sendall, recv, timeouts,
+the OSError subclasses) is the C type's own."""
 
 from __future__ import annotations
 
-import socket
+import _socket
 
 from controller.table.control.wire import ControlError, decode_reply, encode_request
 
@@ -21,7 +26,7 @@ class ControlClient:
     def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
         self.path = str(path)
         self.timeout = timeout
-        self._sock: socket.socket | None = None
+        self._sock: _socket.socket | None = None
         self._buffer = b""
         self._next_id = 1
 
@@ -32,7 +37,7 @@ class ControlClient:
         self.close()
 
     def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(self.timeout)
         try:
             sock.connect(self.path)
@@ -61,7 +66,7 @@ class ControlClient:
         try:
             self._sock.setblocking(False)
             try:
-                data = self._sock.recv(1, socket.MSG_PEEK)
+                data = self._sock.recv(1, _socket.MSG_PEEK)
             finally:
                 self._sock.settimeout(self.timeout)
         except BlockingIOError:
