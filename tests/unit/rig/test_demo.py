@@ -135,7 +135,9 @@ def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tm
         assert "stopping the table" in last_words and "stopped (Ctrl-C)" in last_words
     finally:
         term.close()
-    assert not processes_with(str(state)), "the demo left its daemon running"
+    # the daemon names its state directory (so does the tmux server, still going away)
+    left = processes_with("controller.table.daemon", str(state))
+    assert not left, f"the demo left its daemon running: {left}"
     with LedgerReader.open(state / "ledger.sqlite3") as ledger:
         assert ledger.round_counts() == {"settled": 1}
 
