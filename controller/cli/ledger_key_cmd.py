@@ -17,9 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
 
-from controller.books.ledger.keys import add_key, create_keyring, load_keyring
 from controller.books.ledger.paths import default_key_path
 from controller.cli.ledger_args import (
     add_action,
@@ -30,6 +28,10 @@ from controller.cli.ledger_args import (
 )
 from controller.cli.main import add_command
 from controller.cli.output import print_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any
 
 EXAMPLES = {
     "ledger-key": [
@@ -65,6 +67,8 @@ def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
 
 
 def create(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import create_keyring
+
     ring = create_keyring(args.key)
     emit(
         args,
@@ -75,6 +79,8 @@ def create(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import load_keyring
+
     ring = load_keyring(_path(args))
     ids = [k.key_id for k in ring.keys]
     emit(
@@ -86,6 +92,8 @@ def show(args: argparse.Namespace) -> int:
 
 
 def adopt(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import load_keyring
+
     ring = load_keyring(_path(args))
     with writer(args, keyed=False) as ledger:
         key_id = ledger.rekey(
@@ -96,6 +104,8 @@ def adopt(args: argparse.Namespace) -> int:
 
 
 def rotate(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import add_key, load_keyring
+
     ring = keyring(args) or load_keyring(_path(args))
     with writer(args) as ledger:
         ring = add_key(ring)

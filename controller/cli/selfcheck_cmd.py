@@ -15,8 +15,7 @@ import argparse
 import time
 from pathlib import Path
 
-from controller.books.ledger import selfcheck
-from controller.books.ledger.journal import wall_text
+from controller.books.ledger.paths import default_manifest_path
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
 from controller.cli.main import add_command
 from controller.cli.output import print_json
@@ -54,7 +53,7 @@ def _add_manifest_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--manifest",
         type=Path,
-        help=f"the software manifest (default {selfcheck.default_manifest_path()})",
+        help=f"the software manifest (default {default_manifest_path()})",
     )
     group.add_argument("--no-software", action="store_true", help="skip the software check")
 
@@ -62,11 +61,14 @@ def _add_manifest_flags(parser: argparse.ArgumentParser) -> None:
 def _manifest(args: argparse.Namespace) -> Path | None:
     if args.no_software:
         return None
-    return args.manifest or selfcheck.default_manifest_path()
+    return args.manifest or Path(default_manifest_path())
 
 
 def manifest(args: argparse.Namespace) -> int:
-    path = args.output or selfcheck.default_manifest_path()
+    from controller.books.ledger import selfcheck
+    from controller.books.ledger.journal import wall_text
+
+    path = args.output or Path(default_manifest_path())
     made = selfcheck.make_manifest(path, wall_text(time.time()))
     if args.json:
         print_json({"path": str(path), "files": len(made["files"]), "version": made["version"]})
@@ -89,6 +91,8 @@ def status(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.books.ledger import selfcheck
+
     with reader(args) as ledger:
         failures = selfcheck.run_checks(ledger, _manifest(args), full=args.full)
     if args.json:
@@ -101,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def clear(args: argparse.Namespace) -> int:
+    from controller.books.ledger import selfcheck
+
     with writer(args) as ledger:
         cleared = selfcheck.clear(
             ledger,
