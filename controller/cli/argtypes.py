@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 
 from controller.errors import CroupierError
 
@@ -54,26 +54,3 @@ def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], 
 
 # a share of rounds
 rate = _bounded(float, "a rate between 0 and 1", 0.0, 1.0)
-
-
-class LazyChoices:
-    """An option's choices, read from the module that defines them when argparse first needs
-    them (to check a value or print the help), not when the parser is built: ``croupier meters``
-    builds the parsers of ``meters correct`` and ``meters retire`` too, and importing the
-    engine's pool rules for their choices would cost it most of its time on a Pi-class CPU.
-    Give the option a ``metavar`` (argparse otherwise lists the choices while building)."""
-
-    def __init__(self, load: Callable[[], Iterable[str]]) -> None:
-        self._load = load
-        self._choices: tuple[str, ...] | None = None
-
-    def _get(self) -> tuple[str, ...]:
-        if self._choices is None:
-            self._choices = tuple(self._load())
-        return self._choices
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._get()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
