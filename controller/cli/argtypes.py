@@ -15,6 +15,10 @@ from collections.abc import Callable
 
 from controller.errors import CroupierError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
+    from pathlib import Path
+
 
 class UsageError(CroupierError, ValueError):
     """The command line asks for something impossible (exit status 2, like argparse's own
@@ -54,3 +58,12 @@ def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], 
 
 # a share of rounds
 rate = _bounded(float, "a rate between 0 and 1", 0.0, 1.0)
+
+
+def path(text: str) -> Path:
+    """A file or folder named on the command line, as a :class:`~pathlib.Path`. pathlib (with
+    urllib.parse and ipaddress) is imported when a path is converted, not when a parser is
+    built: ``--help`` and a usage error do without it. A string default is converted too."""
+    from pathlib import Path
+
+    return Path(text)

@@ -14,16 +14,16 @@ import argparse
 import contextlib
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
-from controller.cli.argtypes import seconds
+from controller.cli import argtypes
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # drivers and gpiozero are imported by the commands, not by their parsers
+if TYPE_CHECKING:  # drivers, gpiozero and pathlib are imported by the commands, not by parsers
+    from pathlib import Path
     from typing import Any
 
     from gpiozero.pins import Factory
@@ -40,7 +40,7 @@ SIGN_BACKENDS = ("spi", "dummy", "capture")
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
-        type=Path,
+        type=argtypes.path,
         metavar="FILE",
         help=f"table configuration (default: {SYSTEM_CONFIG}, else the reference wiring)",
     )
@@ -56,7 +56,7 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rig-socket", metavar="PATH", help="the rig's socket (rig factory)")
     parser.add_argument(
         "--rig-wait",
-        type=seconds(0, 600),
+        type=argtypes.seconds(0, 600),
         default=5.0,
         metavar="SECONDS",
         help="how long to wait for the rig link (rig factory, 5)",
@@ -81,7 +81,7 @@ def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
     from drivers.sign.config import REFERENCE_SIGN
 
     if path is None and os.path.exists(SYSTEM_CONFIG):
-        path = Path(SYSTEM_CONFIG)
+        path = argtypes.path(SYSTEM_CONFIG)
     if path is None:
         return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
     try:

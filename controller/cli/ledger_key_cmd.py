@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from controller.books.ledger.paths import default_key_path
+from controller.cli.argtypes import path
 from controller.cli.ledger_args import (
     add_action,
     add_key_flag,
@@ -31,6 +31,7 @@ from controller.cli.output import print_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from pathlib import Path
     from typing import Any
 
 EXAMPLES = {
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", required=True)
     c = add_action(actions, "create", "provision the table's keyring", create, db=False)
     c.add_argument(  # required: a secret is never written to a path nobody named
-        "--key", type=Path, required=True, metavar="PATH", help="where (mode 0400)"
+        "--key", type=path, required=True, metavar="PATH", help="where (mode 0400)"
     )
     add_key_flag(add_action(actions, "show", "the key IDs of the keyring", show, db=False))
     add_technician_flags(add_action(actions, "adopt", "key an unkeyed ledger", adopt))
@@ -56,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _path(args: argparse.Namespace) -> Path:
-    return Path(getattr(args, "key", None) or default_key_path())
+    return path(getattr(args, "key", None) or default_key_path())
 
 
 def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:

@@ -16,16 +16,15 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import date
-from pathlib import Path
 
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import integer, path
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import REPORT_KEY, REPORT_PUBLIC_KEY, SYSTEM_CONFIG
 from controller.errors import CroupierError
 
-DEFAULT_STATE = Path("/var/lib/croupier")
+DEFAULT_STATE = "/var/lib/croupier"
 # the signed forms of a day report (controller.books.reports.documents.FORMS, which
 # tests/unit/cli/test_cli_light_choices.py holds equal): the parser imports none of the books
 FORMS = ("json", "csv", "pdf")
@@ -51,16 +50,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="YYYY-MM-DD (default: the last gaming day that has ended)",
     )
     d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
-    d.add_argument("--output", type=Path, help="the file to write (default: standard output)")
+    d.add_argument("--output", type=path, help="the file to write (default: standard output)")
     d.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
     add_socket_flag(d)
     add_json_flag(d)
     d.set_defaults(func=day)
     v = actions.add_parser("verify", help="check a signed report (JSON, CSV or PDF)")
-    v.add_argument("file", type=Path, help="the report: JSON, CSV or PDF")
+    v.add_argument("file", type=path, help="the report: JSON, CSV or PDF")
     v.add_argument(
         "--public-key",
-        type=Path,
+        type=path,
         metavar="PEM",
         help=f"the table's public key (default {REPORT_PUBLIC_KEY})",
     )
@@ -77,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(pr)
     pr.set_defaults(func=proposal)
     k = actions.add_parser("keygen", help="make the table's report signing key")
-    k.add_argument("--key", type=Path, default=Path(REPORT_KEY), help=f"default {REPORT_KEY}")
+    k.add_argument("--key", type=path, default=REPORT_KEY, help=f"default {REPORT_KEY}")
     k.set_defaults(func=keygen)
 
 
@@ -85,11 +84,11 @@ def _add_table_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
     parser.add_argument(
         "--state-dir",
-        type=Path,
+        type=path,
         default=DEFAULT_STATE,
         help=f"for relative paths of the configuration (default {DEFAULT_STATE})",
     )
-    parser.add_argument("--key", type=Path, help="the signing key (default: the configuration's)")
+    parser.add_argument("--key", type=path, help="the signing key (default: the configuration's)")
 
 
 def _write(args: argparse.Namespace, data: bytes) -> None:

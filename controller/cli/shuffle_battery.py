@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import integer, path
 from controller.cli.output import print_json
 from controller.errors import CroupierError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from pathlib import Path
     from typing import Any
 
 DECK = 52
@@ -42,7 +42,7 @@ def add_battery_flags(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="whole decks to deal with --port (default 1000; the battery needs 260 or more)",
     )
-    parser.add_argument("--sequences", type=Path, help="recorded sequences, one shuffle a line")
+    parser.add_argument("--sequences", type=path, help="recorded sequences, one shuffle a line")
 
 
 def _wire_codes(items: object, number: int) -> list[int] | None:

@@ -10,9 +10,8 @@ the sign; ``--from`` makes it roll up from a lower amount, as after contribution
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from controller.cli.argtypes import UsageError, integer, seconds
+from controller.cli.argtypes import UsageError, integer, path, seconds
 from controller.cli.hardware import (
     SIGN_BACKENDS,
     add_config_option,
@@ -69,7 +68,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--backend", choices=SIGN_BACKENDS, help="override sign.backend (dummy: no device)"
     )
     p.add_argument("--capture", metavar="PATH", help="capture backend: .gif file or PNG directory")
-    p.add_argument("--png", type=Path, metavar="FILE", help="write the frame as the players see it")
+    p.add_argument("--png", type=path, metavar="FILE", help="write the frame as the players see it")
     p.add_argument(
         "--at",
         type=seconds(0, None),
@@ -129,7 +128,7 @@ def _sign_config(args: argparse.Namespace) -> SignConfig:
     changes = {
         k: v for k, v in (("backend", args.backend), ("capture", args.capture)) if v is not None
     }
-    node = Path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
+    node = path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
     if args.png and args.backend is None and config.backend == "spi" and not node.exists():
         # off the Pi: the picture is what was asked for; the sign is drawn on luma's dummy
         changes["backend"] = "dummy"
