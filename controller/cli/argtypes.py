@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 
 from controller.errors import CroupierError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
+    from pathlib import Path
 
 
 class UsageError(CroupierError, ValueError):
@@ -56,24 +60,10 @@ def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], 
 rate = _bounded(float, "a rate between 0 and 1", 0.0, 1.0)
 
 
-class LazyChoices:
-    """An option's choices, read from the module that defines them when argparse first needs
-    them (to check a value or print the help), not when the parser is built: ``croupier meters``
-    builds the parsers of ``meters correct`` and ``meters retire`` too, and importing the
-    engine's pool rules for their choices would cost it most of its time on a Pi-class CPU.
-    Give the option a ``metavar`` (argparse otherwise lists the choices while building)."""
+def path(text: str) -> Path:
+    """A file or folder named on the command line, as a :class:`~pathlib.Path`. pathlib (with
+    urllib.parse and ipaddress) is imported when a path is converted, not when a parser is
+    built: ``--help`` and a usage error do without it. A string default is converted too."""
+    from pathlib import Path
 
-    def __init__(self, load: Callable[[], Iterable[str]]) -> None:
-        self._load = load
-        self._choices: tuple[str, ...] | None = None
-
-    def _get(self) -> tuple[str, ...]:
-        if self._choices is None:
-            self._choices = tuple(self._load())
-        return self._choices
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._get()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
+    return Path(text)

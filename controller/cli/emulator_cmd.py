@@ -13,22 +13,18 @@ table's daemon starts it so: a daemon killed with ``kill -9`` leaves no orphan s
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import random
-import signal
 import sys
-import threading
 
 from controller.cli.argtypes import integer, seconds
 from controller.cli.main import add_command
 from controller.errors import CroupierError
-from controller.table.instance_lock import InstanceLock
-from firmware_bridge.emulator.control import EmulatorControlServer
-from firmware_bridge.emulator.firmware import DeviceFirmware
-from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
-from firmware_bridge.emulator.pty_runner import PtyEmulator
-from firmware_bridge.emulator.serial_runner import SerialPortEmulator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the emulator is imported by the command, not by its parser (--help)
+    import threading
+
+    from firmware_bridge.emulator.firmware import DeviceFirmware
 
 EXAMPLES = {
     "emulator": [
@@ -59,6 +55,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import contextlib
+    import random
+    import signal
+    import threading
+
+    from controller.table.instance_lock import InstanceLock
+    from firmware_bridge.emulator.firmware import DeviceFirmware
+    from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
+
     if not 1 <= args.decks <= 8:
         raise CroupierError(f"--decks {args.decks}: a shuffler holds 1 to 8 decks")
     seeded = args.seed is not None
@@ -86,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
 def _serve(
     args: argparse.Namespace, firmware: DeviceFirmware, stop: threading.Event, parent: int
 ) -> int:
+    from firmware_bridge.emulator.control import EmulatorControlServer
+    from firmware_bridge.emulator.pty_runner import PtyEmulator
+    from firmware_bridge.emulator.serial_runner import SerialPortEmulator
+
     try:
         if args.port:
             emulator = SerialPortEmulator(firmware, args.port, baud=args.baud or 115200).start()

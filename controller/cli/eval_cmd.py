@@ -7,8 +7,6 @@ import argparse
 from controller.cli.argtypes import UsageError
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
-from controller.engine.cards import format_cards, parse_cards
-from controller.engine.poker import evaluate, longest_straight_flush
 from controller.errors import CardError
 
 EXAMPLES = {
@@ -28,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.engine.cards import format_cards, parse_cards
+    from controller.engine.poker import evaluate, longest_straight_flush
+
     try:
         cards = parse_cards(" ".join(args.cards), count=(5, 6, 7), what="hand")
     except CardError as exc:

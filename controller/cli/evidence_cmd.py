@@ -16,24 +16,15 @@ import argparse
 import json
 import sys
 import time
-from datetime import UTC, datetime
-from pathlib import Path
 
-from controller.books import evidence_verify
-from controller.books.evidence import build_bundle, link_record, recorded_round
-from controller.books.ledger.reader import LedgerReader
-from controller.books.ledger.selfcheck import default_manifest_path
-from controller.books.reports.signing import DEFAULT_KEY, load_private, public_key_path, sign_json
-from controller.books.surveillance import SurveillanceStore
+from controller.cli.argtypes import path
 from controller.cli.daemon_client import add_socket_flag, call, credential
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag
-from controller.cli.paths import SYSTEM_CONFIG
+from controller.cli.paths import REPORT_PUBLIC_KEY, SYSTEM_CONFIG
 from controller.errors import CroupierError
-from controller.table.credentials import verify
-from controller.table.tableconfig import load_table_config
 
-DEFAULT_STATE = Path("/var/lib/croupier")
+DEFAULT_STATE = "/var/lib/croupier"
 
 
 EXAMPLES = {
@@ -49,31 +40,41 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = actions.add_parser("make", help="make the bundle of a closed round (credential)")
     m.add_argument("round", help="round ID, or 'last' with --socket")
-    m.add_argument("--output", type=Path, help="where to write it (default: standard output)")
+    m.add_argument("--output", type=path, help="where to write it (default: standard output)")
     m.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
     m.add_argument(
         "--state-dir",
-        type=Path,
+        type=path,
         default=DEFAULT_STATE,
         help=f"the table's state directory (default {DEFAULT_STATE})",
     )
     m.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
-    m.add_argument("--key", type=Path, help="the signing key (default: the configuration's)")
+    m.add_argument("--key", type=path, help="the signing key (default: the configuration's)")
     add_socket_flag(m)
     m.set_defaults(func=make)
     v = actions.add_parser("verify", help="check a bundle (signature, journal chain)")
-    v.add_argument("bundle", type=Path, help="the bundle file (JSON)")
+    v.add_argument("bundle", type=path, help="the bundle file (JSON)")
     v.add_argument(
         "--public-key",
-        type=Path,
-        default=public_key_path(DEFAULT_KEY),
-        help=f"the table's public key (default {public_key_path(DEFAULT_KEY)})",
+        type=path,
+        default=REPORT_PUBLIC_KEY,
+        help=f"the table's public key (default {REPORT_PUBLIC_KEY})",
     )
     add_json_flag(v)
     v.set_defaults(func=check)
 
 
 def make(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from controller.books.evidence import build_bundle, link_record, recorded_round
+    from controller.books.ledger.reader import LedgerReader
+    from controller.books.ledger.selfcheck import default_manifest_path
+    from controller.books.reports.signing import load_private, sign_json
+    from controller.books.surveillance import SurveillanceStore
+    from controller.table.credentials import verify
+    from controller.table.tableconfig import load_table_config
+
     if getattr(args, "socket", None):
         answer = call(args, "evidence.make", privileged=True, round=args.round)
         signed = answer["bundle"]
@@ -117,6 +118,8 @@ def make(args: argparse.Namespace) -> int:
 def check(args: argparse.Namespace) -> int:
     if not args.bundle.is_file():
         raise CroupierError(f"cannot read {args.bundle}: no such file")
+    from controller.books import evidence_verify
+
     return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
 
 

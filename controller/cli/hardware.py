@@ -14,28 +14,33 @@ import argparse
 import contextlib
 import os
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
-from gpiozero.pins import Factory
-
-from controller.cli.argtypes import seconds
+from controller.cli import argtypes
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
-from controller.validation import ConfigError, read_toml
 from display.errors import DisplayError
 from display.money import CURRENCY_CODES
-from drivers.errors import DriverError
-from drivers.gpio.factories import make_pin_factory
-from drivers.gpio.pinmap import FACTORY_NAMES, REFERENCE_GPIO
-from drivers.sign.config import REFERENCE_SIGN, SignConfig, parse_sign
-from drivers.tableio import TableIO, validate_table_io
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # drivers, gpiozero and pathlib are imported by the commands, not by parsers
+    from pathlib import Path
+    from typing import Any
+
+    from gpiozero.pins import Factory
+
+    from drivers.sign.config import SignConfig
+    from drivers.tableio import TableIO
+
+# The choices the parsers offer, written here so that `--help` imports no driver (the drivers'
+# FACTORY_NAMES and BACKENDS; tests/unit/cli/test_cli_light_choices.py holds them equal)
+PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "mock", "rig")
+SIGN_BACKENDS = ("spi", "dummy", "capture")
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
-        type=Path,
+        type=argtypes.path,
         metavar="FILE",
         help=f"table configuration (default: {SYSTEM_CONFIG}, else the reference wiring)",
     )
@@ -45,13 +50,13 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
     add_config_option(parser)
     parser.add_argument(
         "--pin-factory",
-        choices=FACTORY_NAMES,
+        choices=PIN_FACTORIES,
         help="GPIO backend (default: gpio.pin_factory, $GPIOZERO_PIN_FACTORY, auto)",
     )
     parser.add_argument("--rig-socket", metavar="PATH", help="the rig's socket (rig factory)")
     parser.add_argument(
         "--rig-wait",
-        type=seconds(0, 600),
+        type=argtypes.seconds(0, 600),
         default=5.0,
         metavar="SECONDS",
         help="how long to wait for the rig link (rig factory, 5)",
@@ -61,6 +66,8 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
 @contextlib.contextmanager
 def one_line_errors() -> Iterator[None]:
     """Re-raise the drivers' and display's errors as CroupierError (one line, exit 2)."""
+    from drivers.errors import DriverError
+
     try:
         yield
     except (DriverError, DisplayError) as exc:
@@ -69,8 +76,12 @@ def one_line_errors() -> Iterator[None]:
 
 def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
     """The configuration file's tables and its name (the reference wiring without a file)."""
+    from controller.validation import ConfigError, read_toml
+    from drivers.gpio.pinmap import REFERENCE_GPIO
+    from drivers.sign.config import REFERENCE_SIGN
+
     if path is None and os.path.exists(SYSTEM_CONFIG):
-        path = Path(SYSTEM_CONFIG)
+        path = argtypes.path(SYSTEM_CONFIG)
     if path is None:
         return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
     try:
@@ -83,6 +94,9 @@ def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
 
 def load_table_io(path: Path | None) -> tuple[TableIO, str]:
     """The validated ``[gpio]`` and ``[sign]`` tables and where they came from."""
+    from drivers.errors import DriverError
+    from drivers.tableio import validate_table_io
+
     data, source = read_config(path)
     try:
         return validate_table_io(data.get("gpio"), data.get("sign"), CURRENCY_CODES), source
@@ -92,6 +106,9 @@ def load_table_io(path: Path | None) -> tuple[TableIO, str]:
 
 def load_sign(path: Path | None) -> tuple[SignConfig, str]:
     """The validated ``[sign]`` table alone (the sign commands need no GPIO wiring)."""
+    from drivers.errors import DriverError
+    from drivers.sign.config import parse_sign
+
     data, source = read_config(path)
     if "sign" not in data:
         raise CroupierError(f"{source}: no [sign] table")
@@ -104,6 +121,8 @@ def load_sign(path: Path | None) -> tuple[SignConfig, str]:
 def open_factory(args: argparse.Namespace, io: TableIO) -> Factory:
     """The pin factory the options and configuration ask for; with the rig, waits up to
     ``--rig-wait`` seconds for the rig link so that the first levels read are the rig's."""
+    from drivers.gpio.factories import make_pin_factory
+
     name = args.pin_factory or io.gpio.pin_factory
     with one_line_errors():
         factory = make_pin_factory(name, rig_socket=args.rig_socket or io.gpio.rig_socket)

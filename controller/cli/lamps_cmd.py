@@ -21,7 +21,6 @@ from controller.cli.hardware import (
 )
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
-from drivers.gpio.table import open_lamps
 
 EXAMPLES = {
     "lamps": [
@@ -47,6 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_test(args: argparse.Namespace) -> int:
+    from drivers.gpio.table import open_lamps
+
     io, source = load_table_io(args.config)
     names = args.lamp or list(io.gpio.lamps)
     unknown = [n for n in names if n not in io.gpio.lamps]

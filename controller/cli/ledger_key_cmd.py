@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
-from typing import Any
 
-from controller.books.ledger.keys import add_key, create_keyring, load_keyring
 from controller.books.ledger.paths import default_key_path
+from controller.cli.argtypes import path
 from controller.cli.ledger_args import (
     add_action,
     add_key_flag,
@@ -30,6 +28,11 @@ from controller.cli.ledger_args import (
 )
 from controller.cli.main import add_command
 from controller.cli.output import print_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from pathlib import Path
+    from typing import Any
 
 EXAMPLES = {
     "ledger-key": [
@@ -46,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", required=True)
     c = add_action(actions, "create", "provision the table's keyring", create, db=False)
     c.add_argument(  # required: a secret is never written to a path nobody named
-        "--key", type=Path, required=True, metavar="PATH", help="where (mode 0400)"
+        "--key", type=path, required=True, metavar="PATH", help="where (mode 0400)"
     )
     add_key_flag(add_action(actions, "show", "the key IDs of the keyring", show, db=False))
     add_technician_flags(add_action(actions, "adopt", "key an unkeyed ledger", adopt))
@@ -54,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _path(args: argparse.Namespace) -> Path:
-    return Path(getattr(args, "key", None) or default_key_path())
+    return path(getattr(args, "key", None) or default_key_path())
 
 
 def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
@@ -65,6 +68,8 @@ def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
 
 
 def create(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import create_keyring
+
     ring = create_keyring(args.key)
     emit(
         args,
@@ -75,6 +80,8 @@ def create(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import load_keyring
+
     ring = load_keyring(_path(args))
     ids = [k.key_id for k in ring.keys]
     emit(
@@ -86,6 +93,8 @@ def show(args: argparse.Namespace) -> int:
 
 
 def adopt(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import load_keyring
+
     ring = load_keyring(_path(args))
     with writer(args, keyed=False) as ledger:
         key_id = ledger.rekey(
@@ -96,6 +105,8 @@ def adopt(args: argparse.Namespace) -> int:
 
 
 def rotate(args: argparse.Namespace) -> int:
+    from controller.books.ledger.keys import add_key, load_keyring
+
     ring = keyring(args) or load_keyring(_path(args))
     with writer(args) as ledger:
         ring = add_key(ring)

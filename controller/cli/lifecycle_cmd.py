@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from controller.cli.argtypes import LazyChoices, integer
+from controller.cli.argtypes import integer
 from controller.cli.daemon_client import credential
 from controller.cli.ledger_args import add_technician_flags, db_path
 from controller.cli.money import table_currency
@@ -29,17 +29,18 @@ from display.money import format_money
 # The ledger, the engine and the configuration loader are imported by the commands that use
 # them: `croupier meters` builds these parsers too and stays quick (controller/cli/main.py).
 
+# controller.validation.MONEY_MAX, written here so that `croupier pool --help` imports neither
+# the validation code nor its dataclasses (tests/unit/cli/test_cli_light_choices.py holds them
+# equal)
+MONEY_MAX = 10**12
 
-def retire_reasons() -> list[str]:
-    from controller.books.ledger.lifecycle import RetireReason
 
-    return [c.value for c in RetireReason]
-
-
-def correctable_meters() -> tuple[str, ...]:
-    from controller.engine.pools.meters import CORRECTABLE
-
-    return CORRECTABLE
+# The choices of the parsers below, written here so that their --help and a usage error import
+# neither the ledger nor the engine (controller.books.ledger.lifecycle.RetireReason's values and
+# controller.engine.pools.meters.CORRECTABLE; tests/unit/cli/test_cli_light_choices.py holds
+# them equal)
+RETIRE_REASONS = ("closure", "malfunction")
+CORRECTABLE_METERS = ("current", "reserve")
 
 
 def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
@@ -48,7 +49,7 @@ def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
     r.add_argument(
         "--reason-code",
         required=True,
-        choices=LazyChoices(retire_reasons),
+        choices=RETIRE_REASONS,
         metavar="REASON",
         help="why: %(choices)s (only a closure or a documented malfunction)",
     )
@@ -96,8 +97,6 @@ def retire(args: argparse.Namespace) -> int:
 
 
 def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> None:
-    from controller.validation import MONEY_MAX
-
     c = add_action(
         actions,
         "correct",
@@ -105,9 +104,7 @@ def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> 
         lambda args: correct_linked_pool(args, run),
     )
     c.add_argument("pool", help="the linked pool")
-    c.add_argument(
-        "meter", choices=LazyChoices(correctable_meters), metavar="METER", help="%(choices)s"
-    )
+    c.add_argument("meter", choices=CORRECTABLE_METERS, metavar="METER", help="%(choices)s")
     c.add_argument("value", type=integer(0, MONEY_MAX), help="the new value, minor units")
     c.add_argument("--config", default=SYSTEM_CONFIG, help="for the technician credential")
     add_technician_flags(c)

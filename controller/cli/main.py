@@ -5,7 +5,11 @@ Each command group lives in its own module under ``controller/cli/`` and exposes
 default; an optional ``EXAMPLES`` mapping (command -> lines) becomes the epilog of its
 ``--help``. :data:`COMMAND_GROUPS` lists the modules with the commands each registers: only
 the module of the command asked for is imported (``croupier status`` does not load NumPy or
-the engine), all of them for ``--help``, a typo, or the shell completion.
+the engine), all of them for the shell completion, none for ``--help`` or a typo. A command
+module imports only light modules at its top, so that its parser (its ``--help``, a usage
+error) is quick on a Pi-class CPU: the engine, books, table, rig, drivers and their libraries
+are imported by the functions that run the command, and the choices and defaults a help names
+are written in the CLI (tests/unit/cli/test_cli_imports.py and test_cli_light_choices.py).
 
 Global options (``--socket``, ``--json``) work before or after the command, as in
 ``croupier --socket S status`` or ``croupier status --json``.

@@ -17,7 +17,7 @@ import argparse
 import time
 
 from controller.cli import lifecycle_cmd
-from controller.cli.argtypes import LazyChoices, integer
+from controller.cli.argtypes import integer
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
@@ -93,7 +93,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("pool", help="the pool's name (croupier meters lists them)")
     c.add_argument(
         "meter",
-        choices=LazyChoices(lifecycle_cmd.correctable_meters),
+        choices=lifecycle_cmd.CORRECTABLE_METERS,
         metavar="METER",
         help="which meter: %(choices)s",
     )

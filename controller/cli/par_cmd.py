@@ -8,16 +8,15 @@ terminal without ``--json``, a progress bar of the long part (the Blind's showdo
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from controller.cli.argtypes import UsageError, integer
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
-from controller.cli.progress import progress_to
-from controller.engine.games import par_sheet
-from controller.engine.profiles import load_profile
 from controller.errors import ParError, ProfileError
-from controller.validation import ConfigError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any
 
 COLUMNS = ("hand", "pays", "combinations", "probability", "contribution")
 
@@ -45,6 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.cli.progress import progress_to
+    from controller.engine.games import par_sheet
+    from controller.engine.profiles import load_profile
+    from controller.validation import ConfigError
+
     options = {} if args.decks is None else {"decks": args.decks}
     try:
         profile = load_profile(args.profile)

@@ -19,11 +19,9 @@ on a controller without them.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
 
 from controller.cli import lifecycle_cmd
 from controller.cli.argtypes import UsageError, integer
@@ -34,7 +32,11 @@ from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
 from display.money import format_money
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 EXAMPLES = {
@@ -88,6 +90,8 @@ def _dsn(args: argparse.Namespace) -> str:
 def _run(args: argparse.Namespace, work: Callable[[Any], Awaitable[T]]) -> T:
     """Run ``work(conn)`` on a money-transaction connection; a database failure becomes one
     line for the technician."""
+    import asyncio
+
     import psycopg
 
     from controller.books.linked import store

@@ -14,36 +14,20 @@
 from __future__ import annotations
 
 import argparse
-import base64
-import json
 import sys
-from datetime import UTC, date, datetime
-from pathlib import Path
+from datetime import date
 
-from controller.books.ledger.reader import LedgerReader
-from controller.books.reports.amounts import money
-from controller.books.reports.documents import FORMS, signed_day_report
-from controller.books.reports.proposal import Pace, build_proposal
-from controller.books.reports.signing import (
-    DEFAULT_KEY,
-    SignatureError,
-    create_key,
-    key_id,
-    load_private,
-    load_public,
-    public_key_path,
-    verify_document,
-)
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import integer, path
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
-from controller.cli.paths import SYSTEM_CONFIG
+from controller.cli.paths import REPORT_KEY, REPORT_PUBLIC_KEY, SYSTEM_CONFIG
 from controller.errors import CroupierError
-from controller.table.reporting import report_context
-from controller.table.tableconfig import load_table_config
 
-DEFAULT_STATE = Path("/var/lib/croupier")
+DEFAULT_STATE = "/var/lib/croupier"
+# the signed forms of a day report (controller.books.reports.documents.FORMS, which
+# tests/unit/cli/test_cli_light_choices.py holds equal): the parser imports none of the books
+FORMS = ("json", "csv", "pdf")
 
 
 EXAMPLES = {
@@ -66,18 +50,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="YYYY-MM-DD (default: the last gaming day that has ended)",
     )
     d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
-    d.add_argument("--output", type=Path, help="the file to write (default: standard output)")
+    d.add_argument("--output", type=path, help="the file to write (default: standard output)")
     d.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
     add_socket_flag(d)
     add_json_flag(d)
     d.set_defaults(func=day)
     v = actions.add_parser("verify", help="check a signed report (JSON, CSV or PDF)")
-    v.add_argument("file", type=Path, help="the report: JSON, CSV or PDF")
+    v.add_argument("file", type=path, help="the report: JSON, CSV or PDF")
     v.add_argument(
         "--public-key",
-        type=Path,
+        type=path,
         metavar="PEM",
-        help=f"the table's public key (default {public_key_path(DEFAULT_KEY)})",
+        help=f"the table's public key (default {REPORT_PUBLIC_KEY})",
     )
     add_json_flag(v)
     v.set_defaults(func=verify)
@@ -92,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(pr)
     pr.set_defaults(func=proposal)
     k = actions.add_parser("keygen", help="make the table's report signing key")
-    k.add_argument("--key", type=Path, default=DEFAULT_KEY, help=f"default {DEFAULT_KEY}")
+    k.add_argument("--key", type=path, default=REPORT_KEY, help=f"default {REPORT_KEY}")
     k.set_defaults(func=keygen)
 
 
@@ -100,11 +84,11 @@ def _add_table_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
     parser.add_argument(
         "--state-dir",
-        type=Path,
+        type=path,
         default=DEFAULT_STATE,
         help=f"for relative paths of the configuration (default {DEFAULT_STATE})",
     )
-    parser.add_argument("--key", type=Path, help="the signing key (default: the configuration's)")
+    parser.add_argument("--key", type=path, help="the signing key (default: the configuration's)")
 
 
 def _write(args: argparse.Namespace, data: bytes) -> None:
@@ -117,6 +101,16 @@ def _write(args: argparse.Namespace, data: bytes) -> None:
 
 
 def day(args: argparse.Namespace) -> int:
+    import base64
+    import json
+    from datetime import UTC, datetime
+
+    from controller.books.ledger.reader import LedgerReader
+    from controller.books.reports.documents import signed_day_report
+    from controller.books.reports.signing import load_private
+    from controller.table.reporting import report_context
+    from controller.table.tableconfig import load_table_config
+
     form = args.format or "json"
     if getattr(args, "socket", None):
         answer = call(args, "report.day", date=args.date and args.date.isoformat(), form=form)
@@ -139,6 +133,8 @@ def day(args: argparse.Namespace) -> int:
 
 def summary(report: dict) -> str:
     """The report for a technician's terminal (unsigned: the files are the record)."""
+    from controller.books.reports.amounts import money
+
     cur = report["currency"]
     r = report["rounds"]
     out = [
@@ -172,6 +168,14 @@ def summary(report: dict) -> str:
 
 
 def verify(args: argparse.Namespace) -> int:
+    from controller.books.reports.signing import (
+        DEFAULT_KEY,
+        SignatureError,
+        load_public,
+        public_key_path,
+        verify_document,
+    )
+
     public = load_public(args.public_key or public_key_path(DEFAULT_KEY))
     try:
         data = args.file.read_bytes()
@@ -195,6 +199,8 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def keygen(args: argparse.Namespace) -> int:
+    from controller.books.reports.signing import create_key, key_id, public_key_path
+
     public = create_key(args.key)
     print(
         f"{args.key}: new report key {key_id(public)}; give the regulator "
@@ -204,6 +210,10 @@ def keygen(args: argparse.Namespace) -> int:
 
 
 def proposal(args: argparse.Namespace) -> int:
+    from controller.books.reports.amounts import money
+    from controller.books.reports.proposal import Pace, build_proposal
+    from controller.table.tableconfig import load_table_config
+
     config = load_table_config(args.config)
     pace = Pace(args.seats or len(config.seats), args.rounds_per_hour)
     document = build_proposal(config.profile, config.pools, pace, table_id=config.table_id)

@@ -14,26 +14,18 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from controller.books.linked.devserver import DevServerError
 from controller.cli.argtypes import UsageError, integer, rate
 from controller.cli.main import add_command
 from controller.cli.meters_cmd import meter_text
 from controller.cli.money import currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
-from controller.cli.progress import progress_bar
 from controller.errors import CroupierError
-from controller.rig.play import run_scenario
-from controller.rig.report import human, junit
-from controller.rig.scenario import load_scenario
-from controller.rig.shoe import run_shoe_soak
-from controller.rig.soak import ROYALS, SoakReport, run_soak
-from controller.rig.soak_linked import LinkedReport, run_linked_soak
-from controller.rig.table import REPO_CONFIG
-from controller.rig.wired import load_wiring
-from display.money import Currency
-from drivers.errors import DriverError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the rig is imported by the commands, not by their parsers (--help)
+    from controller.rig.soak import SoakReport
+    from display.money import Currency
 
 EXAMPLES = {
     "rig": [
@@ -80,7 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.01,
         help="share of rounds during which the daemon is killed (SIGKILL)",
     )
-    s.add_argument("--royals", type=rate, default=ROYALS, help="share dealt a royal on purpose")
+    s.add_argument(  # default: controller.rig.soak.ROYALS
+        "--royals", type=rate, help="share dealt a royal on purpose"
+    )
     s.add_argument(
         "--tables",
         type=integer(1, 16),
@@ -92,9 +86,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="LOCK and CONFIRM from the tablet (control socket), not the pins",
     )
-    s.add_argument(
+    s.add_argument(  # default: controller.rig.table.REPO_CONFIG
         "--config",
-        default=str(REPO_CONFIG),
         metavar="FILE",
         help="a uth-gr sim table (default: config/sim.toml)",
     )
@@ -103,6 +96,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from controller.rig.play import run_scenario
+    from controller.rig.report import human, junit
+    from controller.rig.scenario import load_scenario
+    from controller.rig.wired import load_wiring
+
     scenarios = [load_scenario(path) for path in args.scenarios]  # every file parses first
     wiring = load_wiring(args.wired) if args.wired else None
     results = []
@@ -133,12 +133,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def soak(args: argparse.Namespace) -> int:
+    from controller.books.linked.devserver import DevServerError
+    from controller.cli.progress import progress_bar
+    from controller.rig.shoe import run_shoe_soak
+    from controller.rig.soak import ROYALS, run_soak
+    from controller.rig.soak_linked import run_linked_soak
+    from controller.rig.table import REPO_CONFIG
+    from drivers.errors import DriverError
+
     if args.tables is None:
         args.tables = LINKED_TABLES if args.profile == "ch-bg" else 1
     if args.dsn and args.profile != "ch-bg":
         raise UsageError("--dsn: only the ch-bg soak has a linked pool")
-    if args.profile != "uth-gr" and (args.tablet or args.config != str(REPO_CONFIG)):
+    if args.profile != "uth-gr" and (args.tablet or args.config is not None):
         raise UsageError(f"--tablet and --config are for the uth-gr soak, not {args.profile}")
+    if args.config is None:  # also the table whose currency the meters are shown in
+        args.config = str(REPO_CONFIG)
     try:
         with progress_bar(args, total=args.rounds, unit="rounds", what="soak") as step:
             common = {
@@ -155,7 +165,7 @@ def soak(args: argparse.Namespace) -> int:
             else:
                 report = run_soak(
                     args.rounds,
-                    royals=args.royals,
+                    royals=ROYALS if args.royals is None else args.royals,
                     tablet=args.tablet,
                     config=args.config,
                     **common,
@@ -171,6 +181,8 @@ def soak(args: argparse.Namespace) -> int:
 
 
 def print_soak(report: SoakReport, cur: Currency) -> None:
+    from controller.rig.soak_linked import LinkedReport
+
     print(
         f"soak: {report.rounds} rounds in {report.seconds:.1f} s = {report.rate:.1f} rounds/s"
         f" ({len(report.tables) or 1} table(s), seed {report.seed})"

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
-from controller.books.ledger import selfcheck
-from controller.books.ledger.journal import wall_text
+from controller.books.ledger.paths import default_manifest_path
+from controller.cli.argtypes import path
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
 from controller.cli.main import add_command
 from controller.cli.output import print_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
+    from pathlib import Path
 
 EXAMPLES = {
     "selfcheck": [
@@ -34,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "selfcheck")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = add_action(actions, "manifest", "hash the installed software", manifest, db=False)
-    m.add_argument("--output", type=Path, help="where (default: the manifest path below)")
+    m.add_argument("--output", type=path, help="where (default: the manifest path below)")
     add_action(actions, "status", "the persisted self-check status", status)
     r = add_action(actions, "run", "run the checks now and report (records nothing)", run)
     _add_manifest_flags(r)
@@ -53,8 +56,8 @@ def _add_manifest_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--manifest",
-        type=Path,
-        help=f"the software manifest (default {selfcheck.default_manifest_path()})",
+        type=path,
+        help=f"the software manifest (default {default_manifest_path()})",
     )
     group.add_argument("--no-software", action="store_true", help="skip the software check")
 
@@ -62,16 +65,19 @@ def _add_manifest_flags(parser: argparse.ArgumentParser) -> None:
 def _manifest(args: argparse.Namespace) -> Path | None:
     if args.no_software:
         return None
-    return args.manifest or selfcheck.default_manifest_path()
+    return args.manifest or path(default_manifest_path())
 
 
 def manifest(args: argparse.Namespace) -> int:
-    path = args.output or selfcheck.default_manifest_path()
-    made = selfcheck.make_manifest(path, wall_text(time.time()))
+    from controller.books.ledger import selfcheck
+    from controller.books.ledger.journal import wall_text
+
+    target = args.output or path(default_manifest_path())
+    made = selfcheck.make_manifest(target, wall_text(time.time()))
     if args.json:
-        print_json({"path": str(path), "files": len(made["files"]), "version": made["version"]})
+        print_json({"path": str(target), "files": len(made["files"]), "version": made["version"]})
     else:
-        print(f"{path}: {len(made['files'])} files hashed (croupier {made['version']})")
+        print(f"{target}: {len(made['files'])} files hashed (croupier {made['version']})")
     return 0
 
 
@@ -89,6 +95,8 @@ def status(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.books.ledger import selfcheck
+
     with reader(args) as ledger:
         failures = selfcheck.run_checks(ledger, _manifest(args), full=args.full)
     if args.json:
@@ -101,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def clear(args: argparse.Namespace) -> int:
+    from controller.books.ledger import selfcheck
+
     with writer(args) as ledger:
         cleared = selfcheck.clear(
             ledger,

@@ -14,34 +14,11 @@ excluded seat. Stops on Ctrl-C, after ``--duration`` seconds or after ``--events
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
-import time
-
-from gpiozero.pins import Factory
 
 from controller.cli.argtypes import integer, seconds
-from controller.cli.hardware import (
-    add_pin_options,
-    load_table_io,
-    one_line_errors,
-    open_factory,
-    say,
-)
+from controller.cli.hardware import add_pin_options, load_table_io, one_line_errors, open_factory
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag
-from drivers.gpio.events import ButtonPressed, KeySwitched, SeatState, TableEvent
-from drivers.gpio.pinmap import GpioConfig
-from drivers.gpio.table import GpioTable
-
-SEAT_MARK = {
-    SeatState.AWAITING: "-",
-    SeatState.STAKE_PLACED: "S",
-    SeatState.LOCKED: "L",
-    SeatState.EXCLUDED: "X",
-    SeatState.WINNER: "W",
-}
-
 
 EXAMPLES = {
     "sensors": [
@@ -66,6 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_watch(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from controller.cli.sensors_watch import watch
+
     io, source = load_table_io(args.config)
     factory = open_factory(args, io)
     try:
@@ -76,67 +57,3 @@ def run_watch(args: argparse.Namespace) -> int:
     finally:
         factory.close()
     return 0
-
-
-async def watch(args: argparse.Namespace, gpio: GpioConfig, factory: Factory, source: str) -> None:
-    start = time.monotonic()
-    async with GpioTable(gpio, factory, report_edges=args.edges) as table:
-        if not args.json:
-            pins = ", ".join(f"{n}={line.pin}" for n, line in gpio.inputs.items())
-            factory_name = args.pin_factory or gpio.pin_factory or "default"
-            say(f"sensors watch: {source}, pin factory {factory_name}")
-            say(f"  inputs (BCM): {pins}")
-            say(
-                f"  debounce {gpio.sensor_debounce * 1000:g} ms,"
-                f" chatter > {gpio.chatter_edges} edges in {gpio.chatter_window:g} s"
-            )
-            say("  seats: - awaiting, S stake placed, L locked, X excluded, W winner")
-            say(f"{0.0:9.3f}  {'watching':<44} {seat_row(table)}")
-        else:  # scripts (and the rig) know from this line that every input is watched
-            say(json.dumps({"event": "watching", "t": 0.0, "seats": seat_states(table)}))
-        key_on = False
-        count = 0
-        deadline = None if args.duration is None else start + args.duration
-        while args.events is None or count < args.events:
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                break
-            try:
-                event = await asyncio.wait_for(table.next_event(), timeout)
-            except TimeoutError:
-                break
-            count += 1
-            key_on = run_round_flow(table, event, key_on)
-            show(args, table, event, start)
-
-
-def run_round_flow(table: GpioTable, event: TableEvent, key_on: bool) -> bool:
-    """The daemon's use of the console, for a technician's check. Returns the key state."""
-    if isinstance(event, KeySwitched):
-        return event.on
-    if isinstance(event, ButtonPressed) and event.button == "lock":
-        table.lock()
-    elif isinstance(event, ButtonPressed) and event.button == "confirm":
-        if key_on:
-            for seat, state in table.seat_states().items():
-                if state is SeatState.EXCLUDED:
-                    table.clear(seat)
-        else:
-            table.round_boundary()
-    return key_on
-
-
-def seat_row(table: GpioTable) -> str:
-    return "[" + " ".join(f"{n}:{SEAT_MARK[s]}" for n, s in table.seat_states().items()) + "]"
-
-
-def seat_states(table: GpioTable) -> dict[str, str]:
-    return {str(n): s.value for n, s in table.seat_states().items()}
-
-
-def show(args: argparse.Namespace, table: GpioTable, event: TableEvent, start: float) -> None:
-    t = event.at - start
-    if args.json:
-        say(json.dumps({**event.as_dict(), "t": round(t, 6), "seats": seat_states(table)}))
-    else:
-        say(f"{t:9.3f}  {event.describe():<44} {seat_row(table)}")

@@ -4,18 +4,19 @@ disputed round). The round names its profile; formats in docs/settle.md."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from controller.cli.evidence_cmd import round_from_bundle
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
-from controller.engine.games import settle
-from controller.engine.games.results import RoundResult
-from controller.engine.profiles import load_profile
-from controller.engine.wagers import CAP_RULE
 from controller.errors import RoundError
-from controller.validation import ConfigError, read_json
-from display.money import Currency, currency, format_money
+from display.money import currency, format_money
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the engine is imported by the command, not by its parser (--help)
+    from typing import Any
+
+    from controller.engine.games.results import RoundResult
+    from display.money import Currency
 
 EXAMPLES = {
     "settle": [
@@ -37,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def read_round(path: str) -> dict[str, Any]:
     """A round file (``-``: standard input) through the checked reader: size, depth and
     numbers bounded (controller.validation.DOCUMENT_LIMITS), strictly UTF-8."""
+    from controller.validation import ConfigError, read_json
+
     try:
         data = read_json(path)
     except ConfigError as exc:
@@ -50,6 +53,9 @@ def read_round(path: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.engine.games import settle
+    from controller.engine.profiles import load_profile
+
     data = read_round(args.round)
     data = round_from_bundle(data) or data  # a jackpot evidence bundle (docs/evidence.md)
     name = args.profile or data.get("profile")
@@ -66,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_human(result: RoundResult, cur: Currency) -> None:
+    from controller.engine.wagers import CAP_RULE
+
     def _money(amount: int) -> str:
         return format_money(amount, cur, code=False)
 

@@ -8,21 +8,16 @@ test fails."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import logging
-from pathlib import Path
-from typing import Any
 
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import integer, path
 from controller.cli.output import print_json
-from controller.engine.cards import parse_cards
 from controller.errors import CroupierError
-from drivers.errors import DriverError
-from drivers.shuffler_client import ShufflerClient
-from drivers.transport import open_transport
-from firmware_bridge.errors import LinkError
-from firmware_bridge.messages import MAX_DEAL, ErrorCode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from pathlib import Path
+    from typing import Any
 
 DECK = 52
 MAX_SHUFFLES = 100_000
@@ -47,7 +42,7 @@ def add_battery_flags(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="whole decks to deal with --port (default 1000; the battery needs 260 or more)",
     )
-    parser.add_argument("--sequences", type=Path, help="recorded sequences, one shuffle a line")
+    parser.add_argument("--sequences", type=path, help="recorded sequences, one shuffle a line")
 
 
 def _wire_codes(items: object, number: int) -> list[int] | None:
@@ -63,6 +58,8 @@ def _wire_codes(items: object, number: int) -> list[int] | None:
 
 
 def read_sequences(path: Path) -> list[list[int]]:
+    from controller.engine.cards import parse_cards
+
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -83,6 +80,10 @@ def read_sequences(path: Path) -> list[list[int]]:
 
 
 async def deal_sequences(port: str, baud: int, shuffles: int) -> list[list[int | None]]:
+    from drivers.shuffler_client import ShufflerClient
+    from drivers.transport import open_transport
+    from firmware_bridge.messages import MAX_DEAL, ErrorCode
+
     client = ShufflerClient(open_transport(port, baud))
     await client.connect()
     sequences = []
@@ -105,8 +106,13 @@ async def deal_sequences(port: str, baud: int, shuffles: int) -> list[list[int |
 
 
 def run(args: argparse.Namespace) -> int:
-    # NumPy and the battery load only when it runs (not on every CLI start)
+    # NumPy, the battery and the shuffler's client load only when it runs (not for --help)
+    import asyncio
+    import logging
+
     from controller.books.audit.battery import MIN_SHUFFLES, run_battery
+    from drivers.errors import DriverError
+    from firmware_bridge.errors import LinkError
 
     if args.sequences:
         sequences: list = read_sequences(args.sequences)

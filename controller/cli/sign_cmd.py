@@ -10,23 +10,30 @@ the sign; ``--from`` makes it roll up from a lower amount, as after contribution
 from __future__ import annotations
 
 import argparse
-import asyncio
-import dataclasses
-from pathlib import Path
 
-from controller.cli.argtypes import UsageError, integer, seconds
-from controller.cli.hardware import add_config_option, load_sign, one_line_errors, say
+from controller.cli.argtypes import UsageError, integer, path, seconds
+from controller.cli.hardware import (
+    SIGN_BACKENDS,
+    add_config_option,
+    load_sign,
+    one_line_errors,
+    say,
+)
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
-from controller.table.sign import Sign, geometry_for, renderer_for
 from display.errors import AmountError
-from display.geometry import MATRIX, SignFrame
 from display.money import currency, format_money, parse_amount
-from display.preview import art, preview
-from display.scenes import BRIGHTNESS_LEVELS, TEST_PATTERNS, Mode, Pool, SignState, Timing
-from drivers.sign.config import BACKENDS, SignConfig
-from drivers.sign.device import open_sign_device
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the sign's code (luma, PIL, asyncio) is imported by the commands only
+    from display.geometry import SignFrame
+    from display.scenes import SignState
+    from drivers.sign.config import SignConfig
+
+# display.scenes.TEST_PATTERNS, written here so that `--help` imports none of the scenes
+# (tests/unit/cli/test_cli_light_choices.py holds them equal)
+TEST_PATTERNS = ("all", "digits", "brightness")
 
 EXAMPLES = {
     "sign": [
@@ -57,9 +64,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _common(p: argparse.ArgumentParser) -> None:
     add_config_option(p)
-    p.add_argument("--backend", choices=BACKENDS, help="override sign.backend (dummy: no device)")
+    p.add_argument(
+        "--backend", choices=SIGN_BACKENDS, help="override sign.backend (dummy: no device)"
+    )
     p.add_argument("--capture", metavar="PATH", help="capture backend: .gif file or PNG directory")
-    p.add_argument("--png", type=Path, metavar="FILE", help="write the frame as the players see it")
+    p.add_argument("--png", type=path, metavar="FILE", help="write the frame as the players see it")
     p.add_argument(
         "--at",
         type=seconds(0, None),
@@ -76,6 +85,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def run_test(args: argparse.Namespace) -> int:
+    from controller.table.sign import geometry_for
+    from display.scenes import BRIGHTNESS_LEVELS, Mode, SignState, Timing
+
     config = _sign_config(args)
     sign_state = SignState(mode=Mode.TEST, pattern=args.pattern, currency=config.currency)
     steps = {
@@ -88,6 +100,8 @@ def run_test(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from display.scenes import Pool, SignState
+
     config = _sign_config(args)
     code = args.currency or config.currency
     try:  # the amounts and currency typed on the command line
@@ -108,11 +122,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _sign_config(args: argparse.Namespace) -> SignConfig:
+    import dataclasses
+
     config, _ = load_sign(args.config)
     changes = {
         k: v for k, v in (("backend", args.backend), ("capture", args.capture)) if v is not None
     }
-    node = Path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
+    node = path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
     if args.png and args.backend is None and config.backend == "spi" and not node.exists():
         # off the Pi: the picture is what was asked for; the sign is drawn on luma's dummy
         changes["backend"] = "dummy"
@@ -133,6 +149,13 @@ def _play(
 ) -> int:
     """Drive the device through the scene for ``length`` seconds (``--duration``); print (and
     write) the frame at ``--at`` (default ``at``) of the same scene."""
+    import asyncio
+
+    from controller.table.sign import Sign
+    from display.geometry import MATRIX
+    from display.preview import art, preview
+    from drivers.sign.device import open_sign_device
+
     if args.duration is not None:
         length = args.duration
     if args.png and not args.png.parent.is_dir():  # before the scene is played, not after
@@ -180,6 +203,8 @@ def _play(
 def _frame_at(
     config: SignConfig, states: list[tuple[float, SignState]], at: float
 ) -> tuple[SignFrame, bool]:
+    from controller.table.sign import renderer_for
+
     renderer = renderer_for(config)
     for when, state in states:
         renderer.update(state, when)

@@ -15,10 +15,14 @@ import argparse
 from controller.cli.argtypes import integer, rate
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
-from controller.cli.progress import progress_bar
-from controller.rig.sim.profiles import PROFILES
-from controller.rig.sim.run import SimReport, simulate
-from controller.rig.sim.world import SimSettings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the simulator is imported by the command, not by its parser (--help)
+    from controller.rig.sim.run import SimReport
+
+# The simulated tables (controller.rig.sim.profiles.PROFILES, which
+# tests/unit/cli/test_cli_light_choices.py holds equal): the parser imports none of the rig
+PROFILES = ("uth-gr", "uth-sk", "uth-it", "ch-bg", "trilux-gr")
 
 EXAMPLES = {
     "sim": [
@@ -33,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "sim")
     p.add_argument(
         "--profile",
-        choices=tuple(PROFILES),
+        choices=PROFILES,
         default="uth-gr",
         help="the table's game (default uth-gr; ch-bg's Jumbo 7 is a local pool)",
     )
@@ -71,6 +75,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.cli.progress import progress_bar
+    from controller.rig.sim.run import simulate
+    from controller.rig.sim.world import SimSettings
+
     settings = SimSettings(args.profile, args.seed, args.faults, args.crash_rate)
     with progress_bar(args, total=args.rounds, unit="rounds", what="sim") as step:
         report = simulate(settings, args.rounds, progress=step)

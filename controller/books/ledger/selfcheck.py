@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import __version__
+from controller.books.ledger import paths
 from controller.books.ledger.db import key_history
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.journal import GENESIS, entry_hash
@@ -47,7 +48,6 @@ from controller.books.ledger.verify import pool_problems, selfcheck_row_problems
 
 PACKAGES = ("controller", "firmware_bridge", "drivers", "display")
 SUFFIXES = (".py", ".toml", ".json")
-MANIFEST_ENV = "CROUPIER_MANIFEST"
 TAIL = 1000  # journal entries whose chain the quick check recomputes
 
 
@@ -70,7 +70,7 @@ def manifest_digest(path: Path | None) -> str | None:
 
 
 def default_manifest_path() -> Path:
-    return Path(os.environ.get(MANIFEST_ENV) or Path(sys.prefix) / "share/croupier/manifest.json")
+    return Path(paths.default_manifest_path())
 
 
 def _shipped_profiles() -> Path:

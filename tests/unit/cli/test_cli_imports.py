@@ -1,18 +1,23 @@
 """The CLI's quick paths import only what they need (issue 17, "fast on a slow CPU"): a fresh
 interpreter runs ``croupier`` with the arguments and lists the modules it loaded. On a Pi
 3-class CPU every module costs milliseconds, so these paths must not load the daemon's
-asyncio, the ledger's SQLite, NumPy, Pillow, luma, pyserial or importlib.metadata. Not a
-timing test: bench/pi_budget.py measures the time."""
+asyncio, the ledger's SQLite, NumPy, Pillow, luma, pyserial or importlib.metadata; and no
+command's ``--help`` or usage error loads the engine, the books, the daemon, the rig or a
+driver (each command group builds its parser from light modules and imports the heavy ones
+in the functions that run it). Not a timing test: bench/pi_budget.py measures the time."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 
 import pytest
 
-# The heavy packages, as the first part of a module name
+from controller.cli.main import COMMAND_GROUPS, build_parser
+
+# The heavy packages, as the first part (or first two parts) of a module name
 HEAVY = {
     "asyncio",
     "sqlite3",
@@ -26,45 +31,75 @@ HEAVY = {
     "tomllib",
     "decimal",
     "concurrent",
+    "cryptography",
+    "gpiozero",
+    "psycopg",
+    "usb",
     "controller.engine",
     "controller.books",
+    "controller.table",
+    "controller.rig",
+    "drivers",
+    "firmware_bridge",
     "display.scenes",
+    "display.geometry",
+    "display.preview",
+}
+# The small modules of those packages the quick paths may load: the daemon's control client
+# (socket and JSON), the ledger's paths (named in the help), the handling of stop signals
+# (every command that runs), and the package modules that hold them
+LIGHT = {
+    "controller.table",
+    "controller.table.control",
+    "controller.table.control.client",
+    "controller.table.control.wire",
+    "controller.books",
+    "controller.books.ledger",
+    "controller.books.ledger.paths",
+    "controller.rig",
+    "controller.rig.stop_signals",
 }
 # status talks to the daemon (a socket and JSON); --version needs neither
 TALKERS = HEAVY | {"socket", "json"}
 # Modules each worth a tenth of a second or more of `croupier status` on a Pi-class CPU
 # (bench/pi_budget.py, 15% of a core): the commands a technician types most import none.
 SLOW_STDLIB = {"dataclasses", "typing", "inspect", "ast", "pathlib"}
-# What `meters` and `events tail` may take of the ledger beside the daemon: its paths (help)
-LEDGER_PATHS = {"controller.books", "controller.books.ledger", "controller.books.ledger.paths"}
 
 SCRIPT = """
 import sys
 from controller.cli.main import main
 try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
+    status = main(sys.argv[1:])
+except SystemExit as exc:
+    status = exc.code
 loaded = sorted(sys.modules)
 import json
-print(json.dumps(loaded), file=sys.stderr)
+print(json.dumps({"status": status, "modules": loaded}), file=sys.stderr)
 """
 
 
-def loaded_by(*argv: str) -> set[str]:
-    """The modules a fresh interpreter holds after ``croupier ARGV``."""
+def run_probe(*argv: str) -> tuple[int, set[str]]:
+    """The exit status of ``croupier ARGV`` in a fresh interpreter and the modules it held."""
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, *argv],
         capture_output=True,
         text=True,
         check=False,
     )
-    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+    found = json.loads(done.stderr.strip().splitlines()[-1])
+    return found["status"], set(found["modules"])
+
+
+def loaded_by(*argv: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``croupier ARGV``."""
+    return run_probe(*argv)[1]
 
 
 def heavy(modules: set[str], banned: set[str]) -> list[str]:
     return sorted(
-        m for m in modules if m.split(".")[0] in banned or ".".join(m.split(".")[:2]) in banned
+        m
+        for m in modules - LIGHT
+        if m.split(".")[0] in banned or ".".join(m.split(".")[:2]) in banned
     )
 
 
@@ -96,7 +131,7 @@ def test_status_loads_no_slow_stdlib_module() -> None:
 )
 def test_ledger_reads_beside_the_daemon_load_no_ledger_code(argv: tuple[str, ...]) -> None:
     """Without --db they ask the daemon: none of the ledger's, engine's or SQLite's code."""
-    modules = loaded_by("--socket", "/nonexistent/control.sock", *argv) - LEDGER_PATHS
+    modules = loaded_by("--socket", "/nonexistent/control.sock", *argv)
     assert heavy(modules, HEAVY | {"dataclasses", "typing"}) == []
 
 
@@ -108,7 +143,57 @@ def test_ledger_reads_of_a_file_load_the_ledger(tmp_path) -> None:
 
 def test_the_check_sees_a_heavy_import() -> None:
     """The probe itself works: a command that needs the engine is seen loading it."""
-    assert "controller.engine" in {".".join(m.split(".")[:2]) for m in loaded_by("eval", "--help")}
+    modules = loaded_by("eval", "As", "Ks", "Qs", "Js", "10s")
+    assert "controller.engine" in {".".join(m.split(".")[:2]) for m in modules}
+    assert heavy(modules, HEAVY)
+
+
+COMMANDS = [name for _, commands in COMMAND_GROUPS for name in commands]
+
+
+def sub_commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    subs = parser._subparsers
+    return {} if subs is None else subs._group_actions[0].choices  # type: ignore[attr-defined]
+
+
+def every_parser(
+    parser: argparse.ArgumentParser, words: tuple[str, ...] = ()
+) -> list[tuple[str, ...]]:
+    """The words of every command and sub-command under ``parser`` (``sign``, ``sign test``)."""
+    found = []
+    for name, child in sub_commands(parser).items():
+        found += [(*words, name), *every_parser(child, (*words, name))]
+    return found
+
+
+def first_leaf(command: str) -> list[str]:
+    """The words of the first runnable command of ``command``'s parser (``sign test``)."""
+    parser = sub_commands(build_parser(command))[command]
+    words = [command]
+    while parser.get_default("func") is None:
+        name, parser = next(iter(sub_commands(parser).items()))
+        words.append(name)
+    return words
+
+
+@pytest.mark.parametrize("words", every_parser(build_parser()), ids=" ".join)
+def test_every_help_loads_nothing_heavy(words: tuple[str, ...]) -> None:
+    """The ``--help`` of every command group and sub-command (walked from COMMAND_GROUPS, so
+    a new command is covered): choices and defaults named in the help come from light
+    modules (tests/unit/cli/test_cli_light_choices.py holds them equal to their sources)."""
+    status, modules = run_probe(*words, "--help")
+    assert status == 0
+    assert heavy(modules, HEAVY | SLOW_STDLIB) == []
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_usage_error_loads_nothing_heavy(command: str) -> None:
+    """An unknown option of the command's first sub-command (``croupier sign test --bogus``):
+    the whole parser of the group is built and parsing fails, before any work. (pathlib may
+    load: argparse converts the string defaults of path options before it reports.)"""
+    status, modules = run_probe(*first_leaf(command), "--no-such-option")
+    assert status == 2
+    assert heavy(modules, HEAVY | SLOW_STDLIB - {"pathlib"}) == []
 
 
 @pytest.mark.parametrize("columns", ["", "0", "junk", "40", "200"])

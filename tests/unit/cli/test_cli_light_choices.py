@@ -1,0 +1,64 @@
+"""The choices and defaults the CLI's parsers name, written in the light CLI modules so that
+``--help`` and a usage error import no heavy code (issue 17; tests/unit/cli/test_cli_imports.py),
+are the ones of the code that uses them: a new profile, algorithm or pin factory added there
+and not here fails this test instead of being refused on the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.books.ledger import paths, selfcheck
+from controller.books.ledger.lifecycle import RetireReason
+from controller.books.reports import documents, signing
+from controller.books.software_verification import ALGORITHMS, ALIASES
+from controller.cli import (
+    hardware,
+    lifecycle_cmd,
+    report_cmd,
+    sign_cmd,
+    sim_cmd,
+    verify_software_cmd,
+)
+from controller.cli import paths as cli_paths
+from controller.engine.pools.meters import CORRECTABLE
+from controller.rig.sim.profiles import PROFILES
+from controller.validation import MONEY_MAX
+from display.scenes import TEST_PATTERNS
+from drivers.gpio.pinmap import FACTORY_NAMES
+from drivers.sign.config import BACKENDS
+
+REASONS = tuple(r.value for r in RetireReason)
+SAME = [
+    ("sim --profile", sim_cmd.PROFILES, tuple(PROFILES)),
+    ("verify-software --algorithm", verify_software_cmd.ALGORITHMS, (*ALGORITHMS, *ALIASES)),
+    ("report day --format", report_cmd.FORMS, documents.FORMS),
+    ("sign test PATTERN", sign_cmd.TEST_PATTERNS, TEST_PATTERNS),
+    ("sign --backend", hardware.SIGN_BACKENDS, BACKENDS),
+    ("--pin-factory", hardware.PIN_FACTORIES, FACTORY_NAMES),
+    ("meters retire --reason-code", lifecycle_cmd.RETIRE_REASONS, REASONS),
+    ("meters correct METER", lifecycle_cmd.CORRECTABLE_METERS, CORRECTABLE),
+    ("pool correct VALUE", lifecycle_cmd.MONEY_MAX, MONEY_MAX),
+    ("report keygen --key", Path(cli_paths.REPORT_KEY), signing.DEFAULT_KEY),
+    (
+        "report verify --public-key",
+        Path(cli_paths.REPORT_PUBLIC_KEY),
+        signing.public_key_path(signing.DEFAULT_KEY),
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "light", "source"), SAME, ids=[s[0] for s in SAME])
+def test_the_parsers_choices_are_their_sources(what: str, light: object, source: object) -> None:
+    assert light == source, what
+
+
+@pytest.mark.parametrize("env", [None, "/tmp/elsewhere/manifest.json"])
+def test_the_manifest_path_is_the_self_checks(env: str | None, monkeypatch) -> None:
+    if env is None:
+        monkeypatch.delenv(paths.MANIFEST_ENV, raising=False)
+    else:
+        monkeypatch.setenv(paths.MANIFEST_ENV, env)
+    assert selfcheck.default_manifest_path() == Path(paths.default_manifest_path())
+    assert str(selfcheck.default_manifest_path()).endswith(env or "share/croupier/manifest.json")
