@@ -21,6 +21,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from round import compile_tree  # bench/round.py
+
 from controller.cli.main import COMMAND_GROUPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +54,8 @@ def main() -> int:
     trees = {"now": ROOT}
     if args.before is not None:
         trees = {"before": args.before.resolve(), **trees}
+    for tree in trees.values():
+        compile_tree(tree)
     cases: list[tuple[str, list[str]]] = [
         ("python -c pass (baseline)", ["-c", "pass"]),
         ("croupier --help", ["-c", CLI, "--help"]),

@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from round import (  # bench/round.py: one round pipeline for both benchmarks
     POLL,
+    compile_tree,
     percentile,
     pipeline,
     play,
@@ -234,6 +235,7 @@ def measure(
 ) -> dict[str, float]:
     """Every figure of the checkout ``tree``, with the daemon and the CLI started through
     ``preexec``."""
+    compile_tree(tree)
     out: dict[str, float] = {}
     out["python -c pass (bare)"] = median_time([sys.executable, "-c", "pass"], runs, preexec)
     out["python: argparse, json, socket"] = median_time(
