@@ -50,8 +50,9 @@ def packet(dest, cards, up=()):
 class Table:
     """A machine plus a record of everything it asked for."""
 
-    def __init__(self, profile=GR):
-        self.m = TableMachine(profile, MachineSettings("T1", packet_timeout=5, settled_display=10))
+    def __init__(self, profile=GR, *, linked=False):
+        settings = MachineSettings("T1", packet_timeout=5, settled_display=10)
+        self.m = TableMachine(profile, settings, linked=linked)
         self.now = 0.0
         self.effects = []
 
@@ -71,6 +72,13 @@ class Table:
         self.send(PoolAmount("progressive", pool, 500_000))
         self.send(ConditionChanged(Condition.STARTUP, False))
         assert self.m.state == TableState.OPEN
+
+    def first_round_id(self):
+        """Open the table, stake seat 1 and press LOCK: the round ID the machine chose."""
+        self.open()
+        self.send(StakeSensed(1, True))
+        self.send(DealerPressed(Button.LOCK))
+        return self.m.round.round_id
 
     def lock_and_open_ledger(self):
         self.send(DealerPressed(Button.LOCK))
@@ -566,10 +574,7 @@ def test_a_round_recorded_elsewhere_is_not_numbered_again(recorded, next_id):
     numbered after it, journaled (docs/linked-pools.md)."""
     t = Table()
     t.send(RoundsRecorded(recorded, "linked pool jumbo7"))
-    t.open()
-    t.send(StakeSensed(1, True))
-    t.send(DealerPressed(Button.LOCK))
-    assert t.m.round.round_id == next_id
+    assert t.first_round_id() == next_id
     skipped = t.journal("round.ids-skipped")
     if next_id == "T1-000001":
         assert skipped == []
@@ -590,15 +595,11 @@ def test_a_round_recorded_elsewhere_is_not_numbered_again(recorded, next_id):
 def test_a_linked_table_skips_a_number_it_cannot_know_is_free(store_says, first):
     """A linked table whose store has not said which round it holds last (a crash between the
     store's commit of an opening and the ledger's) does not use the next number."""
-    t = Table()
-    t.m = TableMachine(GR, MachineSettings("T1", packet_timeout=5, settled_display=10), linked=True)
+    t = Table(linked=True)
     if store_says is not None:
         said = None if store_says == "nothing" else store_says
         t.send(RoundsRecorded(said, "linked pool jumbo7"))
-    t.open()
-    t.send(StakeSensed(1, True))
-    t.send(DealerPressed(Button.LOCK))
-    assert t.m.round.round_id == first
+    assert t.first_round_id() == first
     skipped = t.journal("round.ids-skipped")
     assert len(skipped) == (first != "T1-000001")
     if store_says is None:
