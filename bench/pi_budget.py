@@ -164,14 +164,14 @@ class Notifications:
 
 
 class ShufflerOffQuota:
-    """Moves the daemon's children (the shuffler emulator of the sim table) out of the quota's
-    group as soon as they appear: on a real table the shuffler is a machine with a CPU of its
-    own, not a process on the Pi. Polls every millisecond, so at most a millisecond or so of
-    the emulator's start is counted against the quota."""
+    """Moves the sim table's shuffler emulator, the daemon's child, out of the quota's group as
+    soon as it appears: on a real table the shuffler is a machine with a CPU of its own, not a
+    process on the Pi. Any other child (a host check's ``timedatectl``) is the Pi's work and
+    stays. Polls every millisecond until the emulator is out (so at most a millisecond or so
+    of its start counts against the quota), then stops: nothing polls while the table plays."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        self.moved: set[int] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
@@ -184,11 +184,20 @@ class ShufflerOffQuota:
         return found
 
     def _watch(self) -> None:
+        others: set[int] = set()  # children that are not the emulator
         while not self._stop.wait(0.001):
-            for child in self._children() - self.moved:
-                with contextlib.suppress(OSError):  # gone already
-                    (CGROUP_ROOT / "tasks").write_text(str(child))
-                self.moved.add(child)
+            for child in self._children() - others:
+                try:
+                    command = Path(f"/proc/{child}/cmdline").read_bytes()
+                except OSError:  # gone already
+                    others.add(child)
+                    continue
+                if b"emulator" in command:
+                    with contextlib.suppress(OSError):
+                        (CGROUP_ROOT / "tasks").write_text(str(child))
+                    return
+                if b"controller.table.daemon" not in command:  # forked: looked at again
+                    others.add(child)  # once it runs its own program; this one is not it
 
     def close(self) -> None:
         self._stop.set()
