@@ -12,18 +12,18 @@ shows a settled round's hands of an old journal by their category only, as the s
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
 from controller.cli.argtypes import integer, seconds
 from controller.cli.ledger_args import add_action, db_path, from_daemon, reader
 from controller.cli.main import add_command
 from controller.cli.output import print_json
+from controller.quick_json import dumps
 from controller.table.control.wire import EVENTS_TAIL_MAX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 # The journal's code is imported by the actions that open the file: `events tail` beside the
@@ -95,9 +95,9 @@ def _show(args: argparse.Namespace, entry: dict[str, Any]) -> None:
     """One entry (``Entry.to_json``): a line for people, or a JSON object per line with
     ``--follow --json``."""
     if args.json:
-        print(json.dumps(entry), flush=True)
+        print(dumps(entry), flush=True)
         return
-    data = json.dumps(entry["data"], sort_keys=True, separators=(",", ":"))
+    data = dumps(entry["data"], sort_keys=True, separators=(",", ":"))
     print(f"{entry['seq']:>8}  {entry['wall']}  {entry['kind']:<18} {data}", flush=True)
 
 

@@ -1,21 +1,23 @@
-"""Output helpers shared by the CLI commands: one place decides how JSON is printed."""
+"""Output helpers shared by the CLI commands: one place decides how JSON is printed.
+
+JSON goes through :mod:`controller.quick_json` (json's own C encoder, without the json
+package and ``re``): ``croupier status --json`` stays quick on a Pi-class CPU."""
 
 from __future__ import annotations
 
-import json
-import re
 import sys
+
+from controller import quick_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
     from typing import Any
 
-RULE_ID = re.compile(r"\b(?:POK|UTH|CH|BJ|TRX|PRG|MD)-[A-Z]?\d+\b")
+RULE_ID = r"\b(?:POK|UTH|CH|BJ|TRX|PRG|MD)-[A-Z]?\d+\b"  # compiled when an error is shown
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, sort_keys=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(quick_json.dumps_indented(data) + "\n")
 
 
 def add_json_flag(parser: Any) -> None:
@@ -41,8 +43,7 @@ def error_json(exc: Exception) -> dict[str, Any]:
     source = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
     rule = getattr(source, "rule", None)
     if rule is None:
-        found = RULE_ID.search(message)
-        rule = found.group(0) if found else None
+        rule = _first_rule(message)
     error: dict[str, Any] = {"type": type(source).__name__, "message": message, "rule": rule}
     problems = getattr(source, "problems", None)
     if problems:
@@ -53,5 +54,7 @@ def error_json(exc: Exception) -> dict[str, Any]:
 
 
 def _first_rule(text: str) -> str | None:
-    found = RULE_ID.search(text)
+    import re
+
+    found = re.search(RULE_ID, text)
     return found.group(0) if found else None

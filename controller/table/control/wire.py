@@ -1,15 +1,15 @@
 """The client's half of the control socket protocol (:mod:`controller.table.control.protocol`
 describes the lines): encode a request, decode a reply, and the error both ends raise.
 
-Kept to the ``json`` module alone, because every ``croupier`` command that talks to the daemon
-imports it: on a Pi-class CPU (bench/pi_budget.py) the dataclasses and typing modules would cost
-``croupier status`` about a third of a second more.
+Kept to json's C codec alone (:mod:`controller.quick_json`), because every ``croupier``
+command that talks to the daemon imports it: on a Pi-class CPU (bench/pi_budget.py) the json
+package (with ``re``), dataclasses and typing would cost ``croupier status`` a third of its
+time or more.
 """
 
 from __future__ import annotations
 
-import json
-
+from controller import quick_json
 from controller.errors import CroupierError
 
 TYPE_CHECKING = False
@@ -36,14 +36,14 @@ def encode_request(
     data: dict[str, Any] = {"id": request_id, "cmd": cmd, "args": args}
     if credential is not None:
         data["credential"] = credential
-    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+    return quick_json.dumps(data, separators=(",", ":")).encode() + b"\n"
 
 
 def decode_reply(line: bytes) -> Any:
     """The result of a reply line, or raise ControlError with the server's message."""
     try:
-        data = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = quick_json.loads(line)
+    except (ValueError, RecursionError) as exc:
         raise ControlError(f"the daemon sent a malformed reply: {exc}", "internal") from None
     if not isinstance(data, dict) or "ok" not in data:
         raise ControlError("the daemon sent a malformed reply", "internal")
