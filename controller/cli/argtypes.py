@@ -9,14 +9,13 @@ parser tree and holds every option to it).
 
 from __future__ import annotations
 
-import argparse
 import math
-from collections.abc import Callable
 
 from controller.errors import CroupierError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
+    from collections.abc import Callable
     from pathlib import Path
 
 
@@ -29,6 +28,8 @@ def _bounded(
     convert: Callable[[str], float], kind: str, low: float | None, high: float | None
 ) -> Callable[[str], float]:
     def parse(text: str) -> float:
+        import argparse  # loaded already: argparse is reading the value
+
         try:
             value = convert(text)
         except ValueError:

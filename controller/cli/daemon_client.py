@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -11,6 +10,7 @@ from controller.table.control.wire import ControlError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    import argparse
     from typing import Any
 
 DEFAULT_SOCKET = "/run/croupier/control.sock"

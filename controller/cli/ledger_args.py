@@ -10,11 +10,9 @@ then loads none of the ledger's code (quick on a Pi-class CPU, bench/pi_budget.p
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
 
 from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
 from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call
@@ -23,6 +21,8 @@ from controller.table.control.wire import ControlError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the ledger's code is imported by the commands that open the file
+    import argparse
+    from collections.abc import Callable
     from typing import Any
 
     from controller.books.ledger.keys import Keyring
@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # the ledger's code is imported by the commands that open the
 
 
 def add_db_flag(parser: argparse.ArgumentParser) -> None:
+    import argparse  # loaded already: a parser is being built
+
     # SUPPRESS: a sub-command's own --db must not reset one given before the sub-command
     parser.add_argument(
         "--db",
@@ -43,6 +45,8 @@ def add_db_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_key_flag(parser: argparse.ArgumentParser) -> None:
+    import argparse
+
     parser.add_argument(
         "--key",
         default=argparse.SUPPRESS,

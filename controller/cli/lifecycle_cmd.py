@@ -14,7 +14,6 @@ The credential ($CROUPIER_CREDENTIAL, or asked) must match the table configurati
 
 from __future__ import annotations
 
-import argparse
 import time
 
 from controller.cli.argtypes import integer
@@ -25,6 +24,10 @@ from controller.cli.output import print_json
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
 from display.money import format_money
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: argparse is read by the parser alone
+    import argparse
 
 # The ledger, the engine and the configuration loader are imported by the commands that use
 # them: `croupier meters` builds these parsers too and stays quick (controller/cli/main.py).

@@ -25,18 +25,20 @@ with the message and the rule ID on stdout (controller.cli.output.error_json).
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
-from collections.abc import Sequence
 
 from controller.cli.argtypes import UsageError
+from controller.cli.quick import read_quickly
 from controller.errors import CroupierError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
-    from typing import Any, NoReturn
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
+    from controller.cli.parser import CroupierParser
 
 # Command-group modules, in the order `croupier --help` lists them, with the commands each
 # registers and their one-line help (written here only: the module's parser takes it with
@@ -151,85 +153,10 @@ EPILOG = """examples:
 exit status: 0 done, 1 a failure, 2 a usage error; 128+N stopped by signal N"""
 
 
-# argparse looks every one of its own words up in gettext's catalogues, probing the disk each
-# time (~30 ms of a parser build here, far more on a Pi); the CLI speaks English only.
-argparse._ = str  # type: ignore[attr-defined]
-
-
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's help layout (examples kept as written), its width found without shutil.
-
-    argparse builds a formatter for every option it adds and imports shutil (with bz2, lzma
-    and fnmatch) to ask the terminal's width: a tenth of a second of every command on a
-    Pi-class CPU (bench/pi_budget.py). The same answer: ``$COLUMNS``, else the terminal's,
-    else 80; less 2, as argparse does."""
-
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-    ) -> None:
-        if width is None:
-            width = terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-def terminal_columns() -> int:
-    """The width shutil.get_terminal_size would give (``$COLUMNS``, stdout's terminal, 80)."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
-class CroupierParser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (exit status 2), suggestions for typos and
-    examples kept as written."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-    def _check_value(self, action: argparse.Action, value: Any) -> None:
-        choices = action.choices
-        if choices is None or value in choices:
-            return
-        import difflib
-
-        names = [str(c) for c in choices]
-        close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]}?" if close else f" (choose from {', '.join(names)})"
-        raise argparse.ArgumentError(action, f"invalid choice {value!r}{hint}")
-
-
-class VersionAction(argparse.Action):
-    """``--version``; the installed version is read (importlib.metadata, ~30 ms) only when
-    asked for, not for every command."""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
-        super().__init__(
-            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version"
-        )
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from controller import __version__
-
-        parser.exit(0, f"croupier {__version__}\n")
-
-
 def add_global_options(parser: argparse.ArgumentParser, *names: str) -> None:
     """Add the global options (``names``, default all) to a parser, suppressed when absent."""
+    import argparse
+
     for flags, kwargs, _ in GLOBAL_OPTIONS:
         if not names or flags[0] in names:
             parser.add_argument(*flags, default=argparse.SUPPRESS, **kwargs)
@@ -257,6 +184,10 @@ def build_parser(only: str | None = None, *, commands_only: bool = False) -> Cro
     """The whole parser, or with ``only`` the parser of that command's group alone; with
     ``commands_only`` the command names and their help without their options (all that
     ``croupier --help`` and a mistyped command need: no command module is imported)."""
+    import importlib
+
+    from controller.cli.parser import CroupierParser, VersionAction
+
     parser = CroupierParser(prog="croupier", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action=VersionAction)
     add_global_options(parser)
@@ -321,13 +252,9 @@ def _stdout_gone() -> None:
         os.dup2(devnull.fileno(), sys.stdout.fileno())
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv == ["--version"]:  # the quickest answer: no command module loaded
-        from controller import __version__
-
-        print(f"croupier {__version__}")
-        return 0
+def _parse(argv: list[str]) -> argparse.Namespace | None:
+    """``argv`` read by the command's parser (argparse exits on a usage error or ``--help``);
+    ``None`` when no command was named (the help is printed)."""
     word = _command_word(argv)
     known = word in COMMAND_HELP
     parser = build_parser(word if known else None, commands_only=not known)
@@ -338,7 +265,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, dest, default)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return None
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # the quickest answer: no command module loaded
+        from controller import __version__
+
+        print(f"croupier {__version__}")
+        return 0
+    args = read_quickly(argv)  # the commands typed most, read without argparse
+    if args is None:
+        args = _parse(argv)
+        if args is None:
+            return 2
     from controller.rig.stop_signals import StopOnSignals, exit_status
 
     name = f"croupier {args.command}"

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 
 from controller.cli import lifecycle_cmd
@@ -34,6 +33,7 @@ from display.money import Currency, currency, format_money
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 # The ledger's code and the engine are imported by the actions that open the file: `croupier

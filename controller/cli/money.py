@@ -10,7 +10,6 @@ integers and adds ``currency`` and ``minor_units``.
 
 from __future__ import annotations
 
-import argparse
 import os
 
 from controller.cli.paths import SYSTEM_CONFIG
@@ -18,6 +17,7 @@ from display.money import Currency, currency
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    import argparse
     from typing import Any
 
 DEFAULT_CURRENCY = "EUR"
@@ -25,6 +25,8 @@ DEFAULT_CURRENCY = "EUR"
 
 def add_currency_config(parser: argparse.ArgumentParser) -> None:
     """``--config FILE``: the table configuration whose currency the amounts are shown in."""
+    import argparse  # loaded already: a parser is being built
+
     parser.add_argument(
         "--config",
         default=argparse.SUPPRESS,

@@ -1,20 +1,23 @@
 """``croupier status``: the live table, as the daemon sees it (state, round, conditions,
 shuffler, pools as money, seats and sensors).
 
-The command a technician types most, so it stays quick on a Pi-class CPU: its own command
-group (only its parser is built) importing argparse, json, socket and our small modules only,
-no dataclasses, typing or pathlib (tests/unit/cli/test_cli_imports.py keeps it so).
+The command a technician types most, so it stays quick on a Pi-class CPU: read without
+argparse (controller.cli.quick), the daemon's answer read and printed by the C JSON codec
+(controller.quick_json), the C socket type, our small modules; no json, re, dataclasses,
+typing or pathlib (tests/unit/cli/test_cli_imports.py keeps it so).
 """
 
 from __future__ import annotations
-
-import argparse
 
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.main import add_command
 from controller.cli.money import DEFAULT_CURRENCY
 from controller.cli.output import add_json_flag, print_json
 from display.money import currency, format_money
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: argparse is read by the parser alone
+    import argparse
 
 EXAMPLES = {
     "status": [

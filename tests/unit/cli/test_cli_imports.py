@@ -67,6 +67,17 @@ SLOW_STDLIB = {"dataclasses", "typing", "inspect", "ast", "pathlib"}
 # The public wrappers of C modules that build enums of every constant at import (socket with
 # selectors, signal) and contextlib: the commands that ask the daemon use the C modules
 WRAPPERS = {"socket", "selectors", "signal", "contextlib"}
+# argparse and json, with the re, enum and gettext they import: the quick commands read their
+# command line themselves (controller.cli.quick) and use json's C codec (controller.quick_json)
+PARSERS = {"argparse", "json", "re", "enum", "gettext"}
+QUICK = [
+    ("status",),
+    ("status", "--json"),
+    ("meters",),
+    ("meters", "--json"),
+    ("events", "tail"),
+    ("events", "tail", "-n", "5", "--kind", "x", "--json"),
+]
 
 SCRIPT = """
 import sys
@@ -108,7 +119,7 @@ def heavy(modules: set[str], banned: set[str]) -> list[str]:
 
 def test_version_loads_nothing_heavy() -> None:
     modules = loaded_by("--version")
-    assert heavy(modules, TALKERS) == []
+    assert heavy(modules, TALKERS | PARSERS) == []
     assert not [m for m in modules if m.endswith("_cmd")]  # no command group's module
 
 
@@ -123,9 +134,18 @@ def test_daemon_commands_load_nothing_heavy(argv: tuple[str, ...]) -> None:
     assert heavy(loaded_by("--socket", "/nonexistent/control.sock", *argv), HEAVY) == []
 
 
-def test_status_loads_no_slow_stdlib_module() -> None:
-    modules = loaded_by("--socket", "/nonexistent/control.sock", "status")
-    assert heavy(modules, SLOW_STDLIB | WRAPPERS) == []
+@pytest.mark.parametrize("argv", QUICK, ids=" ".join)
+def test_the_quick_commands_load_no_parser_and_no_slow_stdlib_module(
+    argv: tuple[str, ...],
+) -> None:
+    modules = loaded_by("--socket", "/nonexistent/control.sock", *argv)
+    assert heavy(modules, SLOW_STDLIB | WRAPPERS | PARSERS) == []
+
+
+def test_the_probe_sees_argparse() -> None:
+    """A command line only argparse reads (a usage error) is seen loading it."""
+    modules = loaded_by("--socket", "/nonexistent/control.sock", "status", "--bogus")
+    assert {"argparse", "re"} <= modules
 
 
 @pytest.mark.parametrize(
@@ -206,7 +226,7 @@ def test_the_help_is_as_wide_as_argparse_would_make_it(columns: str, monkeypatch
     import argparse
     import shutil
 
-    from controller.cli.main import HelpFormatter
+    from controller.cli.parser import HelpFormatter
 
     monkeypatch.setenv("COLUMNS", columns)
     ours = HelpFormatter("croupier")._width

@@ -1,0 +1,89 @@
+"""The CLI's argparse parser: one-line usage errors, suggestions for typos, examples kept as
+written, a light ``--version``. :func:`controller.cli.main.build_parser` builds the whole
+tree from the command groups; the quick commands (controller.cli.quick) do without it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    from typing import Any, NoReturn
+
+# argparse looks every one of its own words up in gettext's catalogues, probing the disk each
+# time (~30 ms of a parser build here, far more on a Pi); the CLI speaks English only.
+argparse._ = str  # type: ignore[attr-defined]
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's help layout (examples kept as written), its width found without shutil.
+
+    argparse builds a formatter for every option it adds and imports shutil (with bz2, lzma
+    and fnmatch) to ask the terminal's width: a tenth of a second of every command on a
+    Pi-class CPU (bench/pi_budget.py). The same answer: ``$COLUMNS``, else the terminal's,
+    else 80; less 2, as argparse does."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def terminal_columns() -> int:
+    """The width shutil.get_terminal_size would give (``$COLUMNS``, stdout's terminal, 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class CroupierParser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit status 2), suggestions for typos and
+    examples kept as written."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        import difflib
+
+        names = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else f" (choose from {', '.join(names)})"
+        raise argparse.ArgumentError(action, f"invalid choice {value!r}{hint}")
+
+
+class VersionAction(argparse.Action):
+    """``--version``; the installed version is read (importlib.metadata, ~30 ms) only when
+    asked for, not for every command."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from controller import __version__
+
+        parser.exit(0, f"croupier {__version__}\n")
