@@ -1,5 +1,6 @@
-"""The commands a technician types most, read without argparse: ``status``, ``meters`` and
-``events tail``, with the options they take.
+"""The commands a technician types most, read without argparse: ``status``, ``meters``,
+``events tail`` and the dealer's two buttons ``round lock`` and ``round confirm``, with the
+options they take.
 
 On a Pi 3-class CPU importing argparse (with ``re`` and ``gettext``) and building a command's
 parser is a third of what ``croupier status`` costs (bench/pi_budget.py). For these commands
@@ -93,7 +94,7 @@ GLOBAL = {"--socket": Option("socket", text), "--json": Option("json")}
 LEDGER_FILE = {"--db": Option("db", text), "--key": Option("key", text), **GLOBAL}
 
 COMMANDS = {
-    command.words[0]: command
+    command.words: command
     for command in (
         QuickCommand(("status",), ("controller.cli.status_cmd", "status"), GLOBAL, {}),
         QuickCommand(
@@ -113,7 +114,13 @@ COMMANDS = {
                 "--follow": Option("follow"),
                 "--interval": Option("interval", seconds(0.05, 60)),
             },
-            {"action": "tail", "n": 20, "kind": None, "follow": False, "interval": 0.5},
+            {"n": 20, "kind": None, "follow": False, "interval": 0.5},
+        ),
+        *(
+            QuickCommand(
+                ("round", button), ("controller.cli.table_cmd", "round_button"), GLOBAL, {}
+            )
+            for button in ("lock", "confirm")
         ),
     )
 }
@@ -150,10 +157,10 @@ def read_quickly(argv: Sequence[str]) -> Arguments | None:
     ``func``; ``None`` when argparse must read ``argv``."""
     values: dict[str, Any] = {}
     at = _options(argv, 0, GLOBAL, values)
-    if at is None or at == len(argv) or argv[at] not in COMMANDS:
+    if at is None:
         return None
-    command = COMMANDS[argv[at]]
-    if tuple(argv[at : at + len(command.words)]) != command.words:
+    command = COMMANDS.get(tuple(argv[at : at + 1])) or COMMANDS.get(tuple(argv[at : at + 2]))
+    if command is None:
         return None
     at = _options(argv, at + len(command.words), command.options, values)
     if at != len(argv):
@@ -162,6 +169,7 @@ def read_quickly(argv: Sequence[str]) -> Arguments | None:
     return Arguments(
         {
             "command": command.words[0],
+            **({"action": command.words[1]} if len(command.words) > 1 else {}),
             "json": False,
             **command.defaults,
             **values,

@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 
 from controller.cli.argtypes import UsageError, integer
@@ -23,10 +21,12 @@ from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import SYSTEM_CONFIG
 from controller.errors import CroupierError
+from controller.quick_json import dumps
 from display.money import Currency, currency
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    import argparse
     from typing import Any
 
     from controller.engine.games.results import RoundResult
@@ -229,7 +229,7 @@ def round_recorded(args: argparse.Namespace) -> int:
         return 0
     if args.action == "show":
         print(f"round {result['round']} (profile {result['profile']})")
-        print(json.dumps(result["record"]))
+        print(dumps(result["record"]))
     else:
         verdict = "matches" if result["matches"] else "DIFFERS from"
         print(f"round {result['round']}: the engine's settlement {verdict} the table's")

@@ -77,6 +77,8 @@ QUICK = [
     ("meters", "--json"),
     ("events", "tail"),
     ("events", "tail", "-n", "5", "--kind", "x", "--json"),
+    ("round", "lock"),
+    ("round", "confirm", "--json"),
 ]
 
 SCRIPT = """

@@ -23,6 +23,10 @@ WORDS = [
     "tail",
     "verify",
     "hits",
+    "round",
+    "lock",
+    "confirm",
+    "stake",
     "--socket",
     "--json",
     "--db",
@@ -99,11 +103,11 @@ VALUES = [w for w in WORDS if w not in OPTIONS]
     ),
 )
 def test_the_quick_reading_around_each_command(
-    before: list[str], command: str, after: list[tuple[str, list[str]]]
+    before: list[str], command: tuple[str, ...], after: list[tuple[str, list[str]]]
 ) -> None:
     """Command lines built around each quick command, its options each followed by a value
     or none (more of them are read quickly)."""
-    argv = [*before, *COMMANDS[command].words]
+    argv = [*before, *command]
     for option, value in after:
         argv += [option, *value]
     quick = read_quickly(argv)
@@ -111,11 +115,11 @@ def test_the_quick_reading_around_each_command(
         assert argparse_reading(argv) == vars(quick)
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_every_option_with_every_value(command: str) -> None:
+@pytest.mark.parametrize("command", sorted(COMMANDS), ids=" ".join)
+def test_every_option_with_every_value(command: tuple[str, ...]) -> None:
     """Each option of a quick command, before and after it, with each value (and none):
     every limit of every argument type is met at least once."""
-    words = list(COMMANDS[command].words)
+    words = list(command)
     quick_ones = 0
     for option in [*COMMANDS[command].options, "--jso", "-h"]:
         for value in [[], *([v] for v in VALUES)]:
@@ -141,6 +145,8 @@ def test_every_option_with_every_value(command: str) -> None:
         ["events", "tail", "-n", "50", "--kind", "round.settled", "--kind", "jackpot.hit"],
         ["events", "tail", "-f", "--interval", "0.2", "--json"],
         ["events", "tail", "--follow", "--db", "/d"],
+        ["round", "lock"],
+        ["--socket", "/s", "round", "confirm", "--json"],
     ],
     ids=" ".join,
 )
@@ -168,6 +174,8 @@ def test_the_usual_command_lines_are_read_quickly(argv: list[str]) -> None:
         ["events", "tail", "--kind"],
         ["events", "--json", "tail"],
         ["events", "verify"],
+        ["round", "stake", "2", "ante=1000"],
+        ["round", "lock", "now"],
         ["--version"],
         [],
     ],
@@ -191,10 +199,10 @@ def test_every_quick_command_has_a_parser_with_the_same_options() -> None:
     its parser, or a typo in its flag, fails here before any generated command line)."""
     from controller.cli.main import build_parser
 
-    for name, command in COMMANDS.items():
-        parser = build_parser(name)
-        for word in command.words:
+    for words, command in COMMANDS.items():
+        parser = build_parser(words[0])
+        for word in words:
             sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
             parser = sub.choices[word]
         flags = {flag for action in parser._actions for flag in action.option_strings}
-        assert set(command.options) <= flags, name
+        assert set(command.options) <= flags, words
