@@ -11,12 +11,12 @@ error) is quick on a Pi-class CPU: the engine, books, table, rig, drivers and th
 are imported by the functions that run the command, and the choices and defaults a help names
 are written in the CLI (tests/unit/cli/test_cli_imports.py and test_cli_light_choices.py).
 
-The commands typed most (``status``, ``meters``, ``events tail``, ``round lock``, ``round
-confirm``) are read without argparse when their command line is plain (controller.cli.quick:
-the same values, or argparse reads it), and talk to the daemon through json's C codec
-(controller.quick_json): on a Pi-class CPU argparse and json with ``re`` are over half of what
-such a command costs. This module therefore imports argparse only to build a parser
-(controller.cli.parser).
+The commands that only ask the daemon (``status``, ``meters`` and ``events tail`` beside it,
+the dealer's ``round`` actions, ``seat clear``, ``jackpot ack``) are read without argparse when
+their command line is plain (controller.cli.quick: the same values, or argparse reads it), and
+talk to the daemon through json's C codec (controller.quick_json): on a Pi-class CPU argparse
+and json with ``re`` are over a third of what such a command costs. This module therefore
+imports argparse only to build a parser (controller.cli.parser).
 
 Global options (``--socket``, ``--json``) work before or after the command, as in
 ``croupier --socket S status`` or ``croupier status --json``.

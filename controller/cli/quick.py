@@ -1,16 +1,19 @@
-"""The commands a technician types most, read without argparse: ``status``, ``meters``,
-``events tail`` and the dealer's two buttons ``round lock`` and ``round confirm``, with the
-options they take.
+"""The commands that only ask the running daemon, read without argparse: ``status``,
+``meters`` and ``events tail`` (beside the daemon), the dealer's ``round`` actions that the
+console also has (``lock``, ``confirm``, ``stake``, ``seats``, ``decide``, ``cards``,
+``misdeal``, ``expose``), ``seat clear`` and ``jackpot ack``.
 
-On a Pi 3-class CPU importing argparse (with ``re`` and ``gettext``) and building a command's
-parser is a third of what ``croupier status`` costs (bench/pi_budget.py). For these commands
-:func:`read_quickly` reads the command line itself into the same values argparse would give,
-and gives up (``None``: argparse reads it, with its help, errors and suggestions) on anything
-it does not know for sure: ``--help``, an unknown or abbreviated option, ``--opt=value``, a
-value starting with ``-``, a number it does not read exactly as the argument type would, a
-word it does not expect. So the quick reading never differs from argparse's, only skips it;
-tests/unit/cli/test_cli_quick.py holds the two equal on generated command lines, the
-defaults below included.
+On a Pi 3-class CPU importing argparse (with ``re``, its enum and ``gettext``) and building a
+command's parser is about a third of what ``croupier status`` costs (bench/pi_budget.py). For
+these commands :func:`read_quickly` reads a plain command line itself, ``COMMAND [ARGUMENT...]
+[OPTION...]`` with the global options before the command too, into the values argparse would
+give, and gives up (``None``: argparse reads it, with its help, errors and suggestions) on
+anything it does not know for sure: ``--help``, an unknown or abbreviated option,
+``--opt=value``, a value starting with ``-``, a number it does not read exactly as the argument
+type would, an argument after an option, a missing required option or argument, a word it does
+not expect. So the quick reading never differs from argparse's, only skips it;
+tests/unit/cli/test_cli_quick.py holds the two equal on generated command lines, each
+command's defaults included.
 """
 
 from __future__ import annotations
@@ -32,44 +35,70 @@ class Arguments:
 
 class Option:
     """One option: its destination; ``read`` converts its value (``None``: a flag, True when
-    given); ``repeat``: each use appends (argparse's ``action="append"``)."""
+    given); ``repeat``: each use appends (argparse's ``action="append"``); ``required``: the
+    command line must give it (argparse says so when it does not)."""
 
-    __slots__ = ("dest", "read", "repeat")
+    __slots__ = ("dest", "read", "repeat", "required")
 
-    def __init__(self, dest: str, read: Reader | None = None, *, repeat: bool = False) -> None:
+    def __init__(
+        self,
+        dest: str,
+        read: Reader | None = None,
+        *,
+        repeat: bool = False,
+        required: bool = False,
+    ) -> None:
         self.dest = dest
         self.read = read
         self.repeat = repeat
+        self.required = required
+
+
+class Argument:
+    """One positional argument: its destination, ``read`` for each of its words, and
+    ``many``: one word or more (argparse's ``nargs="+"``, a list; the last argument only)."""
+
+    __slots__ = ("dest", "many", "read")
+
+    def __init__(self, dest: str, read: Reader, *, many: bool = False) -> None:
+        self.dest = dest
+        self.read = read
+        self.many = many
 
 
 class QuickCommand:
     """The words of a command, the function that runs it (module, name), the options it takes
-    after its words, and the values argparse sets when an option is absent."""
+    after its words and arguments, the values argparse sets when an option is absent, and its
+    positional arguments."""
 
-    __slots__ = ("defaults", "function", "module", "options", "words")
+    __slots__ = ("arguments", "defaults", "function", "module", "options", "words")
 
     def __init__(
         self,
         words: tuple[str, ...],
         run: tuple[str, str],
         options: dict[str, Option],
-        defaults: dict[str, Any],
+        defaults: dict[str, Any] | None = None,
+        arguments: tuple[Argument, ...] = (),
     ) -> None:
         self.words = words
         self.module, self.function = run
         self.options = options
-        self.defaults = defaults
+        self.arguments = arguments
+        self.defaults = defaults or {}
 
 
 def text(value: str) -> str:
     return value
 
 
-def whole_number(low: int) -> Reader:
-    """``controller.cli.argtypes.integer(low)`` for plain ASCII digits."""
+def whole_number(low: int, high: int | None = None) -> Reader:
+    """``controller.cli.argtypes.integer(low, high)`` for plain ASCII digits."""
 
     def read(value: str) -> int | None:
         if not (value.isascii() and value.isdigit()) or int(value) < low:
+            return None
+        if high is not None and int(value) > high:
             return None
         return int(value)
 
@@ -93,10 +122,15 @@ GLOBAL = {"--socket": Option("socket", text), "--json": Option("json")}
 # A ledger read from its file (controller.cli.ledger_args.add_db_flag)
 LEDGER_FILE = {"--db": Option("db", text), "--key": Option("key", text), **GLOBAL}
 
+# The dealer's actions (controller/cli/table_cmd.py), each run by its own function
+TABLE = "controller.cli.table_cmd"
+SEAT = Argument("seat", whole_number(1, 99))
+TECHNICIAN = {"--technician": Option("technician", text, required=True), **GLOBAL}
+
 COMMANDS = {
     command.words: command
     for command in (
-        QuickCommand(("status",), ("controller.cli.status_cmd", "status"), GLOBAL, {}),
+        QuickCommand(("status",), ("controller.cli.status_cmd", "status"), GLOBAL),
         QuickCommand(
             ("meters",),
             ("controller.cli.meters_cmd", "show"),
@@ -116,14 +150,68 @@ COMMANDS = {
             },
             {"n": 20, "kind": None, "follow": False, "interval": 0.5},
         ),
-        *(
-            QuickCommand(
-                ("round", button), ("controller.cli.table_cmd", "round_button"), GLOBAL, {}
-            )
-            for button in ("lock", "confirm")
+        QuickCommand(("round", "lock"), (TABLE, "round_button"), GLOBAL),
+        QuickCommand(("round", "confirm"), (TABLE, "round_button"), GLOBAL),
+        QuickCommand(
+            ("round", "stake"),
+            (TABLE, "round_stake"),
+            {"--decision": Option("decision", text), **GLOBAL},
+            {"decision": None},
+            (SEAT, Argument("stakes", text, many=True)),
         ),
+        QuickCommand(
+            ("round", "seats"),
+            (TABLE, "round_seats"),
+            GLOBAL,
+            arguments=(Argument("seats", whole_number(1, 99), many=True),),
+        ),
+        QuickCommand(
+            ("round", "decide"),
+            (TABLE, "round_decide"),
+            {"--amount": Option("amount", whole_number(0)), **GLOBAL},
+            {"amount": 0},
+            (SEAT, Argument("decision", text)),
+        ),
+        QuickCommand(
+            ("round", "cards"),
+            (TABLE, "round_cards"),
+            GLOBAL,
+            arguments=(Argument("destination", text), Argument("cards", text, many=True)),
+        ),
+        QuickCommand(
+            ("round", "misdeal"),
+            (TABLE, "round_misdeal"),
+            GLOBAL,
+            arguments=(Argument("rule", text), Argument("reason", text)),
+        ),
+        QuickCommand(
+            ("round", "expose"),
+            (TABLE, "round_expose"),
+            {"--card": Option("positions", whole_number(1, 2), repeat=True), **GLOBAL},
+            {"positions": None},
+        ),
+        QuickCommand(("seat", "clear"), (TABLE, "seat_clear"), TECHNICIAN, arguments=(SEAT,)),
+        QuickCommand(("jackpot", "ack"), (TABLE, "jackpot_ack"), TECHNICIAN),
     )
 }
+
+
+def _arguments(
+    words: Sequence[str], arguments: tuple[Argument, ...], values: dict[str, Any]
+) -> bool:
+    """Read the positional ``words`` into ``values``; False for anything argparse must read
+    (too few or too many words, a value it would refuse)."""
+    if len(words) < len(arguments) or (
+        len(words) > len(arguments) and not (arguments and arguments[-1].many)
+    ):
+        return False
+    for number, argument in enumerate(arguments):
+        taken = words[number:] if argument.many else words[number : number + 1]
+        read = [argument.read(word) for word in taken]
+        if None in read:
+            return False
+        values[argument.dest] = read if argument.many else read[0]
+    return True
 
 
 def _options(
@@ -162,8 +250,16 @@ def read_quickly(argv: Sequence[str]) -> Arguments | None:
     command = COMMANDS.get(tuple(argv[at : at + 1])) or COMMANDS.get(tuple(argv[at : at + 2]))
     if command is None:
         return None
-    at = _options(argv, at + len(command.words), command.options, values)
+    at += len(command.words)
+    first_option = at
+    while first_option < len(argv) and not argv[first_option].startswith("-"):
+        first_option += 1
+    if not _arguments(argv[at:first_option], command.arguments, values):
+        return None
+    at = _options(argv, first_option, command.options, values)
     if at != len(argv):
+        return None
+    if any(o.required and o.dest not in values for o in command.options.values()):
         return None
     module = __import__(command.module, fromlist=[command.function])
     return Arguments(

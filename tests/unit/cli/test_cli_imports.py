@@ -79,6 +79,9 @@ QUICK = [
     ("events", "tail", "-n", "5", "--kind", "x", "--json"),
     ("round", "lock"),
     ("round", "confirm", "--json"),
+    ("round", "stake", "2", "ante=1000", "--decision", "4x"),
+    ("seat", "clear", "3", "--technician", "T-4"),
+    ("jackpot", "ack", "--technician", "T-4"),
 ]
 
 SCRIPT = """

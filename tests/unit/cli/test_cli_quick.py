@@ -27,6 +27,29 @@ WORDS = [
     "lock",
     "confirm",
     "stake",
+    "seats",
+    "decide",
+    "cards",
+    "misdeal",
+    "expose",
+    "seat",
+    "clear",
+    "jackpot",
+    "ack",
+    "--technician",
+    "--decision",
+    "--amount",
+    "--card",
+    "ante=1000",
+    "MD-M2",
+    "As",
+    "community",
+    "4x",
+    "1",
+    "2",
+    "3",
+    "99",
+    "100",
     "--socket",
     "--json",
     "--db",
@@ -93,41 +116,70 @@ OPTIONS = [w for w in WORDS if w.startswith("-") and len(w) > 1]
 VALUES = [w for w in WORDS if w not in OPTIONS]
 
 
-@settings(max_examples=400, deadline=None)
+def filler(command: tuple[str, ...]) -> list[str]:
+    """Words that make a quick command's line whole: a value of each positional argument
+    (the first of VALUES it takes) and the required options."""
+    spec = COMMANDS[command]
+    words = [next(v for v in VALUES if a.read(v) is not None) for a in spec.arguments]
+    for flag, option in spec.options.items():
+        if option.required:
+            words += [flag, "T-4"]
+    return words
+
+
+@settings(max_examples=600, deadline=None)
 @given(
     st.lists(st.sampled_from(["--socket", "/s", "--json", "--db", "d", "--key", "k"]), max_size=6),
     st.sampled_from(sorted(COMMANDS)),
+    st.one_of(st.none(), st.lists(st.sampled_from(VALUES), max_size=3)),
     st.lists(
         st.tuples(st.sampled_from(OPTIONS), st.lists(st.sampled_from(VALUES), max_size=1)),
         max_size=4,
     ),
+    st.booleans(),
 )
 def test_the_quick_reading_around_each_command(
-    before: list[str], command: tuple[str, ...], after: list[tuple[str, list[str]]]
+    before: list[str],
+    command: tuple[str, ...],
+    arguments: list[str] | None,
+    after: list[tuple[str, list[str]]],
+    whole: bool,
 ) -> None:
-    """Command lines built around each quick command, its options each followed by a value
-    or none (more of them are read quickly)."""
-    argv = [*before, *command]
+    """Command lines built around each quick command: its arguments (generated, or None:
+    ones it takes), its options each followed by a value or none, its required options or
+    not (more of them are read quickly)."""
+    argv = [*before, *command, *(filler(command) if arguments is None else arguments)]
     for option, value in after:
         argv += [option, *value]
+    if whole and arguments is not None:
+        argv += filler(command)[len(COMMANDS[command].arguments) :]
     quick = read_quickly(argv)
     if quick is not None:
         assert argparse_reading(argv) == vars(quick)
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS), ids=" ".join)
-def test_every_option_with_every_value(command: tuple[str, ...]) -> None:
-    """Each option of a quick command, before and after it, with each value (and none):
-    every limit of every argument type is met at least once."""
-    words = list(command)
-    quick_ones = 0
+def test_every_option_and_argument_with_every_value(command: tuple[str, ...]) -> None:
+    """Each option of a quick command, before and after it, with each value (and none), and
+    each of its positional arguments with each value: every limit of every argument type is
+    met at least once."""
+    words, whole = list(command), filler(command)
+    count = len(COMMANDS[command].arguments)
+    lines = []
     for option in [*COMMANDS[command].options, "--jso", "-h"]:
         for value in [[], *([v] for v in VALUES)]:
-            for argv in ([*words, option, *value], [option, *value, *words]):
-                quick = read_quickly(argv)
-                if quick is not None:
-                    quick_ones += 1
-                    assert argparse_reading(argv) == vars(quick), argv
+            lines += [[*words, *whole, option, *value], [option, *value, *words, *whole]]
+    for number in range(count):
+        for value in VALUES:
+            lines.append([*words, *whole[:number], value, *whole[number + 1 :]])
+    if count:
+        lines += [[*words, *whole[: count - 1], *whole[count:]], [*words, *whole, "2"]]
+    quick_ones = 0
+    for argv in lines:
+        quick = read_quickly(argv)
+        if quick is not None:
+            quick_ones += 1
+            assert argparse_reading(argv) == vars(quick), argv
     assert quick_ones > len(COMMANDS[command].options)
 
 
@@ -147,6 +199,14 @@ def test_every_option_with_every_value(command: tuple[str, ...]) -> None:
         ["events", "tail", "--follow", "--db", "/d"],
         ["round", "lock"],
         ["--socket", "/s", "round", "confirm", "--json"],
+        ["round", "stake", "2", "ante=1000", "blind=1000", "--decision", "4x"],
+        ["round", "seats", "1", "2", "6"],
+        ["round", "decide", "3", "insurance", "--amount", "500"],
+        ["round", "cards", "seat:2", "As", "Kd"],
+        ["round", "misdeal", "MD-M2", "a card fell face up"],
+        ["round", "expose", "--card", "1"],
+        ["seat", "clear", "3", "--technician", "T-4"],
+        ["jackpot", "ack", "--technician", "T-4", "--json"],
     ],
     ids=" ".join,
 )
@@ -174,8 +234,13 @@ def test_the_usual_command_lines_are_read_quickly(argv: list[str]) -> None:
         ["events", "tail", "--kind"],
         ["events", "--json", "tail"],
         ["events", "verify"],
-        ["round", "stake", "2", "ante=1000"],
         ["round", "lock", "now"],
+        ["round", "show", "last"],
+        ["seat", "clear", "3"],
+        ["seat", "clear", "--technician", "T-4", "3"],
+        ["seat", "clear", "100", "--technician", "T-4"],
+        ["round", "seats", "1", "--json", "2"],
+        ["round", "expose", "--card", "3"],
         ["--version"],
         [],
     ],
