@@ -5,8 +5,9 @@
 scanner and encoder that ``json`` itself uses need neither, so the control client and the
 quick commands' output use them here, and read and write exactly what ``json`` does:
 
-- :func:`loads`: ``json.loads`` of a text or UTF-8 bytes (whitespace around the value allowed,
-  ``NaN`` and ``Infinity`` read as floats); a malformed text raises json's own error;
+- :func:`loads`: ``json.loads`` of a text or bytes (whitespace around the value allowed,
+  ``NaN`` and ``Infinity`` read as floats; bytes with a byte-order mark or in UTF-16/32 are
+  left to json, which finds their encoding); a malformed text raises json's own error;
 - :func:`dumps`: ``json.dumps(obj, separators=..., sort_keys=...)`` with ``ensure_ascii``;
 - :func:`dumps_indented`: ``json.dumps(obj, indent=N)`` (the C encoder has no indentation,
   so it is written here, over the C string encoder).
@@ -49,11 +50,13 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
-def loads(text: str | bytes) -> Any:
-    """The value of one JSON document, as ``json.loads`` reads it (``text`` as UTF-8 bytes or
-    a string); a malformed document raises json's own error (a :class:`ValueError`)."""
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")  # a UnicodeDecodeError is a ValueError
+def loads(text: str | bytes | bytearray) -> Any:
+    """The value of one JSON document, as ``json.loads`` reads it; a malformed document raises
+    json's own error (a :class:`ValueError`)."""
+    if isinstance(text, bytes | bytearray):
+        if text[:1] in (b"\xef", b"\xfe", b"\xff") or 0 in text[:4]:
+            return _refuse(text)  # a BOM or UTF-16/32: json finds the encoding
+        text = text.decode("utf-8", "surrogatepass")  # as json decodes UTF-8
     start = _skip_space(text, 0)
     try:
         value, end = _scan(text, start)
@@ -64,10 +67,11 @@ def loads(text: str | bytes) -> Any:
     return value
 
 
-def _refuse(text: str) -> Any:
-    """Raise json's error for a malformed ``text``. The C scanner reports one with the error
-    class of ``json.decoder``, which it looks up only among the modules already imported (in
-    CPython 3.11, a SystemError otherwise): the rare malformed document imports json."""
+def _refuse(text: str | bytes | bytearray) -> Any:
+    """json's reading of a ``text`` this module leaves to it: a malformed document (json's
+    error is raised) or bytes that are not plain UTF-8. The C scanner reports an error with the
+    error class of ``json.decoder``, which it looks up only among the modules already imported
+    (in CPython 3.11, a SystemError otherwise): the rare malformed document imports json."""
     import json
 
     return json.loads(text)
@@ -82,7 +86,7 @@ def _float_text(value: float) -> str:
 
 
 def _not_serialisable(value: object) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
 def dumps(obj: Any, *, separators: tuple[str, str] = (", ", ": "), sort_keys: bool = False) -> str:
@@ -131,11 +135,11 @@ def _indented(obj: Any, level: int, step: str, out: list[str], seen: set[int]) -
     elif isinstance(obj, float):
         out.append(_float_text(obj))
     elif isinstance(obj, list | tuple | dict):
-        items = list(obj.items()) if isinstance(obj, dict) else obj
         opening, closing = ("{", "}") if isinstance(obj, dict) else ("[", "]")
-        if not items:
+        if not obj:
             out.append(opening + closing)
             return
+        items = obj.items() if isinstance(obj, dict) else obj
         if id(obj) in seen:
             raise ValueError("Circular reference detected")
         seen.add(id(obj))

@@ -96,7 +96,8 @@ def whole_number(low: int, high: int | None = None) -> Reader:
     """``controller.cli.argtypes.integer(low, high)`` for plain ASCII digits."""
 
     def read(value: str) -> int | None:
-        if not (value.isascii() and value.isdigit()) or int(value) < low:
+        # at most 18 digits: int() refuses texts of over 4,300, and no limit here is near
+        if not (value.isascii() and value.isdigit() and len(value) <= 18) or int(value) < low:
             return None
         if high is not None and int(value) > high:
             return None

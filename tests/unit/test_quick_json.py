@@ -91,9 +91,54 @@ def test_a_malformed_document_is_json_error_without_json_loaded(text: str) -> No
     assert done.stdout.strip() == f"{type(raised.value).__name__} {raised.value}"
 
 
-def test_invalid_utf8_is_a_value_error() -> None:
-    with pytest.raises(ValueError):
-        quick_json.loads(b"\xff[]")
+def json_reading(text: object) -> str:
+    """json's reading of ``text`` as a comparable text: the value, or the error's type and
+    message."""
+    try:
+        return repr(json.loads(text))  # type: ignore[arg-type]
+    except ValueError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def quick_reading(text: object) -> str:
+    try:
+        return repr(quick_json.loads(text))  # type: ignore[arg-type]
+    except ValueError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'\xef\xbb\xbf{"a": 1}',  # a UTF-8 byte-order mark
+        b'"\xed\xa0\x80"',  # a lone surrogate written as UTF-8 bytes (json: surrogatepass)
+        b"1\x00",  # UTF-16-LE, found by json
+        b"\x00\x00\x001",  # UTF-32-BE
+        b"\xff\xfe1\x00",  # UTF-16 with its byte-order mark
+        b'\x00"s"',
+        b"\xff[]",  # not UTF-8
+        b"\xc3\xa9",  # UTF-8, not JSON
+        bytearray(b"[1]"),
+    ],
+    ids=repr,
+)
+def test_bytes_are_read_as_json_reads_them(data: bytes) -> None:
+    assert quick_reading(data) == json_reading(data)
+
+
+@given(st.binary(max_size=8))
+def test_any_bytes_are_read_as_json_reads_them(data: bytes) -> None:
+    assert quick_reading(data) == json_reading(data)
+
+
+def test_a_container_is_empty_as_json_finds_it() -> None:
+    """json asks a container whether it is empty before it walks it (a dict subclass)."""
+
+    class Sized(dict):  # type: ignore[type-arg]
+        def __len__(self) -> int:
+            return 0
+
+    assert quick_json.dumps_indented(Sized(a=1)) == json.dumps(Sized(a=1), indent=2)
 
 
 @pytest.mark.parametrize("writer", [quick_json.dumps, quick_json.dumps_indented])

@@ -90,6 +90,9 @@ WORDS = [
     "+5",
     " 5",
     "\uff15",  # a fullwidth digit: int() reads it, the quick reading leaves it to argparse
+    "0" * 17 + "5",
+    "1" * 19,
+    "1" * 5000,  # int() refuses over 4,300 digits: argparse's usage error, not a traceback
 ]
 
 
