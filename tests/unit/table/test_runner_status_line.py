@@ -89,4 +89,3 @@ def test_one_socket_serves_every_notification(tmp_path):
         n.status("closed")  # a notification after close opens a socket again
         assert sink.recv(64) == b"STATUS=closed"
         n.close()
-
