@@ -165,17 +165,16 @@ class ControlServer:
         try:
             while True:
                 try:
-                    async with asyncio.timeout(self.idle_timeout):
-                        line = await reader.readuntil(b"\n")
+                    line = await asyncio.wait_for(reader.readuntil(b"\n"), self.idle_timeout)
                 except asyncio.LimitOverrunError:
                     err = ControlError(f"request longer than {MAX_LINE} bytes", "bad-request")
                     writer.write(encode_reply(None, error=err))
-                    await self._drain(writer)
+                    await asyncio.wait_for(writer.drain(), self.idle_timeout)
                     break  # the stream position is lost: close this connection
                 except (asyncio.IncompleteReadError, TimeoutError):
                     break  # the peer left, or sat idle (or half a line) too long
                 writer.write(await self.dispatch(line, peer))
-                await self._drain(writer)
+                await asyncio.wait_for(writer.drain(), self.idle_timeout)
         except (ConnectionError, OSError, TimeoutError):
             pass
         except asyncio.CancelledError:
@@ -188,14 +187,6 @@ class ControlServer:
             writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await writer.wait_closed()
-
-    async def _drain(self, writer: asyncio.StreamWriter) -> None:
-        """Wait until the reply is on its way, at most ``idle_timeout`` (a peer that does not
-        read its replies). A reply the socket took whole (the usual case: the kernel's buffer
-        holds it) needs no wait: no timer, no task, no pass of the loop for it."""
-        if writer.transport.get_write_buffer_size() or writer.transport.is_closing():
-            async with asyncio.timeout(self.idle_timeout):
-                await writer.drain()
 
     async def dispatch(self, line: bytes, peer: Peer | None = None) -> bytes:
         request_id = None
