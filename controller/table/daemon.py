@@ -168,6 +168,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
             await stack.enter_async_context(gpio)
         await runner.open(gpio)
         notifier = Notifier()
+        stack.callback(notifier.close)
         runner.notifier = notifier
         port = config.shuffler.port
         allow = set(config.shuffler.firmware_allow)

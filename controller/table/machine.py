@@ -769,6 +769,7 @@ class TableMachine:
         """Status for lamps, sign, CLI and other systems: no live card identities."""
         r = self.round
         sensed, excluded = self.seats.with_stake(), self.seats.excluded()
+        playing = set(self.seats_in_play())  # once, not once a seat (a status poll's cost)
         return {
             "state": self.state.value,
             "round": r.round_id if r else None,
@@ -778,7 +779,7 @@ class TableMachine:
                     "stake": s in sensed,
                     "excluded": excluded.get(s),
                     "locked": bool(r and s in r.progressive),
-                    "in_play": bool(r and s in r.seats) or s in self.seats_in_play(),
+                    "in_play": bool(r and s in r.seats) or s in playing,
                 }
                 for s in range(1, self.profile.seats + 1)
             },

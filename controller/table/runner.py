@@ -14,7 +14,8 @@ out its outputs in order:
   full) leaves nothing half-written and the core closes the table;
 - :class:`ToShuffler` goes to :class:`ShufflerLink`, which runs commands one at a time;
 - :class:`ArchiveRound` / :class:`DeckChainBroken` to the surveillance store and the shuffle
-  audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd;
+  audit; :class:`ShowSign` to the sign; :class:`ReportStatus` to systemd once the table is
+  idle (the last one only);
 - a round the ledger closed (settled or voided): its DEAL exchanges with the shuffler, raw
   frames and all, from the link's memory to the surveillance store, one transaction, for the
   evidence bundle (docs/evidence.md); a deck check's as it is made (:meth:`keep_deck_check`).
@@ -158,6 +159,7 @@ class TableRunner:
         self._behind: set[asyncio.Future[dict[str, int]]] = set()  # journal writes under way
         self._later: list[Callable[[], None]] = []  # work that waits until the table is idle
         self._warm = False  # the evaluator's tables are in (warm_up)
+        self._status: str | None = None  # systemd's status line, not yet sent (_send_status)
 
     @property
     def machine(self) -> TableMachine | None:
@@ -358,12 +360,21 @@ class TableRunner:
                     await self.handle(event)
                     if self.queue.empty():
                         self._run_later()
+                        self._send_status()
                 except Exception as exc:  # fail safe: nothing in an event may stop the table
                     self._fail_safe(event, exc)
         finally:
             stopper.cancel()
             if getter is not None:
                 getter.cancel()
+
+    def _send_status(self) -> None:
+        """systemd's status line (``systemctl status``), once the table is idle: the last
+        state the core reported, one datagram however many states it went through meanwhile
+        (each had cost the settle path a system call that wakes systemd)."""
+        if self._status is not None and self.notifier is not None:
+            self.notifier.status(self._status)
+        self._status = None
 
     def _fail_safe(self, event: Input, exc: Exception) -> None:
         """An event the table could not handle (a bug, or input that escaped the checks at
@@ -425,7 +436,7 @@ class TableRunner:
         elif isinstance(output, ShowSign):
             self._show(output.state)
         elif isinstance(output, ReportStatus) and self.notifier is not None:
-            self.notifier.status(output.text)
+            self._status = output.text  # sent once the table is idle (_send_status)
         elif isinstance(output, AskWitness) and self.witness is not None:
             self._witness_task = asyncio.create_task(self._ask_witness(), name="witness")
 

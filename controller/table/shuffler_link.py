@@ -114,6 +114,9 @@ class ShufflerLink:
         self.identity: IdentifyReply | None = None
         self.last_deck: str = ""
         self.recorded: deque[dict[str, Any]] = deque(maxlen=RECORDED)
+        # the same exchanges by round: a settled round's are found without walking them all
+        # (2,000 of them, each round; docs/daemon.md, "Fast on a slow CPU")
+        self._by_round: dict[str | None, deque[dict[str, Any]]] = {}
         self._identified = False  # identified (and, a shoe, in SHOE mode) since the link came up
         self._link_down = False  # the session reported the link down and not up again since
         self._identifying = asyncio.Lock()  # one identify at a time (supervisor, reset, retry)
@@ -298,7 +301,18 @@ class ShufflerLink:
 
     def exchanges_of(self, round_id: str) -> list[dict[str, Any]]:
         """The DEAL exchanges of a round still in memory, oldest first."""
-        return [e for e in self.recorded if e["round"] == round_id]
+        return list(self._by_round.get(round_id, ()))
+
+    def _record(self, entry: dict[str, Any]) -> None:
+        """Keep a DEAL exchange (the oldest kept goes once :data:`RECORDED` are)."""
+        if len(self.recorded) == RECORDED:
+            oldest = self.recorded[0]
+            same = self._by_round[oldest["round"]]
+            same.popleft()  # the round's oldest is the oldest of all
+            if not same:
+                del self._by_round[oldest["round"]]
+        self.recorded.append(entry)
+        self._by_round.setdefault(entry["round"], deque()).append(entry)
 
     def _entry(
         self, kind: str, round_id: str | None, done: Completed, text: str | None = None
@@ -311,7 +325,7 @@ class ShufflerLink:
         reply = done.reply
         assert isinstance(reply, DealReply)  # the session matched it to the request
         arrived = asyncio.get_running_loop().time()
-        self.recorded.append(self._entry("deal", round_id, done))
+        self._record(self._entry("deal", round_id, done))
         for event in deal_events(reply, request, round_id, arrived):
             self.post(event)
 

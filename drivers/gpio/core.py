@@ -103,6 +103,10 @@ class TableCore:
         initial = initial or {}
         self.report_edges = report_edges
         self.bets_open = True
+        # controller commands so far (lock, round boundary, winner, clear, status lamp): a
+        # driver that applies the lamps and polls after each one needs not wake when it has
+        # not moved (drivers.gpio.table.GpioTable.refresh)
+        self.commands = 0
         self._outbox: list[TableEvent] = []
         self._seats = {
             n: _Seat(
@@ -202,6 +206,7 @@ class TableCore:
 
     def lock(self, now: float) -> tuple[int, ...]:
         """LOCK: bets are closed. Returns the seats whose stake is in the round."""
+        self.commands += 1
         self.bets_open = False
         locked = []
         for seat in self._seats.values():
@@ -214,6 +219,7 @@ class TableCore:
     def round_boundary(self, now: float, *, void: bool = False) -> None:
         """The round is over (stakes collected) and bets open again. ``void``: a misdeal
         returned the stakes, which may stay on the sensors for the next round."""
+        self.commands += 1
         self.bets_open = True
         for seat in self._seats.values():
             if seat.state is SeatState.EXCLUDED:
@@ -237,6 +243,7 @@ class TableCore:
 
     def set_winner(self, seat_number: int, now: float) -> None:
         """Show a winning seat (its lamp flashes until the round boundary)."""
+        self.commands += 1
         seat = self._seat(seat_number)
         if seat.state is not SeatState.LOCKED:
             raise SeatError(f"seat {seat_number} is {seat.state.value}, not locked into the round")
@@ -244,6 +251,7 @@ class TableCore:
 
     def clear(self, seat_number: int, now: float) -> bool:
         """Clear an exclusion. Returns False if the seat was not excluded."""
+        self.commands += 1
         seat = self._seat(seat_number)
         if seat.state is not SeatState.EXCLUDED:
             return False
@@ -257,6 +265,7 @@ class TableCore:
 
     def set_status_lamp(self, name: str, pattern: str, now: float) -> None:
         """``green`` / ``red`` / ``beacon`` to one of :data:`drivers.gpio.lamps.PATTERNS`."""
+        self.commands += 1
         if name not in STATUS_LAMPS:
             raise SeatError(f"no status lamp {name!r} (lamps: {', '.join(STATUS_LAMPS)})")
         if pattern not in lamps.PATTERNS:

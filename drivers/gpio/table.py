@@ -78,6 +78,7 @@ class GpioTable:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.core: TableCore | None = None
+        self._commands_seen = -1  # the core's commands when the loop task last woke
 
     async def __aenter__(self) -> GpioTable:
         await self.start()
@@ -147,9 +148,13 @@ class GpioTable:
         return self._core().seat_states()
 
     def refresh(self) -> None:
-        """The core was commanded directly (the table core holds the same pure object, on
-        the same clock): apply its lamps and deadlines now."""
-        self._wake.set()
+        """The core may have been commanded directly (the table core holds the same pure
+        object, on the same clock): apply its lamps and deadlines now if it was, or if a lamp
+        is to be written again (a pin that failed). Called after every table event: a wake-up
+        of the loop task that finds nothing to do was most of what the GPIO cost a round."""
+        core = self.core
+        if core is None or core.commands != self._commands_seen or self.lamp_faults:
+            self._wake.set()
 
     def lamp_levels(self) -> dict[str, bool]:
         """Lamp levels as last written to the pins."""
@@ -198,6 +203,7 @@ class GpioTable:
         core = self._core()
         while True:
             self._wake.clear()
+            self._commands_seen = core.commands
             now = self._clock()
             for event in core.poll(now):
                 self._events.put_nowait(event)
