@@ -2,7 +2,8 @@
 core (a cgroup v1 CPU quota: ``cpu.cfs_quota_us = 1500`` over ``cpu.cfs_period_us = 10000``),
 each figure beside its baseline measured in the same run.
 
-- CLI latency (median of several runs): ``croupier --version``, and ``status``, ``meters`` and
+- CLI latency (median of several runs): ``croupier --version``, ``croupier status --help``
+  (a command line argparse reads: a help or a usage error), and ``status``, ``meters`` and
   ``events tail`` against the running daemon once its table is open (the evaluator's tables
   and the sign come in after READY, on the same CPU), under the quota, beside a bare ``python -c
   pass`` (the venv's interpreter) under the same quota and the same commands at full speed
@@ -75,6 +76,8 @@ CROUPIER = [
 FLOOR = "import argparse, json, socket"
 # commands timed against the running daemon (meters and events tail ask it for the ledger)
 LIVE_COMMANDS = ("status", "meters", "events tail")
+# a command line only argparse reads (controller/cli/quick.py reads the plain ones without it)
+HELP = ("status", "--help")
 
 
 class CpuQuota:
@@ -251,6 +254,7 @@ def measure(
         [sys.executable, "-c", FLOOR], runs, preexec
     )
     out["croupier --version"] = median_time([*CROUPIER, "--version"], runs, preexec, tree)
+    out["croupier status --help"] = median_time([*CROUPIER, *HELP], runs, preexec, tree)
     with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-") as name:
         tmp = Path(name)
         state = tmp / "state"
@@ -312,6 +316,7 @@ def main() -> int:
         quota.remove()
     targets = {
         "croupier --version": "< 0.5 s",
+        "croupier status --help": "< 0.5 s",
         "ready, restart (tables cached)": "< 5 s",
         "pipeline p99": "< 50 ms",
         "longest watchdog gap": f"< {WATCHDOG_SEC / 2:g} s",
