@@ -24,23 +24,42 @@ class UsageError(CroupierError, ValueError):
     usage errors); found after parsing, e.g. a lamp name the configuration does not have."""
 
 
+class OutOfLimits(ValueError):
+    """A value its type or its limits refuse; the message says which, naming the value."""
+
+
+# The kinds of number the CLI reads: how the text converts, and how a message names it
+WHOLE_NUMBER = (int, "a whole number")
+SECONDS = (float, "a number of seconds")
+
+
+def within(
+    text: str, convert: Callable[[str], float], kind: str, low: float | None, high: float | None
+) -> float:
+    """``text`` as a number of ``kind`` within ``low..high``, else :class:`OutOfLimits`."""
+    try:
+        value = convert(text)
+    except ValueError:
+        raise OutOfLimits(f"{text!r} is not {kind}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise OutOfLimits(f"{text!r} is not a finite number")
+    if low is not None and value < low:
+        raise OutOfLimits(f"{text} is below {low:g}")
+    if high is not None and value > high:
+        raise OutOfLimits(f"{text} is above {high:g}")
+    return value
+
+
 def _bounded(
     convert: Callable[[str], float], kind: str, low: float | None, high: float | None
 ) -> Callable[[str], float]:
     def parse(text: str) -> float:
-        import argparse  # loaded already: argparse is reading the value
-
         try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
-        if isinstance(value, float) and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if low is not None and value < low:
-            raise argparse.ArgumentTypeError(f"{text} is below {low:g}")
-        if high is not None and value > high:
-            raise argparse.ArgumentTypeError(f"{text} is above {high:g}")
-        return value
+            return within(text, convert, kind, low, high)
+        except OutOfLimits as exc:
+            import argparse  # loaded already: argparse is reading the value
+
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     parse.__name__ = kind  # argparse names the type in some messages
     parse.limits = (low, high)  # type: ignore[attr-defined]
@@ -49,12 +68,12 @@ def _bounded(
 
 def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """A whole number within ``low..high`` (either end open with ``None``)."""
-    return _bounded(int, "a whole number", low, high)  # type: ignore[return-value]
+    return _bounded(*WHOLE_NUMBER, low, high)  # type: ignore[return-value]
 
 
 def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], float]:
     """A duration in seconds, ``0 .. 1 day`` unless told otherwise."""
-    return _bounded(float, "a number of seconds", low, high)
+    return _bounded(*SECONDS, low, high)
 
 
 # a share of rounds

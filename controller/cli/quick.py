@@ -18,6 +18,8 @@ command's defaults included.
 
 from __future__ import annotations
 
+from controller.cli.argtypes import SECONDS, WHOLE_NUMBER, OutOfLimits, within
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
     from collections.abc import Callable, Sequence
@@ -92,30 +94,32 @@ def text(value: str) -> str:
     return value
 
 
-def whole_number(low: int, high: int | None = None) -> Reader:
-    """``controller.cli.argtypes.integer(low, high)`` for plain ASCII digits."""
+def number(kind: tuple[Callable[[str], float], str], low: float, high: float | None) -> Reader:
+    """A number of ``kind`` (argtypes.WHOLE_NUMBER, argtypes.SECONDS) within ``low..high``,
+    read by the CLI's own check (argtypes.within) when written in plain ASCII digits with one
+    point at most and 18 digits at most: ``int()`` and ``float()`` read other forms too
+    (``+5``, ``5_0``, a fullwidth digit, over 4,300 digits refused), which argparse reads."""
 
-    def read(value: str) -> int | None:
-        # at most 18 digits: int() refuses texts of over 4,300, and no limit here is near
-        if not (value.isascii() and value.isdigit() and len(value) <= 18) or int(value) < low:
+    def read(value: str) -> float | None:
+        digits = value.replace(".", "", 1) if kind[0] is float else value
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
             return None
-        if high is not None and int(value) > high:
+        try:
+            return within(value, *kind, low, high)
+        except OutOfLimits:
             return None
-        return int(value)
 
     return read
+
+
+def whole_number(low: int, high: int | None = None) -> Reader:
+    """``controller.cli.argtypes.integer(low, high)``, plainly written."""
+    return number(WHOLE_NUMBER, low, high)
 
 
 def seconds(low: float, high: float) -> Reader:
-    """``controller.cli.argtypes.seconds(low, high)`` for ASCII digits with one point at most."""
-
-    def read(value: str) -> float | None:
-        digits = value.replace(".", "", 1)
-        if not (digits.isascii() and digits.isdigit()) or not low <= float(value) <= high:
-            return None
-        return float(value)
-
-    return read
+    """``controller.cli.argtypes.seconds(low, high)``, plainly written."""
+    return number(SECONDS, low, high)
 
 
 # The global options (controller.cli.main.GLOBAL_OPTIONS), before or after the command
