@@ -3,7 +3,8 @@ transition and the money event of one event commit together or not at all (issue
 
 import asyncio
 import contextlib
-import tomllib
+
+from runner_support import open_runner
 
 from controller.books.ledger.errors import LedgerFullError
 from controller.table.events import (
@@ -14,26 +15,6 @@ from controller.table.events import (
     DeclareSeats,
     StakeSensed,
 )
-from controller.table.runner import TableRunner
-from controller.table.tableconfig import parse_table_config
-
-CONFIG = tomllib.loads("""
-[table]
-id = "T9"
-profile = "uth-gr"
-[shuffler]
-emulate = true
-[pools.main]
-seed = 500000
-""")
-
-
-class NoShuffler:
-    def __init__(self):
-        self.submitted = []
-
-    def submit(self, effect, round_id=None):
-        self.submitted.append(effect)
 
 
 async def drain(runner):
@@ -45,9 +26,7 @@ async def drain(runner):
 
 def test_disk_full_at_lock_takes_nothing_and_closes(tmp_path):
     async def go():
-        runner = TableRunner(parse_table_config(CONFIG, "t.toml"), state_dir=tmp_path)
-        await runner.open()
-        runner.shuffler = NoShuffler()
+        runner = await open_runner(tmp_path)
         await runner.handle(ConditionChanged(Condition.STARTUP, False))
         await drain(runner)
         assert runner.machine.state.value == "open"

@@ -3,22 +3,11 @@
 
 import asyncio
 import socket
-import tomllib
+
+from runner_support import open_runner
 
 from controller.table.events import ReportStatus
-from controller.table.runner import TableRunner
 from controller.table.sdnotify import Notifier
-from controller.table.tableconfig import parse_table_config
-
-CONFIG = tomllib.loads("""
-[table]
-id = "T9"
-profile = "uth-gr"
-[shuffler]
-emulate = true
-[pools.main]
-seed = 500000
-""")
 
 
 class Recorder:
@@ -29,16 +18,9 @@ class Recorder:
         self.sent.append(text)
 
 
-class HeldShuffler:
-    def submit(self, effect, round_id=None):
-        pass
-
-
 def test_status_is_sent_once_idle_and_only_the_last(tmp_path):
     async def go():
-        runner = TableRunner(parse_table_config(CONFIG, "t.toml"), state_dir=tmp_path)
-        await runner.open()
-        runner.shuffler = HeldShuffler()
+        runner = await open_runner(tmp_path)
         runner.notifier = notes = Recorder()
         await runner._carry_out(ReportStatus("dealing T9-1"))
         await runner._carry_out(ReportStatus("verified T9-1"))
@@ -53,9 +35,7 @@ def test_status_is_sent_once_idle_and_only_the_last(tmp_path):
 
 def test_the_event_loop_sends_the_state_it_reached(tmp_path):
     async def go():
-        runner = TableRunner(parse_table_config(CONFIG, "t.toml"), state_dir=tmp_path)
-        await runner.open()
-        runner.shuffler = HeldShuffler()
+        runner = await open_runner(tmp_path)
         runner.notifier = notes = Recorder()
         stop = asyncio.Event()
         task = asyncio.create_task(runner.run(stop))  # run() opens the table (STARTUP cleared)
