@@ -51,6 +51,7 @@ from controller.table.events import (
     EnterCards,
     EnterWagers,
     JackpotAck,
+    JournalNote,
     PoolAmount,
     SeatDecision,
 )
@@ -513,7 +514,9 @@ class Commands:
             found = await self.runner.in_surveillance(lambda store: store.round(round_id))
         except SurveillanceError as exc:
             raise ControlError(str(exc), "refused") from None
-        self.runner.post_journal("surveillance-access", {"action": action, "round": found["round"]})
+        await self.runner.take(
+            JournalNote("surveillance-access", {"action": action, "round": found["round"]})
+        )
         return found
 
     async def round_show(self, request: Request) -> dict[str, Any]:
@@ -546,7 +549,7 @@ class Commands:
             raise _bad(f"'decision': {exc}") from None
         return raw
 
-    def round_stake(self, request: Request) -> str:
+    async def round_stake(self, request: Request) -> str:
         seat = self._seat(request.args.get("seat"))
         stakes = request.args.get("stakes", {})
         if not isinstance(stakes, dict) or len(stakes) > MAX_WAGERS:
@@ -562,31 +565,31 @@ class Commands:
         known = self._wagers()  # what the profile offers is a subset of the game's wagers
         if unknown := [name for name in stakes if name not in known]:
             raise _bad(f"'stakes': unknown wager {unknown[0][:20]!r} (known: {', '.join(known)})")
-        self.runner.post(EnterWagers(seat, dict(stakes), decision))
+        await self.runner.take(EnterWagers(seat, dict(stakes), decision))
         return "entered"
 
-    def round_seats(self, request: Request) -> str:
+    async def round_seats(self, request: Request) -> str:
         seats = request.args.get("seats")
         if not isinstance(seats, list) or len(seats) > len(self.runner.config.seats):
             raise _bad("'seats' must be a list of this table's seat numbers")
         checked = tuple(self._seat(s, "seats") for s in seats)
         if len(set(checked)) != len(checked):
             raise _bad("'seats': a seat is listed twice")
-        self.runner.post(DeclareSeats(checked))
+        await self.runner.take(DeclareSeats(checked))
         return "declared"
 
-    def round_decide(self, request: Request) -> str:
+    async def round_decide(self, request: Request) -> str:
         seat = self._seat(request.args.get("seat"))
         action = _text(request.args, "action")
         if self.runner.config.profile.game == "blackjack":
             if action not in BJ_ACTIONS:
                 raise _bad(f"'action' must be one of {', '.join(BJ_ACTIONS)}")
             amount = self._money(request.args.get("amount", 0), "amount")
-            self.runner.post(SeatDecision(seat, action, amount))
+            await self.runner.take(SeatDecision(seat, action, amount))
         else:
             if request.args.get("amount", 0) != 0:
                 raise _bad("'amount' is only for blackjack insurance")
-            self.runner.post(EnterWagers(seat, {}, self._decision(seat, action)))
+            await self.runner.take(EnterWagers(seat, {}, self._decision(seat, action)))
         return "entered"
 
     def _destination(self, raw: Any) -> str:
@@ -598,7 +601,7 @@ class Commands:
             raise _bad("'destination' must be community, dealer or seat:N")
         return f"seat:{self._seat(int(number), 'destination')}"
 
-    def round_cards(self, request: Request) -> str:
+    async def round_cards(self, request: Request) -> str:
         """Cards of a manually dealt round: ``destination`` (community, dealer, seat:N) and
         ``cards`` like ["As", "Kd"]."""
         destination = self._destination(request.args.get("destination"))
@@ -609,17 +612,17 @@ class Commands:
             cards = tuple(parse_cards(raw, what=destination))
         except CroupierError as exc:
             raise _bad(f"'cards': {exc}") from None
-        self.runner.post(EnterCards(destination, cards))
+        await self.runner.take(EnterCards(destination, cards))
         return "entered"
 
-    def round_misdeal(self, request: Request) -> str:
+    async def round_misdeal(self, request: Request) -> str:
         rule = _text(request.args, "rule")
         if not MISDEAL_RULES.match(rule):
             raise _bad("'rule' must be a misdeal rule: MD-S1..MD-S3 or MD-M1..MD-M7")
-        self.runner.post(DeclareMisdeal(rule, _text(request.args, "reason")))
+        await self.runner.take(DeclareMisdeal(rule, _text(request.args, "reason")))
         return "declared"
 
-    def round_expose(self, request: Request) -> str:
+    async def round_expose(self, request: Request) -> str:
         """The dealer exposed his cards with only the flop shown (MD-X3, where the profile
         has the procedure): ``positions`` of his hand, 1-based, default both."""
         if (refused := reinsert_refusal(self.runner.config.profile)) is not None:
@@ -632,15 +635,15 @@ class Commands:
             or len(set(positions)) != len(positions)
         ):
             raise _bad("'positions' must list the dealer's cards, [1], [2] or [1, 2]")
-        self.runner.post(DealerCardsExposed(tuple(positions)))
+        await self.runner.take(DealerCardsExposed(tuple(positions)))
         return "entered"
 
-    def round_lock(self, request: Request) -> str:
-        self.runner.post(DealerPressed(Button.LOCK))
+    async def round_lock(self, request: Request) -> str:
+        await self.runner.take(DealerPressed(Button.LOCK))
         return "pressed"
 
-    def round_confirm(self, request: Request) -> str:
-        self.runner.post(DealerPressed(Button.CONFIRM))
+    async def round_confirm(self, request: Request) -> str:
+        await self.runner.take(DealerPressed(Button.CONFIRM))
         return "pressed"
 
     # --- privileged --------------------------------------------------------------------
@@ -649,16 +652,18 @@ class Commands:
         who = await self._technician(request, "jackpot.ack")
         if self._machine.state is not TableState.JACKPOT:
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state})")
-        self.runner.post(JackpotAck(who))
+        await self.runner.take(JackpotAck(who))
         record = await self.runner.in_ledger(self.runner.ledger.last_closed_round)
         if record is None:  # nothing closed in this ledger (cannot be after a local award)
             return "acknowledged"
         try:  # every 100% award gets its evidence bundle (docs/evidence.md)
             path = await _evidence(self.runner, record.round_id)
-            self.runner.post_journal("evidence-made", {"round": record.round_id, "file": str(path)})
+            await self.runner.take(
+                JournalNote("evidence-made", {"round": record.round_id, "file": str(path)})
+            )
         except (CroupierError, OSError) as exc:
-            self.runner.post_journal(
-                "evidence-failed", {"round": record.round_id, "reason": str(exc)}
+            await self.runner.take(
+                JournalNote("evidence-failed", {"round": record.round_id, "reason": str(exc)})
             )
         return "acknowledged"
 
@@ -675,14 +680,16 @@ class Commands:
             alert = self.runner.alerts.acknowledge(_alert_id(request.args.get("id")), who)
         except AlertError as exc:
             raise ControlError(str(exc), "refused") from None
-        self.runner.post_journal(
-            "alert-acknowledged",
-            {
-                "alert": alert.id,
-                "kind": alert.kind.value,
-                "subject": alert.subject,
-                "technician": who,
-            },
+        await self.runner.take(
+            JournalNote(
+                "alert-acknowledged",
+                {
+                    "alert": alert.id,
+                    "kind": alert.kind.value,
+                    "subject": alert.subject,
+                    "technician": who,
+                },
+            )
         )
         return alert.to_json()
 
@@ -701,7 +708,7 @@ class Commands:
             path = await _evidence(self.runner, round_id)
         except CroupierError as exc:
             raise ControlError(str(exc)) from None
-        self.runner.post_journal("evidence-made", {"round": round_id, "technician": who})
+        await self.runner.take(JournalNote("evidence-made", {"round": round_id, "technician": who}))
         return {"round": round_id, "file": str(path), "bundle": json.loads(path.read_text())}
 
     async def shuffler_reset(self, request: Request) -> str:
@@ -710,7 +717,7 @@ class Commands:
         who = await self._technician(request, "shuffler.reset")
         if self.runner.shuffler is None:
             raise ControlError("this table has no shuffler link", "refused")
-        self.runner.post_journal("shuffler-reset", {"technician": who})
+        await self.runner.take(JournalNote("shuffler-reset", {"technician": who}))
         self.runner.shuffler.submit(ResetShuffler(who))
         return "reset requested"
 
@@ -728,7 +735,7 @@ class Commands:
             raise ControlError(str(exc), "bad-request") from None
         if not cleared:
             raise ControlError(f"seat {seat} is not excluded")
-        self.runner.post_journal("seat-cleared", {"seat": seat, "technician": who})
+        await self.runner.take(JournalNote("seat-cleared", {"seat": seat, "technician": who}))
         return "cleared"
 
     async def meters_reset(self, request: Request) -> dict[str, Any]:
@@ -754,7 +761,7 @@ class Commands:
             )
         except CroupierError as exc:
             raise ControlError(str(exc)) from None
-        runner.post(PoolAmount(pool.bet, state.current, pool.seed))
+        await runner.take(PoolAmount(pool.bet, state.current, pool.seed))
         return {"pool": pool.name, "current": state.current}
 
 

@@ -92,6 +92,11 @@ from display.scenes import SignState
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 LATER_LIMIT = 64  # jobs that wait for an idle table before they start anyway
+# Seconds a control command waits for the table to take its event (TableRunner.take): over a
+# linked store's default operation_timeout (5 s), the longest one event usually takes, and
+# under the CLI's 10 s
+TAKE_WAIT = 8.0
+BURST = 16  # events the table takes straight from its queue before the event loop gets a turn
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
 
 
@@ -160,6 +165,7 @@ class TableRunner:
         self._later: list[Callable[[], None]] = []  # work that waits until the table is idle
         self._warm = False  # the evaluator's tables are in (warm_up)
         self._status: str | None = None  # systemd's status line, not yet sent (_send_status)
+        self._takers: dict[int, asyncio.Future[None]] = {}  # id(event) -> its take() waits
 
     @property
     def machine(self) -> TableMachine | None:
@@ -211,6 +217,28 @@ class TableRunner:
     def post(self, event: Input) -> None:
         """Any component (thread-safe through the loop) hands the table an event."""
         self.queue.put_nowait(event)
+
+    async def take(self, event: Input) -> None:
+        """Hand the table an event and wait until the core has taken it: the table's state
+        is the one the event led to, what it asked for (a commit, a shuffler command) is
+        under way. A control command that answers after this is seen in its effect by the
+        caller's next request (``round confirm`` then ``status``), however the event loop
+        orders its callbacks. A table busy for longer than TAKE_WAIT (a linked pool's store
+        that does not answer) keeps the event queued and lets the caller go on."""
+        taken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        key = id(event)  # unique while the event waits in the queue
+        self._takers[key] = taken
+        self.post(event)
+        try:
+            await asyncio.wait((taken,), timeout=TAKE_WAIT)
+        finally:
+            self._takers.pop(key, None)
+
+    def _taken(self, event: Input) -> None:
+        """The core has taken ``event`` (or failed on it): release its :meth:`take`."""
+        taken = self._takers.pop(id(event), None)
+        if taken is not None and not taken.done():
+            taken.set_result(None)
 
     def post_journal(self, kind: str, data: dict[str, Any]) -> None:
         """Journal something that is not a machine transition (an access, an alarm)."""
@@ -342,20 +370,27 @@ class TableRunner:
         self.post(ConditionChanged(Condition.STARTUP, False))
         stopper = asyncio.ensure_future(stop.wait())
         getter: asyncio.Future[Input] | None = None
+        burst = 0  # events taken straight from the queue since the loop last had a turn
         try:
             while not stop.is_set():
-                if getter is None:
-                    getter = asyncio.ensure_future(self.queue.get())
-                deadline = logic.next_deadline()
-                timeout = None if deadline is None else max(0.0, deadline - self.now())
-                done, _ = await asyncio.wait(
-                    {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-                )
-                if stopper in done:
-                    break
                 event: Input = Tick()
-                if getter in done:
-                    event, getter = getter.result(), None
+                if getter is None and burst < BURST and not self.queue.empty():
+                    # waiting already: no task and no wait (a round's events come in bursts;
+                    # each wait cost the Pi's CPU a task and three turns of the loop)
+                    event, burst = self.queue.get_nowait(), burst + 1
+                else:  # the loop has its turn: this event starts the next burst
+                    burst = 1
+                    if getter is None:
+                        getter = asyncio.ensure_future(self.queue.get())
+                    deadline = logic.next_deadline()
+                    timeout = None if deadline is None else max(0.0, deadline - self.now())
+                    done, _ = await asyncio.wait(
+                        {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    if stopper in done:
+                        break
+                    if getter in done:
+                        event, getter = getter.result(), None
                 try:
                     await self.handle(event)
                     if self.queue.empty():
@@ -363,6 +398,8 @@ class TableRunner:
                         self._send_status()
                 except Exception as exc:  # fail safe: nothing in an event may stop the table
                     self._fail_safe(event, exc)
+                finally:
+                    self._taken(event)
         finally:
             stopper.cancel()
             if getter is not None:
@@ -403,7 +440,9 @@ class TableRunner:
         assert logic is not None
         before = logic.machine.state
         started = self.now()
-        for output in logic.handle(event, started):
+        outputs = logic.handle(event, started)
+        self._taken(event)
+        for output in outputs:
             await self._carry_out(output)
         if self.gpio is not None:
             self.gpio.refresh()  # the core changed seats or lamps: the pins follow

@@ -165,16 +165,17 @@ class ControlServer:
         try:
             while True:
                 try:
-                    line = await asyncio.wait_for(reader.readuntil(b"\n"), self.idle_timeout)
+                    async with asyncio.timeout(self.idle_timeout):
+                        line = await reader.readuntil(b"\n")
                 except asyncio.LimitOverrunError:
                     err = ControlError(f"request longer than {MAX_LINE} bytes", "bad-request")
                     writer.write(encode_reply(None, error=err))
-                    await asyncio.wait_for(writer.drain(), self.idle_timeout)
+                    await self._drain(writer)
                     break  # the stream position is lost: close this connection
                 except (asyncio.IncompleteReadError, TimeoutError):
                     break  # the peer left, or sat idle (or half a line) too long
                 writer.write(await self.dispatch(line, peer))
-                await asyncio.wait_for(writer.drain(), self.idle_timeout)
+                await self._drain(writer)
         except (ConnectionError, OSError, TimeoutError):
             pass
         except asyncio.CancelledError:
@@ -187,6 +188,12 @@ class ControlServer:
             writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await writer.wait_closed()
+
+    async def _drain(self, writer: asyncio.StreamWriter) -> None:
+        """Wait until the peer has read enough of its replies (TimeoutError after
+        ``idle_timeout``)."""
+        async with asyncio.timeout(self.idle_timeout):
+            await writer.drain()
 
     async def dispatch(self, line: bytes, peer: Peer | None = None) -> bytes:
         request_id = None
