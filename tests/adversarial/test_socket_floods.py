@@ -8,6 +8,7 @@ ones); the wrong-credential flood runs against a real croupierd. Bounded for `ma
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -21,6 +22,7 @@ from table_fixture import InProcessTable
 from controller.table.control.client import ControlClient
 from controller.table.control.server import RESERVED_SLOTS
 from controller.table.control.wire import ControlError, decode_reply
+from controller.table.events import DeclareSeats
 
 
 @pytest.fixture
@@ -233,3 +235,41 @@ def test_out_of_file_descriptors_the_daemon_keeps_serving_quietly(make_sim_table
     assert "Traceback" not in log, log[-2000:]
     summaries = [line for line in log.splitlines() if "could not be accepted" in line]
     assert 1 <= len(summaries) <= 3, log[-2000:]
+
+
+def test_a_flood_of_dealer_commands_cannot_outrun_the_table(table):
+    """Eight clients send `round.seats` as fast as the socket answers while the table takes
+    each event slowly (a Pi under load): a command answers once the table took its event
+    (TableRunner.take), so at most about one of them waits per connection, not the flood."""
+    runner = table.runner
+    post, handle = runner.post, runner.handle
+    waiting, deepest = [0], [0]
+
+    def counting(event):
+        if isinstance(event, DeclareSeats):
+            waiting[0] += 1
+            deepest[0] = max(deepest[0], waiting[0])
+        post(event)
+
+    async def slow(event):
+        if isinstance(event, DeclareSeats):
+            waiting[0] -= 1
+        await asyncio.sleep(0.002)
+        await handle(event)
+
+    runner.post, runner.handle = counting, slow
+    clients, each = 8, scale(40, 400)
+
+    def flood() -> None:
+        with ControlClient(table.tmp / "run" / "control.sock", timeout=30) as c:
+            for n in range(each):
+                c.call("round.seats", seats=[1 + n % 3])
+
+    threads = [threading.Thread(target=flood) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads)
+    assert deepest[0] <= clients, f"{deepest[0]} dealer commands queued behind the table"
+    assert table.request("status")["ok"]
