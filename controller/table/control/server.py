@@ -186,7 +186,8 @@ class ControlServer:
         finally:
             self.connections -= 1
             writer.close()
-        with contextlib.suppress(ConnectionError, OSError):
+        # the server closing meanwhile cancels this wait: as quiet as above
+        with contextlib.suppress(ConnectionError, OSError, asyncio.CancelledError):
             await writer.wait_closed()
 
     async def _drain(self, writer: asyncio.StreamWriter) -> None:

@@ -130,3 +130,33 @@ def test_stale_socket_is_replaced(tmp_path):
 
     assert decode_reply(asyncio.run(go())) == 1
     assert not path.exists()
+
+
+def test_closing_while_clients_leave_logs_nothing(tmp_path):
+    """The daemon stopping just as clients hang up: every connection ends quietly (asyncio
+    3.11 reports a stream handler that ends cancelled through the loop's exception handler,
+    with a traceback, e.g. one cancelled while it waits for its socket to close)."""
+    path = tmp_path / "control.sock"
+    reported: list[dict] = []
+
+    async def go() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: reported.append(ctx))
+        for _ in range(30):
+            srv = ControlServer(path)
+            srv.register("status", lambda req: {"state": "open"})
+            await srv.start()
+            readers = []
+            for _ in range(4):
+                reader, writer = await asyncio.open_unix_connection(str(path))
+                writer.write(b'{"id":1,"cmd":"status"}\n')
+                await reader.readline()
+                writer.close()  # the client leaves...
+                readers.append(writer)
+            await asyncio.sleep(0)
+            await srv.close()  # ...as the server closes
+            for writer in readers:
+                await writer.wait_closed()
+            await asyncio.sleep(0)
+
+    asyncio.run(go())
+    assert not reported, [str(ctx.get("exception") or ctx.get("message")) for ctx in reported]
