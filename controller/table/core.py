@@ -76,7 +76,8 @@ from controller.table.events import (
     VoidRound,
     WitnessChecked,
 )
-from controller.table.machine import MachineSettings, TableMachine
+from controller.table.machine import TableMachine
+from controller.table.machine_settings import MachineSettings
 from controller.table.outputs import lamp_patterns, sign_inputs, sign_state
 from controller.table.seats import LampError, SensorSeats
 from controller.table.witness_retry import WitnessRetry

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.table.events import Condition, ConditionChanged
-from controller.validation import Section
+from controller.table.host_settings import HostSettings
 
 CLOCK = Condition.CLOCK
 LEDGER_STORAGE = Condition.LEDGER_STORAGE
@@ -43,22 +43,6 @@ TIMEDATECTL_TIMEOUT = 10.0
 VOLATILE_TYPES = ("tmpfs", "ramfs")
 VOLATILE_DEVICES = ("/dev/zram", "/dev/ram")
 TIME_ERROR = 5  # adjtimex(): the clock is not synchronised
-
-
-@dataclass(frozen=True)
-class HostSettings:
-    require_clock_sync: bool = True
-    allow_volatile_ledger: bool = False
-
-
-def read_host_settings(sec: Section | None, simulated: bool) -> HostSettings:
-    """The ``[host]`` table; defaults: checks on for a real table, off for a simulated one."""
-    if sec is None:
-        return HostSettings(not simulated, simulated)
-    clock = sec.get("require_clock_sync", bool, default=not simulated)
-    volatile = sec.get("allow_volatile_ledger", bool, default=simulated)
-    sec.finish()
-    return HostSettings(bool(clock), bool(volatile))
 
 
 # --- the clock ---------------------------------------------------------------------------

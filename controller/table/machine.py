@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -64,7 +64,6 @@ from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
-from controller.engine.wagers import Limit
 from controller.errors import CroupierError, RoundError
 from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
 from controller.table.events import (
@@ -101,6 +100,7 @@ from controller.table.events import (
     Tick,
     VoidRound,
 )
+from controller.table.machine_settings import MachineSettings
 from controller.table.seats import ReportedSeats, SeatBoard
 
 Deal = HandFormingDeal | ShoeDeal | ManualDeal
@@ -186,14 +186,6 @@ def reinsert_refusal(profile: Profile) -> str | None:
         f"profile {profile.name} has no re-insertion procedure for exposed dealer cards (MD-X3"
         " is Italian): call the floor"
     )
-
-
-@dataclass(frozen=True)
-class MachineSettings:
-    table_id: str
-    packet_timeout: float = 10.0  # seconds without a packet during a deal: MD-S2
-    settled_display: float = 15.0  # seconds SETTLED stays before the table reopens
-    limits: Mapping[str, Limit] = field(default_factory=dict)  # the table's [limits]
 
 
 @dataclass

@@ -66,8 +66,8 @@ from controller.engine.pools.config import PoolConfig, pool_config
 from controller.engine.profiles import Profile, load_profile
 from controller.engine.wagers import GAME_WAGER_RULE, Limit, parse_limits
 from controller.table.credentials import check_stored
-from controller.table.host_checks import HostSettings, read_host_settings
-from controller.table.machine import MachineSettings
+from controller.table.host_settings import HostSettings, read_host_settings
+from controller.table.machine_settings import MachineSettings
 from controller.validation import (
     ConfigError,
     Problems,

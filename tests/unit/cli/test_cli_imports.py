@@ -260,3 +260,31 @@ def test_the_command_list_is_the_full_parsers() -> None:
         return {c.dest: c.help for c in sub._choices_actions}
 
     assert commands(build_parser(commands_only=True)) == commands(build_parser())
+
+
+def test_reading_a_configuration_loads_neither_the_daemon_nor_the_machine() -> None:
+    """`croupier config check` (and every command that reads table.toml) reads the settings of
+    the host checks and of the round machine from their own small modules: not asyncio, the
+    machine, its events or the seat model (2-3 s of a Pi-class CPU before they were split)."""
+    status, modules = run_probe("config", "check", "config/sim.toml")
+    assert status == 0
+    daemon = {"asyncio", "controller.table.machine", "controller.table.events"}
+    daemon |= {"controller.table.seats", "controller.table.host_checks", "drivers.gpio.core"}
+    assert sorted(modules & daemon) == []
+
+
+def test_one_hand_does_not_build_the_evaluators_tables() -> None:
+    """`croupier eval` works its hand out directly (controller.engine.poker.evaluator,
+    DIRECT_LIMIT): building the tables took a second here and ten at 15% of a core."""
+    probe = SCRIPT.replace(
+        "loaded = sorted(sys.modules)",
+        "from controller.engine.poker import evaluator\nloaded = [str(len(evaluator._built))]",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "eval", "As", "Ks", "Qs", "Js", "10s", "2c", "3d"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout.startswith("royal-flush"), done.stdout + done.stderr
+    assert json.loads(done.stderr.strip().splitlines()[-1])["modules"] == ["0"]
