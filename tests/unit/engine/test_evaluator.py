@@ -188,3 +188,31 @@ def test_straight_flush_run_agrees_with_category(cards):
 )
 def test_pair_of_aces_or_better(text, expected):
     assert is_pair_of_aces_or_better(strength(parse_cards(text))) is expected
+
+
+# --- before the tables: a hand worked out directly ----------------------------------------
+
+HANDS = st.integers(5, 7).flatmap(
+    lambda n: st.lists(st.integers(0, 51), min_size=n, max_size=n, unique=True)
+)
+
+
+@given(HANDS)
+def test_a_hand_worked_out_directly_is_what_the_tables_say(cards):
+    from controller.engine.poker import evaluator
+
+    evaluator.warm_up()
+    assert evaluator._direct_strength(cards) == strength(cards)
+
+
+def test_a_one_off_does_not_build_the_tables_and_a_long_run_does(monkeypatch):
+    from controller.engine.poker import evaluator
+
+    monkeypatch.setattr(evaluator, "_built", [])  # as in a fresh process
+    monkeypatch.setattr(evaluator, "_direct_hands", [0])
+    monkeypatch.setattr(evaluator, "DIRECT_LIMIT", 3)
+    royal = parse_cards("As Ks Qs Js 10s 2c 3d")
+    first = [evaluate(royal).category for _ in range(3)]
+    assert evaluator._built == []  # `croupier eval`: no ~0.7 s build for one hand
+    assert evaluate(royal).category == Category.ROYAL_FLUSH  # the fourth: the tables
+    assert len(evaluator._built) == 1 and first == [Category.ROYAL_FLUSH] * 3
