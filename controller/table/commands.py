@@ -41,6 +41,7 @@ from controller.table.control.guard import FailureLimiter, RefusalTally
 from controller.table.control.protocol import Request
 from controller.table.control.server import ControlServer
 from controller.table.control.wire import EVENTS_TAIL_MAX, ControlError
+from controller.table.core import Input
 from controller.table.credentials import verify
 from controller.table.events import (
     Button,
@@ -56,7 +57,7 @@ from controller.table.events import (
     SeatDecision,
 )
 from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
-from controller.table.runner import TableRunner
+from controller.table.runner import Handover, TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from drivers.errors import DriverError
 
@@ -292,6 +293,12 @@ class Commands:
         self.limiter.succeeded(uid)
         return who
 
+    async def _hand(self, event: Input) -> None:
+        """Hand the table ``event`` and answer once it has taken it (TableRunner.take: the
+        caller's next request sees its effect); a refusal when the daemon stopped first."""
+        if await self.runner.take(event) is Handover.STOPPED:
+            raise ControlError("the daemon is stopping: not taken, try again once it is up")
+
     def _refused(self, request: Request, action: str, reason: str, now: float) -> None:
         """Count a refusal; journal what the tally says is due (coalesced per window)."""
         peer = f"uid {request.peer.uid}" if request.peer is not None else "unknown peer"
@@ -514,7 +521,7 @@ class Commands:
             found = await self.runner.in_surveillance(lambda store: store.round(round_id))
         except SurveillanceError as exc:
             raise ControlError(str(exc), "refused") from None
-        await self.runner.take(
+        await self._hand(
             JournalNote("surveillance-access", {"action": action, "round": found["round"]})
         )
         return found
@@ -565,7 +572,7 @@ class Commands:
         known = self._wagers()  # what the profile offers is a subset of the game's wagers
         if unknown := [name for name in stakes if name not in known]:
             raise _bad(f"'stakes': unknown wager {unknown[0][:20]!r} (known: {', '.join(known)})")
-        await self.runner.take(EnterWagers(seat, dict(stakes), decision))
+        await self._hand(EnterWagers(seat, dict(stakes), decision))
         return "entered"
 
     async def round_seats(self, request: Request) -> str:
@@ -575,7 +582,7 @@ class Commands:
         checked = tuple(self._seat(s, "seats") for s in seats)
         if len(set(checked)) != len(checked):
             raise _bad("'seats': a seat is listed twice")
-        await self.runner.take(DeclareSeats(checked))
+        await self._hand(DeclareSeats(checked))
         return "declared"
 
     async def round_decide(self, request: Request) -> str:
@@ -585,11 +592,11 @@ class Commands:
             if action not in BJ_ACTIONS:
                 raise _bad(f"'action' must be one of {', '.join(BJ_ACTIONS)}")
             amount = self._money(request.args.get("amount", 0), "amount")
-            await self.runner.take(SeatDecision(seat, action, amount))
+            await self._hand(SeatDecision(seat, action, amount))
         else:
             if request.args.get("amount", 0) != 0:
                 raise _bad("'amount' is only for blackjack insurance")
-            await self.runner.take(EnterWagers(seat, {}, self._decision(seat, action)))
+            await self._hand(EnterWagers(seat, {}, self._decision(seat, action)))
         return "entered"
 
     def _destination(self, raw: Any) -> str:
@@ -612,14 +619,14 @@ class Commands:
             cards = tuple(parse_cards(raw, what=destination))
         except CroupierError as exc:
             raise _bad(f"'cards': {exc}") from None
-        await self.runner.take(EnterCards(destination, cards))
+        await self._hand(EnterCards(destination, cards))
         return "entered"
 
     async def round_misdeal(self, request: Request) -> str:
         rule = _text(request.args, "rule")
         if not MISDEAL_RULES.match(rule):
             raise _bad("'rule' must be a misdeal rule: MD-S1..MD-S3 or MD-M1..MD-M7")
-        await self.runner.take(DeclareMisdeal(rule, _text(request.args, "reason")))
+        await self._hand(DeclareMisdeal(rule, _text(request.args, "reason")))
         return "declared"
 
     async def round_expose(self, request: Request) -> str:
@@ -635,15 +642,15 @@ class Commands:
             or len(set(positions)) != len(positions)
         ):
             raise _bad("'positions' must list the dealer's cards, [1], [2] or [1, 2]")
-        await self.runner.take(DealerCardsExposed(tuple(positions)))
+        await self._hand(DealerCardsExposed(tuple(positions)))
         return "entered"
 
     async def round_lock(self, request: Request) -> str:
-        await self.runner.take(DealerPressed(Button.LOCK))
+        await self._hand(DealerPressed(Button.LOCK))
         return "pressed"
 
     async def round_confirm(self, request: Request) -> str:
-        await self.runner.take(DealerPressed(Button.CONFIRM))
+        await self._hand(DealerPressed(Button.CONFIRM))
         return "pressed"
 
     # --- privileged --------------------------------------------------------------------
@@ -652,18 +659,16 @@ class Commands:
         who = await self._technician(request, "jackpot.ack")
         if self._machine.state is not TableState.JACKPOT:
             raise ControlError(f"no jackpot to acknowledge (table is {self._machine.state})")
-        await self.runner.take(JackpotAck(who))
+        await self._hand(JackpotAck(who))
         record = await self.runner.in_ledger(self.runner.ledger.last_closed_round)
         if record is None:  # nothing closed in this ledger (cannot be after a local award)
             return "acknowledged"
         try:  # every 100% award gets its evidence bundle (docs/evidence.md)
             path = await _evidence(self.runner, record.round_id)
-            await self.runner.take(
-                JournalNote("evidence-made", {"round": record.round_id, "file": str(path)})
-            )
+            self.runner.post_journal("evidence-made", {"round": record.round_id, "file": str(path)})
         except (CroupierError, OSError) as exc:
-            await self.runner.take(
-                JournalNote("evidence-failed", {"round": record.round_id, "reason": str(exc)})
+            self.runner.post_journal(
+                "evidence-failed", {"round": record.round_id, "reason": str(exc)}
             )
         return "acknowledged"
 
@@ -680,7 +685,7 @@ class Commands:
             alert = self.runner.alerts.acknowledge(_alert_id(request.args.get("id")), who)
         except AlertError as exc:
             raise ControlError(str(exc), "refused") from None
-        await self.runner.take(
+        await self._hand(
             JournalNote(
                 "alert-acknowledged",
                 {
@@ -708,7 +713,7 @@ class Commands:
             path = await _evidence(self.runner, round_id)
         except CroupierError as exc:
             raise ControlError(str(exc)) from None
-        await self.runner.take(JournalNote("evidence-made", {"round": round_id, "technician": who}))
+        await self._hand(JournalNote("evidence-made", {"round": round_id, "technician": who}))
         return {"round": round_id, "file": str(path), "bundle": json.loads(path.read_text())}
 
     async def shuffler_reset(self, request: Request) -> str:
@@ -717,7 +722,7 @@ class Commands:
         who = await self._technician(request, "shuffler.reset")
         if self.runner.shuffler is None:
             raise ControlError("this table has no shuffler link", "refused")
-        await self.runner.take(JournalNote("shuffler-reset", {"technician": who}))
+        self.runner.post_journal("shuffler-reset", {"technician": who})  # the reset goes at once
         self.runner.shuffler.submit(ResetShuffler(who))
         return "reset requested"
 
@@ -735,7 +740,7 @@ class Commands:
             raise ControlError(str(exc), "bad-request") from None
         if not cleared:
             raise ControlError(f"seat {seat} is not excluded")
-        await self.runner.take(JournalNote("seat-cleared", {"seat": seat, "technician": who}))
+        await self._hand(JournalNote("seat-cleared", {"seat": seat, "technician": who}))
         return "cleared"
 
     async def meters_reset(self, request: Request) -> dict[str, Any]:
@@ -761,7 +766,7 @@ class Commands:
             )
         except CroupierError as exc:
             raise ControlError(str(exc)) from None
-        await runner.take(PoolAmount(pool.bet, state.current, pool.seed))
+        await self._hand(PoolAmount(pool.bet, state.current, pool.seed))
         return {"pool": pool.name, "current": state.current}
 
 

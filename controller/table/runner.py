@@ -40,6 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -94,8 +95,18 @@ T = TypeVar("T")
 LATER_LIMIT = 64  # jobs that wait for an idle table before they start anyway
 # Seconds a control command waits for the table to take its event (TableRunner.take): over a
 # linked store's default operation_timeout (5 s), the longest one event usually takes, and
-# under the CLI's 10 s
+# under the CLI's 10 s (a command waits for one event at most)
 TAKE_WAIT = 8.0
+
+
+class Handover(Enum):
+    """What became of an event handed to the table with :meth:`TableRunner.take`."""
+
+    TAKEN = "taken"  # the core has taken it
+    QUEUED = "queued"  # still waiting after TAKE_WAIT: taken in its turn
+    STOPPED = "stopped"  # the table stopped first: never handled
+
+
 BURST = 16  # events the table takes straight from its queue before the event loop gets a turn
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
 
@@ -165,7 +176,8 @@ class TableRunner:
         self._later: list[Callable[[], None]] = []  # work that waits until the table is idle
         self._warm = False  # the evaluator's tables are in (warm_up)
         self._status: str | None = None  # systemd's status line, not yet sent (_send_status)
-        self._takers: dict[int, asyncio.Future[None]] = {}  # id(event) -> its take() waits
+        self._takers: dict[int, asyncio.Future[Handover]] = {}  # id(event) -> its take()
+        self._stopped = False  # the run loop has ended: nothing is taken any more
 
     @property
     def machine(self) -> TableMachine | None:
@@ -218,14 +230,18 @@ class TableRunner:
         """Any component (thread-safe through the loop) hands the table an event."""
         self.queue.put_nowait(event)
 
-    async def take(self, event: Input) -> None:
-        """Hand the table an event and wait until the core has taken it: the table's state
-        is the one the event led to, what it asked for (a commit, a shuffler command) is
-        under way. A control command that answers after this is seen in its effect by the
-        caller's next request (``round confirm`` then ``status``), however the event loop
-        orders its callbacks. A table busy for longer than TAKE_WAIT (a linked pool's store
-        that does not answer) keeps the event queued and lets the caller go on."""
-        taken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    async def take(self, event: Input) -> Handover:
+        """Hand the table an event and wait until the core has taken it: the machine's state
+        is the one the event led to when this returns TAKEN. What the event set going (a
+        linked pool's step, a commit, a shuffler command, the lamps) may still be under way.
+        A control command that answers after this is seen in its state by the caller's next
+        request (``round confirm`` then ``status``), however the event loop orders its
+        callbacks. QUEUED: the table was busy for longer than TAKE_WAIT (a linked pool's
+        store that does not answer); the event is taken in its turn. STOPPED: the table
+        stopped before taking it; it is never handled."""
+        if self._stopped:
+            return Handover.STOPPED
+        taken: asyncio.Future[Handover] = asyncio.get_running_loop().create_future()
         key = id(event)  # unique while the event waits in the queue
         self._takers[key] = taken
         self.post(event)
@@ -233,12 +249,21 @@ class TableRunner:
             await asyncio.wait((taken,), timeout=TAKE_WAIT)
         finally:
             self._takers.pop(key, None)
+        return taken.result() if taken.done() else Handover.QUEUED
 
     def _taken(self, event: Input) -> None:
         """The core has taken ``event`` (or failed on it): release its :meth:`take`."""
         taken = self._takers.pop(id(event), None)
         if taken is not None and not taken.done():
-            taken.set_result(None)
+            taken.set_result(Handover.TAKEN)
+
+    def _stop_taking(self) -> None:
+        """The run loop has ended: the events still queued are never handled."""
+        self._stopped = True
+        for taken in self._takers.values():
+            if not taken.done():
+                taken.set_result(Handover.STOPPED)
+        self._takers.clear()
 
     def post_journal(self, kind: str, data: dict[str, Any]) -> None:
         """Journal something that is not a machine transition (an access, an alarm)."""
@@ -404,6 +429,7 @@ class TableRunner:
             stopper.cancel()
             if getter is not None:
                 getter.cancel()
+            self._stop_taking()
 
     def _send_status(self) -> None:
         """systemd's status line (``systemctl status``), once the table is idle: the last

@@ -9,7 +9,7 @@ import itertools
 from runner_support import open_runner
 
 from controller.table.events import Condition, ConditionChanged, JournalNote
-from controller.table.runner import BURST
+from controller.table.runner import BURST, Handover
 
 
 async def _running(runner):
@@ -31,7 +31,8 @@ def test_take_returns_with_the_event_taken(tmp_path):
         stop, task = await _running(runner)
         try:
             assert runner.machine.state.value == "open"
-            await runner.take(ConditionChanged(Condition.SHUFFLER, True, "door open"))
+            handed = await runner.take(ConditionChanged(Condition.SHUFFLER, True, "door open"))
+            assert handed is Handover.TAKEN
             closed = runner.machine.state.value  # no turn of the loop in between
             await runner.take(ConditionChanged(Condition.SHUFFLER, False))
             return closed, runner.machine.state.value
@@ -119,7 +120,8 @@ def test_take_lets_the_caller_go_when_the_table_stays_busy(tmp_path, monkeypatch
         runner.handle = busy
         try:
             runner.post(JournalNote("test.busy", {}))
-            await asyncio.wait_for(runner.take(JournalNote("test.queued", {})), 5)
+            handed = await asyncio.wait_for(runner.take(JournalNote("test.queued", {})), 5)
+            assert handed is Handover.QUEUED
             returned_with = list(handled)  # its event still waits behind the busy one
             release.set()
             await runner.take(JournalNote("test.after", {}))
@@ -130,3 +132,29 @@ def test_take_lets_the_caller_go_when_the_table_stays_busy(tmp_path, monkeypatch
     returned_with, handled, takers = asyncio.run(go())
     assert "test.queued" not in returned_with
     assert handled[-3:] == ["test.busy", "test.queued", "test.after"] and takers == {}
+
+
+def test_take_says_when_the_table_stopped_first(tmp_path):
+    async def go():
+        runner = await open_runner(tmp_path)
+        stop, task = await _running(runner)
+        release = asyncio.Event()
+        original = runner.handle
+
+        async def stuck(event):  # the daemon is stopping while an event is handled
+            if isinstance(event, JournalNote) and event.kind == "test.stuck":
+                await release.wait()
+            await original(event)
+
+        runner.handle = stuck
+        runner.post(JournalNote("test.stuck", {}))
+        waiting = asyncio.ensure_future(runner.take(JournalNote("test.never", {})))
+        await asyncio.sleep(0.01)
+        stop.set()
+        release.set()
+        await task
+        after = await runner.take(JournalNote("test.after", {}))
+        await runner.close()
+        return await waiting, after
+
+    assert asyncio.run(go()) == (Handover.STOPPED, Handover.STOPPED)
