@@ -93,6 +93,7 @@ from display.scenes import SignState
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 LATER_LIMIT = 64  # jobs that wait for an idle table before they start anyway
+BURST = 16  # events the table takes straight from its queue before the event loop gets a turn
 # Seconds a control command waits for the table to take its event (TableRunner.take): over a
 # linked store's default operation_timeout (5 s), the longest one event usually takes, and
 # under the CLI's 10 s (a command waits for one event at most)
@@ -107,7 +108,6 @@ class Handover(Enum):
     STOPPED = "stopped"  # the table stopped first: never handled
 
 
-BURST = 16  # events the table takes straight from its queue before the event loop gets a turn
 AUDIT_POSITIONS = 9  # community 5 + the first seat's 2 + 2 more: present in every UTH/CH deal
 
 
