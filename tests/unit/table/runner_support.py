@@ -1,6 +1,7 @@
 """A TableRunner of a UTH table opened on a temporary state directory, with no shuffler behind
 it (the commands it would send are kept), for the runner's unit tests."""
 
+import asyncio
 import tomllib
 
 from controller.table.runner import TableRunner
@@ -31,3 +32,17 @@ async def open_runner(state_dir):
     await runner.open()
     runner.shuffler = NoShuffler()
     return runner
+
+
+async def start_loop(runner):
+    """The runner's event loop in a task (``run`` opens the table: STARTUP cleared); returns
+    the stop event and the task for :func:`stop_loop`."""
+    stop = asyncio.Event()
+    return stop, asyncio.ensure_future(runner.run(stop))
+
+
+async def stop_loop(runner, stop, task):
+    """Stop the loop :func:`start_loop` started and close the runner."""
+    stop.set()
+    await task
+    await runner.close()

@@ -4,7 +4,7 @@
 import asyncio
 import socket
 
-from runner_support import open_runner
+from runner_support import open_runner, start_loop, stop_loop
 
 from controller.table.events import ReportStatus
 from controller.table.sdnotify import Notifier
@@ -37,16 +37,14 @@ def test_the_event_loop_sends_the_state_it_reached(tmp_path):
     async def go():
         runner = await open_runner(tmp_path)
         runner.notifier = notes = Recorder()
-        stop = asyncio.Event()
-        task = asyncio.create_task(runner.run(stop))  # run() opens the table (STARTUP cleared)
+        stop, task = await start_loop(runner)
         for _ in range(200):
             await asyncio.sleep(0.01)
             if runner.machine.state.value == "open" and notes.sent:
                 break
-        stop.set()
-        await task
-        await runner.close()
-        return runner.machine.state.value, notes.sent
+        state = runner.machine.state.value
+        await stop_loop(runner, stop, task)
+        return state, notes.sent
 
     state, sent = asyncio.run(go())
     assert state == "open"

@@ -6,23 +6,17 @@ also when handling it failed."""
 import asyncio
 import itertools
 
-from runner_support import open_runner
+from runner_support import open_runner, start_loop, stop_loop
 
 from controller.table.events import Condition, ConditionChanged, JournalNote
 from controller.table.runner import BURST, Handover
 
 
 async def _running(runner):
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(runner.run(stop))
-    await runner.take(ConditionChanged(Condition.STARTUP, False))  # run() posts it too
+    """The loop started, the table open (run() posts STARTUP cleared too)."""
+    stop, task = await start_loop(runner)
+    await runner.take(ConditionChanged(Condition.STARTUP, False))
     return stop, task
-
-
-async def _stopped(runner, stop, task):
-    stop.set()
-    await task
-    await runner.close()
 
 
 def test_take_returns_with_the_event_taken(tmp_path):
@@ -37,7 +31,7 @@ def test_take_returns_with_the_event_taken(tmp_path):
             await runner.take(ConditionChanged(Condition.SHUFFLER, False))
             return closed, runner.machine.state.value
         finally:
-            await _stopped(runner, stop, task)
+            await stop_loop(runner, stop, task)
 
     assert asyncio.run(go()) == ("closed", "open")
 
@@ -59,7 +53,7 @@ def test_take_returns_when_the_event_fails(tmp_path):
             await runner.take(JournalNote("test.after", {}))  # the table took the next one
             return runner.machine.state.value, dict(runner.machine.conditions)
         finally:
-            await _stopped(runner, stop, task)
+            await stop_loop(runner, stop, task)
 
     state, conditions = asyncio.run(go())
     assert state == "closed" and Condition.INTERNAL in conditions  # fail safe, as before
@@ -90,7 +84,7 @@ def test_queued_events_are_taken_in_order_with_turns_for_the_loop(tmp_path):
             asyncio.get_running_loop().call_soon(turn)
             await runner.take(JournalNote("test.last", {}))
         finally:
-            await _stopped(runner, stop, task)
+            await stop_loop(runner, stop, task)
         return handled, turns
 
     handled, turns = asyncio.run(go())
@@ -127,7 +121,7 @@ def test_take_lets_the_caller_go_when_the_table_stays_busy(tmp_path, monkeypatch
             await runner.take(JournalNote("test.after", {}))
             return returned_with, handled, runner._takers
         finally:
-            await _stopped(runner, stop, task)
+            await stop_loop(runner, stop, task)
 
     returned_with, handled, takers = asyncio.run(go())
     assert "test.queued" not in returned_with
