@@ -33,6 +33,10 @@ def lifted(t, seats):
 
 
 def play_round(t, seats):
+    # as the dealer does: LOCK once the table is open. Just after a start the link conditions
+    # may not be raised yet (linked_up reads true) and a LOCK then is ignored (lock-ignored):
+    # the round never came and this failed once in `make test`
+    t.wait_for_state("open")
     for seat in seats:
         t.io.place_stake(seat)
     t.wait_until(lambda: all(t.status()["seats"][str(s)]["stake"] for s in seats), "stakes sensed")
