@@ -7,10 +7,12 @@ CPU time (user + system of the child, the fastest of ``--runs``) rather than wal
 what a 15% quota turns into wall time (``~at 15%`` = CPU / 0.15) and it moves less than wall
 time on a shared machine. ``--before DIR`` measures another checkout too (e.g. ``git worktree
 add --detach DIR main``), the trees taking turns for each command; the commands are this
-tree's (controller.cli.main.COMMAND_GROUPS), each run by this interpreter with the tree as its
-working directory (the tree's own ``controller`` comes first on ``sys.path``).
+tree's (controller.cli.main.COMMAND_GROUPS). Each checkout is installed as a table is (a venv
+from ``/usr/bin/python3``, bench/table_venv.py), or with ``--development`` run by this
+interpreter with the tree as its working directory.
 
-    .venv/bin/python bench/cli_help.py [--runs N] [--before DIR]
+    .venv/bin/python bench/cli_help.py [--runs N] [--before DIR] [--development]
+        [--table-python PATH]
 """
 
 from __future__ import annotations
@@ -19,25 +21,25 @@ import argparse
 import resource
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from round import compile_tree  # bench/round.py
+from table_venv import Table, add_options, tables  # bench/table_venv.py
 
 from controller.cli.main import COMMAND_GROUPS
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = "import sys; from controller.cli.main import main; sys.exit(main())"
 QUOTA = 0.15  # bench/pi_budget.py's share of one core
 
 
-def cpu_seconds(argv: list[str], tree: Path, runs: int) -> float:
-    """The fastest of ``runs`` runs of ``python ARGV`` in ``tree``: CPU seconds of the child."""
+def cpu_seconds(argv: list[str], table: Table, runs: int) -> float:
+    """The fastest of ``runs`` runs of ``argv`` for ``table``: CPU seconds of the child."""
     best = float("inf")
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, *argv], cwd=tree, capture_output=True, check=False)
+        subprocess.run(argv, cwd=table.cwd, capture_output=True, check=False)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         best = min(best, used)
@@ -50,28 +52,37 @@ def main() -> int:
     parser.add_argument(
         "--before", type=Path, metavar="DIR", help="also measure this checkout, first"
     )
+    add_options(parser)
     args = parser.parse_args()
     trees = {"now": ROOT}
     if args.before is not None:
         trees = {"before": args.before.resolve(), **trees}
-    for tree in trees.values():
-        compile_tree(tree)
-    cases: list[tuple[str, list[str]]] = [
-        ("python -c pass (baseline)", ["-c", "pass"]),
-        ("croupier --help", ["-c", CLI, "--help"]),
+    load = Path("/proc/loadavg").read_text().split(" ", 1)[0]  # before any install
+    with tempfile.TemporaryDirectory(prefix="croupier-cli-help-") as scratch:
+        return measure(args, tables(args, trees, Path(scratch)), load)
+
+
+def measure(args: argparse.Namespace, trees: dict[str, Table], load: str) -> int:
+    """Print each case's CPU for each table."""
+    cases: list[tuple[str, list[str] | None]] = [
+        ("python -c pass (baseline)", None),  # the table's interpreter
+        ("croupier --help", ["--help"]),
     ]
     for _, commands in COMMAND_GROUPS:
         for name in commands:
-            cases.append((f"{name} --help", ["-c", CLI, name, "--help"]))
-            cases.append((f"{name} --no-such-option", ["-c", CLI, name, "--no-such-option"]))
-    load = Path("/proc/loadavg").read_text().split(" ", 1)[0]
+            cases.append((f"{name} --help", [name, "--help"]))
+            cases.append((f"{name} --no-such-option", [name, "--no-such-option"]))
     print(
         f"CPU ms, fastest of {args.runs} runs (~at 15% = CPU / {QUOTA:g}); load average"
         f" before: {load}" + (f"; before = {args.before}" if args.before else "")
     )
     print(f"  {'command':36}" + "".join(f"{t:>10}" for t in trees) + f"{'~now at 15%':>14}")
+    print("  " + "; ".join(f"{name}: {table.label}" for name, table in trees.items()))
     for label, argv in cases:
-        found = {name: cpu_seconds(argv, tree, args.runs) for name, tree in trees.items()}
+        found = {}
+        for name, table in trees.items():
+            command = [*table.python, "-c", "pass"] if argv is None else [*table.cli, *argv]
+            found[name] = cpu_seconds(command, table, args.runs)
         cells = "".join(f"{s * 1000:10.0f}" for s in found.values())
         print(f"  {label:36}{cells}{found['now'] / QUOTA * 1000:11.0f} ms", flush=True)
     return 0

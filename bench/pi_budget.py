@@ -17,19 +17,26 @@ each figure beside its baseline measured in the same run.
   socket (6 seats, emulator at 115200 baud), played by bench/round.py's code after each of
   ``--plays`` restarts (3; the restart and pipeline figures are medians of the plays, the
   lowest and highest p99 beside them: one play of 200 rounds falls into a fast or a slow mode
-  of the quota); beside the same at full speed (target p99 under 50 ms);
+  of the quota); beside the same at full speed (target p99 under 50 ms). The dealer confirms
+  as soon as the verdict is seen, the worst case; ``--think MS`` waits as the players would;
 - the longest gap between the daemon's watchdog pings while it plays (``WatchdogSec=10s`` of
   systemd/croupierd.service; must stay under half of it, 5 s).
 
 The sim table's shuffler emulator, which the daemon starts as its child, is moved out of the
 quota as soon as it appears: it stands in for a machine with its own CPU.
 
+Each checkout is measured as a table runs it: installed as systemd/install.sh installs it, in a
+venv made from the distribution's ``/usr/bin/python3`` (``--table-python``), its ``croupier``
+and ``croupierd`` scripts run (bench/table_venv.py; about a minute of pip a checkout).
+``--development`` measures the checkout's development venv instead (on this VM pyenv's
+interpreter, which costs about a fifth more CPU for the same work).
+
 ``--before DIR`` measures another checkout too (e.g. ``git worktree add --detach DIR main``),
 first at each speed: a change beside its before, in the same run. Needs write access to
 ``/sys/fs/cgroup/cpu`` (cgroup v1, root); otherwise it says why and exits 0 without figures.
 
     .venv/bin/python bench/pi_budget.py [--rounds N] [--runs N] [--plays N] [--poll MS]
-        [--before DIR]
+        [--think MS] [--before DIR] [--development] [--table-python PATH]
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from round import (  # bench/round.py: one round pipeline for both benchmarks
     POLL,
-    compile_tree,
+    add_play_options,
     percentile,
     pipeline,
     play,
@@ -61,6 +68,7 @@ from round import (  # bench/round.py: one round pipeline for both benchmarks
     wait_state,
     write_config,
 )
+from table_venv import Table, add_options, tables  # bench/table_venv.py
 
 from controller.table.control.client import ControlClient
 
@@ -68,13 +76,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CGROUP_ROOT = Path("/sys/fs/cgroup/cpu")
 PERIOD_US, QUOTA_US = 10_000, 1_500  # 15% of one core
 WATCHDOG_SEC = 10.0  # systemd/croupierd.service
-# What the installed `croupier` script runs (not `-m`: runpy costs every command more), with the
-# checkout's code first on the path (the working directory of each run is the tree measured)
-CROUPIER = [
-    sys.executable,
-    "-c",
-    "import sys; from controller.cli.main import main; sys.exit(main())",
-]
 # The floor of any command that parses its arguments and talks JSON over a socket
 FLOOR = "import argparse, json, socket"
 # commands timed against the running daemon (meters and events tail ask it for the ledger)
@@ -126,12 +127,12 @@ class CpuQuota:
 
 
 def median_time(
-    command: list[str], runs: int, preexec: Callable[[], None] | None, tree: Path = ROOT
+    command: list[str], runs: int, preexec: Callable[[], None] | None, table: Table
 ) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(command, capture_output=True, preexec_fn=preexec, cwd=tree, check=False)
+        subprocess.run(command, capture_output=True, preexec_fn=preexec, cwd=table.cwd, check=False)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -195,6 +196,9 @@ class ShufflerOffQuota:
 
     def _watch(self) -> None:
         others: set[int] = set()  # children that are not the emulator
+        daemon = b""
+        with contextlib.suppress(OSError):
+            daemon = Path(f"/proc/{self.pid}/cmdline").read_bytes()
         while not self._stop.wait(0.001):
             for child in self._children() - others:
                 try:
@@ -206,7 +210,7 @@ class ShufflerOffQuota:
                     with contextlib.suppress(OSError):
                         (CGROUP_ROOT / "tasks").write_text(str(child))
                     return
-                if b"controller.table.daemon" not in command:  # forked: looked at again
+                if command != daemon:  # still the daemon's (forked): looked at again
                     others.add(child)  # once it runs its own program; this one is not it
 
     def close(self) -> None:
@@ -216,9 +220,9 @@ class ShufflerOffQuota:
 
 @contextlib.contextmanager
 def daemon(
-    tree: Path, tmp: Path, state: Path, preexec: Callable[[], None] | None
+    table: Table, tmp: Path, state: Path, preexec: Callable[[], None] | None
 ) -> Iterator[tuple[Notifications, float]]:
-    """croupierd of ``tree`` on the sim table (bench/round.py); yields its notifications and
+    """croupierd of ``table`` on the sim table (bench/round.py); yields its notifications and
     its start time."""
     cfg = write_config(tmp)
     notify_path = tmp / f"notify-{time.monotonic_ns()}"
@@ -229,7 +233,7 @@ def daemon(
         "WATCHDOG_USEC": str(int(WATCHDOG_SEC * 1e6)),
     }
     started = time.perf_counter()
-    proc = start_daemon(tree, cfg, state, tmp / "run", env=env, preexec=preexec)
+    proc = start_daemon(table, cfg, state, tmp / "run", env=env, preexec=preexec)
     shuffler = ShufflerOffQuota(proc.pid) if preexec is not None else None
     try:
         deadline = time.monotonic() + 120
@@ -249,30 +253,31 @@ def measure(
     rounds: int,
     runs: int,
     preexec: Callable[[], None] | None,
-    tree: Path = ROOT,
+    table: Table,
     poll: float = POLL,
     plays: int = PLAYS,
+    think: float = 0.0,
 ) -> dict[str, float]:
-    """Every figure of the checkout ``tree``, with the daemon and the CLI started through
-    ``preexec``. The daemon is restarted ``plays`` times, each restart timed and followed by
+    """Every figure of the checkout that ``table`` starts, with the daemon and the CLI started
+    through ``preexec``. The daemon is restarted ``plays`` times, each restart timed and followed by
     ``rounds`` rounds: the start and pipeline figures are medians over those plays, with the
     lowest and highest p99 beside them."""
-    compile_tree(tree)
     out: dict[str, float] = {}
-    out["python -c pass (bare)"] = median_time([sys.executable, "-c", "pass"], runs, preexec)
+    python, cli = table.python, table.cli
+    out["python -c pass (bare)"] = median_time([*python, "-c", "pass"], runs, preexec, table)
     out["python: argparse, json, socket"] = median_time(
-        [sys.executable, "-c", FLOOR], runs, preexec
+        [*python, "-c", FLOOR], runs, preexec, table
     )
-    out["croupier --version"] = median_time([*CROUPIER, "--version"], runs, preexec, tree)
-    out["croupier status --help"] = median_time([*CROUPIER, *HELP], runs, preexec, tree)
+    out["croupier --version"] = median_time([*cli, "--version"], runs, preexec, table)
+    out["croupier status --help"] = median_time([*cli, *HELP], runs, preexec, table)
     each: dict[str, list[float]] = {}  # figure -> its value in each play
     with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-") as name:
         tmp = Path(name)
         state = tmp / "state"
-        with daemon(tree, tmp, state, preexec) as (notes, started):
+        with daemon(table, tmp, state, preexec) as (notes, started):
             out["ready, first start (tables built)"] = notes.ready - started
         for n in range(plays):
-            with daemon(tree, tmp, state, preexec) as (notes, started):
+            with daemon(table, tmp, state, preexec) as (notes, started):
                 assert notes.ready is not None
                 ready = notes.ready - started
                 sock = tmp / "run" / "control.sock"
@@ -281,10 +286,10 @@ def measure(
                 opened = time.perf_counter() - started
                 if n == 0:
                     for command in LIVE_COMMANDS:
-                        argv = [*CROUPIER, "--socket", str(sock), *command.split()]
-                        out[f"croupier {command}"] = median_time(argv, runs, preexec, tree)
+                        argv = [*cli, "--socket", str(sock), *command.split()]
+                        out[f"croupier {command}"] = median_time(argv, runs, preexec, table)
                 with ControlClient(sock, timeout=60) as c:
-                    elapsed, metrics = play(c, rounds, poll)
+                    elapsed, metrics = play(c, rounds, poll, think)
                 if n == 0:
                     time.sleep(2 * WATCHDOG_SEC / 4)  # at least two pings after a short play
                     out["longest watchdog gap"] = notes.longest_gap(notes.ready)
@@ -317,13 +322,8 @@ def main() -> int:
     parser.add_argument(
         "--before", type=Path, metavar="DIR", help="also measure this checkout, first"
     )
-    parser.add_argument(
-        "--poll",
-        type=float,
-        default=POLL * 1000,
-        metavar="MS",
-        help="ms between two status polls (%(default)g)",
-    )
+    add_play_options(parser)
+    add_options(parser)
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split(" ", 1)[0]
     quota = CpuQuota()
@@ -335,13 +335,16 @@ def main() -> int:
     if args.before is not None:
         trees = {"before": args.before.resolve(), **trees}
     columns: dict[str, dict[str, float]] = {}
-    try:  # the trees in turn at each speed, so that a change of load hits both alike
-        for speed, preexec in (("15%", quota.enter), ("full", None)):
-            for name, tree in trees.items():
-                poll = args.poll / 1000
-                columns[f"{speed} {name}"] = measure(
-                    args.rounds, args.runs, preexec, tree, poll, args.plays
-                )
+    try:
+        with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-tables-") as scratch:
+            made = tables(args, trees, Path(scratch))
+            # the trees in turn at each speed, so that a change of load hits both alike
+            for speed, preexec in (("15%", quota.enter), ("full", None)):
+                for name, table in made.items():
+                    poll, think = args.poll / 1000, args.think / 1000
+                    columns[f"{speed} {name}"] = measure(
+                        args.rounds, args.runs, preexec, table, poll, args.plays, think
+                    )
         throttled = quota.stats()
     finally:
         quota.remove()
@@ -356,10 +359,13 @@ def main() -> int:
     print(
         f"Pi 3-class budget: 15% of one core (cgroup v1 cfs {QUOTA_US}/{PERIOD_US} us);"
         f" {args.plays} restarts each followed by {args.rounds} rounds of 6 seats (status"
-        f" polled every {args.poll:g} ms; start and pipeline figures: medians of the plays),"
+        f" polled every {args.poll:g} ms, CONFIRM {args.think:g} ms after the verdict; start"
+        f" and pipeline figures: medians of the plays),"
         f" CLI medians of {args.runs} runs" + (f"; before = {args.before}" if args.before else "")
     )
     print(f"  cgroup: {throttled}; load average before: {load}")
+    for name, table in made.items():
+        print(f"  {name}: {table.label}")
     print(f"  {'figure':34}" + "".join(f"{name:>20}" for name in columns) + "   target at 15%")
     for key in columns["full this tree"]:
         unit, scale = ("/s", 1.0) if key.endswith("/s") else ("ms", 1000.0)

@@ -16,7 +16,8 @@ Prints, beside the baselines measured in the same run:
 ``git worktree`` of main), so that a change is judged against its before in the same run.
 bench/pi_budget.py plays its rounds with :func:`play` and :func:`start_daemon` of this file.
 
-    .venv/bin/python bench/round.py [--rounds N] [--idle S] [--baud B] [--poll MS] [--before DIR]
+    .venv/bin/python bench/round.py [--rounds N] [--idle S] [--baud B] [--poll MS] [--think MS]
+        [--before DIR]
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from table_venv import Table, development  # bench/table_venv.py
 
 from controller.table.control.client import ControlClient
 from firmware_bridge.framing import encode_frame
@@ -47,10 +49,12 @@ SEATS = [1, 2, 3, 4, 5, 6]
 # the daemon CPU (~0.1-0.3 ms here): every 2 ms, the bench's own polling took a large part of
 # a 15%-of-a-core budget from the rounds it measures (bench/pi_budget.py, docs/daemon.md).
 POLL = 0.02
-# The packages of a checkout measured: compiled first, because this VM sets
-# PYTHONDONTWRITEBYTECODE, and a tree edited since its last compile would otherwise compile its
-# changed modules again in every process measured (the changed tree looks slower than it is)
-PACKAGES = ("controller", "drivers", "firmware_bridge", "display")
+# Seconds between the verdict and the dealer's CONFIRM (--think). At a table the players act on
+# their cards first (UTH-3/4 bets, a blackjack hand played out), which takes seconds; the bench
+# confirms at once by default, the worst case for the settlement: the VERIFIED state change's
+# journal commit, queued when the verdict is handled, is then still on the ledger's thread, and
+# the settlement's commit waits behind it (docs/daemon.md, "Fast on a slow CPU")
+THINK = 0.0
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -92,18 +96,8 @@ def write_config(directory: Path, baud: int = 115200) -> Path:
     return path
 
 
-def compile_tree(tree: Path) -> None:
-    """Bring the bytecode of ``tree``'s packages up to date (only what changed is compiled)."""
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", *PACKAGES],
-        cwd=tree,
-        stdout=subprocess.DEVNULL,
-        check=True,
-    )
-
-
 def start_daemon(
-    tree: Path,
+    table: Table,
     cfg: Path,
     state: Path,
     run: Path,
@@ -111,22 +105,12 @@ def start_daemon(
     env: dict[str, str] | None = None,
     preexec: Callable[[], None] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """croupierd of the checkout ``tree`` (its code, imported from its folder)."""
+    """croupierd of a checkout, started as ``table`` says (bench/table_venv.py)."""
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller.table.daemon",
-            "--config",
-            str(cfg),
-            "--state-dir",
-            str(state),
-            "--runtime-dir",
-            str(run),
-        ],
+        [*table.daemon, "--config", str(cfg), "--state-dir", str(state), "--runtime-dir", str(run)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        cwd=tree,
+        cwd=table.cwd,
         env=env,
         preexec_fn=preexec,
     )
@@ -154,23 +138,43 @@ def wait_state(
 
 
 def play(
-    client: ControlClient, rounds: int, poll: float = POLL
+    client: ControlClient, rounds: int, poll: float = POLL, think: float = 0.0
 ) -> tuple[float, dict[str, list[float]]]:
     """``rounds`` rounds of six seats from an open table, polling the state every ``poll``
-    seconds: the seconds they took and the daemon's pipeline metrics (``verdict``,
-    ``settlement``)."""
+    seconds, the dealer confirming ``think`` seconds after the verdict (0: at once, the
+    worst case, see THINK): the seconds they took without those pauses, and the daemon's
+    pipeline metrics (``verdict``, ``settlement``)."""
     wait_state(client, "open", poll=poll)
     started = time.perf_counter()
     for _ in range(rounds):
         client.call("round.seats", seats=SEATS)
         client.call("round.lock")
         wait_state(client, "verified", poll=poll)
+        time.sleep(think)
         client.call("round.confirm")
         wait_state(client, "settled", "jackpot", poll=poll)
         client.call("round.confirm")
         wait_state(client, "open", poll=poll)
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - started - rounds * think
     return elapsed, client.call("metrics")
+
+
+def add_play_options(parser: argparse.ArgumentParser) -> None:
+    """``--poll`` and ``--think``, in milliseconds (the arguments of :func:`play` in seconds)."""
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=POLL * 1000,
+        metavar="MS",
+        help="ms between two status polls (%(default)g)",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=THINK * 1000,
+        metavar="MS",
+        help="ms from the verdict to the dealer's CONFIRM (%(default)g: at once, the worst case)",
+    )
 
 
 def pipeline(metrics: dict[str, list[float]]) -> list[float]:
@@ -192,18 +196,18 @@ def rss_mb(pid: int) -> float:
 
 def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
     """Every figure of the daemon of ``tree`` (seconds, rounds/s, a fraction of a core, MB)."""
-    compile_tree(tree)
+    table = development(tree)
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         tmpdir = Path(tmp)
         run = tmpdir / "run"
         cfg = write_config(tmpdir, args.baud)
-        daemon = start_daemon(tree, cfg, tmpdir / "state", run)
+        daemon = start_daemon(table, cfg, tmpdir / "state", run)
         try:
             deadline = time.monotonic() + 120
             while not (run / "control.sock").exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
             with ControlClient(run / "control.sock") as c:
-                elapsed, metrics = play(c, args.rounds, args.poll / 1000)
+                elapsed, metrics = play(c, args.rounds, args.poll / 1000, args.think / 1000)
                 cpu0, t0 = cpu_seconds(daemon.pid), time.monotonic()
                 time.sleep(args.idle)
                 idle = (cpu_seconds(daemon.pid) - cpu0) / (time.monotonic() - t0)
@@ -239,13 +243,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU sampling")
     parser.add_argument("--baud", type=int, default=115200)
-    parser.add_argument(
-        "--poll",
-        type=float,
-        default=POLL * 1000,
-        metavar="MS",
-        help="ms between two status polls (%(default)g)",
-    )
+    add_play_options(parser)
     parser.add_argument(
         "--before", type=Path, metavar="DIR", help="also measure the daemon of this checkout, first"
     )

@@ -217,10 +217,11 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
         await host.check()  # before the table may open
         background(host.follow(), "host-checks")
-        # Everything built so far (modules, the evaluator's tables, the core) lives as long as
-        # the daemon: kept out of the collector's full passes, which would otherwise walk it
-        # all again (tens of ms here, several times that on a Pi: a stall of the round
-        # pipeline and of the watchdog's pings). docs/daemon.md, "Fast on a slow CPU".
+        # Everything built so far (modules, the configuration, the core) lives as long as the
+        # daemon: kept out of the collector's full passes, which would otherwise walk it all
+        # again (tens of ms here, several times that on a Pi: a stall of the round pipeline
+        # and of the watchdog's pings). docs/daemon.md, "Fast on a slow CPU". The evaluator's
+        # tables, loaded after READY, are a few flat arrays that the collector does not walk.
         gc.freeze()
         notifier.ready(f"table {config.table_id} up")
         log.info(
