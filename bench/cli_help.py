@@ -8,10 +8,11 @@ what a 15% quota turns into wall time (``~at 15%`` = CPU / 0.15) and it moves le
 time on a shared machine. ``--before DIR`` measures another checkout too (e.g. ``git worktree
 add --detach DIR main``), the trees taking turns for each command; the commands are this
 tree's (controller.cli.main.COMMAND_GROUPS). Each checkout is installed as a table is (a venv
-from ``/usr/bin/python3``, bench/table_venv.py), or with ``--development`` run by this
-interpreter with the tree as its working directory.
+from ``/usr/bin/python3``, bench/table_venv.py), or run by this interpreter with the tree as its
+working directory (``--venv development``; ``both``: side by side).
 
-    .venv/bin/python bench/cli_help.py [--runs N] [--before DIR] [--development]
+    .venv/bin/python bench/cli_help.py [--runs N] [--before DIR]
+        [--venv installed|development|both] [--table-python PATH]
         [--table-python PATH]
 """
 
@@ -76,15 +77,18 @@ def measure(args: argparse.Namespace, trees: dict[str, Table], load: str) -> int
         f"CPU ms, fastest of {args.runs} runs (~at 15% = CPU / {QUOTA:g}); load average"
         f" before: {load}" + (f"; before = {args.before}" if args.before else "")
     )
-    print(f"  {'command':36}" + "".join(f"{t:>10}" for t in trees) + f"{'~now at 15%':>14}")
-    print("  " + "; ".join(f"{name}: {table.label}" for name, table in trees.items()))
+    width = max(10, *(len(t) + 2 for t in trees))
+    print(f"  {'command':36}" + "".join(f"{t:>{width}}" for t in trees) + f"{'~at 15%':>14}")
+    for name, table in trees.items():
+        print(f"  {name}: {table.label}")
     for label, argv in cases:
         found = {}
         for name, table in trees.items():
             command = [*table.python, "-c", "pass"] if argv is None else [*table.cli, *argv]
             found[name] = cpu_seconds(command, table, args.runs)
-        cells = "".join(f"{s * 1000:10.0f}" for s in found.values())
-        print(f"  {label:36}{cells}{found['now'] / QUOTA * 1000:11.0f} ms", flush=True)
+        cells = "".join(f"{s * 1000:{width}.0f}" for s in found.values())
+        last = list(found.values())[-1]  # of this tree (installed, with --venv both)
+        print(f"  {label:36}{cells}{last / QUOTA * 1000:11.0f} ms", flush=True)
     return 0
 
 

@@ -6,7 +6,7 @@ each figure beside its baseline measured in the same run.
   (a command line argparse reads: a help or a usage error), and ``status``, ``meters`` and
   ``events tail`` against the running daemon once its table is open (the evaluator's tables
   and the sign come in after READY, on the same CPU), under the quota, beside a bare ``python -c
-  pass`` (the venv's interpreter) under the same quota and the same commands at full speed
+  pass`` (the table's interpreter) under the same quota and the same commands at full speed
   (target under the quota: under 0.5 s);
 - daemon start-up to ``READY=1`` (sd_notify, as systemd sees it): the first start on a fresh
   state directory (builds the poker evaluator's tables: the "before") and a restart (reads
@@ -28,15 +28,17 @@ quota as soon as it appears: it stands in for a machine with its own CPU.
 Each checkout is measured as a table runs it: installed as systemd/install.sh installs it, in a
 venv made from the distribution's ``/usr/bin/python3`` (``--table-python``), its ``croupier``
 and ``croupierd`` scripts run (bench/table_venv.py; about a minute of pip a checkout).
-``--development`` measures the checkout's development venv instead (on this VM pyenv's
-interpreter, which costs about a fifth more CPU for the same work).
+``--venv development`` measures the checkout's development venv instead, ``--venv both`` the
+two side by side (on this VM the development venv has pyenv's interpreter, which costs about a
+fifth more CPU for the same work).
 
 ``--before DIR`` measures another checkout too (e.g. ``git worktree add --detach DIR main``),
 first at each speed: a change beside its before, in the same run. Needs write access to
 ``/sys/fs/cgroup/cpu`` (cgroup v1, root); otherwise it says why and exits 0 without figures.
 
     .venv/bin/python bench/pi_budget.py [--rounds N] [--runs N] [--plays N] [--poll MS]
-        [--think MS] [--before DIR] [--development] [--table-python PATH]
+        [--think MS] [--before DIR] [--venv installed|development|both]
+        [--table-python PATH]
 """
 
 from __future__ import annotations
@@ -367,7 +369,7 @@ def main() -> int:
     for name, table in made.items():
         print(f"  {name}: {table.label}")
     print(f"  {'figure':34}" + "".join(f"{name:>20}" for name in columns) + "   target at 15%")
-    for key in columns["full this tree"]:
+    for key in columns[next(name for name in columns if name.startswith("full"))]:
         unit, scale = ("/s", 1.0) if key.endswith("/s") else ("ms", 1000.0)
         target = targets.get(key, "(baseline)" if key.startswith("python") else "")
         cells = "".join(f"{c[key] * scale:17.1f} {unit:2}" for c in columns.values())

@@ -6,10 +6,11 @@ Two ways, both with the checkout's own code:
   from the distribution's interpreter (``/usr/bin/python3``: Raspberry Pi OS's is Debian's
   build), pip upgraded, the checkout installed with ``pip install`` (not editable; the ``pi``
   extras build only on a Pi), and its ``croupier`` and ``croupierd`` scripts run. This is what
-  a table runs, and what bench/pi_budget.py measures by default.
+  a table runs, and what bench/pi_budget.py and bench/cli_help.py measure by default.
 - :func:`development`: the checkout's development venv as ``make venv`` makes it (this
   interpreter, an editable install with coverage's start-up hook), with the checkout as the
-  working directory so that its code comes first.
+  working directory so that its code comes first (``--venv development``; ``--venv both``
+  measures the two side by side).
 
 On this VM the development interpreter is pyenv's CPython 3.11.7 and the distribution's is
 Debian 12's 3.11.2, built with profile-guided and link-time optimization. The same work costs
@@ -103,11 +104,13 @@ def installed(tree: Path, into: Path, python: str = DISTRIBUTION_PYTHON) -> Tabl
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    """``--development`` and ``--table-python``, for a benchmark that measures tables."""
+    """``--venv`` and ``--table-python``, for a benchmark that measures tables."""
     parser.add_argument(
-        "--development",
-        action="store_true",
-        help="measure each checkout's development venv instead of an installed table",
+        "--venv",
+        choices=("installed", "development", "both"),
+        default="installed",
+        help="measure each checkout as an installed table, in its development venv, or both"
+        " side by side (%(default)s)",
     )
     parser.add_argument(
         "--table-python",
@@ -118,15 +121,20 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def tables(args: argparse.Namespace, trees: dict[str, Path], scratch: Path) -> dict[str, Table]:
-    """Each checkout of ``trees`` as the options say, installed under ``scratch``. Exits with
-    the reason when a table cannot be installed."""
-    if args.development:
-        return {name: development(tree) for name, tree in trees.items()}
+    """Each checkout of ``trees`` as ``--venv`` says, installed under ``scratch``; with
+    ``both`` each name gets a " (development)" and an " (installed)" table. Exits with the
+    reason when a table cannot be installed."""
     made = {}
     for n, (name, tree) in enumerate(trees.items()):
-        print(f"installing {tree} as a table ({args.table_python}) ...", file=sys.stderr)
-        try:
-            made[name] = installed(tree, scratch / f"table-{n}", args.table_python)
-        except InstallError as exc:
-            raise SystemExit(f"{exc} (--development measures the checkout's venv)") from None
+        if args.venv in ("development", "both"):
+            made[f"{name} (development)" if args.venv == "both" else name] = development(tree)
+        if args.venv in ("installed", "both"):
+            print(f"installing {tree} as a table ({args.table_python}) ...", file=sys.stderr)
+            try:
+                table = installed(tree, scratch / f"table-{n}", args.table_python)
+            except InstallError as exc:
+                raise SystemExit(
+                    f"{exc} (--venv development measures the checkout's venv)"
+                ) from None
+            made[f"{name} (installed)" if args.venv == "both" else name] = table
     return made
