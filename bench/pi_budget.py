@@ -368,11 +368,12 @@ def main() -> int:
     print(f"  cgroup: {throttled}; load average before: {load}")
     for name, table in made.items():
         print(f"  {name}: {table.label}")
-    print(f"  {'figure':34}" + "".join(f"{name:>20}" for name in columns) + "   target at 15%")
+    width = max(20, *(len(name) + 2 for name in columns))
+    print(f"  {'figure':34}" + "".join(f"{name:>{width}}" for name in columns) + "   target at 15%")
     for key in columns[next(name for name in columns if name.startswith("full"))]:
         unit, scale = ("/s", 1.0) if key.endswith("/s") else ("ms", 1000.0)
         target = targets.get(key, "(baseline)" if key.startswith("python") else "")
-        cells = "".join(f"{c[key] * scale:17.1f} {unit:2}" for c in columns.values())
+        cells = "".join(f"{c[key] * scale:{width - 3}.1f} {unit:2}" for c in columns.values())
         print(f"  {key:34}{cells}   {target}")
     for name, c in columns.items():
         base = c["python -c pass (bare)"]
