@@ -72,10 +72,11 @@ sim: $(STAMP)
 	$(BIN)/python -m controller.rig.sim.batch --rounds $(SIM_ROUNDS) --seed $(SIM_SEED) \
 	  --jobs $(SIM_JOBS) --faults 0.2 --crash-rate 0.01 $(if $(SIM_KEEP_GOING),--keep-going)
 
+# Every benchmark in turn (bench/_*.py are helpers the benchmarks share, not benchmarks)
 bench: $(STAMP)
 	$(BIN)/pip install --quiet $(EDITABLE) '.[dev,bench]'
 	$(COMPILE)
-	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	for b in bench/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 # The software manifest the power-up self-check compares against (docs/ledger.md); run it
 # after installing, as an installer does.

@@ -8,7 +8,7 @@ what a 15% quota turns into wall time (``~at 15%`` = CPU / 0.15) and it moves le
 time on a shared machine. ``--before DIR`` measures another checkout too (e.g. ``git worktree
 add --detach DIR main``), the trees taking turns for each command; the commands are this
 tree's (controller.cli.main.COMMAND_GROUPS). Each checkout is installed as a table is (a venv
-from ``/usr/bin/python3``, bench/table_venv.py), or run by this interpreter with the tree as its
+from ``/usr/bin/python3``, bench/_table_venv.py), or run by this interpreter with the tree as its
 working directory (``--venv development``; ``both``: side by side).
 
     .venv/bin/python bench/cli_help.py [--runs N] [--before DIR]
@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from table_venv import Table, add_options, tables  # bench/table_venv.py
+from _table_venv import Table, add_options, tables  # bench/_table_venv.py
 
 from controller.cli.main import COMMAND_GROUPS
 

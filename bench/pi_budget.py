@@ -27,7 +27,7 @@ quota as soon as it appears: it stands in for a machine with its own CPU.
 
 Each checkout is measured as a table runs it: installed as systemd/install.sh installs it, in a
 venv made from the distribution's ``/usr/bin/python3`` (``--table-python``), its ``croupier``
-and ``croupierd`` scripts run (bench/table_venv.py; about a minute of pip a checkout).
+and ``croupierd`` scripts run (bench/_table_venv.py; about a minute of pip a checkout).
 ``--venv development`` measures the checkout's development venv instead, ``--venv both`` the
 two side by side (on this VM the development venv has pyenv's interpreter, which costs about a
 fifth more CPU for the same work).
@@ -59,6 +59,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _table_venv import Table, add_options, tables  # bench/_table_venv.py
 from round import (  # bench/round.py: one round pipeline for both benchmarks
     POLL,
     add_play_options,
@@ -70,7 +71,6 @@ from round import (  # bench/round.py: one round pipeline for both benchmarks
     wait_state,
     write_config,
 )
-from table_venv import Table, add_options, tables  # bench/table_venv.py
 
 from controller.table.control.client import ControlClient
 

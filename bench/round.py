@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
-from table_venv import Table, development  # bench/table_venv.py
+from _table_venv import Table, development  # bench/_table_venv.py
 
 from controller.table.control.client import ControlClient
 from firmware_bridge.framing import encode_frame
@@ -105,7 +105,7 @@ def start_daemon(
     env: dict[str, str] | None = None,
     preexec: Callable[[], None] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """croupierd of a checkout, started as ``table`` says (bench/table_venv.py)."""
+    """croupierd of a checkout, started as ``table`` says (bench/_table_venv.py)."""
     return subprocess.Popen(
         [*table.daemon, "--config", str(cfg), "--state-dir", str(state), "--runtime-dir", str(run)],
         stdout=subprocess.DEVNULL,

@@ -122,8 +122,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def tables(args: argparse.Namespace, trees: dict[str, Path], scratch: Path) -> dict[str, Table]:
     """Each checkout of ``trees`` as ``--venv`` says, installed under ``scratch``; with
-    ``both`` each name gets a " (development)" and an " (installed)" table. Exits with the
-    reason when a table cannot be installed."""
+    ``both`` each name gets a " (development)" and an " (installed)" table. A checkout that
+    cannot be installed (no ``python3-venv``, no network for pip) is measured in its
+    development venv instead, and the report's label says so."""
     made = {}
     for n, (name, tree) in enumerate(trees.items()):
         if args.venv in ("development", "both"):
@@ -133,8 +134,7 @@ def tables(args: argparse.Namespace, trees: dict[str, Path], scratch: Path) -> d
             try:
                 table = installed(tree, scratch / f"table-{n}", args.table_python)
             except InstallError as exc:
-                raise SystemExit(
-                    f"{exc} (--venv development measures the checkout's venv)"
-                ) from None
+                print(f"{exc}: measuring its development venv instead", file=sys.stderr)
+                table = development(tree)
             made[f"{name} (installed)" if args.venv == "both" else name] = table
     return made
