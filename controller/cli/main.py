@@ -276,8 +276,9 @@ def _parse(argv: list[str]) -> argparse.Namespace | None:
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def _arguments(argv: list[str]) -> argparse.Namespace | int:
+    """The command line read, or the exit status of a command line answered already
+    (``--version``; the help, when no command is named)."""
     if argv == ["--version"]:  # the quickest answer: no command module loaded
         from controller import __version__
 
@@ -286,8 +287,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = read_quickly(argv)  # the commands typed most, read without argparse
     if args is None:
         args = _parse(argv)
-        if args is None:
-            return 2
+    return 2 if args is None else args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _arguments(argv)
+    except BrokenPipeError:  # `croupier --help | head`: the argparse of Debian 12's Python
+        _stdout_gone()  # (3.11.2) lets it out of a help; later 3.11 releases catch it
+        return 0
+    if isinstance(args, int):
+        return args
     from controller.rig.stop_signals import StopOnSignals, exit_status
 
     name = f"croupier {args.command}"
