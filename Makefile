@@ -2,7 +2,11 @@
 # docs/rig.md) and `make test`.
 SHELL  := /bin/bash
 .SHELLFLAGS := -o pipefail -c
-PYTHON ?= python3
+# The distribution's interpreter where there is one: the one a table runs (systemd/install.sh
+# makes its venv with Debian's or Pi OS's python3) and a fresh machine has, so that the tests
+# run on it, not on another python3 first on the path (this VM's pyenv 3.11.7: Debian 12's
+# 3.11.2 argparse behaves differently, and the same work costs ~a fifth more CPU there).
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed

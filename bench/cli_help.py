@@ -1,55 +1,96 @@
-"""CPU time of every ``croupier`` command's ``--help`` and of a usage error (an unknown option),
-beside a bare ``python -c pass`` measured in the same run (issue 17: any command answers within
-0.5 s on a Pi 3-class CPU, which bench/pi_budget.py stands in for with 15% of one core, so
-about 70 ms of CPU at full speed is the budget).
+"""Every ``croupier`` command's start: its ``--help``, a usage error (an unknown option), a
+mistyped command and ``--version``, then the offline commands that do real work, beside a bare
+``python -c pass`` measured in the same run (issue 17: any command answers within 0.5 s on a Pi
+3-class CPU, which bench/pi_budget.py stands in for with 15% of one core).
 
-CPU time (user + system of the child, the fastest of ``--runs``) rather than wall time: it is
-what a 15% quota turns into wall time (``~at 15%`` = CPU / 0.15) and it moves less than wall
-time on a shared machine. ``--before DIR`` measures another checkout too (e.g. ``git worktree
-add --detach DIR main``), the trees taking turns for each command; the commands are this
-tree's (controller.cli.main.COMMAND_GROUPS). Each checkout is installed as a table is (a venv
-from ``/usr/bin/python3``, bench/_table_venv.py), or run by this interpreter with the tree as its
-working directory (``--venv development``; ``both``: side by side).
+By default CPU time (user + system of the child, the fastest of ``--runs``) at full speed: it
+is what a 15% quota turns into wall time (``~at 15%`` = CPU / 0.15, a floor: a short process
+takes longer there) and it moves less than wall time on a shared machine. ``--quota`` runs
+every command in the 15% group instead and reports its wall time (the median of ``--runs``):
+the figure the target is about (needs cgroup v1, bench/_quota.py). ``--before DIR`` measures
+another checkout too (e.g. ``git worktree add --detach DIR main``), the trees taking turns for
+each command; the commands are this tree's (controller.cli.main.COMMAND_GROUPS). Each checkout
+is installed as a table is (a venv from ``/usr/bin/python3``, bench/_table_venv.py), or run by
+this interpreter with the tree as its working directory (``--venv development``; ``both``:
+side by side).
 
-    .venv/bin/python bench/cli_help.py [--runs N] [--before DIR]
+    .venv/bin/python bench/cli_help.py [--runs N] [--quota] [--before DIR]
         [--venv installed|development|both] [--table-python PATH]
-        [--table-python PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _table_venv import Table, add_options, tables  # bench/_table_venv.py
+from _quota import CpuQuota  # bench/_quota.py
+from _table_venv import Launcher, add_options, launchers  # bench/_table_venv.py
 
 from controller.cli.main import COMMAND_GROUPS
 
 ROOT = Path(__file__).resolve().parents[1]
-QUOTA = 0.15  # bench/pi_budget.py's share of one core
+QUOTA = 0.15  # bench/_quota.py's share of one core
+# Offline commands that do real work, on this tree's files: what they take beyond the CLI's
+# own start is importing and running the rules, pay tables and configuration readers they use
+WORK = (
+    ("config check", ["config", "check", str(ROOT / "config" / "sim.toml")]),
+    ("settle (a UTH round)", ["settle", str(ROOT / "examples" / "uth-gr-royal.json")]),
+    ("eval (7 cards)", ["eval", "As", "Ks", "Qs", "Js", "Ts", "2c", "3d"]),
+    ("shuffler ports", ["shuffler", "ports"]),
+    ("completion bash", ["completion", "bash"]),
+)
 
 
-def cpu_seconds(argv: list[str], table: Table, runs: int) -> float:
-    """The fastest of ``runs`` runs of ``argv`` for ``table``: CPU seconds of the child."""
+def cpu_seconds(argv: list[str], launcher: Launcher, runs: int) -> float:
+    """The fastest of ``runs`` runs of ``argv``: CPU seconds of the child."""
     best = float("inf")
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(argv, cwd=table.cwd, capture_output=True, check=False)
+        run(argv, launcher)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         best = min(best, used)
     return best
 
 
+def wall_seconds(
+    argv: list[str], launcher: Launcher, runs: int, preexec: Callable[[], None]
+) -> float:
+    """The median of ``runs`` runs of ``argv`` started through ``preexec``: wall seconds."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        run(argv, launcher, preexec)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def run(argv: list[str], launcher: Launcher, preexec: Callable[[], None] | None = None) -> None:
+    subprocess.run(
+        argv,
+        cwd=launcher.cwd,
+        env=launcher.environment(),
+        capture_output=True,
+        preexec_fn=preexec,
+        check=False,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs of each command (5)")
+    parser.add_argument(
+        "--quota", action="store_true", help="wall time in the 15%% group instead of CPU time"
+    )
     parser.add_argument(
         "--before", type=Path, metavar="DIR", help="also measure this checkout, first"
     )
@@ -59,37 +100,57 @@ def main() -> int:
     if args.before is not None:
         trees = {"before": args.before.resolve(), **trees}
     load = Path("/proc/loadavg").read_text().split(" ", 1)[0]  # before any install
-    with tempfile.TemporaryDirectory(prefix="croupier-cli-help-") as scratch:
-        return measure(args, tables(args, trees, Path(scratch)), load)
+    quota = CpuQuota() if args.quota else None
+    if quota is not None and (why := quota.create()) is not None:
+        print(f"cli_help: --quota: {why}")
+        return 1
+    try:
+        with tempfile.TemporaryDirectory(prefix="croupier-cli-help-") as scratch:
+            measure(args, launchers(args, trees, Path(scratch)), load, quota)
+    finally:
+        if quota is not None:
+            quota.remove()
+    return 0
 
 
-def measure(args: argparse.Namespace, trees: dict[str, Table], load: str) -> int:
-    """Print each case's CPU for each table."""
+def measure(
+    args: argparse.Namespace, checkouts: dict[str, Launcher], load: str, quota: CpuQuota | None
+) -> None:
+    """Print each case's figure for each checkout."""
     cases: list[tuple[str, list[str] | None]] = [
-        ("python -c pass (baseline)", None),  # the table's interpreter
+        ("python -c pass (baseline)", None),  # the checkout's interpreter
+        ("croupier --version", ["--version"]),
         ("croupier --help", ["--help"]),
+        ("croupier statsu (a typo)", ["statsu"]),
     ]
     for _, commands in COMMAND_GROUPS:
         for name in commands:
             cases.append((f"{name} --help", [name, "--help"]))
             cases.append((f"{name} --no-such-option", [name, "--no-such-option"]))
-    print(
-        f"CPU ms, fastest of {args.runs} runs (~at 15% = CPU / {QUOTA:g}); load average"
-        f" before: {load}" + (f"; before = {args.before}" if args.before else "")
+    cases += [(f"work: {label}", argv) for label, argv in WORK]
+    what = (
+        f"wall ms at 15% of a core, median of {args.runs} runs"
+        if quota is not None
+        else f"CPU ms, fastest of {args.runs} runs (~at 15%: the last column's CPU / {QUOTA:g})"
     )
-    width = max(10, *(len(t) + 2 for t in trees))
-    print(f"  {'command':36}" + "".join(f"{t:>{width}}" for t in trees) + f"{'~at 15%':>14}")
-    for name, table in trees.items():
-        print(f"  {name}: {table.label}")
+    print(what + f"; load average before: {load}")
+    width = max(10, *(len(name) + 2 for name in checkouts))
+    extra = "" if quota is not None else f"{'~at 15%':>14}"
+    print(f"  {'command':36}" + "".join(f"{name:>{width}}" for name in checkouts) + extra)
+    for name, launcher in checkouts.items():
+        print(f"  {name}: {launcher.label}")
     for label, argv in cases:
         found = {}
-        for name, table in trees.items():
-            command = [*table.python, "-c", "pass"] if argv is None else [*table.cli, *argv]
-            found[name] = cpu_seconds(command, table, args.runs)
+        for name, launcher in checkouts.items():
+            command = [*launcher.python, "-c", "pass"] if argv is None else [*launcher.cli, *argv]
+            if quota is not None:
+                found[name] = wall_seconds(command, launcher, args.runs, quota.enter)
+            else:
+                found[name] = cpu_seconds(command, launcher, args.runs)
         cells = "".join(f"{s * 1000:{width}.0f}" for s in found.values())
-        last = list(found.values())[-1]  # of this tree (installed, with --venv both)
-        print(f"  {label:36}{cells}{last / QUOTA * 1000:11.0f} ms", flush=True)
-    return 0
+        if quota is None:
+            cells += f"{list(found.values())[-1] / QUOTA * 1000:11.0f} ms"
+        print(f"  {label:36}{cells}", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ each figure beside its baseline measured in the same run.
   ``--plays`` restarts (3; the restart and pipeline figures are medians of the plays, the
   lowest and highest p99 beside them: one play of 200 rounds falls into a fast or a slow mode
   of the quota); beside the same at full speed (target p99 under 50 ms). The dealer confirms
-  as soon as the verdict is seen, the worst case; ``--think MS`` waits as the players would;
+  as soon as the verdict is seen, the worst case; ``--think MS`` waits as the players would
+  (durable rounds per second are then not reported: the table works during the pauses);
 - the longest gap between the daemon's watchdog pings while it plays (``WatchdogSec=10s`` of
   systemd/croupierd.service; must stay under half of it, 5 s).
 
@@ -26,11 +27,12 @@ The sim table's shuffler emulator, which the daemon starts as its child, is move
 quota as soon as it appears: it stands in for a machine with its own CPU.
 
 Each checkout is measured as a table runs it: installed as systemd/install.sh installs it, in a
-venv made from the distribution's ``/usr/bin/python3`` (``--table-python``), its ``croupier``
-and ``croupierd`` scripts run (bench/_table_venv.py; about a minute of pip a checkout).
-``--venv development`` measures the checkout's development venv instead, ``--venv both`` the
-two side by side (on this VM the development venv has pyenv's interpreter, which costs about a
-fifth more CPU for the same work).
+venv made from the distribution's ``/usr/bin/python3`` (``--table-python``), with its software
+manifest (so the daemon's power-up self-check hashes the software before READY), its
+``croupier`` and ``croupierd`` scripts run (bench/_table_venv.py; about a minute of pip a
+checkout).
+``--venv development`` measures the checkout's development venv instead (an editable install,
+with coverage's start-up hook), ``--venv both`` the two side by side.
 
 ``--before DIR`` measures another checkout too (e.g. ``git worktree add --detach DIR main``),
 first at each speed: a change beside its before, in the same run. Needs write access to
@@ -46,7 +48,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import os
 import socket
 import statistics
 import subprocess
@@ -59,9 +60,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _table_venv import Table, add_options, tables  # bench/_table_venv.py
+from _quota import CGROUP_ROOT, PERIOD_US, QUOTA_US, CpuQuota  # bench/_quota.py
+from _table_venv import Launcher, add_options, launchers  # bench/_table_venv.py
 from round import (  # bench/round.py: one round pipeline for both benchmarks
     POLL,
+    THINK,
     add_play_options,
     percentile,
     pipeline,
@@ -75,8 +78,6 @@ from round import (  # bench/round.py: one round pipeline for both benchmarks
 from controller.table.control.client import ControlClient
 
 ROOT = Path(__file__).resolve().parents[1]
-CGROUP_ROOT = Path("/sys/fs/cgroup/cpu")
-PERIOD_US, QUOTA_US = 10_000, 1_500  # 15% of one core
 WATCHDOG_SEC = 10.0  # systemd/croupierd.service
 # The floor of any command that parses its arguments and talks JSON over a socket
 FLOOR = "import argparse, json, socket"
@@ -90,51 +91,20 @@ HELP = ("status", "--help")
 PLAYS = 3
 
 
-class CpuQuota:
-    """A cgroup v1 CPU group at 15% of a core; ``enter`` puts the calling (child) process in it
-    (children inherit it)."""
-
-    def __init__(self) -> None:
-        self.path = CGROUP_ROOT / f"croupier-pi-budget-{os.getpid()}"
-
-    def create(self) -> str | None:
-        """None when the group works, else why not."""
-        if not (CGROUP_ROOT / "cpu.cfs_quota_us").exists():
-            return f"no cgroup v1 CPU controller at {CGROUP_ROOT}"
-        try:
-            self.path.mkdir()
-            (self.path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
-            (self.path / "cpu.cfs_quota_us").write_text(str(QUOTA_US))
-        except OSError as exc:
-            return f"cannot make a CPU cgroup under {CGROUP_ROOT}: {exc.strerror or exc}"
-        return None
-
-    def enter(self) -> None:  # a preexec_fn: runs in the child before exec
-        (self.path / "tasks").write_text(str(os.getpid()))
-
-    def stats(self) -> str:
-        """What the kernel says it did (proof that the quota bit)."""
-        with contextlib.suppress(OSError):
-            fields = dict(
-                line.split() for line in (self.path / "cpu.stat").read_text().splitlines()
-            )
-            return (
-                f"throttled in {fields.get('nr_throttled')} of {fields.get('nr_periods')} periods"
-            )
-        return "no cpu.stat"
-
-    def remove(self) -> None:
-        with contextlib.suppress(OSError):
-            self.path.rmdir()
-
-
 def median_time(
-    command: list[str], runs: int, preexec: Callable[[], None] | None, table: Table
+    command: list[str], runs: int, preexec: Callable[[], None] | None, launcher: Launcher
 ) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(command, capture_output=True, preexec_fn=preexec, cwd=table.cwd, check=False)
+        subprocess.run(
+            command,
+            capture_output=True,
+            preexec_fn=preexec,
+            cwd=launcher.cwd,
+            env=launcher.environment(),
+            check=False,
+        )
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -185,6 +155,7 @@ class ShufflerOffQuota:
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
+        self.moved = False  # the emulator is out of the quota's group
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
@@ -198,9 +169,10 @@ class ShufflerOffQuota:
 
     def _watch(self) -> None:
         others: set[int] = set()  # children that are not the emulator
-        daemon = b""
-        with contextlib.suppress(OSError):
+        try:
             daemon = Path(f"/proc/{self.pid}/cmdline").read_bytes()
+        except OSError:  # gone already: nothing to move
+            return
         while not self._stop.wait(0.001):
             for child in self._children() - others:
                 try:
@@ -211,9 +183,12 @@ class ShufflerOffQuota:
                 if b"emulator" in command:
                     with contextlib.suppress(OSError):
                         (CGROUP_ROOT / "tasks").write_text(str(child))
+                        self.moved = True
                     return
-                if command != daemon:  # still the daemon's (forked): looked at again
-                    others.add(child)  # once it runs its own program; this one is not it
+                # the daemon's own command line: forked, not yet its own program; empty: in
+                # the middle of exec. Looked at again; any other program is not the emulator
+                if command not in (daemon, b""):
+                    others.add(child)
 
     def close(self) -> None:
         self._stop.set()
@@ -222,20 +197,16 @@ class ShufflerOffQuota:
 
 @contextlib.contextmanager
 def daemon(
-    table: Table, tmp: Path, state: Path, preexec: Callable[[], None] | None
+    launcher: Launcher, tmp: Path, state: Path, preexec: Callable[[], None] | None
 ) -> Iterator[tuple[Notifications, float]]:
-    """croupierd of ``table`` on the sim table (bench/round.py); yields its notifications and
-    its start time."""
+    """croupierd of ``launcher`` on the sim table (bench/round.py); yields its notifications
+    and its start time."""
     cfg = write_config(tmp)
     notify_path = tmp / f"notify-{time.monotonic_ns()}"
     notes = Notifications(notify_path)
-    env = {
-        **os.environ,
-        "NOTIFY_SOCKET": str(notify_path),
-        "WATCHDOG_USEC": str(int(WATCHDOG_SEC * 1e6)),
-    }
+    env = {"NOTIFY_SOCKET": str(notify_path), "WATCHDOG_USEC": str(int(WATCHDOG_SEC * 1e6))}
     started = time.perf_counter()
-    proc = start_daemon(table, cfg, state, tmp / "run", env=env, preexec=preexec)
+    proc = start_daemon(launcher, cfg, state, tmp / "run", env=env, preexec=preexec)
     shuffler = ShufflerOffQuota(proc.pid) if preexec is not None else None
     try:
         deadline = time.monotonic() + 120
@@ -243,6 +214,8 @@ def daemon(
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"croupierd did not get ready (status {proc.poll()})")
             time.sleep(0.005)
+        if shuffler is not None and not shuffler.moved:
+            print("pi_budget: the emulator is still in the quota's group", file=sys.stderr)
         yield notes, started
     finally:
         stop_daemon(proc)
@@ -255,31 +228,32 @@ def measure(
     rounds: int,
     runs: int,
     preexec: Callable[[], None] | None,
-    table: Table,
+    launcher: Launcher,
     poll: float = POLL,
     plays: int = PLAYS,
-    think: float = 0.0,
+    think: float = THINK,
 ) -> dict[str, float]:
-    """Every figure of the checkout that ``table`` starts, with the daemon and the CLI started
-    through ``preexec``. The daemon is restarted ``plays`` times, each restart timed and followed by
-    ``rounds`` rounds: the start and pipeline figures are medians over those plays, with the
-    lowest and highest p99 beside them."""
+    """Every figure of the checkout that ``launcher`` starts, with the daemon and the CLI
+    started through ``preexec``. The daemon is restarted ``plays`` times, each restart timed
+    and followed by ``rounds`` rounds: the start and pipeline figures are medians over those
+    plays, with the lowest and highest p99 beside them. Durable rounds per second only with
+    the dealer confirming at once (``think`` 0)."""
     out: dict[str, float] = {}
-    python, cli = table.python, table.cli
-    out["python -c pass (bare)"] = median_time([*python, "-c", "pass"], runs, preexec, table)
+    python, cli = launcher.python, launcher.cli
+    out["python -c pass (bare)"] = median_time([*python, "-c", "pass"], runs, preexec, launcher)
     out["python: argparse, json, socket"] = median_time(
-        [*python, "-c", FLOOR], runs, preexec, table
+        [*python, "-c", FLOOR], runs, preexec, launcher
     )
-    out["croupier --version"] = median_time([*cli, "--version"], runs, preexec, table)
-    out["croupier status --help"] = median_time([*cli, *HELP], runs, preexec, table)
+    out["croupier --version"] = median_time([*cli, "--version"], runs, preexec, launcher)
+    out["croupier status --help"] = median_time([*cli, *HELP], runs, preexec, launcher)
     each: dict[str, list[float]] = {}  # figure -> its value in each play
     with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-") as name:
         tmp = Path(name)
         state = tmp / "state"
-        with daemon(table, tmp, state, preexec) as (notes, started):
+        with daemon(launcher, tmp, state, preexec) as (notes, started):
             out["ready, first start (tables built)"] = notes.ready - started
         for n in range(plays):
-            with daemon(table, tmp, state, preexec) as (notes, started):
+            with daemon(launcher, tmp, state, preexec) as (notes, started):
                 assert notes.ready is not None
                 ready = notes.ready - started
                 sock = tmp / "run" / "control.sock"
@@ -289,7 +263,7 @@ def measure(
                 if n == 0:
                     for command in LIVE_COMMANDS:
                         argv = [*cli, "--socket", str(sock), *command.split()]
-                        out[f"croupier {command}"] = median_time(argv, runs, preexec, table)
+                        out[f"croupier {command}"] = median_time(argv, runs, preexec, launcher)
                 with ControlClient(sock, timeout=60) as c:
                     elapsed, metrics = play(c, rounds, poll, think)
                 if n == 0:
@@ -301,7 +275,7 @@ def measure(
                 ("table open, restart", opened),
                 ("pipeline median", statistics.median(times)),
                 ("pipeline p99", percentile(times, 0.99)),
-                ("durable rounds/s", rounds / elapsed),
+                *((("durable rounds/s", rounds / elapsed),) if think == 0 else ()),
             ):
                 each.setdefault(key, []).append(value)
     for key, values in each.items():
@@ -337,15 +311,15 @@ def main() -> int:
     if args.before is not None:
         trees = {"before": args.before.resolve(), **trees}
     columns: dict[str, dict[str, float]] = {}
+    poll, think = args.poll / 1000, args.think / 1000
     try:
-        with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-tables-") as scratch:
-            made = tables(args, trees, Path(scratch))
+        with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-checkouts-") as scratch:
+            made = launchers(args, trees, Path(scratch))
             # the trees in turn at each speed, so that a change of load hits both alike
             for speed, preexec in (("15%", quota.enter), ("full", None)):
-                for name, table in made.items():
-                    poll, think = args.poll / 1000, args.think / 1000
+                for name, launcher in made.items():
                     columns[f"{speed} {name}"] = measure(
-                        args.rounds, args.runs, preexec, table, poll, args.plays, think
+                        args.rounds, args.runs, preexec, launcher, poll, args.plays, think
                     )
         throttled = quota.stats()
     finally:
@@ -366,8 +340,8 @@ def main() -> int:
         f" CLI medians of {args.runs} runs" + (f"; before = {args.before}" if args.before else "")
     )
     print(f"  cgroup: {throttled}; load average before: {load}")
-    for name, table in made.items():
-        print(f"  {name}: {table.label}")
+    for name, launcher in made.items():
+        print(f"  {name}: {launcher.label}")
     width = max(20, *(len(name) + 2 for name in columns))
     print(f"  {'figure':34}" + "".join(f"{name:>{width}}" for name in columns) + "   target at 15%")
     for key in columns[next(name for name in columns if name.startswith("full"))]:

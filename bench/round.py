@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
-from _table_venv import Table, development  # bench/_table_venv.py
+from _table_venv import Launcher, development  # bench/_table_venv.py
 
 from controller.table.control.client import ControlClient
 from firmware_bridge.framing import encode_frame
@@ -97,7 +97,7 @@ def write_config(directory: Path, baud: int = 115200) -> Path:
 
 
 def start_daemon(
-    table: Table,
+    launcher: Launcher,
     cfg: Path,
     state: Path,
     run: Path,
@@ -105,13 +105,15 @@ def start_daemon(
     env: dict[str, str] | None = None,
     preexec: Callable[[], None] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """croupierd of a checkout, started as ``table`` says (bench/_table_venv.py)."""
+    """croupierd of a checkout, started as ``launcher`` says (bench/_table_venv.py), with
+    ``env``'s variables added to its environment."""
+    command = [*launcher.daemon, "--config", str(cfg), "--state-dir", str(state)]
     return subprocess.Popen(
-        [*table.daemon, "--config", str(cfg), "--state-dir", str(state), "--runtime-dir", str(run)],
+        [*command, "--runtime-dir", str(run)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        cwd=table.cwd,
-        env=env,
+        cwd=launcher.cwd,
+        env=launcher.environment(env),
         preexec_fn=preexec,
     )
 
@@ -138,12 +140,13 @@ def wait_state(
 
 
 def play(
-    client: ControlClient, rounds: int, poll: float = POLL, think: float = 0.0
+    client: ControlClient, rounds: int, poll: float = POLL, think: float = THINK
 ) -> tuple[float, dict[str, list[float]]]:
     """``rounds`` rounds of six seats from an open table, polling the state every ``poll``
     seconds, the dealer confirming ``think`` seconds after the verdict (0: at once, the
-    worst case, see THINK): the seconds they took without those pauses, and the daemon's
-    pipeline metrics (``verdict``, ``settlement``)."""
+    worst case, see THINK): the seconds they took and the daemon's pipeline metrics
+    (``verdict``, ``settlement``). Rounds per second mean something only with ``think`` 0:
+    the table does work of the rounds during the pauses too."""
     wait_state(client, "open", poll=poll)
     started = time.perf_counter()
     for _ in range(rounds):
@@ -155,7 +158,7 @@ def play(
         wait_state(client, "settled", "jackpot", poll=poll)
         client.call("round.confirm")
         wait_state(client, "open", poll=poll)
-    elapsed = time.perf_counter() - started - rounds * think
+    elapsed = time.perf_counter() - started
     return elapsed, client.call("metrics")
 
 
@@ -195,13 +198,13 @@ def rss_mb(pid: int) -> float:
 
 
 def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
-    """Every figure of the daemon of ``tree`` (seconds, rounds/s, a fraction of a core, MB)."""
-    table = development(tree)
+    """Every figure of the daemon of ``tree`` in its development venv (seconds, rounds/s, a
+    fraction of a core, MB)."""
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         tmpdir = Path(tmp)
         run = tmpdir / "run"
         cfg = write_config(tmpdir, args.baud)
-        daemon = start_daemon(table, cfg, tmpdir / "state", run)
+        daemon = start_daemon(development(tree, tmpdir), cfg, tmpdir / "state", run)
         try:
             deadline = time.monotonic() + 120
             while not (run / "control.sock").exists() and time.monotonic() < deadline:
@@ -222,7 +225,8 @@ def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
     ):
         out[f"{name}, median"] = statistics.median(values)
         out[f"{name}, p99"] = percentile(values, 0.99)
-    out["durable rounds/s"] = args.rounds / elapsed
+    if args.think == 0:
+        out["durable rounds/s"] = args.rounds / elapsed
     out["idle CPU, % of a core (< 1%)"] = idle
     out["RSS, MB (< 60 MB)"] = rss
     return out
@@ -255,8 +259,8 @@ def main() -> int:
         columns = {"before": measure(args.before.resolve(), args), **columns}
     print(
         f"round pipeline, {args.rounds} rounds, 6 seats, emulator at {args.baud} baud,"
-        f" status polled every {args.poll:g} ms"
-        + (f"; before = {args.before}" if args.before else "")
+        f" status polled every {args.poll:g} ms, CONFIRM {args.think:g} ms after the verdict,"
+        " development venv" + (f"; before = {args.before}" if args.before else "")
     )
     print(f"  {'':44}" + "".join(f"{name:>12}" for name in columns))
     for key in columns["this tree"]:

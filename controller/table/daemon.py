@@ -220,8 +220,9 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         # Everything built so far (modules, the configuration, the core) lives as long as the
         # daemon: kept out of the collector's full passes, which would otherwise walk it all
         # again (tens of ms here, several times that on a Pi: a stall of the round pipeline
-        # and of the watchdog's pings). docs/daemon.md, "Fast on a slow CPU". The evaluator's
-        # tables, loaded after READY, are a few flat arrays that the collector does not walk.
+        # and of the watchdog's pings). docs/daemon.md, "Fast on a slow CPU". What comes after
+        # READY is not frozen: the evaluator's tables (a few flat arrays the collector does not
+        # walk) and the sign's libraries.
         gc.freeze()
         notifier.ready(f"table {config.table_id} up")
         log.info(
