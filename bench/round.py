@@ -164,20 +164,13 @@ def play(
 
 def add_play_options(parser: argparse.ArgumentParser) -> None:
     """``--poll`` and ``--think``, in milliseconds (the arguments of :func:`play` in seconds)."""
-    parser.add_argument(
-        "--poll",
-        type=float,
-        default=POLL * 1000,
-        metavar="MS",
-        help="ms between two status polls (%(default)g)",
-    )
-    parser.add_argument(
-        "--think",
-        type=float,
-        default=THINK * 1000,
-        metavar="MS",
-        help="ms from the verdict to the dealer's CONFIRM (%(default)g: at once, the worst case)",
-    )
+    for flag, seconds, what in (
+        ("--poll", POLL, "ms between two status polls"),
+        ("--think", THINK, "ms from the verdict to the dealer's CONFIRM (0: at once, the worst)"),
+    ):
+        parser.add_argument(
+            flag, type=float, default=seconds * 1000, metavar="MS", help=f"{what}; %(default)g"
+        )
 
 
 def pipeline(metrics: dict[str, list[float]]) -> list[float]:
