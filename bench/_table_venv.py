@@ -30,8 +30,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +74,29 @@ class Launcher:
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         """This process's environment with the launcher's and ``extra``'s variables."""
         return {**os.environ, **self.env, **(extra or {})}
+
+    def run(self, argv: list[str], preexec: Callable[[], None] | None = None) -> None:
+        """Run ``argv`` (one of this checkout's commands) to its end, its output discarded;
+        ``preexec`` runs in the child before exec (a CPU quota's ``enter``)."""
+        subprocess.run(
+            argv,
+            cwd=self.cwd,
+            env=self.environment(),
+            capture_output=True,
+            preexec_fn=preexec,
+            check=False,
+        )
+
+    def median_wall(
+        self, argv: list[str], runs: int, preexec: Callable[[], None] | None = None
+    ) -> float:
+        """The median wall seconds of ``runs`` runs of ``argv`` (see :meth:`run`)."""
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            self.run(argv, preexec)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
 
 
 def _run(step: str, argv: list[str], env: dict[str, str] | None = None) -> str:

@@ -22,12 +22,8 @@ from __future__ import annotations
 
 import argparse
 import resource
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -55,34 +51,11 @@ def cpu_seconds(argv: list[str], launcher: Launcher, runs: int) -> float:
     best = float("inf")
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        run(argv, launcher)
+        launcher.run(argv)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         best = min(best, used)
     return best
-
-
-def wall_seconds(
-    argv: list[str], launcher: Launcher, runs: int, preexec: Callable[[], None]
-) -> float:
-    """The median of ``runs`` runs of ``argv`` started through ``preexec``: wall seconds."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        run(argv, launcher, preexec)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
-def run(argv: list[str], launcher: Launcher, preexec: Callable[[], None] | None = None) -> None:
-    subprocess.run(
-        argv,
-        cwd=launcher.cwd,
-        env=launcher.environment(),
-        capture_output=True,
-        preexec_fn=preexec,
-        check=False,
-    )
 
 
 def main() -> int:
@@ -144,7 +117,7 @@ def measure(
         for name, launcher in checkouts.items():
             command = [*launcher.python, "-c", "pass"] if argv is None else [*launcher.cli, *argv]
             if quota is not None:
-                found[name] = wall_seconds(command, launcher, args.runs, quota.enter)
+                found[name] = launcher.median_wall(command, args.runs, quota.enter)
             else:
                 found[name] = cpu_seconds(command, launcher, args.runs)
         cells = "".join(f"{s * 1000:{width}.0f}" for s in found.values())

@@ -50,7 +50,6 @@ import contextlib
 import itertools
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -89,24 +88,6 @@ HELP = ("status", "--help")
 # into a fast or a slow mode of the quota (docs/daemon.md, "Fast on a slow CPU"), and its p99
 # is its second-slowest round, so one play does not settle a p99
 PLAYS = 3
-
-
-def median_time(
-    command: list[str], runs: int, preexec: Callable[[], None] | None, launcher: Launcher
-) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(
-            command,
-            capture_output=True,
-            preexec_fn=preexec,
-            cwd=launcher.cwd,
-            env=launcher.environment(),
-            check=False,
-        )
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 class Notifications:
@@ -240,12 +221,13 @@ def measure(
     the dealer confirming at once (``think`` 0)."""
     out: dict[str, float] = {}
     python, cli = launcher.python, launcher.cli
-    out["python -c pass (bare)"] = median_time([*python, "-c", "pass"], runs, preexec, launcher)
-    out["python: argparse, json, socket"] = median_time(
-        [*python, "-c", FLOOR], runs, preexec, launcher
-    )
-    out["croupier --version"] = median_time([*cli, "--version"], runs, preexec, launcher)
-    out["croupier status --help"] = median_time([*cli, *HELP], runs, preexec, launcher)
+    for key, argv in (
+        ("python -c pass (bare)", [*python, "-c", "pass"]),
+        ("python: argparse, json, socket", [*python, "-c", FLOOR]),
+        ("croupier --version", [*cli, "--version"]),
+        ("croupier status --help", [*cli, *HELP]),
+    ):
+        out[key] = launcher.median_wall(argv, runs, preexec)
     each: dict[str, list[float]] = {}  # figure -> its value in each play
     with tempfile.TemporaryDirectory(prefix="croupier-pi-budget-") as name:
         tmp = Path(name)
@@ -263,7 +245,7 @@ def measure(
                 if n == 0:
                     for command in LIVE_COMMANDS:
                         argv = [*cli, "--socket", str(sock), *command.split()]
-                        out[f"croupier {command}"] = median_time(argv, runs, preexec, launcher)
+                        out[f"croupier {command}"] = launcher.median_wall(argv, runs, preexec)
                 with ControlClient(sock, timeout=60) as c:
                     elapsed, metrics = play(c, rounds, poll, think)
                 if n == 0:
