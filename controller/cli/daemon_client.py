@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import sys
 
-from controller.table.control.client import ControlClient
-from controller.table.control.wire import ControlError
+from controller.cli.output import add_json_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
     import argparse
     from typing import Any
+
+# The control client (with the socket module) is imported by the functions that talk to the
+# daemon: a command's --help or usage error does not load it.
 
 DEFAULT_SOCKET = "/run/croupier/control.sock"
 
@@ -21,6 +23,18 @@ def add_socket_flag(parser: argparse.ArgumentParser) -> None:
     from controller.cli.main import add_global_options
 
     add_global_options(parser, "--socket")
+
+
+def add_daemon_action(
+    actions: argparse._SubParsersAction, name: str, help: str, func: Any
+) -> argparse.ArgumentParser:
+    """A sub-command run by asking the daemon: its parser, with ``--socket`` and ``--json``,
+    running ``func``."""
+    parser: argparse.ArgumentParser = actions.add_parser(name, help=help)
+    add_socket_flag(parser)
+    add_json_flag(parser)
+    parser.set_defaults(func=func)
+    return parser
 
 
 def socket_path(args: argparse.Namespace) -> str:
@@ -33,6 +47,8 @@ def credential() -> str:
     if secret:
         return secret
     if not sys.stdin.isatty():
+        from controller.table.control.wire import ControlError
+
         raise ControlError(
             "a technician credential is needed: set CROUPIER_CREDENTIAL", "unauthorised"
         )
@@ -42,5 +58,7 @@ def credential() -> str:
 
 
 def call(args: argparse.Namespace, cmd: str, *, privileged: bool = False, **kwargs: Any) -> Any:
+    from controller.table.control.client import ControlClient
+
     with ControlClient(socket_path(args)) as client:
         return client.call(cmd, credential() if privileged else None, **kwargs)

@@ -96,13 +96,16 @@ COMMAND_GROUPS: list[tuple[str, dict[str, str]]] = [
         },
     ),
     (
-        "controller.cli.table_cmd",
+        "controller.cli.technician_cmd",
         {
             "jackpot": "acknowledge a jackpot (technician)",
             "seat": "clear a seat excluded for a sensor fault (technician)",
-            "round": "the round in play, and recorded rounds",
-            "config": "check a table configuration, make a credential hash",
         },
+    ),
+    ("controller.cli.round_cmd", {"round": "the round in play, and recorded rounds"}),
+    (
+        "controller.cli.config_cmd",
+        {"config": "check a table configuration, make a credential hash"},
     ),
     ("controller.cli.pool_cmd", {"pool": "linked progressive pools in a PostgreSQL store"}),
     (

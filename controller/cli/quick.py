@@ -127,8 +127,10 @@ GLOBAL = {"--socket": Option("socket", text), "--json": Option("json")}
 # A ledger read from its file (controller.cli.ledger_args.add_db_flag)
 LEDGER_FILE = {"--db": Option("db", text), "--key": Option("key", text), **GLOBAL}
 
-# The dealer's actions (controller/cli/table_cmd.py), each run by its own function
-TABLE = "controller.cli.table_cmd"
+# The dealer's actions (controller/cli/round_cmd.py) and the technician's
+# (controller/cli/technician_cmd.py), each run by its own function
+ROUND = "controller.cli.round_cmd"
+TECHNICIAN_ACTS = "controller.cli.technician_cmd"
 SEAT = Argument("seat", whole_number(1, 99))
 TECHNICIAN = {"--technician": Option("technician", text, required=True), **GLOBAL}
 
@@ -155,48 +157,50 @@ COMMANDS = {
             },
             {"n": 20, "kind": None, "follow": False, "interval": 0.5},
         ),
-        QuickCommand(("round", "lock"), (TABLE, "round_button"), GLOBAL),
-        QuickCommand(("round", "confirm"), (TABLE, "round_button"), GLOBAL),
+        QuickCommand(("round", "lock"), (ROUND, "round_button"), GLOBAL),
+        QuickCommand(("round", "confirm"), (ROUND, "round_button"), GLOBAL),
         QuickCommand(
             ("round", "stake"),
-            (TABLE, "round_stake"),
+            (ROUND, "round_stake"),
             {"--decision": Option("decision", text), **GLOBAL},
             {"decision": None},
             (SEAT, Argument("stakes", text, many=True)),
         ),
         QuickCommand(
             ("round", "seats"),
-            (TABLE, "round_seats"),
+            (ROUND, "round_seats"),
             GLOBAL,
             arguments=(Argument("seats", whole_number(1, 99), many=True),),
         ),
         QuickCommand(
             ("round", "decide"),
-            (TABLE, "round_decide"),
+            (ROUND, "round_decide"),
             {"--amount": Option("amount", whole_number(0)), **GLOBAL},
             {"amount": 0},
             (SEAT, Argument("decision", text)),
         ),
         QuickCommand(
             ("round", "cards"),
-            (TABLE, "round_cards"),
+            (ROUND, "round_cards"),
             GLOBAL,
             arguments=(Argument("destination", text), Argument("cards", text, many=True)),
         ),
         QuickCommand(
             ("round", "misdeal"),
-            (TABLE, "round_misdeal"),
+            (ROUND, "round_misdeal"),
             GLOBAL,
             arguments=(Argument("rule", text), Argument("reason", text)),
         ),
         QuickCommand(
             ("round", "expose"),
-            (TABLE, "round_expose"),
+            (ROUND, "round_expose"),
             {"--card": Option("positions", whole_number(1, 2), repeat=True), **GLOBAL},
             {"positions": None},
         ),
-        QuickCommand(("seat", "clear"), (TABLE, "seat_clear"), TECHNICIAN, arguments=(SEAT,)),
-        QuickCommand(("jackpot", "ack"), (TABLE, "jackpot_ack"), TECHNICIAN),
+        QuickCommand(
+            ("seat", "clear"), (TECHNICIAN_ACTS, "seat_clear"), TECHNICIAN, arguments=(SEAT,)
+        ),
+        QuickCommand(("jackpot", "ack"), (TECHNICIAN_ACTS, "jackpot_ack"), TECHNICIAN),
     )
 }
 

@@ -1,0 +1,181 @@
+"""``croupier round``: the round in play and recorded rounds, through the daemon's socket.
+
+- ``croupier round stake|seats|decide|cards|misdeal|expose|lock|confirm``: what a dealer
+  tablet (or the rig) enters; read without argparse when the command line is plain
+  (controller.cli.quick);
+- ``croupier round show|settle [ID|last]``: a recorded round for a dispute (credential).
+"""
+
+from __future__ import annotations
+
+from controller.cli.argtypes import UsageError, integer
+from controller.cli.daemon_client import add_daemon_action, call
+from controller.cli.main import add_command
+from controller.cli.output import print_json
+from controller.quick_json import dumps
+from display.money import Currency, currency
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
+    import argparse
+    from typing import Any
+
+    from controller.engine.games.results import RoundResult
+
+# The engine is imported by the commands that need it: `croupier round lock` stays quick on a
+# Pi (controller/cli/main.py).
+
+EXAMPLES = {
+    "round": [
+        "croupier round stake 2 ante=1000 blind=1000 --decision 4x",
+        "croupier round lock",
+        "croupier round show last",
+    ],
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    r = add_command(sub, "round")
+    ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
+    s = add_daemon_action(
+        ra, "stake", "enter a seat's stakes (minor units) and decision", round_stake
+    )
+    s.add_argument("seat", type=integer(1, 99), help="the seat number")
+    s.add_argument("stakes", nargs="+", metavar="WAGER=AMOUNT", help="e.g. ante=1000 blind=1000")
+    s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold; CH play fold")
+    se = add_daemon_action(
+        ra, "seats", "declare the seats in play besides the sensed ones", round_seats
+    )
+    se.add_argument("seats", type=integer(1, 99), nargs="+", metavar="SEAT", help="seat numbers")
+    d = add_daemon_action(
+        ra, "decide", "a seat's decision (UTH/CH decision, blackjack action)", round_decide
+    )
+    d.add_argument("seat", type=integer(1, 99), help="the seat number")
+    d.add_argument(
+        "decision", help="4x 3x 2x 1x fold | play fold | hit stand double split insurance"
+    )
+    d.add_argument("--amount", type=integer(0), default=0, help="insurance stake (minor units)")
+    cards = add_daemon_action(ra, "cards", "enter the cards of a manually dealt round", round_cards)
+    cards.add_argument("destination", help="community, dealer or seat:N")
+    cards.add_argument("cards", nargs="+", metavar="CARD", help="e.g. As Kd")
+    m = add_daemon_action(
+        ra, "misdeal", "declare a misdeal with its rule (MD-S*, MD-M*)", round_misdeal
+    )
+    m.add_argument("rule", help="e.g. MD-M2")
+    m.add_argument("reason", help="what happened (journaled)")
+    x = add_daemon_action(
+        ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose
+    )
+    x.add_argument(
+        "--card",
+        type=integer(1, 2),
+        action="append",
+        dest="positions",
+        metavar="N",
+        help="which of the dealer's cards (1 or 2; default both)",
+    )
+    add_daemon_action(ra, "lock", "press LOCK (bets closed)", round_button)
+    add_daemon_action(ra, "confirm", "press CONFIRM", round_button)
+    for name, help_text in (
+        ("show", "a recorded round (surveillance)"),
+        ("settle", "settle a recorded round again (dispute)"),
+    ):
+        x = add_daemon_action(ra, name, help_text, round_recorded)
+        x.add_argument("round", nargs="?", default="last", help="round ID or 'last'")
+
+
+def _parse_stakes(items: list[str]) -> dict[str, int]:
+    stakes = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not value.isdigit():
+            raise UsageError(f"stake {item!r}: write WAGER=AMOUNT in minor units, e.g. ante=1000")
+        stakes[name] = int(value)
+    return stakes
+
+
+def round_stake(args: argparse.Namespace) -> int:
+    result = call(
+        args,
+        "round.stake",
+        seat=args.seat,
+        stakes=_parse_stakes(args.stakes),
+        decision=args.decision,
+    )
+    print_json(result) if args.json else print(f"seat {args.seat}: {result}")
+    return 0
+
+
+def round_seats(args: argparse.Namespace) -> int:
+    result = call(args, "round.seats", seats=args.seats)
+    print_json(result) if args.json else print(result)
+    return 0
+
+
+def round_expose(args: argparse.Namespace) -> int:
+    result = call(args, "round.expose", positions=args.positions or [1, 2])
+    print_json(result) if args.json else print(f"dealer cards: {result}")
+    return 0
+
+
+def round_decide(args: argparse.Namespace) -> int:
+    result = call(args, "round.decide", seat=args.seat, action=args.decision, amount=args.amount)
+    print_json(result) if args.json else print(f"seat {args.seat}: {result}")
+    return 0
+
+
+def round_cards(args: argparse.Namespace) -> int:
+    result = call(args, "round.cards", destination=args.destination, cards=args.cards)
+    print_json(result) if args.json else print(f"{args.destination}: {result}")
+    return 0
+
+
+def round_misdeal(args: argparse.Namespace) -> int:
+    result = call(args, "round.misdeal", rule=args.rule, reason=args.reason)
+    print_json(result) if args.json else print(f"misdeal {args.rule} {result}")
+    return 0
+
+
+def round_button(args: argparse.Namespace) -> int:
+    result = call(args, f"round.{args.action}")
+    print_json(result) if args.json else print(f"{args.action.upper()} {result}")
+    return 0
+
+
+def _result_from_json(data: dict[str, Any]) -> RoundResult:
+    from controller.engine.games.results import RoundResult, SeatResult, Wager
+
+    seats = [
+        SeatResult(
+            s["seat"],
+            s.get("hand"),
+            {
+                n: Wager(w["stake"], w["result"], w["paid"], w["rule"], w.get("line"))
+                for n, w in s["wagers"].items()
+            },
+            s.get("cards", []),
+        )
+        for s in data["seats"]
+    ]
+    return RoundResult("", data["profile"], data["dealer"], seats, data.get("pools", {}))
+
+
+def round_recorded(args: argparse.Namespace) -> int:
+    from controller.cli.settle_cmd import print_human
+    from controller.engine.profiles import load_profile
+
+    def _currency(profile: str) -> Currency:
+        return currency(load_profile(profile).money.currency)
+
+    result = call(args, f"round.{args.action}", privileged=True, round=args.round)
+    if args.json:
+        print_json(result)
+        return 0
+    if args.action == "show":
+        print(f"round {result['round']} (profile {result['profile']})")
+        print(dumps(result["record"]))
+    else:
+        verdict = "matches" if result["matches"] else "DIFFERS from"
+        print(f"round {result['round']}: the engine's settlement {verdict} the table's")
+    print_human(_result_from_json(result["result"]), _currency(result["profile"]))
+    return 0
