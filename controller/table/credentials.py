@@ -12,12 +12,12 @@ off the event loop (controller.table.control.guard).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from dataclasses import dataclass
 
 from controller.errors import CroupierError
+
+# hashlib (OpenSSL's libcrypto), hmac and secrets are imported by the functions that hash:
+# `croupier config check` only reads stored credentials (check_stored)
 
 N, R, P = 2**14, 8, 1
 SALT_BYTES, HASH_BYTES = 16, 32
@@ -46,6 +46,9 @@ class CredentialError(CroupierError, ValueError):
 def hash_credential(secret: str, *, salt: bytes | None = None) -> str:
     if not secret:
         raise CredentialError("a technician credential cannot be empty")
+    import hashlib
+    import secrets
+
     salt = salt if salt is not None else secrets.token_bytes(SALT_BYTES)
     digest = hashlib.scrypt(secret.encode(), salt=salt, n=N, r=R, p=P, dklen=HASH_BYTES)
     return f"scrypt${N}${R}${P}${salt.hex()}${digest.hex()}"
@@ -82,6 +85,9 @@ def verify(secret: str, stored: str) -> bool:
     reason = check_stored(stored)
     if reason:
         raise CredentialError(f"stored credential: {reason}")
+    import hashlib
+    import hmac
+
     _, n, r, p, salt, expected = stored.split("$")
     digest = hashlib.scrypt(
         secret.encode("utf-8", "surrogatepass"),
