@@ -44,10 +44,15 @@ def within(
     if isinstance(value, float) and not math.isfinite(value):
         raise OutOfLimits(f"{text!r} is not a finite number")
     if low is not None and value < low:
-        raise OutOfLimits(f"{text} is below {low:g}")
+        raise OutOfLimits(f"{text} is below {_written(low)}")
     if high is not None and value > high:
-        raise OutOfLimits(f"{text} is above {high:g}")
+        raise OutOfLimits(f"{text} is above {_written(high)}")
     return value
+
+
+def _written(limit: float) -> str:
+    """A limit as a message shows it: a whole number in full, a fraction briefly."""
+    return str(limit) if isinstance(limit, int) else f"{limit:g}"
 
 
 def _bounded(
@@ -66,9 +71,16 @@ def _bounded(
     return parse
 
 
+# The largest whole number the CLI reads where no lower limit is written: the ledger's SQLite
+# and the control socket's JSON keep 64-bit integers (`meters hits -n 99999999999999999999`
+# is a usage error, not an overflow deep in SQLite)
+WHOLE_MAX = 2**63 - 1
+
+
 def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
-    """A whole number within ``low..high`` (either end open with ``None``)."""
-    return _bounded(*WHOLE_NUMBER, low, high)  # type: ignore[return-value]
+    """A whole number within ``low..high`` (``low`` open with ``None``; ``high`` at most
+    :data:`WHOLE_MAX`)."""
+    return _bounded(*WHOLE_NUMBER, low, WHOLE_MAX if high is None else high)  # type: ignore[return-value]
 
 
 def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], float]:

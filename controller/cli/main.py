@@ -173,11 +173,12 @@ def add_global_options(parser: argparse.ArgumentParser, *names: str) -> None:
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
-    """The command in ``argv``, skipping global options and their values."""
-    takes_value = {flags[0] for flags, kwargs, _ in GLOBAL_OPTIONS if "action" not in kwargs}
+    """The command in ``argv``, skipping global options and their values (an option may be
+    shortened, as argparse allows: ``--sock PATH``)."""
+    takes_value = [flags[0] for flags, kwargs, _ in GLOBAL_OPTIONS if "action" not in kwargs]
     words = iter(argv)
     for word in words:
-        if word in takes_value:
+        if len(word) > 2 and any(flag.startswith(word) for flag in takes_value):
             next(words, None)
         elif not word.startswith("-"):
             return word
@@ -199,7 +200,7 @@ def build_parser(only: str | None = None, *, commands_only: bool = False) -> Cro
     from controller.cli.parser import CroupierParser, VersionAction
 
     parser = CroupierParser(prog="croupier", description=DESCRIPTION, epilog=EPILOG)
-    parser.add_argument("--version", action=VersionAction)
+    parser.add_argument("-V", "--version", action=VersionAction)
     add_global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, commands in COMMAND_GROUPS:
@@ -252,7 +253,8 @@ def _json_error(args: argparse.Namespace, exc: BaseException) -> None:
 
         try:
             print_json(error_json(exc))
-        except BrokenPipeError:  # `croupier par --json ... | head` while failing
+            sys.stdout.flush()
+        except OSError:  # `| head` gone, or stdout is what failed: the error is on stderr
             _stdout_gone()
 
 
@@ -282,11 +284,13 @@ def _parse(argv: list[str]) -> argparse.Namespace | None:
 def _arguments(argv: list[str]) -> argparse.Namespace | int:
     """The command line read, or the exit status of a command line answered already
     (``--version``; the help, when no command is named)."""
-    if argv == ["--version"]:  # the quickest answer: no command module loaded
+    if argv in (["--version"], ["-V"], ["version"]):  # the quickest: no module loaded
         from controller import __version__
 
         print(f"croupier {__version__}")
         return 0
+    if argv[:1] == ["help"]:  # `croupier help round stake`, as git's
+        argv = [*argv[1:], "--help"]
     args = read_quickly(argv)  # the commands typed most, read without argparse
     if args is None:
         args = _parse(argv)
@@ -294,12 +298,49 @@ def _arguments(argv: list[str]) -> argparse.Namespace | int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run one command line; its exit status. What the command printed has reached stdout
+    when this returns (or argparse's SystemExit leaves): a stdout that cannot be written is a
+    failure in one line, not a traceback at the interpreter's exit."""
+    if sys.stdout is None:  # started with stdout closed (`croupier status >&-`)
+        print("croupier: standard output is closed; nothing was run", file=sys.stderr)
+        return 1
+    try:
+        status = _run(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # argparse's --help (0) or usage error (2)
+        code = exc.code if isinstance(exc.code, int) else 2
+        if _stdout_failed(code) != code:
+            return 1
+        raise
+    return _stdout_failed(status)
+
+
+def _stdout_failed(status: int) -> int:
+    """``status`` once stdout is flushed; 1 (with one line on stderr) when it cannot be
+    written (a full disk, ``>/dev/full``); a reader gone away (``| head``) is not a failure."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_gone()
+    except OSError as exc:
+        return _cannot_write(exc)
+    return status
+
+
+def _cannot_write(exc: OSError) -> int:
+    """Stdout cannot be written: said in one line; the rest of the output goes nowhere."""
+    _stdout_gone()
+    print(f"croupier: cannot write to standard output: {_one_line(exc)}", file=sys.stderr)
+    return 1
+
+
+def _run(argv: list[str]) -> int:
     try:
         args = _arguments(argv)
     except BrokenPipeError:  # `croupier --help | head`: the argparse of Debian 12's Python
         _stdout_gone()  # (3.11.2) lets it out of a help; later 3.11 releases catch it
         return 0
+    except OSError as exc:  # reading the command line writes only its help or version
+        return _cannot_write(exc)
     if isinstance(args, int):
         return args
     from controller.rig.stop_signals import StopOnSignals, exit_status
@@ -320,6 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("CROUPIER_DEBUG"):
             raise
+        if isinstance(exc, OSError) and _stdout_failed(0):  # the output could not be written
+            return 1  # (said by _stdout_failed)
         if isinstance(exc, _failures()):
             _json_error(args, exc)
             print(f"{name}: {_one_line(exc)}", file=sys.stderr)

@@ -59,8 +59,48 @@ class CroupierParser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's reading; an unknown option close to one of this parser's is a usage
+        error with the suggestion (``status --josn``: did you mean --json?). Each parser
+        checks its own words, so the suggestion comes from the command's options."""
+        self._words = list(sys.argv[1:] if args is None else args)
+        namespace, extras = super().parse_known_args(args, namespace)
+        for word in extras:
+            near = self._near_option(word)
+            if near:
+                self.error(f"unrecognized option {word.split('=')[0]!r}; did you mean {near}?")
+        return namespace, extras
+
+    def _near_option(self, word: str) -> str | None:
+        """This parser's option closest to ``word`` (an option not known), or None."""
+        if not word.startswith("-") or word in ("-", "--"):
+            return None
+        import difflib
+
+        name = word.split("=", 1)[0]
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+        return close[0] if close else None
+
     def error(self, message: str) -> NoReturn:
+        if message.endswith("required") or message.startswith("the following arguments are"):
+            typos = [
+                w
+                for w in getattr(self, "_words", [])
+                if w.split("=")[0] not in self._option_string_actions and self._near_option(w)
+            ]
+            if typos:  # `par --profle X`: the typo is why --profile is missing
+                word = typos[0].split("=")[0]
+                message += f"; {word!r} is not an option: did you mean {self._near_option(word)}?"
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        """argparse's conversion, except that an option's value cannot be ``--``: Python 3.11's
+        argparse drops it and gives the option ``[]`` (``--port=--``), past its type and
+        choices."""
+        if action.option_strings and "--" in arg_strings and action.nargs != argparse.REMAINDER:
+            raise argparse.ArgumentError(action, "expected a value, not '--'")
+        return super()._get_values(action, arg_strings)
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         choices = action.choices
@@ -86,4 +126,5 @@ class VersionAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
         from controller import __version__
 
-        parser.exit(0, f"croupier {__version__}\n")
+        print(f"croupier {__version__}")  # on stdout, as `croupier --version` alone
+        parser.exit(0)

@@ -18,7 +18,7 @@ command's defaults included.
 
 from __future__ import annotations
 
-from controller.cli.argtypes import SECONDS, WHOLE_NUMBER, OutOfLimits, within
+from controller.cli.argtypes import SECONDS, WHOLE_MAX, WHOLE_NUMBER, OutOfLimits, within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
@@ -114,7 +114,7 @@ def number(kind: tuple[Callable[[str], float], str], low: float, high: float | N
 
 def whole_number(low: int, high: int | None = None) -> Reader:
     """``controller.cli.argtypes.integer(low, high)``, plainly written."""
-    return number(WHOLE_NUMBER, low, high)
+    return number(WHOLE_NUMBER, low, WHOLE_MAX if high is None else high)
 
 
 def seconds(low: float, high: float) -> Reader:

@@ -37,3 +37,46 @@ def test_a_closed_stdout_is_no_traceback(argv):
     os.close(write)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.count("\n") <= 1, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["status", "--help"],
+        ["--version"],
+        ["eval", "As", "Ks", "Qs", "Js", "Ts", "--json"],
+        ["eval", "As", "Ks", "Qs", "Js", "Ts"],
+        ["par", "--profile", "no-such-profile", "--json"],  # fails: its JSON error to stdout
+        ["settle", "-", "--json"],
+    ],
+)
+def test_a_stdout_that_cannot_be_written_is_one_line(argv):
+    """``>/dev/full`` (a full disk): a failure in one line, exit status 1, not a traceback
+    (nor two: the JSON error object goes to the same stdout)."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "controller.cli.main", *argv],
+            input=ROUND,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.returncode in (1, 2), proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["status", "--json"], ["eval", "As", "Ks", "Qs", "Js", "Ts"]])
+def test_a_closed_stdout_runs_nothing_and_says_so(argv):
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", "--socket", "/nonexistent/s.sock", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == "croupier: standard output is closed; nothing was run\n"

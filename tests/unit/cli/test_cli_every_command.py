@@ -131,6 +131,53 @@ def test_choices_suggest_the_near_miss(words, parser, capsys):
         assert f"did you mean {choice}?" in err
 
 
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_an_option_cannot_take_the_double_dash_as_its_value(words, parser, capsys):
+    """``--port=--``: Python 3.11's argparse drops the ``--`` and hands the option ``[]``,
+    past its type and choices (an internal error, or a choice nobody can make)."""
+    for action in options(parser):
+        if action.option_strings and action.nargs != 0:
+            argv = [*words, f"{action.option_strings[-1]}=--"]
+            status, _, err = run(capsys, argv)
+            assert_one_line(status, err, 2, argv)
+            assert "expected a value, not '--'" in err, (argv, err)
+
+
+def swapped(option: str) -> str:
+    """``--json`` -> ``--josn``: the last two letters swapped, a typing slip."""
+    return option[:-2] + option[-1] + option[-2]
+
+
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_a_mistyped_option_suggests_the_option(words, parser, capsys):
+    for action in options(parser):
+        for option in action.option_strings:
+            if not option.startswith("--") or swapped(option) == option or action.required:
+                continue
+            argv = [*words, swapped(option), *filled(parser)]
+            status, _, err = run(capsys, argv)
+            assert_one_line(status, err, 2, argv)
+            suggested = err.partition("did you mean ")[2].partition("?")[0]
+            assert suggested in parser._option_string_actions, (argv, err)  # --tablet: --tables
+
+
+def test_a_mistyped_required_option_is_named_with_the_missing_one(capsys):
+    status, _, err = run(capsys, ["par", "--profle", "uth-gr"])
+    assert_one_line(status, err, 2, ["par"])
+    assert "--profile" in err and "'--profle' is not an option: did you mean --profile?" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--jsno", "status"], ["status", "--josn"], ["status", "--sockt", "/x"]],
+    ids=" ".join,
+)
+def test_a_mistyped_global_option_suggests_it(argv, capsys):
+    status, _, err = run(capsys, argv)
+    assert_one_line(status, err, 2, argv)
+    assert "did you mean --" in err
+
+
 def filled(parser: argparse.ArgumentParser) -> list[str]:
     """Values for every required argument: a path that does not exist, or the smallest legal
     number; plus a daemon socket, ledger and store that are not there."""
@@ -187,6 +234,24 @@ def test_global_options_before_or_after_the_command(capsys):
             status == 1
             and err == "croupier status: no daemon socket at /nope.sock (is croupierd running?)\n"
         )
+
+
+def test_a_shortened_global_option_before_the_command(capsys):
+    """argparse reads ``--sock PATH`` as ``--socket PATH``; the command is found after it."""
+    status, _, err = run(capsys, ["--sock", "/nope.sock", "status"])
+    assert status == 1 and "no daemon socket at /nope.sock" in err
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["-V"], ["version"], ["--socket", "/x", "-V"]])
+def test_the_version_on_stdout_however_asked(argv, capsys):
+    status, out, err = run(capsys, argv)
+    assert (status, err) == (0, "") and out.startswith("croupier ")
+
+
+def test_help_as_a_command_is_the_commands_help(capsys):
+    assert run(capsys, ["help", "round", "stake"])[:2] == run(capsys, ["round", "stake", "-h"])[:2]
+    status, out, _ = run(capsys, ["help"])
+    assert status == 0 and "examples:" in out
 
 
 def test_a_typo_suggests_the_command(capsys):
