@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from controller.cli.argtypes import UsageError
 from controller.cli.output import add_json_flag
 
 TYPE_CHECKING = False
@@ -59,6 +60,12 @@ def credential() -> str:
 
 def call(args: argparse.Namespace, cmd: str, *, privileged: bool = False, **kwargs: Any) -> Any:
     from controller.table.control.client import ControlClient
+    from controller.table.control.wire import ControlError
 
-    with ControlClient(socket_path(args)) as client:
-        return client.call(cmd, credential() if privileged else None, **kwargs)
+    try:
+        with ControlClient(socket_path(args)) as client:
+            return client.call(cmd, credential() if privileged else None, **kwargs)
+    except ControlError as exc:
+        if exc.code == "bad-request":  # the daemon refused a value of the command line
+            raise UsageError(str(exc)) from exc  # exit status 2, as argparse's refusals
+        raise
