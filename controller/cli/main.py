@@ -164,7 +164,9 @@ exit status: 0 done, 1 a failure, 2 a usage error; 128+N stopped by signal N"""
 
 
 def add_global_options(parser: argparse.ArgumentParser, *names: str) -> None:
-    """Add the global options (``names``, default all) to a parser, suppressed when absent."""
+    """Add the global options (``names``, default all) to a parser, suppressed when absent.
+    Every command's parser has them (build_parser adds those a group's parser lacks), so they
+    work before the command, between a group and its action, and after."""
     import argparse
 
     for flags, kwargs, _ in GLOBAL_OPTIONS:
@@ -214,6 +216,13 @@ def build_parser(only: str | None = None, *, commands_only: bool = False) -> Cro
         module.register(sub)
         for command, lines in getattr(module, "EXAMPLES", {}).items():
             sub.choices[command].epilog = "examples:\n" + "\n".join(f"  {x}" for x in lines)
+        for command in commands:  # `events --socket S tail`, as `croupier --socket S events`
+            group = sub.choices[command]
+            missing = [
+                f[0] for f, _, _ in GLOBAL_OPTIONS if f[0] not in group._option_string_actions
+            ]
+            if missing:
+                add_global_options(group, *missing)
     return parser
 
 

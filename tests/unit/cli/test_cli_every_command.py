@@ -236,6 +236,17 @@ def test_global_options_before_or_after_the_command(capsys):
         )
 
 
+ACTIONS = [(words, parser) for words, parser in LEAVES if len(words) > 1]
+
+
+@pytest.mark.parametrize(("words", "parser"), ACTIONS, ids=[" ".join(w) for w, _ in ACTIONS])
+def test_global_options_between_a_group_and_its_action(words, parser):
+    """``croupier events --socket S tail``, as before the command or after it."""
+    argv = [words[0], "--socket", "/nope.sock", "--json", *words[1:], *filled(parser)]
+    args = PARSER.parse_args(argv)
+    assert (args.socket, args.json) == ("/nope.sock", True)
+
+
 def test_a_shortened_global_option_before_the_command(capsys):
     """argparse reads ``--sock PATH`` as ``--socket PATH``; the command is found after it."""
     status, _, err = run(capsys, ["--sock", "/nope.sock", "status"])
