@@ -75,9 +75,8 @@ def print_human(result: RoundResult, cur: Currency) -> None:
     from controller.engine.wagers import CAP_RULE
 
     def _money(amount: int) -> str:
-        return format_money(amount, cur, code=False)
+        return format_money(amount, cur)  # "EUR 40.00": money as money on every line
 
-    print(f"amounts in {cur.code}")
     dealer = result.dealer
     line = f"dealer: {dealer.get('hand')}"
     if "cards" in dealer:
@@ -93,7 +92,7 @@ def print_human(result: RoundResult, cur: Currency) -> None:
         for name, w in seat.wagers.items():
             line_txt = f" [{w.line}]" if w.line else ""
             print(
-                f"  {name:<14} stake {_money(w.stake):>12}  {w.result:<4}  paid"
+                f"  {name:<14} stake {_money(w.stake):>14}  {w.result:<4}  paid"
                 f" {_money(w.paid):>14}  {w.rule}{line_txt}"
             )
             if w.returned:
@@ -101,7 +100,7 @@ def print_human(result: RoundResult, cur: Currency) -> None:
                     f"  {'':<14} {_money(w.returned)} over the table maximum returned ({CAP_RULE})"
                 )
         print(
-            f"  {'total':<14} stake {_money(seat.staked):>12}        paid {_money(seat.paid):>14}"
+            f"  {'total':<14} stake {_money(seat.staked):>14}        paid {_money(seat.paid):>14}"
         )
     for pool, report in result.pools.items():
         parts = ", ".join(

@@ -74,3 +74,13 @@ def test_settle_reports_bad_input_in_one_line(tmp_path, capsys):
     assert "not valid JSON" in capsys.readouterr().err
     assert main(["settle", str(tmp_path / "missing.json")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_settle_shows_every_amount_as_money(capsys):
+    """Each stake, payment and total a person reads carries its currency, as the meters and
+    status do ("EUR 12,345.67"), not a bare number under a header."""
+    assert main(["settle", str(EXAMPLES / "uth-gr-royal.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    wagers = [line for line in lines if " stake " in line]
+    assert wagers and all(line.count("EUR ") == 2 for line in wagers), lines
+    assert any("paid  EUR 12,345.67  PRG-3 [royal-flush]" in line for line in lines), lines
