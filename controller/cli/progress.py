@@ -1,6 +1,7 @@
 """Progress of long work (``meters verify``, ``events verify``, ``par``, ``rig soak``): a tqdm
-bar on stderr with the count, the rate and the time left, only when stderr is a terminal and
-the output is not ``--json`` (scripts and logs get the result alone).
+bar on stderr with the count, the rate and the time left, only when both stdout and stderr are
+a terminal and the output is not ``--json``: scripts and logs get the result alone, and output
+sent to a file or a pager (``croupier par ... | less``) gets no bar drawn over it.
 
     with progress_bar(args, total=entries, unit="entries", what="journal") as step:
         verify_chain(journal, step)      # step(n): n more done
@@ -18,7 +19,7 @@ Step = Callable[[int], None]
 
 
 def wanted(args: argparse.Namespace) -> bool:
-    return sys.stderr.isatty() and not getattr(args, "json", False)
+    return sys.stdout.isatty() and sys.stderr.isatty() and not getattr(args, "json", False)
 
 
 @contextlib.contextmanager

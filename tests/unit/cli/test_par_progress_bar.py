@@ -1,5 +1,6 @@
-"""``croupier par`` shows a progress bar on a terminal (stderr) and none with ``--json`` or
-when stderr is not a terminal; the sheet printed is the same either way."""
+"""``croupier par`` shows a progress bar on a terminal (stderr) and none with ``--json``, when
+stderr is not a terminal, or when stdout is not (``par ... > sheet.txt``, ``| less``); the sheet
+printed is the same either way."""
 
 from __future__ import annotations
 
@@ -18,12 +19,18 @@ class Terminal(io.StringIO):
 
 
 def run_par(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str, tty: bool
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *argv: str,
+    tty: bool,
+    stdout_tty: bool = True,
 ) -> tuple[str, str]:
     err = Terminal() if tty else io.StringIO()
+    out = Terminal() if stdout_tty else io.StringIO()
     monkeypatch.setattr(progress.sys, "stderr", err)
+    monkeypatch.setattr(progress.sys, "stdout", out)
     assert main(["par", "--profile", "ch-bg", *argv]) == 0
-    return capsys.readouterr().out, err.getvalue()
+    return out.getvalue(), err.getvalue()
 
 
 def test_a_terminal_gets_a_bar(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
@@ -40,3 +47,10 @@ def test_no_bar_off_a_terminal_or_with_json(
     out, err = run_par(monkeypatch, capsys, "--json", tty=True)
     assert err == ""
     assert json.loads(out)["profile"] == "ch-bg"
+
+
+def test_no_bar_when_the_sheet_goes_to_a_file_or_a_pager(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, err = run_par(monkeypatch, capsys, tty=True, stdout_tty=False)
+    assert err == "" and out.startswith("PAR sheet")
