@@ -177,5 +177,6 @@ def round_recorded(args: argparse.Namespace) -> int:
     else:
         verdict = "matches" if result["matches"] else "DIFFERS from"
         print(f"round {result['round']}: the engine's settlement {verdict} the table's")
-    print_human(_result_from_json(result["result"]), _currency(result["profile"]))
+    settled = result["result"]  # round.settle's reply has the profile only in its result
+    print_human(_result_from_json(settled), _currency(settled["profile"]))
     return 0
