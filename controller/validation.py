@@ -68,36 +68,85 @@ class DocumentLimits:
 DOCUMENT_LIMITS = DocumentLimits()
 
 
-def _limits_problem(
-    value: Any, key: str, limits: DocumentLimits, depth: int = 0
-) -> tuple[str, str] | None:
-    """The first value of a parsed document outside ``limits``, as (key, reason)."""
+class DocumentLimitsError(ConfigError):
+    """Values of a parsed document outside its limits, every one of them (up to
+    :data:`MAX_LIMIT_PROBLEMS`). ``document`` is what was read without those values, so that a
+    reader can check the rest of the file too and report every problem at once
+    (:meth:`with_others`)."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]], document: Any) -> None:
+        super().__init__(source, problems)
+        self.document = document
+
+    def with_others(self, check: Callable[[Any], object]) -> ConfigError:
+        """These problems and those ``check`` finds in the rest of the document; a problem of
+        a key already named here (a value removed, now missing) is not repeated."""
+        try:
+            check(self.document)
+        except ConfigError as more:
+            named = [key for key, _ in self.problems]
+            others = [
+                (key, reason)
+                for key, reason in more.problems
+                if not any(key == n or key.startswith((f"{n}.", f"{n}[")) for n in named)
+            ]
+            return ConfigError(self.source, [*self.problems, *others])
+        return self
+
+
+MAX_LIMIT_PROBLEMS = 50  # a file of a megabyte of bad numbers is not listed line by line
+_OUTSIDE = object()  # a value outside the limits, left out of the checked document
+
+
+def _within_limits(
+    value: Any, key: str, limits: DocumentLimits, problems: list[tuple[str, str]], depth: int = 0
+) -> Any:
+    """``value`` without what is outside ``limits`` (each added to ``problems`` as (key,
+    reason)); ``_OUTSIDE`` when the value itself is (a list with such an item is, whole)."""
     if depth > limits.max_depth:
-        return key or "(top)", f"nested deeper than {limits.max_depth} levels"
+        problems.append((key or "(top)", f"nested deeper than {limits.max_depth} levels"))
+        return _OUTSIDE
     if isinstance(value, bool):
-        return None
+        return value
     if isinstance(value, int):
         low, high = limits.int_range
         if not low <= value <= high:
-            return key or "(top)", f"integer outside {low}..{high}"
-        return None
+            problems.append((key or "(top)", f"integer outside {low}..{high}"))
+            return _OUTSIDE
+        return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            return key or "(top)", f"{value} is not a finite number"
-        return None
+            problems.append((key or "(top)", f"{value} is not a finite number"))
+            return _OUTSIDE
+        return value
     if isinstance(value, dict):
-        items = value.items()
-    elif isinstance(value, list):
-        items = ((f"[{i}]", v) for i, v in enumerate(value))  # type: ignore[assignment]
-    else:
-        return None
-    for name, item in items:
-        name = str(name)
-        child = f"{key}{name}" if name.startswith("[") else (f"{key}.{name}" if key else name)
-        found = _limits_problem(item, child, limits, depth + 1)
-        if found:
-            return found
-    return None
+        kept = {}
+        for name, item in value.items():
+            child = f"{key}.{name}" if key else str(name)
+            item = _within_limits(item, child, limits, problems, depth + 1)
+            if item is not _OUTSIDE:
+                kept[name] = item
+        return kept
+    if isinstance(value, list):
+        items = [
+            _within_limits(item, f"{key}[{i}]", limits, problems, depth + 1)
+            for i, item in enumerate(value)
+        ]
+        return _OUTSIDE if any(item is _OUTSIDE for item in items) else items
+    return value
+
+
+def _checked_document(data: Any, source: str, limits: DocumentLimits) -> Any:
+    """``data`` when every value is within ``limits``; DocumentLimitsError naming each one
+    that is not, otherwise."""
+    problems: list[tuple[str, str]] = []
+    kept = _within_limits(data, "", limits, problems)
+    if not problems:
+        return data
+    if len(problems) > MAX_LIMIT_PROBLEMS:
+        more = len(problems) - MAX_LIMIT_PROBLEMS
+        problems = [*problems[:MAX_LIMIT_PROBLEMS], ("(file)", f"{more} more values like these")]
+    raise DocumentLimitsError(source, problems, {} if kept is _OUTSIDE else kept)
 
 
 def _read_text(path: Path, limits: DocumentLimits) -> str:
@@ -130,10 +179,7 @@ def loads_toml(text: str, source: str, limits: DocumentLimits = DOCUMENT_LIMITS)
     except (ValueError, RecursionError) as exc:  # a number of more than 4300 digits
         reason = "a number too long to read" if isinstance(exc, ValueError) else "nested too deep"
         raise ConfigError(source, [("(syntax)", reason)]) from None
-    found = _limits_problem(data, "", limits)
-    if found:
-        raise ConfigError(source, [found])
-    return data
+    return _checked_document(data, source, limits)
 
 
 def read_toml(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> dict[str, Any]:
@@ -187,10 +233,7 @@ def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT
         ) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(source, [("(syntax)", f"not valid JSON: {exc}")]) from None
-    found = _limits_problem(data, "", limits)
-    if found:
-        raise ConfigError(source, [found])
-    return data
+    return _checked_document(data, source, limits)
 
 
 def read_json(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any:

@@ -70,6 +70,7 @@ from controller.table.host_settings import HostSettings, read_host_settings
 from controller.table.machine_settings import MachineSettings
 from controller.validation import (
     ConfigError,
+    DocumentLimitsError,
     Problems,
     Section,
     money,
@@ -524,4 +525,10 @@ def _read_report(sec: Section | None) -> ReportSettings:
 def load_table_config(path: str | Path, *, boot_config: Path | None = BOOT_CONFIG) -> TableConfig:
     """Read and check ``path``; ``boot_config`` (None: not read) is the Pi's config.txt."""
     boot = read_boot_config(boot_config) if boot_config is not None else None
-    return parse_table_config(read_toml(path), str(path), boot_config=boot)
+    try:
+        data = read_toml(path)
+    except DocumentLimitsError as exc:  # the file's other problems too, in the same report
+        raise exc.with_others(
+            lambda rest: parse_table_config(rest, str(path), boot_config=boot)
+        ) from None
+    return parse_table_config(data, str(path), boot_config=boot)

@@ -134,6 +134,23 @@ def test_config_check_names_the_key_and_exits_nonzero(tmp_path, capsys, edit, ke
         one_line_failure(in_process(capsys, "config", "check", str(path)), key)
 
 
+def test_config_check_reports_every_problem_with_values_outside_the_limits(tmp_path, capsys):
+    """Two numbers no field could take (not finite, past 64 bits) and two fields wrong in
+    their own way: one report names all four, where it stopped at the first number."""
+    text = (ROOT / "config" / "sim.toml").read_text()
+    changed = (
+        text.replace("seed = 500000", "seed = 1e400")
+        .replace("packet_timeout = 10.0", "packet_timeout = 99999999999999999999999")
+        .replace('id = "SIM-1"', "id = 5")
+        .replace('path = "ledger.sqlite3"', 'path = ""')
+    )
+    path = tmp_path / "table.toml"
+    path.write_text(changed)
+    assert main(["config", "check", str(path), "--json"]) == 1
+    found = {p["key"] for p in json.loads(capsys.readouterr().out)["problems"]}
+    assert found == {"pools.main.seed", "shuffler.packet_timeout", "table.id", "ledger.path"}
+
+
 def test_an_integer_written_out_with_a_billion_digits_is_refused_by_size(tmp_path, capsys):
     path = tmp_path / "table.toml"
     with path.open("w") as f:  # 10**10**9 written out would be a gigabyte; 2 MB is enough
