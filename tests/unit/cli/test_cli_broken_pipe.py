@@ -6,10 +6,23 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
 ROUND = '{"profile": "uth-gr", "seats": {"1": {"cards": ["As", "Ks"]}}}'
+
+
+def croupier_into(stdout: Any, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``croupier ARGV`` with ``stdout`` as its standard output, a round file on stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", *argv],
+        input=ROUND,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize(
@@ -26,14 +39,7 @@ ROUND = '{"profile": "uth-gr", "seats": {"1": {"cards": ["As", "Ks"]}}}'
 def test_a_closed_stdout_is_no_traceback(argv):
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first byte is written
-    proc = subprocess.run(
-        [sys.executable, "-m", "controller.cli.main", *argv],
-        input=ROUND,
-        stdout=write,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=60,
-    )
+    proc = croupier_into(write, argv)
     os.close(write)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.count("\n") <= 1, proc.stderr
@@ -55,14 +61,7 @@ def test_a_stdout_that_cannot_be_written_is_one_line(argv):
     """``>/dev/full`` (a full disk): a failure in one line, exit status 1, not a traceback
     (nor two: the JSON error object goes to the same stdout)."""
     with open("/dev/full", "w") as full:
-        proc = subprocess.run(
-            [sys.executable, "-m", "controller.cli.main", *argv],
-            input=ROUND,
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=60,
-        )
+        proc = croupier_into(full, argv)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert proc.returncode in (1, 2), proc.stderr
