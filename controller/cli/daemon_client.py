@@ -38,8 +38,14 @@ def add_daemon_action(
     return parser
 
 
+def named_socket(args: argparse.Namespace) -> str | None:
+    """The daemon the command line names: ``--socket``, else $CROUPIER_SOCKET; ``None`` when
+    neither does (a command that can read the ledger's file itself then does)."""
+    return getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET") or None
+
+
 def socket_path(args: argparse.Namespace) -> str:
-    return getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET") or DEFAULT_SOCKET
+    return named_socket(args) or DEFAULT_SOCKET
 
 
 def credential() -> str:

@@ -15,7 +15,7 @@ import sys
 import time
 
 from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
-from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call
+from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call, named_socket
 from controller.cli.output import add_json_flag
 from controller.table.control.wire import ControlError
 
@@ -72,11 +72,12 @@ def keyring(args: argparse.Namespace) -> Keyring | None:
 
 
 def db_path(args: argparse.Namespace) -> str:
-    """``--db``; else, with ``--socket``, the ledger of that running daemon; else the default.
+    """``--db``; else, with ``--socket`` or $CROUPIER_SOCKET, the ledger of that running daemon;
+    else the default.
     Read-only commands open it without the writer's lock, beside the live daemon."""
     if hasattr(args, "db"):
         return args.db
-    if getattr(args, "socket", None):
+    if named_socket(args):
         return call(args, "ledger.path")
     return DEFAULT_PATH
 
@@ -89,7 +90,7 @@ def from_daemon(args: argparse.Namespace, cmd: str, **kwargs: Any) -> Any | None
     ``--db`` (a copy, another table's SD card) the file."""
     if hasattr(args, "db"):
         return None
-    if getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET"):
+    if named_socket(args):
         return call(args, cmd, **kwargs)
     if not os.path.exists(DEFAULT_SOCKET):
         return None

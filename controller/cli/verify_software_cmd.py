@@ -15,7 +15,7 @@ import argparse
 import getpass
 import time
 
-from controller.cli.daemon_client import add_socket_flag, call
+from controller.cli.daemon_client import add_socket_flag, call, named_socket
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.books.ledger.store import Ledger
     from controller.books.software_verification import history, record, verify_software
 
-    on_daemon = getattr(args, "socket", None)
+    on_daemon = None if args.db else named_socket(args)  # --db: that file, not a daemon
     if args.history:
         if on_daemon:
             kept = call(args, "software.history")

@@ -1,0 +1,35 @@
+"""$CROUPIER_SOCKET names the daemon for every command that can ask one, as ``--socket``
+does: the ledger readers find the ledger of that daemon (they looked at the default path,
+/var/lib/croupier, and said there was no ledger there)."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.cli.main import main
+
+pytestmark = pytest.mark.integration
+
+COMMANDS = [
+    ["meters"],
+    ["meters", "hits"],
+    ["meters", "verify"],
+    ["events", "tail"],
+    ["events", "verify"],
+    ["selfcheck", "status"],
+    ["verify-software", "--history"],
+]
+
+
+def test_the_environments_socket_is_the_daemon_for_every_ledger_reader(
+    make_sim_table, capsys, monkeypatch
+):
+    table = make_sim_table()
+    monkeypatch.setenv("CROUPIER_SOCKET", str(table.control_socket))
+    failed = {}
+    for argv in COMMANDS:
+        status = main(argv)
+        _, err = capsys.readouterr()
+        if status != 0:
+            failed[" ".join(argv)] = err
+    assert failed == {}
