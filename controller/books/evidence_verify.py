@@ -299,12 +299,21 @@ def main(argv):
     if len(argv) != 3:
         print("usage: evidence_verify.py BUNDLE.json PUBLIC_KEY.pem", file=sys.stderr)
         return 2
-    try:
-        with open(argv[1], "rb") as f:
-            signed = json.loads(f.read())
+    try:  # a key that cannot be used says nothing about the bundle: not "NOT VALID"
         with open(argv[2], encoding="ascii") as f:
             public = public_key_from_pem(f.read())
-        bundle = check_signature(signed, public)
+    except (OSError, ValueError, Invalid) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"{argv[2]}: cannot use this public key: {reason}", file=sys.stderr)
+        return 1
+    try:
+        with open(argv[1], "rb") as f:
+            text = f.read()
+    except OSError as exc:
+        print(f"{argv[1]}: cannot read the bundle: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    try:
+        bundle = check_signature(json.loads(text), public)
         count = check_chain(bundle)
         frames = check_frames(bundle)
     except (OSError, ValueError, KeyError, TypeError, Invalid) as exc:

@@ -144,6 +144,21 @@ def test_another_key_is_refused(bundle_files, tmp_path):
     assert run_verifier(path, public_key_path(tmp_path / "other.pem")) == 1
 
 
+def test_a_key_that_cannot_be_used_is_not_blamed_on_the_bundle(bundle_files, tmp_path, capsys):
+    """No public key at the path, or a file that is not one: the key is named, on stderr,
+    and the bundle is not called NOT VALID (it was never checked)."""
+    _, path, _ = bundle_files
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a key\n")
+    for public, says in ((tmp_path / "none.pem", "No such file"), (junk, "")):
+        assert run_verifier(path, public) == 1
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"{public}: cannot use this public key: "), err
+        assert says in err and "NOT VALID" not in err
+    assert run_verifier(tmp_path / "none.json", public_key_path(bundle_files[0] / "key.pem")) == 1
+    assert "none.json: cannot read the bundle: No such file" in capsys.readouterr().err
+
+
 @settings(max_examples=25, deadline=None)
 @given(message=st.binary(max_size=300), flip=st.integers(0, 63))
 def test_the_standard_library_ed25519_agrees_with_cryptography(message, flip):
