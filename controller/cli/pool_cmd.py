@@ -121,7 +121,7 @@ def init(args: argparse.Namespace) -> int:
     config = None
     if args.pool:
         if not args.profile or args.seed is None:
-            raise CroupierError("creating or changing a pool needs --profile and --seed")
+            raise UsageError("creating or changing a pool needs --profile and --seed")
         rules = load_profile(args.profile).progressive
         if rules is None:
             raise CroupierError(f"profile {args.profile} has no progressive bet")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from controller.cli.argtypes import UsageError
 from controller.cli.evidence_cmd import round_from_bundle
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
@@ -55,13 +56,19 @@ def read_round(path: str) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from controller.engine.games import settle
     from controller.engine.profiles import load_profile
+    from controller.validation import ConfigError
 
     data = read_round(args.round)
     data = round_from_bundle(data) or data  # a jackpot evidence bundle (docs/evidence.md)
     name = args.profile or data.get("profile")
     if not isinstance(name, str):
         raise RoundError('the round names no profile; add "profile" or pass --profile')
-    profile = load_profile(name)
+    try:
+        profile = load_profile(name)
+    except ConfigError as exc:
+        if args.profile:  # named on the command line: a usage error (exit status 2), as par's
+            raise UsageError(str(exc)) from exc
+        raise
     result = settle(profile, data)
     cur = currency(profile.money.currency)
     if args.json:

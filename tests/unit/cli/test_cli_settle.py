@@ -84,3 +84,20 @@ def test_settle_shows_every_amount_as_money(capsys):
     wagers = [line for line in lines if " stake " in line]
     assert wagers and all(line.count("EUR ") == 2 for line in wagers), lines
     assert any("paid  EUR 12,345.67  PRG-3 [royal-flush]" in line for line in lines), lines
+
+
+def test_a_profile_named_on_the_command_line_that_does_not_exist(capsys):
+    """A usage error (exit status 2) for settle as for par, with the nearest profile."""
+    for argv in (
+        ["settle", str(EXAMPLES / "uth-gr-royal.json"), "--profile", "uthgr"],
+        ["par", "--profile", "uth_gr"],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.rstrip().endswith("did you mean uth-gr?"), err
+
+
+def test_pool_init_without_its_profile_is_a_usage_error(capsys):
+    argv = ["pool", "init", "--dsn", "host=/nonexistent dbname=x", "--pool", "jumbo7-bg"]
+    assert main(argv) == 2
+    assert "needs --profile and --seed" in capsys.readouterr().err
