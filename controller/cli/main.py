@@ -215,7 +215,7 @@ def build_parser(only: str | None = None, *, commands_only: bool = False) -> Cro
         module = importlib.import_module(module_name)
         module.register(sub)
         for command, lines in getattr(module, "EXAMPLES", {}).items():
-            sub.choices[command].epilog = "examples:\n" + "\n".join(f"  {x}" for x in lines)
+            _add_examples(sub.choices[command], f"croupier {command}", lines)
         for command in commands:  # `events --socket S tail`, as `croupier --socket S events`
             group = sub.choices[command]
             missing = [
@@ -224,6 +224,17 @@ def build_parser(only: str | None = None, *, commands_only: bool = False) -> Cro
             if missing:
                 add_global_options(group, *missing)
     return parser
+
+
+def _add_examples(parser: argparse.ArgumentParser, words: str, lines: list[str]) -> None:
+    """The examples as the epilog of a command's ``--help``, and each action's own ones
+    (``croupier round stake ...``) as the epilog of that action's ``--help`` too."""
+    parser.epilog = "examples:\n" + "\n".join(f"  {x}" for x in lines)
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        for name, child in (action.choices or {}).items():
+            own = [x for x in lines if f"{words} {name} " in f"{x} "]
+            if own:
+                _add_examples(child, f"{words} {name}", own)
 
 
 def _one_line(exc: BaseException) -> str:

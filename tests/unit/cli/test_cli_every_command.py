@@ -94,6 +94,24 @@ def test_every_group_shows_examples(capsys):
             assert status == 0 and "examples:" in out, command
 
 
+def test_each_action_shows_its_own_examples(capsys):
+    """``croupier round stake --help`` shows the group's examples of ``round stake``."""
+    import importlib
+
+    shown = 0
+    for module_name, _ in COMMAND_GROUPS:
+        examples = getattr(importlib.import_module(module_name), "EXAMPLES", {})
+        for command, lines in examples.items():
+            for words, _ in LEAVES:
+                if len(words) > 1 and words[0] == command:
+                    own = [x for x in lines if f"croupier {' '.join(words)} " in f"{x} "]
+                    if own:
+                        status, out, _ = run(capsys, [*words, "--help"])
+                        assert status == 0 and all(x in out for x in own), words
+                        shown += 1
+    assert shown > 20
+
+
 @pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
 def test_unknown_option_is_a_usage_error(words, parser, capsys):
     argv = [*words, "--no-such-option"]
