@@ -24,6 +24,13 @@ from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import REPORT_KEY, REPORT_PUBLIC_KEY, SYSTEM_CONFIG
 from controller.errors import CroupierError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the books and the configuration are imported by the commands that use them
+    from pathlib import Path
+
+    from controller.books.ledger.keys import Keyring
+    from controller.table.tableconfig import TableConfig
+
 DEFAULT_STATE = "/var/lib/croupier"
 # the signed forms of a day report (controller.books.reports.documents.FORMS, which
 # tests/unit/cli/test_cli_light_choices.py holds equal): the parser imports none of the books
@@ -52,6 +59,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
     d.add_argument("--output", type=path, help="the file to write (default: standard output)")
     d.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
+    d.add_argument(
+        "--ledger-key",
+        type=path,
+        metavar="PATH",
+        help="the ledger's keyring, to check its journal (default: where the daemon finds it:"
+        " the configuration's [ledger] key, the simulated table's beside the ledger, else"
+        " $CROUPIER_LEDGER_KEY or /etc/croupier/ledger.key)",
+    )
     add_socket_flag(d)
     add_json_flag(d)
     d.set_defaults(func=day)
@@ -100,10 +115,27 @@ def _write(args: argparse.Namespace, data: bytes) -> None:
         sys.stdout.flush()
 
 
+def _ledger_keyring(args: argparse.Namespace, config: TableConfig, db: Path) -> Keyring | None:
+    """``--ledger-key``, else the keyring the table's daemon opens this ledger with, when
+    this user may read it (without one a keyed ledger's journal cannot be checked, and the
+    report is refused saying so)."""
+    import os
+
+    from controller.books.ledger.keys import load_keyring
+    from controller.books.ledger.powerup import keyring_path
+    from controller.table.powerup import safeguards_of
+
+    if args.ledger_key is not None:
+        return load_keyring(args.ledger_key)
+    found = keyring_path(safeguards_of(config), db.parent)
+    return load_keyring(found) if os.access(found, os.R_OK) else None
+
+
 def day(args: argparse.Namespace) -> int:
     import base64
     import json
     from datetime import UTC, datetime
+    from pathlib import Path
 
     from controller.books.ledger.reader import LedgerReader
     from controller.books.reports.documents import signed_day_report
@@ -122,7 +154,7 @@ def day(args: argparse.Namespace) -> int:
         when = args.date or context.rule.last_complete(now)
         key = load_private(args.key or config.resolve_report_key(args.state_dir))
         db = args.db or config.resolve_state(args.state_dir)
-        with LedgerReader.open(db) as ledger:
+        with LedgerReader.open(db, _ledger_keyring(args, config, Path(db))) as ledger:
             data = signed_day_report(ledger, when, context, now=now, form=form, key=key)
     if args.format or args.output or args.json:
         _write(args, data)

@@ -252,7 +252,8 @@ def _switch_key(
     if keyring is None:
         return key, (
             f"entry {seq} ({kind}) starts chaining with ledger key {key_id}: the journal can "
-            "be verified only with the keyring (--key, as the daemon's user)"
+            "be verified only with the ledger's keyring (--key, or report day's --ledger-key;"
+            " as the daemon's user)"
         )
     found = keyring.get(key_id)
     if found is None:

@@ -112,7 +112,9 @@ class Opened:
     witness: PendingWitness | None = None  # with ``witness``: ask it again, then compare
 
 
-def _keyring_path(safeguards: Safeguards, state_dir: Path) -> Path:
+def keyring_path(safeguards: Safeguards, state_dir: Path) -> Path:
+    """Where the table's ledger keyring is: the configuration's, else the simulated table's
+    beside the ledger, else $CROUPIER_LEDGER_KEY or /etc/croupier/ledger.key."""
     if safeguards.key_path is not None:
         return safeguards.key_path
     return state_dir / SIM_KEY if safeguards.simulated else Path(default_key_path())
@@ -126,7 +128,7 @@ def open_ledger(
 ) -> Opened:
     """Open and check the ledger (see the module docstring). Raises LedgerKeyError when the
     keyring is missing or unreadable on a real table, and the errors of ``Ledger.open``."""
-    key_path = _keyring_path(safeguards, path.parent)
+    key_path = keyring_path(safeguards, path.parent)
     if safeguards.simulated and not key_path.exists():
         create_keyring(key_path)
     keyring = load_keyring(key_path)
