@@ -142,6 +142,22 @@ def _png(text: str) -> None:
         raise FileRefused(f"{text}: a PNG file's name ends in .png")
 
 
+def _capture(text: str) -> None:
+    """The sign's capture backend writes a ``.gif`` file, or numbered PNGs into a folder."""
+    if text.lower().endswith(".gif"):
+        _output(text)
+        return
+    import os
+
+    from controller.files import FileRefused, check_named, kind
+
+    check_named(text)
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise FileRefused(
+            f"{text} is {kind(os.stat(text).st_mode)}: name a .gif file or a folder for the PNGs"
+        )
+
+
 def _link(text: str) -> None:
     import stat
 
@@ -171,6 +187,8 @@ input_name = _file_check(_existing, as_path=False)
 output_file = _file_check(_output)
 # --png: an output file whose name ends in .png
 png_file = _file_check(_png)
+# the sign's capture: a .gif file written, or a folder of PNG frames (as text: a setting)
+capture_path = _file_check(_capture, as_path=False)
 # a symlink the command makes: new, or a symlink (its own, stale); never a file it would delete
 link_path = _file_check(_link, as_path=False)
 # a Unix socket the command listens on: new, or a socket (stale); never a file it would delete

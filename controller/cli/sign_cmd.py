@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.argtypes import UsageError, integer, path, png_file, seconds
+from controller.cli.argtypes import UsageError, capture_path, integer, path, png_file, seconds
 from controller.cli.hardware import (
     SIGN_BACKENDS,
     add_config_option,
@@ -71,7 +71,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--backend", choices=SIGN_BACKENDS, help="override sign.backend (dummy: no device)"
     )
-    p.add_argument("--capture", metavar="PATH", help="capture backend: .gif file or PNG directory")
+    p.add_argument(
+        "--capture",
+        type=capture_path,
+        metavar="PATH",
+        help="capture backend: .gif file or PNG directory",
+    )
     p.add_argument(
         "--png", type=png_file, metavar="FILE.png", help="write the frame as the players see it"
     )

@@ -303,6 +303,7 @@ def _file_kinds() -> dict[object, str]:
         argtypes.png_file: "png",
         argtypes.link_path: "link",
         argtypes.socket_path: "socket",
+        argtypes.capture_path: "capture",
     }
 
 
@@ -341,12 +342,13 @@ NAMED_IN_THE_REVIEW = {
     "ledger-key show --key": "input",
     "report keygen --key": "output",
     "rig run --junit": "output",
+    "sign show --capture": "capture",
 }
 
 # Options that name a path but are not a file this command reads or writes: the daemon's
-# control socket and the rig's socket it connects to, the capture backend (a .gif file or a
-# folder of PNGs, luma's), the progressive's or a profile's name (or a file).
-NOT_FILES = {"--socket", "--rig-socket", "--capture", "--profile", "--port", "--dsn"}
+# control socket and the rig's socket it connects to, a serial port, a PostgreSQL DSN, a
+# profile's name (or a file, checked by the profile reader).
+NOT_FILES = {"--socket", "--rig-socket", "--profile", "--port", "--dsn"}
 
 
 def test_every_path_the_review_named_is_checked():
@@ -371,7 +373,12 @@ def _argv(words, parser, action, value: str) -> list[str]:
         argv += [action.option_strings[0], value]
     positionals = [a for a in options(parser) if not a.option_strings]
     for other in positionals:
-        argv.append(value if other is action else (MISSING if other.dest != "amount" else "1"))
+        if other is action:
+            argv.append(value)
+        elif other.choices:
+            argv.append(str(next(iter(other.choices))))
+        else:
+            argv.append(MISSING if other.dest != "amount" else "1")
     rest = [a for a in filled(parser) if a]
     flags = {a.option_strings[0] for a in options(parser) if a.option_strings and a.required}
     for flag in flags - set(action.option_strings):
@@ -385,13 +392,20 @@ def _bad_values(kind: str, tmp_path) -> list[tuple[str, str]]:
         os.mkfifo(fifo)
     if kind == "named":
         return [("", "an empty path")]
-    values = [("", "an empty path"), (str(tmp_path), "is a directory")]
+    values = [("", "an empty path")]
+    if kind != "capture":  # a folder of PNG frames
+        values.append((str(tmp_path), "is a directory"))
     if kind in ("input", "output", "output or -", "png"):
         values += [(str(fifo), "is a fifo"), ("/dev/null", "is a character device")]
     if kind in ("output", "png"):
         values.append(("-", "standard output"))
     if kind == "png":  # PIL once failed with "unknown file extension" after the scene
         values += [(str(tmp_path / "out"), "ends in .png"), ("x.dat", "ends in .png")]
+    if kind == "capture":
+        gif = tmp_path / "fifo.gif"
+        if not gif.exists():
+            os.mkfifo(gif)
+        values += [("/dev/null", "is a character device"), (str(gif), "is a fifo")]
     if kind in ("link", "socket"):
         regular = tmp_path / "precious.txt"
         regular.write_text("keep me")
