@@ -151,9 +151,12 @@ def _checked_document(data: Any, source: str, limits: DocumentLimits) -> Any:
 
 def _read_text(path: Path, limits: DocumentLimits) -> str:
     """A file's text, at most ``limits.max_bytes``, strictly UTF-8 (ConfigError otherwise)."""
-    try:
-        with path.open("rb") as f:
-            raw = f.read(limits.max_bytes + 1)
+    from controller.files import FileRefused, read_regular
+
+    try:  # a regular file only: a fifo or a terminal named by mistake never blocks
+        raw = read_regular(path, limits.max_bytes + 1)
+    except FileRefused as exc:
+        raise ConfigError(str(path), [("(file)", str(exc).removeprefix(f"{path} "))]) from None
     except OSError as exc:
         raise ConfigError(str(path), [("(file)", exc.strerror or str(exc))]) from None
     if len(raw) > limits.max_bytes:

@@ -5,6 +5,12 @@ named here, so a bad value is a usage error (one line, exit status 2) before any
 ``lamps test --step -1`` says ``--step: -1 is below 0`` instead of failing deep inside
 ``time.sleep``. Bare ``type=int`` / ``type=float`` are not used in the CLI (a test walks the
 parser tree and holds every option to it).
+
+Paths are checked the same way, by what the command does with them (controller.files has the
+rules): :data:`input_file` (read), :data:`output_file` and :func:`output_or_stdout` (written
+atomically), :data:`png_file`, :data:`link_path` and :data:`socket_path` (made there). An empty
+path, a directory, a fifo or a device where a file is read or written, or a file where a link
+is made, is a usage error naming the option before any work starts.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
     from collections.abc import Callable
     from pathlib import Path
+    from typing import Any
 
 
 class UsageError(CroupierError, ValueError):
@@ -92,10 +99,114 @@ def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], 
 rate = _bounded(float, "a rate between 0 and 1", 0.0, 1.0)
 
 
-def path(text: str) -> Path:
-    """A file or folder named on the command line, as a :class:`~pathlib.Path`. pathlib (with
-    urllib.parse and ipaddress) is imported when a path is converted, not when a parser is
-    built: ``--help`` and a usage error do without it. A string default is converted too."""
-    from pathlib import Path
+def _file_check(check: Callable[[str], None], *, as_path: bool = True) -> Callable[[str], Any]:
+    """An argument type: the text as a Path (``as_path``, else the text itself) once ``check``
+    (controller.files) accepts it; argparse then names the option in its one-line usage error
+    (exit status 2)."""
 
-    return Path(text)
+    def convert(text: str) -> Any:
+        from controller.files import FileRefused
+
+        try:
+            check(text)
+        except FileRefused as exc:
+            import argparse  # loaded already: argparse is reading the value
+
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if not as_path:
+            return text
+        from pathlib import Path
+
+        return Path(text)
+
+    convert.__name__ = check.__name__.lstrip("_")  # argparse names the type
+    return convert
+
+
+def _named(text: str) -> None:
+    from controller.files import check_named
+
+    check_named(text)
+
+
+def _existing(text: str) -> None:
+    """Empty, or something that is not a regular file (a directory, a fifo, a device): refused
+    before any work; a missing file is left to the command (made, or reported by its reader).
+    A string default is converted too, so a default that does not exist stays legal."""
+    from controller.files import check_existing
+
+    check_existing(text)
+
+
+def _output(text: str) -> None:
+    if text == "-":
+        from controller.files import FileRefused
+
+        raise FileRefused("- (standard output) is not offered here: name a file")
+    _existing(text)
+
+
+def _png(text: str) -> None:
+    _output(text)
+    if not text.lower().endswith(".png"):
+        from controller.files import FileRefused
+
+        raise FileRefused(f"{text}: a PNG file's name ends in .png")
+
+
+def _capture(text: str) -> None:
+    """The sign's capture backend writes a ``.gif`` file, or numbered PNGs into a folder."""
+    if text.lower().endswith(".gif"):
+        _output(text)
+        return
+    import os
+
+    from controller.files import FileRefused, check_named, kind
+
+    check_named(text)
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise FileRefused(
+            f"{text} is {kind(os.stat(text).st_mode)}: name a .gif file or a folder for the PNGs"
+        )
+
+
+def _link(text: str) -> None:
+    import stat
+
+    from controller.files import check_replaceable
+
+    check_replaceable(text, stat.S_ISLNK)
+
+
+def _socket(text: str) -> None:
+    import stat
+
+    from controller.files import check_replaceable
+
+    check_replaceable(text, stat.S_ISSOCK)
+
+
+# A file or folder named on the command line, as a :class:`~pathlib.Path` (never empty: an
+# empty path would be the current folder). pathlib (with urllib.parse and ipaddress) is
+# imported when a path is converted, not when a parser is built: ``--help`` and a usage
+# error do without it.
+path = _file_check(_named)
+# a file the command reads (or a ledger it opens): a regular file, when it exists
+input_file = _file_check(_existing)
+# the same as text, for the options controller.cli.quick also reads (without pathlib)
+input_name = _file_check(_existing, as_path=False)
+# a file the command writes: new, or a regular file it replaces; never "-"
+output_file = _file_check(_output)
+# --png: an output file whose name ends in .png
+png_file = _file_check(_png)
+# the sign's capture: a .gif file written, or a folder of PNG frames (as text: a setting)
+capture_path = _file_check(_capture, as_path=False)
+# a symlink the command makes: new, or a symlink (its own, stale); never a file it would delete
+link_path = _file_check(_link, as_path=False)
+# a Unix socket the command listens on: new, or a socket (stale); never a file it would delete
+socket_path = _file_check(_socket, as_path=False)
+
+
+def output_or_stdout(text: str) -> Path | str:
+    """An output file, or ``-``: standard output (returned as the string ``-``)."""
+    return text if text == "-" else input_file(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from controller.cli.argtypes import input_file
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import SYSTEM_CONFIG
@@ -39,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ck.add_argument(
         "file",
         nargs="?",
+        type=input_file,
         default=SYSTEM_CONFIG,
         help=f"the configuration (default {SYSTEM_CONFIG})",
     )

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from controller.cli.argtypes import integer, seconds
+from controller.cli.argtypes import integer, link_path, seconds, socket_path
 from controller.cli.main import add_command
 from controller.errors import CroupierError
 
@@ -37,14 +37,18 @@ EXAMPLES = {
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "emulator")
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--link", metavar="PATH", help="symlink to the pty to create")
+    where.add_argument(  # a path that exists and is not a symlink is refused, never replaced
+        "--link", type=link_path, metavar="PATH", help="symlink to the pty to create (new)"
+    )
     where.add_argument("--port", metavar="DEVICE", help="a real serial port instead (a rig)")
     p.add_argument("--decks", type=integer(1, 8), default=1, help="1..8 (default 1)")
     p.add_argument(
         "--baud", type=integer(0, 4_000_000), default=115200, help="output pacing; 0 = none"
     )
     p.add_argument("--seed", type=integer(0), help="deterministic shuffles (tests only)")
-    p.add_argument("--control", metavar="SOCKET", help="Unix socket for fault injection")
+    p.add_argument(
+        "--control", type=socket_path, metavar="SOCKET", help="Unix socket for fault injection"
+    )
     p.add_argument("--card-time", type=seconds(0, 60), default=0.0, help="seconds per card dealt")
     p.add_argument("--shuffle-time", type=seconds(0, 600), default=0.0, help="seconds per shuffle")
     p.add_argument("--no-recognition", action="store_true", help="a machine without a reader")
@@ -102,7 +106,11 @@ def _serve(
             emulator = PtyEmulator(firmware, args.link, baud=args.baud or None).start()
     except (OSError, ValueError) as exc:
         raise CroupierError(f"cannot serve on {args.port or args.link}: {exc}") from exc
-    control = EmulatorControlServer(emulator, args.control).start() if args.control else None
+    try:
+        control = EmulatorControlServer(emulator, args.control).start() if args.control else None
+    except (OSError, ValueError) as exc:
+        emulator.stop()
+        raise CroupierError(f"--control {args.control}: {exc.strerror or exc}") from exc
     print(
         f"emulator: {args.port or args.link} -> {emulator.slave_path} ({args.decks} deck(s), "
         f"{args.baud or 'unpaced'} baud{', control ' + args.control if control else ''})",

@@ -17,10 +17,10 @@ import json
 import sys
 import time
 
-from controller.cli.argtypes import path
+from controller.cli.argtypes import input_file, output_or_stdout, path
 from controller.cli.daemon_client import add_socket_flag, call, credential
 from controller.cli.main import add_command
-from controller.cli.output import add_json_flag
+from controller.cli.output import add_json_flag, write_output
 from controller.cli.paths import REPORT_PUBLIC_KEY, SYSTEM_CONFIG
 from controller.errors import CroupierError
 
@@ -40,23 +40,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = actions.add_parser("make", help="make the bundle of a closed round (credential)")
     m.add_argument("round", help="round ID, or 'last' with --socket")
-    m.add_argument("--output", type=path, help="where to write it (default: standard output)")
-    m.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
+    m.add_argument(
+        "--output", type=output_or_stdout, help="where to write it (default or -: standard output)"
+    )
+    m.add_argument(
+        "--config", type=input_file, default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}"
+    )
     m.add_argument(
         "--state-dir",
         type=path,
         default=DEFAULT_STATE,
         help=f"the table's state directory (default {DEFAULT_STATE})",
     )
-    m.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
-    m.add_argument("--key", type=path, help="the signing key (default: the configuration's)")
+    m.add_argument(
+        "--db", type=input_file, metavar="PATH", help="the ledger (default: the configuration's)"
+    )
+    m.add_argument("--key", type=input_file, help="the signing key (default: the configuration's)")
     add_socket_flag(m)
     m.set_defaults(func=make)
     v = actions.add_parser("verify", help="check a bundle (signature, journal chain)")
-    v.add_argument("bundle", type=path, help="the bundle file (JSON)")
+    v.add_argument("bundle", type=input_file, help="the bundle file (JSON)")
     v.add_argument(
         "--public-key",
-        type=path,
+        type=input_file,
         default=REPORT_PUBLIC_KEY,
         help=f"the table's public key (default {REPORT_PUBLIC_KEY})",
     )
@@ -105,20 +111,19 @@ def make(args: argparse.Namespace) -> int:
                 store.close()
         signed = sign_json(bundle, key)
     text = json.dumps(signed, indent=1, ensure_ascii=False) + "\n"
-    if args.output:
-        args.output.write_text(text, encoding="utf-8")
+    write_output(args.output or "-", text.encode("utf-8"))
+    if args.output and args.output != "-":
         print(
             f"{args.output}: evidence of round {signed['report']['round']}, signed", file=sys.stderr
         )
-    else:
-        sys.stdout.write(text)
     return 0
 
 
 def check(args: argparse.Namespace) -> int:
-    if not args.bundle.is_file():
-        raise CroupierError(f"cannot read {args.bundle}: no such file")
     from controller.books import evidence_verify
+    from controller.files import check_input
+
+    check_input(args.bundle)  # a directory or a fifo is not "no such file"
 
     return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
 

@@ -40,7 +40,7 @@ SIGN_BACKENDS = ("spi", "dummy", "capture")
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
-        type=argtypes.path,
+        type=argtypes.input_file,
         metavar="FILE",
         help=f"table configuration (default: {SYSTEM_CONFIG}, else the reference wiring)",
     )

@@ -15,6 +15,7 @@ import sys
 import time
 
 from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
+from controller.cli.argtypes import input_name
 from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call, named_socket
 from controller.cli.output import add_json_flag
 from controller.table.control.wire import ControlError
@@ -31,11 +32,14 @@ if TYPE_CHECKING:  # the ledger's code is imported by the commands that open the
 
 
 def add_db_flag(parser: argparse.ArgumentParser) -> None:
+    """``--db`` (and ``--key``, ``--socket``): a path that is empty or not a regular file is a
+    usage error naming the option, before any lock file or database is made."""
     import argparse  # loaded already: a parser is being built
 
     # SUPPRESS: a sub-command's own --db must not reset one given before the sub-command
     parser.add_argument(
         "--db",
+        type=input_name,
         default=argparse.SUPPRESS,
         metavar="PATH",
         help=f"the ledger database (default {DEFAULT_PATH})",
@@ -49,6 +53,7 @@ def add_key_flag(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument(
         "--key",
+        type=input_name,
         default=argparse.SUPPRESS,
         metavar="PATH",
         help=f"the ledger keyring (default ${KEY_ENV}, else {default_key_path()} when readable)",

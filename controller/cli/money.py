@@ -27,8 +27,11 @@ def add_currency_config(parser: argparse.ArgumentParser) -> None:
     """``--config FILE``: the table configuration whose currency the amounts are shown in."""
     import argparse  # loaded already: a parser is being built
 
+    from controller.cli.argtypes import input_name
+
     parser.add_argument(
         "--config",
+        type=input_name,
         default=argparse.SUPPRESS,
         metavar="FILE",
         help=f"the table configuration, for its currency (default {SYSTEM_CONFIG}, else"

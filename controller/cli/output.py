@@ -58,3 +58,17 @@ def _first_rule(text: str) -> str | None:
 
     found = re.search(RULE_ID, text)
     return found.group(0) if found else None
+
+
+def write_output(target: Any, data: bytes) -> None:
+    """``data`` to the file the user named (``-``: standard output), written atomically
+    (controller.files.write_atomic: never over a device, a directory or a fifo; no temporary
+    file left after a failure)."""
+    if str(target) == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    from controller.files import write_atomic
+
+    write_atomic(target, data)

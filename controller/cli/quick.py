@@ -94,6 +94,18 @@ def text(value: str) -> str:
     return value
 
 
+def file_path(value: str) -> str | None:
+    """A path argparse's check would pass (argtypes.input_name: not empty, a regular file when
+    it exists); anything else is left to argparse, whose usage error names the option."""
+    from controller.files import FileRefused, check_existing
+
+    try:
+        check_existing(value)
+    except FileRefused:
+        return None
+    return value
+
+
 def number(kind: tuple[Callable[[str], float], str], low: float, high: float | None) -> Reader:
     """A number of ``kind`` (argtypes.WHOLE_NUMBER, argtypes.SECONDS) within ``low..high``,
     read by the CLI's own check (argtypes.within) when written in plain ASCII digits with one
@@ -125,7 +137,7 @@ def seconds(low: float, high: float) -> Reader:
 # The global options (controller.cli.main.GLOBAL_OPTIONS), before or after the command
 GLOBAL = {"--socket": Option("socket", text), "--json": Option("json")}
 # A ledger read from its file (controller.cli.ledger_args.add_db_flag)
-LEDGER_FILE = {"--db": Option("db", text), "--key": Option("key", text), **GLOBAL}
+LEDGER_FILE = {"--db": Option("db", file_path), "--key": Option("key", file_path), **GLOBAL}
 
 # The dealer's actions (controller/cli/round_cmd.py) and the technician's
 # (controller/cli/technician_cmd.py), each run by its own function
@@ -141,7 +153,7 @@ COMMANDS = {
         QuickCommand(
             ("meters",),
             ("controller.cli.meters_cmd", "show"),
-            {**LEDGER_FILE, "--config": Option("config", text)},
+            {**LEDGER_FILE, "--config": Option("config", file_path)},
             {"action": None},
         ),
         QuickCommand(

@@ -17,10 +17,10 @@ import argparse
 import sys
 from datetime import date
 
-from controller.cli.argtypes import integer, path
+from controller.cli.argtypes import input_file, integer, output_file, output_or_stdout, path
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.main import add_command
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.output import add_json_flag, print_json, write_output
 from controller.cli.paths import REPORT_KEY, REPORT_PUBLIC_KEY, SYSTEM_CONFIG
 from controller.errors import CroupierError
 
@@ -57,11 +57,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="YYYY-MM-DD (default: the last gaming day that has ended)",
     )
     d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
-    d.add_argument("--output", type=path, help="the file to write (default: standard output)")
-    d.add_argument("--db", metavar="PATH", help="the ledger (default: the configuration's)")
+    d.add_argument(
+        "--output", type=output_or_stdout, help="the file to write (default or -: standard output)"
+    )
+    d.add_argument(
+        "--db", type=input_file, metavar="PATH", help="the ledger (default: the configuration's)"
+    )
     d.add_argument(
         "--ledger-key",
-        type=path,
+        type=input_file,
         metavar="PATH",
         help="the ledger's keyring, to check its journal (default: where the daemon finds it:"
         " the configuration's [ledger] key, the simulated table's beside the ledger, else"
@@ -71,17 +75,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(d)
     d.set_defaults(func=day)
     v = actions.add_parser("verify", help="check a signed report (JSON, CSV or PDF)")
-    v.add_argument("file", type=path, help="the report: JSON, CSV or PDF")
+    v.add_argument("file", type=input_file, help="the report: JSON, CSV or PDF")
     v.add_argument(
         "--public-key",
-        type=path,
+        type=input_file,
         metavar="PEM",
         help=f"the table's public key (default {REPORT_PUBLIC_KEY})",
     )
     add_json_flag(v)
     v.set_defaults(func=verify)
     pr = actions.add_parser("proposal", help="the progressive proposal (exact PAR engine)")
-    pr.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
+    pr.add_argument(
+        "--config", type=input_file, default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}"
+    )
     pr.add_argument(
         "--seats", type=integer(1, 7), help="progressive seats per round (default: all)"
     )
@@ -91,28 +97,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(pr)
     pr.set_defaults(func=proposal)
     k = actions.add_parser("keygen", help="make the table's report signing key")
-    k.add_argument("--key", type=path, default=REPORT_KEY, help=f"default {REPORT_KEY}")
+    k.add_argument("--key", type=output_file, default=REPORT_KEY, help=f"default {REPORT_KEY}")
     k.set_defaults(func=keygen)
 
 
 def _add_table_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}")
+    parser.add_argument(
+        "--config", type=input_file, default=SYSTEM_CONFIG, help=f"default {SYSTEM_CONFIG}"
+    )
     parser.add_argument(
         "--state-dir",
         type=path,
         default=DEFAULT_STATE,
         help=f"for relative paths of the configuration (default {DEFAULT_STATE})",
     )
-    parser.add_argument("--key", type=path, help="the signing key (default: the configuration's)")
+    parser.add_argument(
+        "--key", type=input_file, help="the signing key (default: the configuration's)"
+    )
 
 
 def _write(args: argparse.Namespace, data: bytes) -> None:
-    if args.output:
-        args.output.write_bytes(data)
+    write_output(args.output or "-", data)
+    if args.output and args.output != "-":
         print(f"{args.output}: {len(data):,} bytes, signed", file=sys.stderr)
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
 
 
 def _ledger_keyring(args: argparse.Namespace, config: TableConfig, db: Path) -> Keyring | None:
@@ -209,8 +216,10 @@ def verify(args: argparse.Namespace) -> int:
     )
 
     public = load_public(args.public_key or public_key_path(DEFAULT_KEY))
+    from controller.files import read_regular
+
     try:
-        data = args.file.read_bytes()
+        data = read_regular(args.file)
     except OSError as exc:
         raise CroupierError(f"cannot read {args.file}: {exc.strerror}") from None
     try:

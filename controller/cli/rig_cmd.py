@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.argtypes import UsageError, integer, rate
+from controller.cli.argtypes import UsageError, input_file, integer, output_file, rate
 from controller.cli.main import add_command
 from controller.cli.meters_cmd import meter_text
 from controller.cli.money import currency_json, table_currency
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.output import add_json_flag, print_json, write_output
 from controller.errors import CroupierError
 
 TYPE_CHECKING = False
@@ -45,11 +45,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     r = actions.add_parser("run", help="play scenario files against a real daemon")
     r.add_argument(
-        "scenarios", nargs="+", metavar="SCENARIO.toml", help="scenario files (tests/hil/)"
+        "scenarios",
+        nargs="+",
+        type=input_file,
+        metavar="SCENARIO.toml",
+        help="scenario files (tests/hil/)",
     )
-    r.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (CI)")
+    r.add_argument(
+        "--junit", type=output_file, metavar="FILE", help="write a JUnit XML report (CI)"
+    )
     r.add_argument("-v", "--verbose", action="store_true", help="every step, not only failures")
-    r.add_argument("--wired", metavar="RIG.toml", help="a real controller the rig is cabled to")
+    r.add_argument(
+        "--wired",
+        type=input_file,
+        metavar="RIG.toml",
+        help="a real controller the rig is cabled to",
+    )
     add_json_flag(r)
     r.set_defaults(func=run)
     s = actions.add_parser("soak", help="random rounds, faults and kill -9; books must agree")
@@ -88,6 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(  # default: controller.rig.table.REPO_CONFIG
         "--config",
+        type=input_file,
         metavar="FILE",
         help="a uth-gr sim table (default: config/sim.toml)",
     )
@@ -96,8 +108,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from controller.rig.play import run_scenario
     from controller.rig.report import human, junit
     from controller.rig.scenario import load_scenario
@@ -112,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print("\n".join(human(result, verbose=args.verbose)), flush=True)
     if args.junit:
-        Path(args.junit).write_text(junit(results), encoding="utf-8")
+        write_output(args.junit, junit(results).encode("utf-8"))
     passed = sum(r.ok for r in results)
     if args.json:
         print_json(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.argtypes import UsageError
+from controller.cli.argtypes import UsageError, input_file
 from controller.cli.evidence_cmd import round_from_bundle
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
@@ -14,6 +14,7 @@ from display.money import currency, format_money
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the engine is imported by the command, not by its parser (--help)
+    from pathlib import Path
     from typing import Any
 
     from controller.engine.games.results import RoundResult
@@ -29,14 +30,16 @@ EXAMPLES = {
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "settle")
-    p.add_argument("round", metavar="ROUND.json", help="the recorded round")
+    p.add_argument(
+        "round", type=input_file, metavar="ROUND.json", help="the recorded round (- for stdin)"
+    )
     p.add_argument("--profile", help="profile name or file (default: the round's 'profile')")
     add_json_flag(p)
     add_json_errors(p)
     p.set_defaults(func=run)
 
 
-def read_round(path: str) -> dict[str, Any]:
+def read_round(path: str | Path) -> dict[str, Any]:
     """A round file (``-``: standard input) through the checked reader: size, depth and
     numbers bounded (controller.validation.DOCUMENT_LIMITS), strictly UTF-8."""
     from controller.validation import ConfigError, read_json

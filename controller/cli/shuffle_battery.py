@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from controller.cli.argtypes import integer, path
+from controller.cli.argtypes import input_file, integer
 from controller.cli.output import print_json
 from controller.errors import CroupierError
 
@@ -42,7 +42,9 @@ def add_battery_flags(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="whole decks to deal with --port (default 1000; the battery needs 260 or more)",
     )
-    parser.add_argument("--sequences", type=path, help="recorded sequences, one shuffle a line")
+    parser.add_argument(
+        "--sequences", type=input_file, help="recorded sequences, one shuffle a line"
+    )
 
 
 def _wire_codes(items: object, number: int) -> list[int] | None:
@@ -59,11 +61,14 @@ def _wire_codes(items: object, number: int) -> list[int] | None:
 
 def read_sequences(path: Path) -> list[list[int]]:
     from controller.engine.cards import parse_cards
+    from controller.files import read_regular
 
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_regular(path).decode("utf-8").splitlines()
     except OSError as exc:
         raise CroupierError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise CroupierError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     sequences = []
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):

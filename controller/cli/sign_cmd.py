@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.argtypes import UsageError, integer, path, seconds
+from controller.cli.argtypes import UsageError, capture_path, integer, path, png_file, seconds
 from controller.cli.hardware import (
     SIGN_BACKENDS,
     add_config_option,
@@ -20,13 +20,17 @@ from controller.cli.hardware import (
     say,
 )
 from controller.cli.main import add_command
-from controller.cli.output import add_json_flag, print_json
+from controller.cli.output import add_json_flag, print_json, write_output
 from controller.errors import CroupierError
 from display.errors import AmountError
 from display.money import currency, format_money, parse_amount
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the sign's code (luma, PIL, asyncio) is imported by the commands only
+    from pathlib import Path
+
+    from PIL.Image import Image
+
     from display.geometry import SignFrame
     from display.scenes import SignState
     from drivers.sign.config import SignConfig
@@ -67,8 +71,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--backend", choices=SIGN_BACKENDS, help="override sign.backend (dummy: no device)"
     )
-    p.add_argument("--capture", metavar="PATH", help="capture backend: .gif file or PNG directory")
-    p.add_argument("--png", type=path, metavar="FILE", help="write the frame as the players see it")
+    p.add_argument(
+        "--capture",
+        type=capture_path,
+        metavar="PATH",
+        help="capture backend: .gif file or PNG directory",
+    )
+    p.add_argument(
+        "--png", type=png_file, metavar="FILE.png", help="write the frame as the players see it"
+    )
     p.add_argument(
         "--at",
         type=seconds(0, None),
@@ -158,8 +169,8 @@ def _play(
 
     if args.duration is not None:
         length = args.duration
-    if args.png and not args.png.parent.is_dir():  # before the scene is played, not after
-        raise CroupierError(f"--png {args.png}: no folder {args.png.parent}")
+    if args.png:  # before the scene is played, not after
+        _check_png(args.png)
     with one_line_errors():
         device = open_sign_device(config, persist=persist)
         try:
@@ -171,7 +182,7 @@ def _play(
             device.close()
         frame, overflow = _frame_at(config, states, at if args.at is None else args.at)
     if args.png:
-        preview(frame, 8 if frame.kind == MATRIX else 3, config.brightness).save(args.png)
+        _write_png(args.png, preview(frame, 8 if frame.kind == MATRIX else 3, config.brightness))
     if args.json:
         print_json(
             {
@@ -198,6 +209,24 @@ def _play(
         if args.png:
             say(f"  wrote {args.png}")
     return 0
+
+
+def _check_png(target: Path) -> None:
+    from controller.files import FileRefused, check_output
+
+    try:
+        check_output(target)
+    except FileRefused as exc:
+        raise CroupierError(f"--png {exc}") from None
+
+
+def _write_png(target: Path, image: Image) -> None:
+    """The picture encoded in memory, then written atomically (controller.files)."""
+    import io
+
+    encoded = io.BytesIO()
+    image.save(encoded, format="PNG")
+    write_output(target, encoded.getvalue())
 
 
 def _frame_at(

@@ -15,6 +15,7 @@ import argparse
 import getpass
 import time
 
+from controller.cli.argtypes import input_file
 from controller.cli.daemon_client import add_socket_flag, call, named_socket
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
@@ -45,7 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=ALGORITHMS,
         help="default hmac-sha1 (GAT)",
     )
-    p.add_argument("--db", metavar="PATH", help="record in (or read from) this ledger")
+    p.add_argument(
+        "--db", type=input_file, metavar="PATH", help="record in (or read from) this ledger"
+    )
     add_socket_flag(p)
     add_json_flag(p)
     p.set_defaults(func=run)

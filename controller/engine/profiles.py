@@ -395,7 +395,7 @@ def profile_dirs() -> list[Path]:
 def find_profile(name: str) -> Path:
     candidate = Path(name)
     if candidate.suffix == ".toml" or os.sep in name:
-        if candidate.is_file():
+        if candidate.exists():  # the reader refuses a directory or a fifo, and says so
             return candidate
         raise ConfigError(name, [("(file)", "no such profile file")])
     for directory in profile_dirs():

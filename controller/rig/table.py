@@ -35,6 +35,7 @@ import contextlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,7 @@ from controller.books.ledger.keys import create_keyring, keyring_beside
 from controller.books.ledger.paths import KEY_ENV
 from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.signing import create_key
+from controller.files import remove_stale
 from controller.rig.errors import RigFailure
 from controller.rig.target import START_TIMEOUT, TableUnderTest
 from controller.table.tableconfig import TableConfig, load_table_config
@@ -201,8 +203,8 @@ class SimTable(TableUnderTest):
         report_key = self.config.resolve_report_key(self.state_dir)
         if not report_key.exists():  # as install.sh makes /etc/croupier/report-key.pem
             create_key(report_key)
-        with contextlib.suppress(FileNotFoundError):
-            self.control_socket.unlink()  # so that waiting for it means this daemon's
+        remove_stale(self.control_socket, stat.S_ISSOCK)  # so that waiting for it means this
+        # daemon's
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}  # its log whole at a kill -9
         if not self.emulated:
             env[KEY_ENV] = str(self._real_table_keyring())

@@ -24,6 +24,7 @@ import contextlib
 import gc
 import logging
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Coroutine, Sequence
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from controller import __version__
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
+from controller.files import remove_stale
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
 from controller.table.host_checks import HostWatch
@@ -74,8 +76,7 @@ async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subpro
     ]
     if emu.seed is not None:
         command += ["--seed", str(emu.seed)]
-    with contextlib.suppress(FileNotFoundError):
-        link.unlink()
+    remove_stale(link, stat.S_ISLNK)  # anything else there: the emulator refuses, and says so
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + EMULATOR_START_TIMEOUT

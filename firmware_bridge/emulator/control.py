@@ -24,12 +24,13 @@ Commands (``"cmd"`` key):
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import json
 import logging
 import os
 import socket
 import socketserver
+import stat
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -160,8 +161,7 @@ class EmulatorControlServer:
 
     def __init__(self, host: EmulatorHost, path: str) -> None:
         self.path = path
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
+        _remove_stale_socket(path)
         emulator = host
 
         class Handler(socketserver.StreamRequestHandler):
@@ -190,8 +190,19 @@ class EmulatorControlServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path)
+        _remove_stale_socket(self.path)
+
+
+def _remove_stale_socket(path: str) -> None:
+    """Remove the socket an earlier run left at ``path``; anything else that is there (a file
+    named by mistake) is refused with FileExistsError, never deleted."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise FileExistsError(errno.EEXIST, "exists and is not a socket: not replaced", path)
+    os.unlink(path)
 
 
 class EmulatorControl:

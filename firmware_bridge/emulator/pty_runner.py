@@ -81,9 +81,8 @@ class PtyEmulator:
             self._thread.join(5)
             self._thread = None
         self._close_pty()
-        if self.link:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.link)
+        if self.link and self._is_our_link():
+            os.unlink(self.link)
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -122,6 +121,10 @@ class PtyEmulator:
         os.set_blocking(self._master, False)
         self.slave_path = os.ttyname(self._slave)
         if self.link:
+            if os.path.lexists(self.link) and not os.path.islink(self.link):
+                raise FileExistsError(  # a file named by mistake is never replaced
+                    errno.EEXIST, "exists and is not a symlink: not replaced", self.link
+                )
             tmp = f"{self.link}.{os.getpid()}.tmp"
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
@@ -130,6 +133,13 @@ class PtyEmulator:
         self._rx.clear()
         self._tx.clear()
         log.info("emulator on %s%s", self.slave_path, f" (link {self.link})" if self.link else "")
+
+    def _is_our_link(self) -> bool:
+        """The link still points at this emulator's pty (not replaced by another's)."""
+        try:
+            return bool(self.slave_path) and os.readlink(self.link or "") == self.slave_path
+        except OSError:
+            return False
 
     def _close_pty(self) -> None:
         for fd in (self._master, self._slave):

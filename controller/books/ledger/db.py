@@ -41,6 +41,7 @@ from controller.books.ledger.errors import (
 )
 from controller.books.ledger.keys import Keyring, LedgerKey, LedgerKeyError, digest
 from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
+from controller.files import FileRefused, check_existing
 from controller.pidlock import LockHeld, take_lock
 
 
@@ -276,6 +277,18 @@ def _connect(target: str, path: Path, *, uri: bool = False) -> sqlite3.Connectio
     return conn
 
 
+def _check_file(path: Path, *, must_exist: bool) -> None:
+    """A ledger path is a regular file (or, when it may be created, nothing yet): checked
+    before a lock file or a database is made beside it (``/tmp`` would make ``/tmp.lock``;
+    ``/dev/null`` would be "a disk I/O error")."""
+    try:
+        check_existing(path)
+    except FileRefused as exc:
+        raise LedgerIOError(f"{exc}: a ledger is a database file") from None
+    if must_exist and not path.exists():
+        raise LedgerError(f"no ledger at {path}")
+
+
 def _lock(path: Path) -> int:
     lock_path = Path(f"{path}.lock")
     try:
@@ -313,8 +326,7 @@ def migrate(db: Database, migrations: dict[int, str] = MIGRATIONS) -> int:
 def open_writer(path: Path, *, create: bool = True) -> Database:
     """Open (creating when allowed) the ledger for writing; see the module docstring."""
     path = Path(path)
-    if not path.exists() and not create:
-        raise LedgerError(f"no ledger at {path}")
+    _check_file(path, must_exist=not create)
     if not path.parent.is_dir():
         raise LedgerIOError(f"{path.parent}: no such directory for the ledger")
     fd = _lock(path)
@@ -341,8 +353,7 @@ def open_writer(path: Path, *, create: bool = True) -> Database:
 def open_reader(path: Path) -> Database:
     """Open the ledger read-only without any lock; see the module docstring."""
     path = Path(path)
-    if not path.is_file():
-        raise LedgerError(f"no ledger at {path}")
+    _check_file(path, must_exist=True)
     base = f"file:{quote(str(path.resolve()))}?mode=ro"
     cleanup = None
     try:

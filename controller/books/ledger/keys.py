@@ -29,6 +29,7 @@ from functools import cached_property
 from pathlib import Path
 
 from controller.books.ledger.errors import LedgerError
+from controller.files import FileRefused, check_named, open_regular, write_atomic
 
 KEY_BYTES = 32
 _LINE = re.compile(r"^[0-9a-f]{64}$")
@@ -102,8 +103,9 @@ def load_keyring(path: Path) -> Keyring:
     """Read a keyring; refuses one that others than its owner may read (one-line errors)."""
     path = Path(path)
     try:
-        info = path.stat()
-        text = path.read_text(encoding="ascii")
+        with open_regular(path) as f:  # a fifo or a terminal named by mistake never blocks
+            info = os.fstat(f.fileno())
+            text = f.read().decode("ascii")
     except FileNotFoundError:
         raise LedgerKeyError(
             f"no ledger key at {path}: provision it at install (croupier ledger-key create)"
@@ -113,10 +115,10 @@ def load_keyring(path: Path) -> Keyring:
             f"{path}: permission denied: the ledger key is readable only by the daemon's user "
             "(run as that user, e.g. sudo -u croupier)"
         ) from None
+    except FileRefused as exc:
+        raise LedgerKeyError(f"{exc}: name the ledger key's file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LedgerKeyError(f"{path}: cannot read the ledger key: {exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise LedgerKeyError(f"{path}: the ledger key must be a regular file")
     if info.st_mode & 0o077:
         raise LedgerKeyError(
             f"{path}: the ledger key has mode {stat.S_IMODE(info.st_mode):04o}; it must be "
@@ -137,21 +139,15 @@ def load_keyring(path: Path) -> Keyring:
 
 def _write_keys(path: Path, keys: tuple[LedgerKey, ...]) -> None:
     """Write the keyring atomically with mode 0400."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
     body = "# croupier ledger keyring: oldest first, the last is current; never edit by hand\n"
     body += "".join(k.secret.hex() + "\n" for k in keys)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
-    try:
-        os.write(fd, body.encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    write_atomic(path, body.encode(), mode=0o400)
 
 
 def create_keyring(path: Path) -> Keyring:
     """Provision a table's key (refuses to overwrite an existing keyring)."""
     path = Path(path)
+    check_named(path)  # Path("") is the current folder
     if path.exists():
         raise LedgerKeyError(f"{path} exists already: a table's key is created once")
     if not path.parent.is_dir():  # /etc/croupier (install) or a table's state directory

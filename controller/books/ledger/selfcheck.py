@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from controller.books.ledger.records import SelfCheckStatus
 from controller.books.ledger.schema import GUARDS
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.verify import pool_problems, selfcheck_row_problems, verify_ledger
+from controller.files import write_atomic
 
 PACKAGES = ("controller", "firmware_bridge", "drivers", "display")
 SUFFIXES = (".py", ".toml", ".json")
@@ -100,7 +100,8 @@ def _sha256(path: Path) -> str:
 
 
 def make_manifest(path: Path, wall: str) -> dict[str, Any]:
-    """Hash the installed software into ``path`` (written atomically)."""
+    """Hash the installed software into ``path`` (written atomically; FileRefused for a path
+    that is not a regular file: controller.files.write_atomic)."""
     manifest = {
         "format": 1,
         "version": __version__,
@@ -108,12 +109,7 @@ def make_manifest(path: Path, wall: str) -> dict[str, Any]:
         "files": {name: _sha256(p) for name, p in software_files().items()},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
-    tmp.replace(path)
+    write_atomic(path, json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8"))
     return manifest
 
 

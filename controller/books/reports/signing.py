@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from controller.books.ledger.journal import canonical
 from controller.errors import CroupierError
+from controller.files import check_output, read_regular, write_atomic
 
 DEFAULT_KEY = Path("/etc/croupier/report-key.pem")
 CONTEXT = b"croupier-signed-document-v1\n"
@@ -66,6 +67,8 @@ def key_id(public: Ed25519PublicKey) -> str:
 
 def create_key(path: Path) -> Ed25519PublicKey:
     """Make a new key file (mode 0600) and its public half; refuses to replace a key."""
+    check_output(path)  # not empty, not a directory or a device; its folder exists
+    check_output(public_key_path(path))
     if path.exists():
         raise KeyFileError(
             f"{path} already exists: a table keeps its report key (remove it "
@@ -83,10 +86,11 @@ def create_key(path: Path) -> Ed25519PublicKey:
     with os.fdopen(fd, "wb") as f:
         f.write(pem)
     public = private.public_key()
-    public_key_path(path).write_bytes(
+    write_atomic(
+        public_key_path(path),
         public.public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
+        ),
     )
     return public
 
@@ -94,7 +98,7 @@ def create_key(path: Path) -> Ed25519PublicKey:
 def _load_pem(path: Path, parse: Callable[[bytes], object], what: str, missing: str) -> object:
     """The key parsed from the PEM file at ``path``; every failure is a one-line KeyFileError."""
     try:
-        return parse(Path(path).read_bytes())
+        return parse(read_regular(path))
     except FileNotFoundError:
         raise KeyFileError(f"no {what} at {path}{missing}") from None
     except (OSError, ValueError, TypeError) as exc:

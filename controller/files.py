@@ -1,0 +1,177 @@
+"""Files a person names: what may be read, and how an output file is written.
+
+A path typed on the command line (or written in a configuration) may be anything: empty, a
+directory, a fifo that blocks a reader for ever, a terminal, ``/dev/null``. The rules here are
+the whole policy, so that every command refuses the same things with the same words:
+
+- an **input file** must be a regular file; it is opened without blocking (a fifo or a
+  terminal cannot hang the reader) and checked on the open descriptor (:func:`open_regular`);
+- an **output file** may be new or a regular file, never a device, a directory or a fifo
+  (:func:`check_output`); it is written atomically (:func:`write_atomic`): a temporary file
+  in the same folder, flushed to disk, renamed over the target; the temporary file is removed
+  on any failure, so a failed write leaves the old file and nothing else.
+
+Every refusal is a :class:`FileRefused` (a :class:`CroupierError` and a ``ValueError``) whose
+message names the path and what is wrong; the CLI's argument types (controller.cli.argtypes)
+check the paths typed before any work starts, and argparse adds the option's name.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from controller.errors import CroupierError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: the CLI's quick commands import this module
+    from collections.abc import Callable
+    from typing import IO
+
+
+class FileRefused(CroupierError, ValueError):
+    """A path that cannot be used as the file asked for (empty, a directory, a device...)."""
+
+
+def kind(mode: int) -> str:
+    """What a file of ``st_mode`` is, for a message: ``a directory``, ``a fifo``..."""
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a fifo"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symlink"),
+        (stat.S_ISREG, "a regular file"),
+    ):
+        if test(mode):
+            return name
+    return "an unknown kind of file"
+
+
+def _not_regular(path: str | os.PathLike[str], mode: int) -> FileRefused:
+    return FileRefused(f"{os.fspath(path)} is {kind(mode)}, not a regular file")
+
+
+def check_named(path: str | os.PathLike[str]) -> None:
+    """Refuse an empty path (``Path('')`` would silently be the current folder)."""
+    if not os.fspath(path):
+        raise FileRefused("an empty path: name a file")
+
+
+def check_existing(path: str | os.PathLike[str]) -> None:
+    """A file to read or to replace: empty is refused, and so is anything that exists and is
+    not a regular file (a missing one is left to the command: it may be made, or the reader
+    says what it is and how to make it). FileRefused."""
+    check_named(path)
+    try:
+        info = os.stat(path)
+    except OSError:  # missing, or not reachable: the open that follows says which
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise _not_regular(path, info.st_mode)
+
+
+def check_input(path: str | os.PathLike[str]) -> None:
+    """An input file that must exist and be a regular file (FileRefused otherwise)."""
+    check_existing(path)
+    if not os.path.lexists(path):
+        raise FileRefused(f"{os.fspath(path)}: no such file")
+
+
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+    """``path`` opened for reading in binary, refused unless it is a regular file. The open
+    does not block (``O_NONBLOCK``: a fifo without a writer, a terminal) and the check is
+    made on the descriptor opened, so nothing can be swapped in between. Raises
+    FileRefused (empty path, not a regular file) or OSError (missing, no permission)."""
+    check_named(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(path, info.st_mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], limit: int = -1) -> bytes:
+    """The bytes of a regular file (at most ``limit``); see :func:`open_regular`."""
+    with open_regular(path) as f:
+        return f.read(limit)
+
+
+def check_output(path: str | os.PathLike[str]) -> None:
+    """An output file: new, or a regular file to replace; its folder must exist. FileRefused
+    for an empty path, a directory, a device, a fifo, a socket, or a missing folder."""
+    check_existing(path)
+    if not os.path.exists(path):
+        _check_folder(path)
+
+
+def _check_folder(path: str | os.PathLike[str]) -> None:
+    folder = os.path.dirname(os.fspath(path)) or "."
+    if not os.path.isdir(folder):
+        raise FileRefused(f"{os.fspath(path)}: no folder {folder}")
+
+
+def write_atomic(
+    path: str | os.PathLike[str], data: bytes, *, mode: int = 0o666, sync: bool = True
+) -> None:
+    """Write ``data`` to ``path`` atomically (readers see the old file or the whole new one):
+    a temporary file in the same folder (created exclusively with ``mode``), flushed to disk
+    when ``sync``, renamed over ``path``. The temporary file never outlives a failure.
+    ``path`` is checked first (:func:`check_output`)."""
+    import contextlib
+    import secrets
+
+    check_output(path)
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        check_output(target)  # made a directory or a device meanwhile: not replaced
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def check_replaceable(path: str | os.PathLike[str], is_kind: Callable[[int], bool]) -> None:
+    """A path this program makes a symlink or a socket at: new, or one of that kind
+    (``stat.S_ISLNK``, ``stat.S_ISSOCK``; a stale one of an earlier run is replaced), never a
+    file, a directory or a device it would destroy. FileRefused otherwise."""
+    check_named(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        _check_folder(path)
+        return
+    if not is_kind(info.st_mode):
+        raise FileRefused(
+            f"{os.fspath(path)} exists and is {kind(info.st_mode)}: name a new path (only a"
+            " stale link or socket is replaced)"
+        )
+
+
+def remove_stale(path: str | os.PathLike[str], is_kind: Callable[[int], bool]) -> None:
+    """Remove what an earlier run left at ``path`` (a socket, a symlink) when it is of that
+    kind (``stat.S_ISSOCK``, ``stat.S_ISLNK``); anything else is left alone, for the bind or
+    the link that follows to refuse: a regular file that happens to be there is never lost."""
+    try:
+        if is_kind(os.lstat(path).st_mode):
+            os.unlink(path)
+    except FileNotFoundError:
+        pass

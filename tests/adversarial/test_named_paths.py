@@ -1,0 +1,197 @@
+"""Paths a person names (the review of the CLI's files): an output never replaces a device, a
+directory or a fifo and never leaves its temporary file behind; a symlink or socket made at a
+path never deletes a file that was there; a ledger path is checked before its lock file is
+made; a reader never blocks on a fifo or a terminal. The CLI's parse-time checks of every
+option are in tests/unit/cli/test_cli_every_command.py; these are the layers under them, which
+the daemon and the rig use too."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.books.ledger.errors import LedgerError, LedgerIOError
+from controller.books.ledger.reader import LedgerReader
+from controller.books.ledger.store import Ledger
+from controller.cli.main import main
+from firmware_bridge.emulator.control import EmulatorControlServer
+from firmware_bridge.emulator.firmware import DeviceFirmware
+from firmware_bridge.emulator.machine import ShufflerMachine
+from firmware_bridge.emulator.pty_runner import PtyEmulator
+
+ROOT = Path(__file__).resolve().parents[2]
+HANG = 20  # seconds: a reader blocked on a fifo is a failure, not a slow pass
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+def test_a_failed_manifest_write_leaves_the_old_file_and_no_temporary_file(
+    tmp_path, monkeypatch, capsys
+):
+    target = tmp_path / "manifest.json"
+    target.write_text("old")
+
+    def disk_full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    assert main(["selfcheck", "manifest", "--output", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
+    assert target.read_text() == "old"
+
+
+def test_a_manifest_is_never_renamed_over_a_fifo(fifo, capsys):
+    with pytest.raises(SystemExit) as refused:  # argparse: a usage error
+        main(["selfcheck", "manifest", "--output", str(fifo)])
+    assert refused.value.code == 2
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in fifo.parent.iterdir()) == ["fifo"]
+
+
+def test_write_atomic_refuses_a_directory_made_meanwhile(tmp_path, monkeypatch):
+    """Checked again just before the rename: the temporary file is removed."""
+    from controller.files import FileRefused, write_atomic
+
+    target = tmp_path / "out"
+    real_fsync = os.fsync
+
+    def make_a_directory_there(fd: int) -> None:
+        real_fsync(fd)
+        target.mkdir()
+
+    monkeypatch.setattr(os, "fsync", make_a_directory_there)
+    with pytest.raises(FileRefused, match="is a directory"):
+        write_atomic(target, b"data")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"] and target.is_dir()
+
+
+def test_the_emulator_refuses_a_link_over_a_regular_file_and_keeps_it(tmp_path):
+    precious = tmp_path / "existing.txt"
+    precious.write_text("keep me")
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", "emulator", "--link", str(precious)],
+        capture_output=True,
+        text=True,
+        timeout=HANG,  # it once served on, having replaced the file with its link
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "--link" in done.stderr and "is a regular file" in done.stderr
+    assert precious.read_text() == "keep me"
+
+
+def _firmware() -> DeviceFirmware:
+    return DeviceFirmware(ShufflerMachine(1))
+
+
+def test_the_pty_emulator_never_replaces_a_file_with_its_link(tmp_path):
+    precious = tmp_path / "existing.txt"
+    precious.write_text("keep me")
+    emulator = PtyEmulator(_firmware(), str(precious))
+    with pytest.raises(FileExistsError, match="not a symlink"):
+        emulator.start()
+    emulator.stop()
+    assert precious.read_text() == "keep me"
+
+
+def test_the_pty_emulator_removes_only_its_own_link(tmp_path):
+    link = tmp_path / "shuffler"
+    os.symlink("/nonexistent/stale-pty", link)  # a stale link of an earlier run: replaced
+    emulator = PtyEmulator(_firmware(), str(link)).start()
+    try:
+        assert os.readlink(link) == emulator.slave_path
+        link.unlink()
+        link.write_text("made by someone else meanwhile")
+    finally:
+        emulator.stop()
+    assert link.read_text() == "made by someone else meanwhile"
+
+
+def test_the_emulator_control_socket_never_deletes_a_file(tmp_path):
+    precious = tmp_path / "control.sock"
+    precious.write_text("keep me")
+    with pytest.raises(FileExistsError, match="not a socket"):
+        EmulatorControlServer(PtyEmulator(_firmware()), str(precious))
+    assert precious.read_text() == "keep me"
+
+
+def test_remove_stale_removes_only_its_kind(tmp_path):
+    from controller.files import remove_stale
+
+    regular = tmp_path / "shuffler.pty"
+    regular.write_text("keep me")
+    remove_stale(regular, stat.S_ISLNK)  # croupierd's emulator link: not a symlink, kept
+    assert regular.read_text() == "keep me"
+    link = tmp_path / "link"
+    os.symlink("/nonexistent", link)
+    remove_stale(link, stat.S_ISLNK)
+    remove_stale(tmp_path / "absent", stat.S_ISLNK)
+    assert not os.path.lexists(link)
+
+
+@pytest.mark.parametrize("what", ["directory", "fifo"])
+def test_a_ledger_path_is_checked_before_its_lock_file_is_made(tmp_path, what):
+    path = tmp_path / "ledger"
+    path.mkdir() if what == "directory" else os.mkfifo(path)
+    with pytest.raises(LedgerIOError, match=f"is a {what}, not a regular file"):
+        Ledger.open(path, now=time.monotonic(), create=False)
+    with pytest.raises(LedgerIOError, match=f"is a {what}"):
+        Ledger.open(path, now=time.monotonic())
+    with pytest.raises(LedgerIOError, match=f"is a {what}"):  # once "no ledger at"
+        LedgerReader.open(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger"]
+
+
+def test_a_missing_ledger_is_still_named_as_missing(tmp_path):
+    with pytest.raises(LedgerError, match="no ledger at"):
+        Ledger.open(tmp_path / "none.sqlite3", now=time.monotonic(), create=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+# Each reader of a file from outside, on a fifo that has no writer: it once blocked for ever
+# in open(). Run in a child, so that a regression fails on the timeout instead of hanging.
+READERS = {
+    "table configuration": (
+        "from controller.table.tableconfig import load_table_config as read",
+        "is a fifo",
+    ),
+    "round file": ("from controller.cli.settle_cmd import read_round as read", "is a fifo"),
+    "ledger keyring": ("from controller.books.ledger.keys import load_keyring as read", "fifo"),
+    "report public key": (
+        "from controller.books.reports.signing import load_public as read",
+        "fifo",
+    ),
+    "profile": ("from controller.engine.profiles import load_profile as read", "is a fifo"),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_no_reader_blocks_on_a_fifo(reader, tmp_path):
+    fifo = tmp_path / "named.toml"
+    os.mkfifo(fifo)
+    imported, says = READERS[reader]
+    code = f"""
+{imported}
+from controller.errors import CroupierError
+try:
+    read({str(fifo)!r})
+except CroupierError as exc:
+    print(exc)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert says in done.stdout and str(fifo) in done.stdout
