@@ -31,6 +31,21 @@ class UsageError(CroupierError, ValueError):
     usage errors); found after parsing, e.g. a lamp name the configuration does not have."""
 
 
+LONGEST_WORD = 80  # a longer word of an error message is shortened (a pasted 10 kB value)
+
+
+def shortened(message: str) -> str:
+    """``message`` with each word longer than :data:`LONGEST_WORD` cut to its start and its
+    length: an error names the value, it does not repeat ten thousand characters of it."""
+    words = message.split(" ")
+    if all(len(word) <= LONGEST_WORD for word in words):
+        return message
+    return " ".join(
+        word if len(word) <= LONGEST_WORD else f"{word[:60]}...({len(word):,} characters)"
+        for word in words
+    )
+
+
 class OutOfLimits(ValueError):
     """A value its type or its limits refuse; the message says which, naming the value."""
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import sys
 
-from controller.cli.argtypes import UsageError
+from controller.cli.argtypes import UsageError, shortened
 from controller.cli.quick import read_quickly
 from controller.errors import CroupierError
 
@@ -242,7 +242,7 @@ def _one_line(exc: BaseException) -> str:
         where = exc.filename if exc.filename is not None else ""
         return f"{where}: {exc.strerror}" if where else exc.strerror
     text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    return text or type(exc).__name__
+    return shortened(text) or type(exc).__name__
 
 
 # The base error of each of our other packages: a failure, not a bug

@@ -8,6 +8,8 @@ import argparse
 import os
 import sys
 
+from controller.cli.argtypes import shortened
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
     from typing import Any, NoReturn
@@ -92,7 +94,7 @@ class CroupierParser(argparse.ArgumentParser):
             if typos:  # `par --profle X`: the typo is why --profile is missing
                 word = typos[0].split("=")[0]
                 message += f"; {word!r} is not an option: did you mean {self._near_option(word)}?"
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: {shortened(message)} (see {self.prog} --help)\n")
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         """argparse's conversion, except that an option's value cannot be ``--``: Python 3.11's

@@ -161,6 +161,17 @@ def test_an_option_cannot_take_the_double_dash_as_its_value(words, parser, capsy
             assert "expected a value, not '--'" in err, (argv, err)
 
 
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_a_pasted_ten_thousand_characters_are_not_repeated(words, parser, capsys):
+    """An error names the value it refuses, shortened: not ten thousand characters of it."""
+    if " ".join(words) in RUNS_FOR_REAL:
+        pytest.skip("does real work with legal values")
+    argv = [*words, "x" * 10_000, *filled(parser)]
+    status, _, err = run(capsys, argv)
+    assert status in (1, 2) and err.count("\n") == 1, (words, status, err[:300])
+    assert len(err) < 600, (words, err[:300])
+
+
 def swapped(option: str) -> str:
     """``--json`` -> ``--josn``: the last two letters swapped, a typing slip."""
     return option[:-2] + option[-1] + option[-2]
