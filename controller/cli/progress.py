@@ -16,6 +16,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 Step = Callable[[int], None]
+# tqdm's bar with the rate always as "4.99 rounds/s": its default turns a rate under one a
+# second into "1.49s/ rounds"
+BAR = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_noinv_fmt}]"
+SCALED = 10_000  # counts from here on are shown scaled (42.8k)
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -62,11 +66,12 @@ def _bar(args: argparse.Namespace, total: int | None, unit: str, what: str) -> I
 
     with tqdm(
         total=total,
-        unit=f" {unit}",
+        unit=f" {unit}" if unit else "",
         desc=what,
         leave=False,
         file=sys.stderr,
         dynamic_ncols=True,
-        unit_scale=True,
+        unit_scale=total is None or total >= SCALED,  # 42.8k, but 1/15, not 1.00/15.0
+        bar_format=BAR,
     ) as bar:
         yield bar

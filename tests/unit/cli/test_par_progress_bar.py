@@ -54,3 +54,23 @@ def test_no_bar_when_the_sheet_goes_to_a_file_or_a_pager(
 ) -> None:
     out, err = run_par(monkeypatch, capsys, tty=True, stdout_tty=False)
     assert err == "" and out.startswith("PAR sheet")
+
+
+def test_a_short_bar_counts_plainly_and_gives_the_rate_per_second(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """15 rounds: "1/15" and "N rounds/s", not "1.00/15.0" and "1.49s/ rounds"."""
+    import argparse
+    import time
+
+    err = Terminal()
+    monkeypatch.setattr(progress.sys, "stderr", err)
+    monkeypatch.setattr(progress.sys, "stdout", Terminal())
+    with progress.progress_bar(
+        argparse.Namespace(json=False), total=15, unit="rounds", what="soak"
+    ) as step:
+        assert step is not None
+        time.sleep(0.2)  # a rate under ten a second
+        step(1)
+    shown = err.getvalue()
+    assert "1/15" in shown and " rounds/s]" in shown and "s/ rounds" not in shown, shown
