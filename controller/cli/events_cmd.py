@@ -70,8 +70,7 @@ def tail(args: argparse.Namespace) -> int:
         if args.json:
             print_json(entries)
         else:
-            for entry in entries:
-                _show(args, entry)
+            _show_all(args, entries, kinds)
         return 0
     with reader(args) as ledger:
         wanted = set(kinds) if kinds else None
@@ -79,8 +78,7 @@ def tail(args: argparse.Namespace) -> int:
         if args.json and not args.follow:
             print_json([e.to_json() for e in found])
             return 0
-        for e in found:
-            _show(args, e.to_json())
+        _show_all(args, [e.to_json() for e in found], kinds, follow=args.follow)
         if args.follow:  # like tail -f: the read-only connection sees each new commit
             last = ledger.journal.head()[0]
             while True:
@@ -89,6 +87,20 @@ def tail(args: argparse.Namespace) -> int:
                     _show(args, e.to_json())
                 last = max(last, ledger.journal.head()[0])
     return 0
+
+
+def _show_all(
+    args: argparse.Namespace,
+    entries: list[dict[str, Any]],
+    kinds: list[str] | None,
+    *,
+    follow: bool = False,
+) -> None:
+    """The entries; none, said in a line as journalctl does (a kind mistyped shows here)."""
+    for entry in entries:
+        _show(args, entry)
+    if not entries and not follow:
+        print(f"-- no entries{' of kind ' + ', '.join(kinds) if kinds else ''} --")
 
 
 def _show(args: argparse.Namespace, entry: dict[str, Any]) -> None:

@@ -189,7 +189,8 @@ def hits(args: argparse.Namespace) -> int:
         print_json([{**h.to_json(), **currency_json(cur)} for h in records])
         return 0
     if not records:
-        print("no hits")
+        pool = f" of pool {args.pool}" if args.pool else ""
+        print(f"no hits{pool} (croupier meters lists the pools)")
     for h in records:
         extra = "".join(
             f" {label} {format_money(v, cur)}"

@@ -33,3 +33,16 @@ def test_the_environments_socket_is_the_daemon_for_every_ledger_reader(
         if status != 0:
             failed[" ".join(argv)] = err
     assert failed == {}
+
+
+def test_a_filter_that_matches_nothing_says_so(make_sim_table, capsys, monkeypatch):
+    """A mistyped kind or pool is seen: an empty answer names the filter."""
+    table = make_sim_table()
+    monkeypatch.setenv("CROUPIER_SOCKET", str(table.control_socket))
+    assert main(["events", "tail", "--kind", "round.setled"]) == 0
+    assert capsys.readouterr().out == "-- no entries of kind round.setled --\n"
+    db = ["--db", str(table.ledger_path)]
+    assert main(["events", "tail", "--kind", "round.setled", *db]) == 0
+    assert capsys.readouterr().out == "-- no entries of kind round.setled --\n"
+    assert main(["meters", "hits", "--pool", "progresive"]) == 0
+    assert "no hits of pool progresive" in capsys.readouterr().out
