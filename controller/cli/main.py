@@ -18,13 +18,17 @@ talk to the daemon through json's C codec (controller.quick_json): on a Pi-class
 and json with ``re`` are over a third of what such a command costs. This module therefore
 imports argparse only to build a parser (controller.cli.parser).
 
-Global options (``--socket``, ``--json``) work before or after the command, as in
-``croupier --socket S status`` or ``croupier status --json``.
+Global options (``--socket``, ``--json``) work before the command, between a group and its
+action, or after it, as in ``croupier --socket S status``, ``croupier events --socket S tail``
+or ``croupier status --json``. ``croupier help COMMAND`` is ``croupier COMMAND --help``;
+``croupier -V`` and ``croupier version`` are ``--version``.
 
 Exit status: 0 done; 1 a failure (no daemon, a device or file that cannot be used, a check
-that found problems); 2 a usage error (unknown command or option, a value out of its limits);
-128 + N when stopped by signal N (130 for Ctrl-C). Every error is one line on stderr; a
-Python traceback only with ``CROUPIER_DEBUG=1``.
+that found problems, a stdout that cannot be written); 2 a usage error (unknown command or
+option, a value out of its limits, a value the daemon refuses as malformed); 128 + N when
+stopped by signal N (130 for Ctrl-C). Every error is one line on stderr, a long value in it
+shortened; a Python traceback only with ``CROUPIER_DEBUG=1``. A command started with stdout
+closed runs nothing.
 
 Commands that opt in (``add_json_errors``) also print an error with ``--json`` as a JSON object
 with the message and the rule ID on stdout (controller.cli.output.error_json).
