@@ -31,7 +31,8 @@ class UsageError(CroupierError, ValueError):
     usage errors); found after parsing, e.g. a lamp name the configuration does not have."""
 
 
-LONGEST_WORD = 80  # a longer word of an error message is shortened (a pasted 10 kB value)
+LONGEST_WORD = 256  # a longer word of an error message is shortened (a pasted 10 kB value;
+# a path is shorter, as a rule)
 
 
 def shortened(message: str) -> str:
