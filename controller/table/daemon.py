@@ -7,10 +7,11 @@ Runs unprivileged anywhere: the ledger and the surveillance store live in the st
 pty and the rig socket) in the runtime directory (default /run/croupier). Under systemd
 (``Type=notify``) it reports READY once the books are open and checked (the table opens just
 after: docs/daemon.md) and pings the watchdog from the event loop, so a stuck loop is
-restarted. SIGTERM / SIGINT stop it cleanly; a ``kill -9`` at any point loses no money (the
-ledger voids an interrupted round at the next start, MD-S2); the journal entries of the last
-state changes and the surveillance records of the last rounds, if not yet written, are lost
-(docs/daemon.md, "What the table waits for").
+restarted. SIGTERM, SIGHUP and SIGINT stop it cleanly (SIGHUP too: a daemon started in a
+terminal or an SSH session must not die, socket and locks left, when the session drops); a
+``kill -9`` at any point loses no money (the ledger voids an interrupted round at the next
+start, MD-S2); the journal entries of the last state changes and the surveillance records of
+the last rounds, if not yet written, are lost (docs/daemon.md, "What the table waits for").
 
 Exit status: 0 after a clean stop, 2 for a configuration problem (every problem listed),
 1 when the table cannot start (ledger held by another process, unreadable, ...).
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from controller import __version__
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
+from controller.rig.stop_signals import StopOnSignals
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
 from controller.table.host_checks import HostWatch
@@ -49,6 +51,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("croupierd")
 EMULATOR_START_TIMEOUT = 10.0
+# a clean stop for each: systemd's SIGTERM, Ctrl-C, and the SIGHUP of a terminal or SSH session
+# that closes (the daemon has no configuration to reload on SIGHUP: the unit has no ExecReload)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subprocess.Popen, str]:
@@ -140,8 +145,8 @@ async def cancel_task(task: asyncio.Task[None]) -> None:
 
 
 async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
-    """Wire the table's parts and run it until SIGTERM / SIGINT. The exit stack closes every
-    part that was started, in the reverse order, whatever stops the daemon."""
+    """Wire the table's parts and run it until SIGTERM, SIGHUP or SIGINT. The exit stack
+    closes every part that was started, in the reverse order, whatever stops the daemon."""
     from drivers.shuffler_client import ShufflerClient
     from drivers.transport import open_transport
 
@@ -211,7 +216,7 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         await link.start()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop.set)
         background(watchdog(notifier), "watchdog")
         host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
@@ -272,7 +277,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     journal_fields["TABLE"] = config.table_id
     try:
         args.runtime_dir.mkdir(parents=True, exist_ok=True)
-        with InstanceLock(args.runtime_dir / "croupierd.lock", f"croupierd on {args.runtime_dir}"):
+        # until serve() hands them to its event loop, SIGTERM and SIGHUP stop the start-up as
+        # Ctrl-C does (KeyboardInterrupt): what was started is closed on the way out
+        with (
+            StopOnSignals(),
+            InstanceLock(args.runtime_dir / "croupierd.lock", f"croupierd on {args.runtime_dir}"),
+        ):
             return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
     except (CroupierError, DriverError, OSError) as exc:
         print(error(f"croupierd: cannot run the table: {exc}"), file=sys.stderr)
