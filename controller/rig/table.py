@@ -7,7 +7,9 @@ under test, and nothing more:
 - it writes the table configuration (a shipped ``table.toml``, e.g. ``config/sim.toml``, with
   the rig's overrides merged in: no line pacing, a fixed seed...) into its own runtime
   directory and starts ``croupierd --config ... --state-dir ... --runtime-dir ...`` as a child
-  process in a session of its own, its output in ``croupierd.log``;
+  process in a session of its own, its output in ``croupierd.log``, with
+  ``--exit-with-parent``: a rig killed with ``kill -9`` (no clean-up of its own) leaves no
+  daemon, and so no emulator, running;
 - it owns the seat sensors, the console buttons and the lamps: it listens on the rig socket
   (:class:`~drivers.gpio.rig_server.RigServer`; the daemon's ``rig`` pin factory connects to
   it) and speaks in table terms (:class:`~drivers.gpio.rig_server.RigTable`);
@@ -219,6 +221,7 @@ class SimTable(TableUnderTest):
                     str(self.state_dir),
                     "--runtime-dir",
                     str(self.runtime_dir),
+                    "--exit-with-parent",  # a rig killed with kill -9 leaves no daemon
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=log,

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
-from controller.rig.errors import RigFailure
+from controller.rig.errors import RigFailure, RigStopped
 from controller.table.control.client import ControlClient
 from controller.table.control.wire import ControlError
 from controller.table.tableconfig import TableConfig
@@ -66,6 +66,8 @@ class TableUnderTest:
         self._control: ControlClient | None = None
         self._emulator: EmulatorControl | None = None
         self._lock = threading.RLock()  # one request at a time on each connection
+        # set when the rig stops (controller.rig.workers): every wait then raises RigStopped
+        self.stopping = threading.Event()
 
     # --- what a subclass provides ----------------------------------------------------------
 
@@ -254,6 +256,8 @@ class TableUnderTest:
     ) -> Any:
         pause = POLL_FIRST
         while True:
+            if self.stopping.is_set():
+                raise RigStopped(f"the rig is stopping: it no longer waits for {what}")
             if (dead := self._dead()) is not None:
                 raise RigFailure(f"{dead} while the rig waited for {what}\n{self.daemon_log()}")
             try:

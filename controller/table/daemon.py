@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -54,6 +55,7 @@ EMULATOR_START_TIMEOUT = 10.0
 # a clean stop for each: systemd's SIGTERM, Ctrl-C, and the SIGHUP of a terminal or SSH session
 # that closes (the daemon has no configuration to reload on SIGHUP: the unit has no ExecReload)
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+PARENT_POLL = 0.5  # seconds between two looks for the parent (--exit-with-parent)
 
 
 async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subprocess.Popen, str]:
@@ -144,9 +146,21 @@ async def cancel_task(task: asyncio.Task[None]) -> None:
         log.error("%s stopped with an error: %s", task.get_name(), exc)
 
 
-async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
-    """Wire the table's parts and run it until SIGTERM, SIGHUP or SIGINT. The exit stack
-    closes every part that was started, in the reverse order, whatever stops the daemon."""
+async def watch_parent(parent: int, stop: asyncio.Event) -> None:
+    """``--exit-with-parent``: stop cleanly once the process that started the daemon (the
+    rig) is gone, however it died (a ``kill -9`` runs none of its clean-up): reparented."""
+    while os.getppid() == parent:
+        await asyncio.sleep(PARENT_POLL)
+    log.warning("croupierd: the process that started it is gone: stopping")
+    stop.set()
+
+
+async def serve(
+    config: TableConfig, state_dir: Path, runtime_dir: Path, *, parent: int | None = None
+) -> int:
+    """Wire the table's parts and run it until SIGTERM, SIGHUP or SIGINT (or, given
+    ``parent``, until that process is gone). The exit stack closes every part that was
+    started, in the reverse order, whatever stops the daemon."""
     from drivers.shuffler_client import ShufflerClient
     from drivers.transport import open_transport
 
@@ -218,6 +232,8 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         loop = asyncio.get_running_loop()
         for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop.set)
+        if parent is not None:
+            background(watch_parent(parent, stop), "parent-watch")
         background(watchdog(notifier), "watchdog")
         host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
         await host.check()  # before the table may open
@@ -265,7 +281,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="control socket (default /run/croupier)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop cleanly when the process that started it dies (the rig)",
+    )
     args = parser.parse_args(argv)
+    parent = os.getppid() if args.exit_with_parent else None
     journal_fields = configure_logging(args.verbose)
     # errors printed to stderr carry journald's <3> prefix under systemd (journalctl -p err)
     error = with_prefix if stderr_is_journal() else str
@@ -283,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             StopOnSignals(),
             InstanceLock(args.runtime_dir / "croupierd.lock", f"croupierd on {args.runtime_dir}"),
         ):
-            return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
+            return asyncio.run(serve(config, args.state_dir, args.runtime_dir, parent=parent))
     except (CroupierError, DriverError, OSError) as exc:
         print(error(f"croupierd: cannot run the table: {exc}"), file=sys.stderr)
         return 1

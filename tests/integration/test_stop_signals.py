@@ -3,17 +3,23 @@ signal to the rig's PID alone (not its process group) as Ctrl-C at its terminal.
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
-from controller.rig.table import processes_with
-from tests.integration.test_single_instance import wait_for
+from controller.rig.table import REPO, processes_with
+from tests.integration.test_single_instance import children, wait_for
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=["SIGHUP", "SIGTERM"])
 def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     """A daemon started in an SSH session that drops gets SIGHUP: a clean stop, exit 0, its
     socket removed, its emulator stopped by it (not orphaned)."""
@@ -28,3 +34,78 @@ def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     assert "emulator: stopped" in log
     assert not table.control_socket.exists()
     assert not processes_with(str(table.runtime_dir))
+
+
+def rig_soak(*options: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "rig", "soak", "--rounds", "1000", *options],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+
+
+def runtime_dirs(rig: subprocess.Popen[str], tables: int = 1) -> list[str]:
+    """The runtime directories of the rig's daemons, once they all run."""
+    pids = wait_for(
+        lambda: len(found := children(rig.pid, "controller.table.daemon")) == tables and found,
+        "the rig's daemons",
+    )
+    dirs = []
+    for pid in pids:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        dirs.append(argv[argv.index("--runtime-dir") + 1])
+    return dirs
+
+
+@pytest.mark.parametrize(
+    ("sig", "tables"),
+    [(signal.SIGTERM, 2), (signal.SIGHUP, 1), (signal.SIGINT, 1)],
+    ids=["SIGTERM-two-tables", "SIGHUP", "SIGINT"],
+)
+def test_a_signal_to_the_soak_pid_stops_it_with_the_report_so_far(sig, tables):
+    """The signal reaches the main thread only: the soak's workers must stop too (they
+    played every remaining round, then the rig exited with no report)."""
+    rig = rig_soak("--tables", str(tables))
+    try:
+        runtimes = runtime_dirs(rig, tables)
+        time.sleep(2.0)  # rounds in play
+        rig.send_signal(sig)  # the PID alone, not the process group
+        sent = time.monotonic()
+        out, err = rig.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if rig.poll() is None:
+            rig.kill()
+            rig.wait()
+    assert rig.returncode == 128 + sig, err
+    assert took < 8.0, f"the soak took {took:.1f} s to stop"
+    assert f"STOPPED by {signal.Signals(sig).name} after " in out, out
+    assert "Traceback" not in err
+    for runtime in runtimes:
+        assert not processes_with(runtime), "the soak left a daemon or emulator running"
+        assert not os.path.exists(runtime), "the soak left its runtime directory"
+
+
+def test_a_rig_killed_with_sigkill_leaves_no_daemon_or_emulator():
+    """No clean-up runs in a rig killed with ``kill -9``: its daemon notices that the
+    process that started it is gone and stops cleanly, stopping its emulator."""
+    rig = rig_soak()
+    runtime = ""
+    try:
+        (runtime,) = runtime_dirs(rig)
+        wait_for(lambda: processes_with("emulator", runtime), "its emulator")
+        rig.kill()
+        rig.wait()
+        wait_for(lambda: not processes_with(runtime), "the daemon and emulator to stop", 10.0)
+        log = Path(runtime, "croupierd.log").read_text()
+        assert "the process that started it is gone: stopping" in log
+        assert "emulator: stopped" in log
+    finally:
+        if rig.poll() is None:
+            rig.kill()
+            rig.wait()
+        if runtime:
+            shutil.rmtree(runtime, ignore_errors=True)  # the rig's own, left by the kill -9
