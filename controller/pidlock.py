@@ -32,3 +32,21 @@ def take_lock(path: Path, mode: int) -> int:
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd
+
+
+def lock_holder(path: Path) -> str | None:
+    """Who holds the lock on ``path``: the PID it wrote ("?" if none), or None when nobody
+    does (no such file included). It takes the lock for an instant if it is free: a check
+    before starting the process that will take it (the rig before its daemon), so that a
+    refusal names its real reason; the process's own :func:`take_lock` stays the authority."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+    finally:
+        os.close(fd)  # drops the lock, if it was taken
+    return None

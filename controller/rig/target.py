@@ -38,11 +38,15 @@ POLL_FIRST, POLL_MAX = 0.001, 0.005  # status polling: quick at first, then gent
 EDGE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
 
 
-def log_tail(path: Path | None, lines: int = 12) -> str:
+def log_tail(path: Path | None, lines: int = 12, start: int = 0) -> str:
+    """The last ``lines`` lines of the log at ``path``, of what was written after byte
+    ``start`` (a log that other daemons append to, too: only this one's)."""
     if path is None:
         return ""
     try:
-        text = path.read_text(errors="replace").splitlines()
+        with path.open("rb") as log:
+            log.seek(start)
+            text = log.read().decode(errors="replace").splitlines()
     except OSError:
         return ""
     return "\n".join(text[-lines:])

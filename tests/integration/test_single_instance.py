@@ -137,6 +137,7 @@ def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, si
             demo.wait()
     assert demo.returncode == 128 + sig, err
     assert f"stopped ({signal.Signals(sig).name})" in err and "Traceback" not in err
+    assert "autoplay stopped" not in out  # the table going away is no news
     assert not processes_with(str(state)), "the demo left its daemon running"
     assert not processes_with(runtime), "the demo left its emulator running"
     assert not os.path.exists(runtime), "the demo left its runtime directory"
@@ -152,25 +153,48 @@ def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, si
     assert again.returncode == 0, again.stdout + again.stderr
 
 
-def test_a_failing_daemon_shows_its_last_log_lines(tmp_path, make_sim_table):
+def test_a_failing_daemon_shows_its_own_last_log_lines(tmp_path):
     state = tmp_path / "state"
-    # the same ledger: the demo's daemon cannot take its lock
-    holder = make_sim_table(state_dir=state)
-    try:
-        demo = subprocess.run(
-            [*DEMO, "--rounds", "1", "--state-dir", str(state)],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=REPO,
-        )
-    finally:
-        holder.close()
+    state.mkdir()
+    (state / "ledger.sqlite3").write_bytes(b"not a database" * 100)  # the daemon cannot open it
+    log = tmp_path / "croupierd.log"  # shared by every demo on the directory
+    log.write_text("an earlier daemon's line\n" * 20)
+    demo = subprocess.run(
+        [*DEMO, "--rounds", "1", "--state-dir", str(state)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
     assert demo.returncode == 1
     assert "the daemon's last lines" in demo.stderr
     assert "croupierd: cannot run the table" in demo.stderr  # the log's own words
+    assert "an earlier daemon's line" not in demo.stderr  # only this demo's daemon's
     assert "Traceback" not in demo.stderr
+
+
+def test_a_second_demo_on_a_held_ledger_says_so_in_one_line(tmp_path, make_sim_table):
+    """A second ``make demo`` while one runs: the ledger's holder named, not "croupierd
+    exited with status 1 while the rig waited for the control socket" over the first demo's
+    log lines."""
+    state = tmp_path / "state"
+    holder = make_sim_table(state_dir=state, log_path=tmp_path / "croupierd.log")
+    demo = subprocess.run(
+        [*DEMO, "--rounds", "1", "--state-dir", str(state)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert demo.returncode == 1
+    assert demo.stderr == (
+        f"demo: the ledger {state / 'ledger.sqlite3'} is held by PID {holder.proc.pid} (another"
+        " demo, rig or croupierd on this state directory): stop it first, or give this one"
+        " another state directory\n"
+    )
+    assert holder.status()["state"] == "open"  # the first one untouched
 
 
 def children(parent: int, word: str) -> list[int]:
