@@ -47,6 +47,7 @@ from typing import Any
 
 import tomli_w
 
+from controller.books.ledger.db import lock_path
 from controller.books.ledger.keys import create_keyring, keyring_beside
 from controller.books.ledger.paths import KEY_ENV
 from controller.books.ledger.reader import LedgerReader
@@ -244,8 +245,7 @@ class SimTable(TableUnderTest):
         """The ledger is not held by another process (another demo or daemon on the same state
         directory): said now, in its own words, rather than as a daemon that exited while the
         rig waited for its socket, with a shared log's last lines that are not its own."""
-        lock = Path(f"{self.ledger_path}.lock")
-        holder = lock_holder(lock)
+        holder = lock_holder(lock_path(self.ledger_path))
         if holder is not None:
             raise RigFailure(
                 f"the ledger {self.ledger_path} is held by PID {holder} (another demo, rig or"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -29,8 +30,32 @@ def test_a_held_lock_refuses_a_second_holder_and_is_free_after(tmp_path):
         ),
     ):
         InstanceLock(path, "the thing").acquire()
-    with InstanceLock(path, "the thing"):  # released: free again, the file left in place
-        pass
+    assert not path.exists()  # released: removed by its holder, and free again
+    with InstanceLock(path, "the thing"):
+        assert path.read_text() == f"{os.getpid()}\n"
+    assert not path.exists()
+
+
+def test_a_lock_file_removed_as_it_is_taken_is_taken_again_at_its_path(tmp_path, monkeypatch):
+    """A process that opened the lock file just before its holder removed it (a clean stop)
+    must not hold a lock on the removed file: the next one would lock a new file at the
+    path, and both would run."""
+    path = tmp_path / "x.lock"
+    flock = fcntl.flock
+    removed = []
+
+    def holder_lets_go_first(fd: int, how: int) -> None:
+        if not removed:  # between our open and our flock, the holder removes its file
+            removed.append(path.unlink())
+        flock(fd, how)
+
+    monkeypatch.setattr(fcntl, "flock", holder_lets_go_first)
+    with InstanceLock(path, "the thing") as lock:
+        assert lock._fd is not None
+        assert os.fstat(lock._fd).st_ino == os.stat(path).st_ino  # the file at the path
+        monkeypatch.undo()
+        with pytest.raises(AlreadyRunningError):
+            InstanceLock(path, "the thing").acquire()
 
 
 def test_a_lock_in_a_missing_directory_is_one_clear_error(tmp_path):
@@ -70,6 +95,7 @@ def test_a_second_emulator_on_the_same_link_refuses_and_the_first_keeps_serving(
         first.terminate()
         first.wait(20)
     assert not link.exists()
+    assert not Path(f"{link}.lock").exists()  # a clean stop leaves no lock file
 
 
 def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_path):

@@ -34,6 +34,9 @@ def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     assert "emulator: stopped" in log
     assert not table.control_socket.exists()
     assert not processes_with(str(table.runtime_dir))
+    # the locks removed by their holders: croupierd.lock, shuffler.pty.lock, the ledger's
+    left = [*table.runtime_dir.glob("*.lock"), *table.state_dir.glob("*.lock")]
+    assert not left, left
 
 
 def rig_soak(*options: str) -> subprocess.Popen[str]:

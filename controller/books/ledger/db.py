@@ -41,7 +41,7 @@ from controller.books.ledger.errors import (
 )
 from controller.books.ledger.keys import Keyring, LedgerKey, LedgerKeyError, digest
 from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
-from controller.pidlock import LockHeld, take_lock
+from controller.pidlock import LockHeld, release_lock, take_lock
 
 
 def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
@@ -132,7 +132,7 @@ class Database:
         self.on_close.clear()
         self.conn.close()
         if self._lock_fd is not None:
-            os.close(self._lock_fd)  # releases the flock
+            release_lock(lock_path(self.path), self._lock_fd)  # removed, then the flock dropped
             self._lock_fd = None
         if self._cleanup is not None:
             import shutil  # a private copy was read (below): rare
@@ -276,17 +276,22 @@ def _connect(target: str, path: Path, *, uri: bool = False) -> sqlite3.Connectio
     return conn
 
 
+def lock_path(ledger: Path) -> Path:
+    """The ledger's lock file, beside it: the one writer holds an flock on it."""
+    return Path(f"{ledger}.lock")
+
+
 def _lock(path: Path) -> int:
-    lock_path = Path(f"{path}.lock")
+    lock = lock_path(path)
     try:
-        return take_lock(lock_path, 0o640)
+        return take_lock(lock, 0o640)
     except LockHeld as held:
         raise LedgerLockedError(
             f"{path} is open for writing by another process (pid {held.holder}); stop it "
             "(croupierd) first, or use a read-only command"
         ) from None
     except OSError as exc:
-        raise LedgerIOError(f"{lock_path}: cannot create the ledger lock: {exc}") from exc
+        raise LedgerIOError(f"{lock}: cannot create the ledger lock: {exc}") from exc
 
 
 def migrate(db: Database, migrations: dict[int, str] = MIGRATIONS) -> int:
