@@ -112,3 +112,32 @@ def test_a_rig_killed_with_sigkill_leaves_no_daemon_or_emulator():
             rig.wait()
         if runtime:
             shutil.rmtree(runtime, ignore_errors=True)  # the rig's own, left by the kill -9
+
+
+def test_a_signal_to_the_sim_batch_pid_stops_its_runs():
+    """``make sim``: the runs are the batch's children, waited for by its threads; a SIGTERM
+    to the batch alone stops them too (they ran to their end, minutes of every core)."""
+    batch = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "controller.rig.sim.batch"),
+            *("--rounds", "100000000", "--jobs", "2", "--profiles", "uth-gr"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        runs = wait_for(
+            lambda: len(found := children(batch.pid, "controller.cli.main")) == 2 and found,
+            "its two runs",
+        )
+        batch.send_signal(signal.SIGTERM)
+        _, err = batch.communicate(timeout=20)
+    finally:
+        if batch.poll() is None:
+            batch.kill()
+            batch.wait()
+    assert batch.returncode == 128 + signal.SIGTERM, err
+    assert err == "sim: stopped (SIGTERM)\n"
+    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in runs), "the runs", 5.0)
