@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -136,31 +137,71 @@ def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_pa
 
 
 DEMO = [sys.executable, "-m", "controller.rig.demo"]
+CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, sig):
-    state = tmp_path / "state"
-    demo = subprocess.Popen(
-        [*DEMO, "--rounds", "1000", "--state-dir", str(state)],
+def run_demo(state: Path, rounds: int = 1) -> subprocess.CompletedProcess[str]:
+    """A headless demo on the ledger in ``state``, to its end."""
+    return subprocess.run(
+        [*DEMO, "--rounds", str(rounds), "--state-dir", str(state)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+
+
+def started(*command: str) -> subprocess.Popen[str]:
+    """``command`` started from the checkout, its output kept (a headless rig)."""
+    return subprocess.Popen(
+        command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=REPO,
     )
+
+
+def stopped_by(proc: subprocess.Popen[str], sig: int, timeout: float) -> tuple[str, str]:
+    """Send ``sig`` to ``proc``'s PID alone; its output once it exits (a process that does
+    not exit within ``timeout`` is killed, and the test fails)."""
     try:
+        proc.send_signal(sig)
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@contextlib.contextmanager
+def never_left_running(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``proc``, killed when the block ends with it still running (a test that failed)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def runtime_dir_of(daemon: int) -> str:
+    """The runtime directory of the croupierd with PID ``daemon`` (from its command line)."""
+    argv = Path(f"/proc/{daemon}/cmdline").read_bytes().decode().split("\0")
+    return argv[argv.index("--runtime-dir") + 1]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, sig):
+    state = tmp_path / "state"
+    with never_left_running(started(*DEMO, "--rounds", "1000", "--state-dir", str(state))) as demo:
         pid = wait_for(lambda: processes_with("controller.table.daemon", str(state)), "daemon")[0]
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-        runtime = argv[argv.index("--runtime-dir") + 1]
+        runtime = runtime_dir_of(pid)
         wait_for(lambda: processes_with("emulator", runtime), "its emulator")
         time.sleep(1.0)  # a round or so in play
-        demo.send_signal(sig)
-        out, err = demo.communicate(timeout=60)
-    finally:
-        if demo.poll() is None:
-            demo.kill()
-            demo.wait()
+        out, err = stopped_by(demo, sig, 60)
     assert demo.returncode == 128 + sig, err
     assert f"stopped ({signal.Signals(sig).name})" in err and "Traceback" not in err
     assert "autoplay stopped" not in out  # the table going away is no news
@@ -168,14 +209,7 @@ def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, si
     assert not processes_with(runtime), "the demo left its emulator running"
     assert not os.path.exists(runtime), "the demo left its runtime directory"
     # and the next demo starts: nothing holds the ledger
-    again = subprocess.run(
-        [*DEMO, "--rounds", "1", "--state-dir", str(state)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-    )
+    again = run_demo(state)
     assert again.returncode == 0, again.stdout + again.stderr
 
 
@@ -185,14 +219,7 @@ def test_a_failing_daemon_shows_its_own_last_log_lines(tmp_path):
     (state / "ledger.sqlite3").write_bytes(b"not a database" * 100)  # the daemon cannot open it
     log = tmp_path / "croupierd.log"  # shared by every demo on the directory
     log.write_text("an earlier daemon's line\n" * 20)
-    demo = subprocess.run(
-        [*DEMO, "--rounds", "1", "--state-dir", str(state)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-    )
+    demo = run_demo(state)
     assert demo.returncode == 1
     assert "the daemon's last lines" in demo.stderr
     assert "croupierd: cannot run the table" in demo.stderr  # the log's own words
@@ -206,14 +233,7 @@ def test_a_second_demo_on_a_held_ledger_says_so_in_one_line(tmp_path, make_sim_t
     log lines."""
     state = tmp_path / "state"
     holder = make_sim_table(state_dir=state, log_path=tmp_path / "croupierd.log")
-    demo = subprocess.run(
-        [*DEMO, "--rounds", "1", "--state-dir", str(state)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-    )
+    demo = run_demo(state)
     assert demo.returncode == 1
     assert demo.stderr == (
         f"demo: the ledger {state / 'ledger.sqlite3'} is held by PID {holder.proc.pid} (another"
@@ -238,30 +258,11 @@ def children(parent: int, word: str) -> list[int]:
 def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
     """``croupier rig run`` (the CI's HIL job, killed by a ``timeout``) stops its daemon and
     emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
-    rig = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller.cli.main",
-            "rig",
-            "run",
-            str(REPO / "tests" / "hil" / "two-jackpots.toml"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-    )
-    try:
+    scenario = str(REPO / "tests" / "hil" / "two-jackpots.toml")
+    with never_left_running(started(*CROUPIER, "rig", "run", scenario)) as rig:
         (pid,) = wait_for(lambda: children(rig.pid, "controller.table.daemon"), "its daemon")
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-        runtime = argv[argv.index("--runtime-dir") + 1]
-        rig.send_signal(signal.SIGTERM)
-        _, err = rig.communicate(timeout=60)
-    finally:
-        if rig.poll() is None:
-            rig.kill()
-            rig.wait()
+        runtime = runtime_dir_of(pid)
+        _, err = stopped_by(rig, signal.SIGTERM, 60)
     assert rig.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
     assert not processes_with(runtime), "the rig left its daemon or emulator running"
     assert not os.path.exists(runtime)

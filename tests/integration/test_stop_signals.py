@@ -13,8 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from controller.rig.table import REPO, processes_with
-from tests.integration.test_single_instance import children, wait_for
+from controller.rig.table import processes_with
+from tests.integration.test_single_instance import (
+    CROUPIER,
+    children,
+    never_left_running,
+    runtime_dir_of,
+    started,
+    stopped_by,
+    wait_for,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -40,27 +48,20 @@ def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
 
 
 def rig_soak(*options: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "rig", "soak", "--rounds", "1000", *options],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
+    return started(*CROUPIER, "rig", "soak", "--rounds", "1000", *options)
+
+
+def children_once(parent: subprocess.Popen[str], word: str, count: int) -> list[int]:
+    """The ``count`` children of ``parent`` whose command line holds ``word``, once all run."""
+    return wait_for(
+        lambda: len(found := children(parent.pid, word)) == count and found,
+        f"{count} {word} process(es)",
     )
 
 
 def runtime_dirs(rig: subprocess.Popen[str], tables: int = 1) -> list[str]:
     """The runtime directories of the rig's daemons, once they all run."""
-    pids = wait_for(
-        lambda: len(found := children(rig.pid, "controller.table.daemon")) == tables and found,
-        "the rig's daemons",
-    )
-    dirs = []
-    for pid in pids:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-        dirs.append(argv[argv.index("--runtime-dir") + 1])
-    return dirs
+    return [runtime_dir_of(pid) for pid in children_once(rig, "controller.table.daemon", tables)]
 
 
 @pytest.mark.parametrize(
@@ -71,18 +72,12 @@ def runtime_dirs(rig: subprocess.Popen[str], tables: int = 1) -> list[str]:
 def test_a_signal_to_the_soak_pid_stops_it_with_the_report_so_far(sig, tables):
     """The signal reaches the main thread only: the soak's workers must stop too (they
     played every remaining round, then the rig exited with no report)."""
-    rig = rig_soak("--tables", str(tables))
-    try:
+    with never_left_running(rig_soak("--tables", str(tables))) as rig:
         runtimes = runtime_dirs(rig, tables)
         time.sleep(2.0)  # rounds in play
-        rig.send_signal(sig)  # the PID alone, not the process group
         sent = time.monotonic()
-        out, err = rig.communicate(timeout=30)
+        out, err = stopped_by(rig, sig, 30)  # the PID alone, not the process group
         took = time.monotonic() - sent
-    finally:
-        if rig.poll() is None:
-            rig.kill()
-            rig.wait()
     assert rig.returncode == 128 + sig, err
     assert took < 8.0, f"the soak took {took:.1f} s to stop"
     assert f"STOPPED by {signal.Signals(sig).name} after " in out, out
@@ -95,49 +90,27 @@ def test_a_signal_to_the_soak_pid_stops_it_with_the_report_so_far(sig, tables):
 def test_a_rig_killed_with_sigkill_leaves_no_daemon_or_emulator():
     """No clean-up runs in a rig killed with ``kill -9``: its daemon notices that the
     process that started it is gone and stops cleanly, stopping its emulator."""
-    rig = rig_soak()
-    runtime = ""
-    try:
+    with never_left_running(rig_soak()) as rig:
         (runtime,) = runtime_dirs(rig)
         wait_for(lambda: processes_with("emulator", runtime), "its emulator")
         rig.kill()
         rig.wait()
+    try:
         wait_for(lambda: not processes_with(runtime), "the daemon and emulator to stop", 10.0)
         log = Path(runtime, "croupierd.log").read_text()
         assert "the process that started it is gone: stopping" in log
         assert "emulator: stopped" in log
     finally:
-        if rig.poll() is None:
-            rig.kill()
-            rig.wait()
-        if runtime:
-            shutil.rmtree(runtime, ignore_errors=True)  # the rig's own, left by the kill -9
+        shutil.rmtree(runtime, ignore_errors=True)  # the rig's own, left by the kill -9
 
 
 def test_a_signal_to_the_sim_batch_pid_stops_its_runs():
     """``make sim``: the runs are the batch's children, waited for by its threads; a SIGTERM
     to the batch alone stops them too (they ran to their end, minutes of every core)."""
-    batch = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "controller.rig.sim.batch"),
-            *("--rounds", "100000000", "--jobs", "2", "--profiles", "uth-gr"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-    )
-    try:
-        runs = wait_for(
-            lambda: len(found := children(batch.pid, "controller.cli.main")) == 2 and found,
-            "its two runs",
-        )
-        batch.send_signal(signal.SIGTERM)
-        _, err = batch.communicate(timeout=20)
-    finally:
-        if batch.poll() is None:
-            batch.kill()
-            batch.wait()
+    command = [sys.executable, "-m", "controller.rig.sim.batch", "--rounds", "100000000"]
+    with never_left_running(started(*command, "--jobs", "2", "--profiles", "uth-gr")) as batch:
+        runs = children_once(batch, "controller.cli.main", 2)
+        _, err = stopped_by(batch, signal.SIGTERM, 20)
     assert batch.returncode == 128 + signal.SIGTERM, err
     assert err == "sim: stopped (SIGTERM)\n"
     wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in runs), "the runs", 5.0)
