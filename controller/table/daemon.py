@@ -25,7 +25,6 @@ import contextlib
 import gc
 import logging
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Coroutine, Sequence
@@ -35,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from controller import __version__
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
-from controller.rig.stop_signals import StopOnSignals
+from controller.rig.stop_signals import STOP_SIGNALS, StopOnSignals
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
 from controller.table.host_checks import HostWatch
@@ -52,9 +51,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("croupierd")
 EMULATOR_START_TIMEOUT = 10.0
-# a clean stop for each: systemd's SIGTERM, Ctrl-C, and the SIGHUP of a terminal or SSH session
-# that closes (the daemon has no configuration to reload on SIGHUP: the unit has no ExecReload)
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 PARENT_POLL = 0.5  # seconds between two looks for the parent (--exit-with-parent)
 
 
