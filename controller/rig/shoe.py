@@ -297,8 +297,8 @@ class ShoeSoak:
         return plan, stakes
 
     def run(self, rounds: int, progress: Callable[[], None]) -> SoakReport:
-        """Play ``rounds`` rounds, then reconcile; a stopping rig (RigStopped) ends it after
-        the round in play, the rounds booked so far in the report."""
+        """Play ``rounds`` rounds, then reconcile; a stopping rig (RigStopped) cuts the round
+        in play short, the rounds booked before it in the report."""
         try:
             for _ in range(rounds):
                 plan, stakes = self.plan()

@@ -153,8 +153,8 @@ class Soak:
         return None
 
     def run(self, rounds: int, progress: Any = None) -> SoakReport:
-        """Play ``rounds`` rounds, then reconcile the books; a stopping rig (RigStopped) ends
-        it after the round in play, the rounds booked so far in the report."""
+        """Play ``rounds`` rounds, then reconcile the books; a stopping rig (RigStopped) cuts
+        the round in play short, the rounds booked before it in the report."""
         started = time.monotonic()
         report = self.report
         try:
@@ -329,8 +329,8 @@ def run_tables(
 ) -> R:
     """Each of ``calls`` (the soak of one of ``tables``) and of ``helpers`` (a server's
     restarter, say) in a thread of its own; the soaks' reports combined into a ``kind``. A stop
-    signal meanwhile (Ctrl-C, SIGTERM, SIGHUP to the rig's PID) stops them after the round in
-    play (:class:`~controller.rig.workers.Workers`): the combined report is then made of
+    signal meanwhile (Ctrl-C, SIGTERM, SIGHUP to the rig's PID) stops them at once, the round in
+    play cut short (:class:`~controller.rig.workers.Workers`): the combined report is then made of
     ``reports`` (each soak's own, as far as it got) with :attr:`SoakReport.stopped` set, and
     the caller's exit stack stops the tables as after any soak."""
     workers = Workers("croupier-soak")

@@ -10,9 +10,9 @@ it reaches the whole process group, the daemons included, so the workers failed 
 :class:`Workers` runs the calls in threads and waits for them in the main thread. When that
 wait ends with an exception (a stop signal, or one worker's failure), :attr:`Workers.stopping`
 is set: every wait of a table that shares the event (``TableUnderTest.stopping``) raises
-:class:`~controller.rig.errors.RigStopped` within a poll, so the workers return after the
-round in play; the main thread gives them :data:`STOP_GRACE` seconds, then raises on, and its
-``finally`` blocks stop the daemons and remove what the rig created.
+:class:`~controller.rig.errors.RigStopped` within a poll, so the workers return at once, the
+round in play cut short (not booked); the main thread gives them :data:`STOP_GRACE` seconds,
+then raises on, and its ``finally`` blocks stop the daemons and remove what the rig created.
 """
 
 from __future__ import annotations
