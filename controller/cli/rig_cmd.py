@@ -187,6 +187,10 @@ def soak(args: argparse.Namespace) -> int:
         print_json({**report.to_json(), **currency_json(cur)})
     else:
         print_soak(report, cur)
+    if report.stopped is not None:  # the rounds played so far reported, then 128 + N
+        from controller.rig.stop_signals import exit_status
+
+        return exit_status(report.stopped)
     return 0 if report.ok else 1
 
 
@@ -201,6 +205,14 @@ def print_soak(report: SoakReport, cur: Currency) -> None:
     print(f"  outcomes: {outcomes}")
     faults = ", ".join(f"{n} {k}" for k, n in sorted(report.faults.items())) or "none"
     print(f"  faults: {faults}; kill -9: {report.kills}; jackpots: {report.jackpots}")
+    if report.stopped is not None:
+        print(
+            f"STOPPED by {report.stopped_by} after {report.rounds} round(s): the books were not"
+            " reconciled"
+        )
+        for problem in report.problems[:30]:
+            print(f"  {problem}")
+        return
     if isinstance(report, LinkedReport):
         print(
             f"  PostgreSQL restarts: {report.restarts}; linked pool (rig = store):"

@@ -37,7 +37,6 @@ from controller.errors import CroupierError
 from controller.rig.live import LiveTable
 from controller.rig.stop_signals import StopOnSignals, StopSignal
 from controller.rig.table import REPO_CONFIG, SimTable
-from controller.rig.target import log_tail
 from controller.rig.view import render
 from display.money import currency, format_money
 from drivers.errors import DriverError
@@ -88,7 +87,7 @@ def headless(live: LiveTable, rounds: int) -> int:
         with contextlib.suppress(CroupierError):  # let the sign roll up to the last amount
             wanted = table.shown_amount(amounts[0])
             table.wait_until(lambda: table.sign_text() == wanted, "the sign's roll-up", timeout=5.0)
-    print("\n".join(render(live.snapshot())))
+    print("\n".join(render(live.snapshot(), keys=False)))  # nobody to press the keys
     print(f"played {live.rounds} round(s)")
     return 0 if live.errors == 0 and live.rounds == rounds else 1
 
@@ -155,34 +154,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.state_dir.mkdir(parents=True, exist_ok=True)
     watched = sys.stdin.isatty() and sys.stdout.isatty()
     log = args.state_dir.parent / "croupierd.log"
+    table: SimTable | None = None
     try:
-        with (
-            StopOnSignals(),
-            SimTable(args.config, state_dir=args.state_dir, log_path=log) as table,
-        ):
-            live = LiveTable(table, watched=watched)
-            table.wait_for_state("open", "closed", timeout=30.0)
-            try:
-                if watched:
-                    status = interactive(live, args.autoplay, args.rounds)
-                else:
-                    status = headless(live, args.rounds or HEADLESS_ROUNDS)
-            finally:
-                live.stop_autoplay(timeout=5.0)
-                with contextlib.suppress(CroupierError, OSError):
-                    print(f"stopping the table; {pool_line(table)}", flush=True)
+        with StopOnSignals():
+            table = SimTable(args.config, state_dir=args.state_dir, log_path=log)
+            with table:
+                status = _play(table, watched, args)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the table is stopped
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             print(f"stopped ({str(exc) or 'Ctrl-C'})", file=sys.stderr)
         return 0 if not isinstance(exc, StopSignal) else exc.exit_status
     except (CroupierError, DriverError, OSError) as exc:
         print(f"demo: {exc}".splitlines()[0], file=sys.stderr)
-        tail = log_tail(log, LOG_LINES)
+        # this demo's daemon's own lines: the log is shared with every demo on .sim
+        tail = "\n".join(table.final_log.splitlines()[-LOG_LINES:]) if table else ""
         if tail:
             print(f"the daemon's last lines ({log}):", file=sys.stderr)
             print("\n".join(f"  {line}" for line in tail.splitlines()), file=sys.stderr)
         return 1
     return status
+
+
+def _play(table: SimTable, watched: bool, args: argparse.Namespace) -> int:
+    """The started table, watched or headless, until it is done or stopped."""
+    live = LiveTable(table, watched=watched)
+    table.wait_for_state("open", "closed", timeout=30.0)
+    try:
+        if watched:
+            return interactive(live, args.autoplay, args.rounds)
+        return headless(live, args.rounds or HEADLESS_ROUNDS)
+    finally:
+        live.stop_autoplay(timeout=5.0)
+        with contextlib.suppress(CroupierError, OSError):
+            print(f"stopping the table; {pool_line(table)}", flush=True)
 
 
 if __name__ == "__main__":

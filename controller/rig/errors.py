@@ -14,3 +14,8 @@ class RigFailure(CroupierError, RuntimeError):
 
 class ExpectationFailed(CroupierError, AssertionError):
     """An expectation of a scenario step does not hold: says what was expected and seen."""
+
+
+class RigStopped(CroupierError):
+    """The rig is stopping (a stop signal reached it): a wait of a rig thread was cut short.
+    Not a :class:`RigFailure`: the table did nothing wrong, and no step or round failed."""

@@ -244,7 +244,10 @@ class LiveTable:
         self.say("autoplay on")
 
     def stop_autoplay(self, timeout: float | None = None) -> None:
+        """The table is being stopped: the robot dealer stops at once, its round in play cut
+        short (the table's waits raise RigStopped), and says nothing of the table going away."""
         self._stop.set()
+        self.table.stopping.set()
         if self._autoplay is not None:
             self._autoplay.join(timeout)
 
@@ -273,6 +276,8 @@ class LiveTable:
             try:
                 seen = dealer.play(plan)
             except ERRORS as exc:
+                if self.table.stopping.is_set():  # RigStopped, or the daemon already stopped
+                    return
                 self.errors += 1
                 self.say(f"autoplay stopped: {exc}".splitlines()[0])
                 return

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import random
-import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from controller.books.ledger.verify import verify_ledger
@@ -40,7 +39,13 @@ from controller.engine.cards import card_name
 from controller.engine.paytable import Odds, PayTable
 from controller.rig.dealer import KILL_POINTS, Dealer, Fault, RoundPlan, RoundSeen
 from controller.rig.errors import RigFailure
-from controller.rig.soak import SOAK_OVERRIDES, RoundCounter, SoakReport, split_rounds
+from controller.rig.soak import (
+    SOAK_OVERRIDES,
+    RoundCounter,
+    SoakReport,
+    run_tables,
+    split_rounds,
+)
 from controller.rig.table import REPO, SimTable, merged
 
 SHOE_CONFIG = REPO / "tests" / "hil" / "tables" / "sim-trilux-gr.toml"
@@ -292,21 +297,26 @@ class ShoeSoak:
         return plan, stakes
 
     def run(self, rounds: int, progress: Callable[[], None]) -> SoakReport:
-        for _ in range(rounds):
-            plan, stakes = self.plan()
-            try:
-                seen, played = self.dealer.play_shoe(plan, stakes)
-            except RigFailure as exc:  # the table did not do what the rules say: report it
-                self.report.rounds += 1
-                first = str(exc).splitlines()[0]
-                self.report.problems.append(f"a round with {plan.fault or 'no fault'}: {first}")
-                self.dealer.ready()
+        """Play ``rounds`` rounds, then reconcile; a stopping rig (RigStopped) cuts the round
+        in play short, the rounds booked before it in the report."""
+        try:
+            for _ in range(rounds):
+                plan, stakes = self.plan()
+                try:
+                    seen, played = self.dealer.play_shoe(plan, stakes)
+                except RigFailure as exc:  # the table did not do what the rules say: report it
+                    self.report.rounds += 1
+                    first = str(exc).splitlines()[0]
+                    where = f"a round with {plan.fault or 'no fault'}"
+                    self.report.problems.append(f"{where}: {first}")
+                    self.dealer.ready()
+                    progress()
+                    continue
+                self.book(seen, played)
                 progress()
-                continue
-            self.book(seen, played)
-            progress()
-        self.dealer.ready()
-        self.report.kills = self.dealer.kills
+            self.dealer.ready()
+        finally:
+            self.report.kills = self.dealer.kills
         self.report.problems += self.reconcile()
         return self.report
 
@@ -416,8 +426,5 @@ def run_shoe_soak(
         ]
         for sim in sims:
             sim.wait_for_state("open", timeout=30.0)
-        started = time.monotonic()
-        with ThreadPoolExecutor(tables, thread_name_prefix="croupier-soak") as pool:
-            futures = [pool.submit(s.run, n, one_more) for s, n in zip(soaks, shares, strict=True)]
-            reports = [f.result() for f in futures]
-        return SoakReport.combined(reports, time.monotonic() - started, seed)
+        calls = [partial(s.run, n, one_more) for s, n in zip(soaks, shares, strict=True)]
+        return run_tables(sims, calls, [s.report for s in soaks], seed)

@@ -30,23 +30,26 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, TypeVar, cast
 
 from controller.books.ledger.verify import replay_journal, verify_ledger
 from controller.rig.dealer import Dealer, RoundPlan, RoundSeen, plan_round, royal_order
 from controller.rig.errors import RigFailure
 from controller.rig.table import REPO_CONFIG, SimTable
 from controller.rig.tally import PoolTally, uth_progressive_line
+from controller.rig.target import TableUnderTest
+from controller.rig.workers import Workers
 
 SOAK_OVERRIDES: dict[str, Any] = {
     "shuffler": {"emulator": {"baud": None}},  # memory speed: no wire pacing
     "gpio": {"debounce_ms": 2, "button_debounce_ms": 1, "chatter_window_ms": 100},
     "timing": {"settled_display": 60.0},  # the robot dealer presses CONFIRM
 }
+R = TypeVar("R", bound="SoakReport")
 ROYALS = 0.01  # share of the rounds dealt a royal on purpose (half to a seat, half to the board)
 
 
@@ -63,9 +66,12 @@ class SoakReport:
 
     seed: int | None = None
     tables: list[dict[str, int]] = field(default_factory=list)  # each table's final meters
+    # the stop signal (Ctrl-C, SIGTERM, SIGHUP) that cut the soak short: the rounds played so
+    # far, their books not reconciled
+    stopped: KeyboardInterrupt | None = None
 
     @classmethod
-    def combined(cls, reports: list[SoakReport], seconds: float, seed: int) -> SoakReport:
+    def combined(cls, reports: list[SoakReport], seconds: float, seed: int) -> Self:
         """One report for tables soaked at once (``seconds``: the wall time of them all)."""
         total = cls(seconds=seconds, seed=seed)
         for n, report in enumerate(reports, 1):
@@ -81,7 +87,12 @@ class SoakReport:
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and self.stopped is None
+
+    @property
+    def stopped_by(self) -> str | None:
+        """The signal that stopped the soak, as a shell names it (None: it played out)."""
+        return None if self.stopped is None else str(self.stopped) or "SIGINT"
 
     @property
     def rate(self) -> float:
@@ -100,6 +111,7 @@ class SoakReport:
             "seed": self.seed,
             "tables": self.tables or [self.meters],
             "problems": self.problems,
+            "stopped": self.stopped_by,
         }
 
 
@@ -141,16 +153,20 @@ class Soak:
         return None
 
     def run(self, rounds: int, progress: Any = None) -> SoakReport:
+        """Play ``rounds`` rounds, then reconcile the books; a stopping rig (RigStopped) cuts
+        the round in play short, the rounds booked before it in the report."""
         started = time.monotonic()
         report = self.report
-        for n in range(rounds):
-            seen = self.dealer.play(self.plan())
-            self.book(seen)
-            report.rounds += 1
-            if progress is not None:
-                progress(n + 1, report)
-        report.seconds = time.monotonic() - started
-        report.kills = self.dealer.kills
+        try:
+            for n in range(rounds):
+                seen = self.dealer.play(self.plan())
+                self.book(seen)
+                report.rounds += 1
+                if progress is not None:
+                    progress(n + 1, report)
+        finally:
+            report.seconds = time.monotonic() - started
+            report.kills = self.dealer.kills
         self.reconcile()
         return report
 
@@ -298,10 +314,33 @@ def run_soak(
         ]
         for sim in sims:
             sim.wait_for_state("open", timeout=30.0)
-        started = time.monotonic()
-        with ThreadPoolExecutor(tables, thread_name_prefix="croupier-soak") as pool:
-            futures = [
-                pool.submit(soak.run, n, one_more) for soak, n in zip(soaks, shares, strict=True)
-            ]
-            reports = [future.result() for future in futures]
-        return SoakReport.combined(reports, time.monotonic() - started, seed)
+        calls = [partial(soak.run, n, one_more) for soak, n in zip(soaks, shares, strict=True)]
+        return run_tables(sims, calls, [soak.report for soak in soaks], seed)
+
+
+def run_tables(
+    tables: Sequence[TableUnderTest],
+    calls: Sequence[Callable[[], SoakReport]],
+    reports: Sequence[SoakReport],
+    seed: int,
+    *,
+    kind: type[R] = SoakReport,  # type: ignore[assignment]
+    helpers: Sequence[Callable[[], object]] = (),
+) -> R:
+    """Each of ``calls`` (the soak of one of ``tables``) and of ``helpers`` (a server's
+    restarter, say) in a thread of its own; the soaks' reports combined into a ``kind``. A stop
+    signal meanwhile (Ctrl-C, SIGTERM, SIGHUP to the rig's PID) stops them at once, the round in
+    play cut short (:class:`~controller.rig.workers.Workers`): the combined report is then made of
+    ``reports`` (each soak's own, as far as it got) with :attr:`SoakReport.stopped` set, and
+    the caller's exit stack stops the tables as after any soak."""
+    workers = Workers("croupier-soak")
+    for table in tables:
+        table.stopping = workers.stopping
+    started = time.monotonic()
+    try:
+        done = workers.run([*calls, *helpers])[: len(calls)]
+    except KeyboardInterrupt as exc:
+        total = kind.combined(list(reports), time.monotonic() - started, seed)
+        total.stopped = exc
+        return total
+    return kind.combined(cast(list[SoakReport], done), time.monotonic() - started, seed)

@@ -40,8 +40,8 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -56,7 +56,13 @@ from controller.rig import pgserver
 from controller.rig.dealer import Dealer, RoundSeen, plan_round
 from controller.rig.errors import RigFailure
 from controller.rig.jumbo7 import LinkedRound, LinkedTally
-from controller.rig.soak import SOAK_OVERRIDES, RoundCounter, SoakReport, split_rounds
+from controller.rig.soak import (
+    SOAK_OVERRIDES,
+    RoundCounter,
+    SoakReport,
+    run_tables,
+    split_rounds,
+)
 from controller.rig.table import REPO, SimTable, merged
 
 CH_CONFIG = REPO / "tests" / "hil" / "tables" / "sim-ch-bg.toml"
@@ -205,7 +211,7 @@ class LinkedSoak:
             self.dealer.ready()
         finally:
             self.gate.finished()
-        self.report.kills = self.dealer.kills
+            self.report.kills = self.dealer.kills
         return self.report
 
     def _jackpot(self, rng: random.Random, seats: tuple[int, ...]) -> list[int] | None:
@@ -449,17 +455,24 @@ def run_linked_soak(
         ]
         for sim in sims:
             sim.wait_for_state("open", timeout=30.0)
-        started = time.monotonic()
         points = [rounds * (k + 1) // (restarts + 1) for k in range(restarts)] if server else []
         down = max(tables, rounds // 20)
-        with ThreadPoolExecutor(tables + 1, thread_name_prefix="croupier-soak") as pool:
-            futures = [pool.submit(s.run, n, one_more) for s, n in zip(soaks, shares, strict=True)]
-            if server is not None:
-                pool.submit(restarter, server, gate, lambda: one_more.done, points, down, restarted)
-            reports = [future.result() for future in futures]
-        total = LinkedReport.combined(reports, time.monotonic() - started, seed)
-        report = total
+        helpers = []
+        if server is not None:
+            helpers.append(
+                partial(restarter, server, gate, lambda: one_more.done, points, down, restarted)
+            )
+        report = run_tables(
+            sims,
+            [partial(s.run, n, one_more) for s, n in zip(soaks, shares, strict=True)],
+            [s.report for s in soaks],
+            seed,
+            kind=LinkedReport,
+            helpers=helpers,
+        )
         report.restarts = restarted[0]
+        if report.stopped is not None:  # stopped by a signal: the rounds so far, unreconciled
+            return report
         # the store first: its replay gives each round the Jumbo 7 payments the ledgers must
         # show (before, every round still had none and the ledgers' check was empty)
         report.problems += reconcile_store(dsn, tally)

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 # the signals handled, with the names a shell shows
 HANDLED = {_signal.SIGTERM: "SIGTERM", _signal.SIGHUP: "SIGHUP"}
+# what stops a croupier service's event loop cleanly (croupierd, croupier-web): systemd's
+# SIGTERM, Ctrl-C, and the SIGHUP of a terminal or SSH session that closes (neither service
+# reloads anything on SIGHUP)
+STOP_SIGNALS = (_signal.SIGTERM, _signal.SIGHUP, _signal.SIGINT)
 
 
 class StopSignal(KeyboardInterrupt):

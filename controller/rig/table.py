@@ -7,7 +7,9 @@ under test, and nothing more:
 - it writes the table configuration (a shipped ``table.toml``, e.g. ``config/sim.toml``, with
   the rig's overrides merged in: no line pacing, a fixed seed...) into its own runtime
   directory and starts ``croupierd --config ... --state-dir ... --runtime-dir ...`` as a child
-  process in a session of its own, its output in ``croupierd.log``;
+  process in a session of its own, its output in ``croupierd.log``, with
+  ``--exit-with-parent``: a rig killed with ``kill -9`` (no clean-up of its own) leaves no
+  daemon, and so no emulator, running;
 - it owns the seat sensors, the console buttons and the lamps: it listens on the rig socket
   (:class:`~drivers.gpio.rig_server.RigServer`; the daemon's ``rig`` pin factory connects to
   it) and speaks in table terms (:class:`~drivers.gpio.rig_server.RigTable`);
@@ -46,13 +48,15 @@ from typing import Any
 
 import tomli_w
 
+from controller.books.ledger.db import lock_path
 from controller.books.ledger.keys import create_keyring, keyring_beside
 from controller.books.ledger.paths import KEY_ENV
 from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.signing import create_key
 from controller.files import remove_stale
+from controller.pidlock import lock_holder
 from controller.rig.errors import RigFailure
-from controller.rig.target import START_TIMEOUT, TableUnderTest
+from controller.rig.target import START_TIMEOUT, TableUnderTest, log_tail
 from controller.table.tableconfig import TableConfig, load_table_config
 from controller.validation import read_toml
 from drivers.gpio.rig_server import RigServer, RigTable
@@ -148,6 +152,7 @@ class SimTable(TableUnderTest):
             self.io = RigTable(self.rig, gpio)
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self.log_start = 0  # where this table's daemons' lines begin in a shared log
 
     # --- configuration -------------------------------------------------------------------
 
@@ -199,6 +204,7 @@ class SimTable(TableUnderTest):
         """Start the daemon (again) and wait until it answers on its control socket."""
         if self.is_running:
             raise RigFailure("the daemon is already running")
+        self._check_ledger_free()
         self.state_dir.mkdir(parents=True, exist_ok=True)
         report_key = self.config.resolve_report_key(self.state_dir)
         if not report_key.exists():  # as install.sh makes /etc/croupier/report-key.pem
@@ -209,6 +215,8 @@ class SimTable(TableUnderTest):
         if not self.emulated:
             env[KEY_ENV] = str(self._real_table_keyring())
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
+        if not self.starts:
+            self.log_start = log.tell()  # the end of what others wrote before
         try:
             self.proc = subprocess.Popen(
                 [
@@ -221,6 +229,7 @@ class SimTable(TableUnderTest):
                     str(self.state_dir),
                     "--runtime-dir",
                     str(self.runtime_dir),
+                    "--exit-with-parent",  # a rig killed with kill -9 leaves no daemon
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -233,6 +242,23 @@ class SimTable(TableUnderTest):
         self.starts += 1
         deadline = time.monotonic() + timeout
         self.wait_until_answering(deadline)
+
+    def _check_ledger_free(self) -> None:
+        """The ledger is not held by another process (another demo or daemon on the same state
+        directory): said now, in its own words, rather than as a daemon that exited while the
+        rig waited for its socket, with a shared log's last lines that are not its own."""
+        holder = lock_holder(lock_path(self.ledger_path))
+        if holder is not None:
+            raise RigFailure(
+                f"the ledger {self.ledger_path} is held by PID {holder} (another demo, rig or"
+                " croupierd on this state directory): stop it first, or give this one another"
+                " state directory"
+            )
+
+    def daemon_log(self, lines: int = 12) -> str:
+        """The last lines of this table's daemons (not of others sharing its log file); none
+        before its first start."""
+        return log_tail(self.log_path, lines, self.log_start) if self.starts else ""
 
     def _real_table_keyring(self) -> Path:
         """The ledger keyring of a table that is not simulated, made once as install.sh makes

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
-from controller.rig.errors import RigFailure
+from controller.rig.errors import RigFailure, RigStopped
 from controller.table.control.client import ControlClient
 from controller.table.control.wire import ControlError
 from controller.table.tableconfig import TableConfig
@@ -38,11 +38,15 @@ POLL_FIRST, POLL_MAX = 0.001, 0.005  # status polling: quick at first, then gent
 EDGE_MARGIN = 0.005  # the rig link and the daemon's threads may bunch edges up a little
 
 
-def log_tail(path: Path | None, lines: int = 12) -> str:
+def log_tail(path: Path | None, lines: int = 12, start: int = 0) -> str:
+    """The last ``lines`` lines of the log at ``path``, of what was written after byte
+    ``start`` (a log that other daemons append to, too: only this one's)."""
     if path is None:
         return ""
     try:
-        text = path.read_text(errors="replace").splitlines()
+        with path.open("rb") as log:
+            log.seek(start)
+            text = log.read().decode(errors="replace").splitlines()
     except OSError:
         return ""
     return "\n".join(text[-lines:])
@@ -66,6 +70,8 @@ class TableUnderTest:
         self._control: ControlClient | None = None
         self._emulator: EmulatorControl | None = None
         self._lock = threading.RLock()  # one request at a time on each connection
+        # set when the rig stops (controller.rig.workers): every wait then raises RigStopped
+        self.stopping = threading.Event()
 
     # --- what a subclass provides ----------------------------------------------------------
 
@@ -254,6 +260,8 @@ class TableUnderTest:
     ) -> Any:
         pause = POLL_FIRST
         while True:
+            if self.stopping.is_set():
+                raise RigStopped(f"the rig is stopping: it no longer waits for {what}")
             if (dead := self._dead()) is not None:
                 raise RigFailure(f"{dead} while the rig waited for {what}\n{self.daemon_log()}")
             try:

@@ -117,13 +117,21 @@ def _last_round(snap: Snapshot) -> list[str]:
 
 
 def render(
-    snap: Snapshot, *, lit: str = "#", width: int = WIDTH, height: int | None = None
+    snap: Snapshot,
+    *,
+    lit: str = "#",
+    width: int = WIDTH,
+    height: int | None = None,
+    keys: bool = True,
 ) -> list[str]:
     """The picture of the table, at most ``width`` columns and, with ``height``, at most
     ``height`` lines: on a short terminal the blank separators go first, then the parts a
     technician needs least (the sign's LEDs, the last round's detail, the rig's messages), so
-    that the state, the sign's amount, the seats and the keys stay on screen."""
+    that the state, the sign's amount, the seats and the keys stay on screen. ``keys``: the
+    keyboard's legend (False where nobody types: the demo without a terminal)."""
     sections = _sections(snap, lit)
+    if not keys:
+        sections = [(keep, part) for keep, part in sections if keep != KEEP_KEYS]
     if height is not None:
         sections = _fit(sections, height)
     lines = [line for _, part in sections for line in part]

@@ -210,6 +210,7 @@ class WiredTable(TableUnderTest):
                 str(w.decks),
                 "--baud",
                 str(w.baud if w.port else 0),
+                "--exit-with-parent",  # a rig killed with kill -9 leaves no emulator
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

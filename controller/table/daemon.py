@@ -7,10 +7,11 @@ Runs unprivileged anywhere: the ledger and the surveillance store live in the st
 pty and the rig socket) in the runtime directory (default /run/croupier). Under systemd
 (``Type=notify``) it reports READY once the books are open and checked (the table opens just
 after: docs/daemon.md) and pings the watchdog from the event loop, so a stuck loop is
-restarted. SIGTERM / SIGINT stop it cleanly; a ``kill -9`` at any point loses no money (the
-ledger voids an interrupted round at the next start, MD-S2); the journal entries of the last
-state changes and the surveillance records of the last rounds, if not yet written, are lost
-(docs/daemon.md, "What the table waits for").
+restarted. SIGTERM, SIGHUP and SIGINT stop it cleanly (SIGHUP too: a daemon started in a
+terminal or an SSH session must not die, socket and locks left, when the session drops); a
+``kill -9`` at any point loses no money (the ledger voids an interrupted round at the next
+start, MD-S2); the journal entries of the last state changes and the surveillance records of
+the last rounds, if not yet written, are lost (docs/daemon.md, "What the table waits for").
 
 Exit status: 0 after a clean stop, 2 for a configuration problem (every problem listed),
 1 when the table cannot start (ledger held by another process, unreadable, ...).
@@ -23,7 +24,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-import signal
+import os
 import stat
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from controller import __version__
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from controller.files import remove_stale
+from controller.rig.stop_signals import STOP_SIGNALS, StopOnSignals
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
 from controller.table.host_checks import HostWatch
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("croupierd")
 EMULATOR_START_TIMEOUT = 10.0
+PARENT_POLL = 0.5  # seconds between two looks for the parent (--exit-with-parent)
 
 
 async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subprocess.Popen, str]:
@@ -140,9 +143,21 @@ async def cancel_task(task: asyncio.Task[None]) -> None:
         log.error("%s stopped with an error: %s", task.get_name(), exc)
 
 
-async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
-    """Wire the table's parts and run it until SIGTERM / SIGINT. The exit stack closes every
-    part that was started, in the reverse order, whatever stops the daemon."""
+async def watch_parent(parent: int, stop: asyncio.Event) -> None:
+    """``--exit-with-parent``: stop cleanly once the process that started the daemon (the
+    rig) is gone, however it died (a ``kill -9`` runs none of its clean-up): reparented."""
+    while os.getppid() == parent:
+        await asyncio.sleep(PARENT_POLL)
+    log.warning("croupierd: the process that started it is gone: stopping")
+    stop.set()
+
+
+async def serve(
+    config: TableConfig, state_dir: Path, runtime_dir: Path, *, parent: int | None = None
+) -> int:
+    """Wire the table's parts and run it until SIGTERM, SIGHUP or SIGINT (or, given
+    ``parent``, until that process is gone). The exit stack closes every part that was
+    started, in the reverse order, whatever stops the daemon."""
     from drivers.shuffler_client import ShufflerClient
     from drivers.transport import open_transport
 
@@ -212,8 +227,10 @@ async def serve(config: TableConfig, state_dir: Path, runtime_dir: Path) -> int:
         await link.start()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop.set)
+        if parent is not None:
+            background(watch_parent(parent, stop), "parent-watch")
         background(watchdog(notifier), "watchdog")
         host = HostWatch(config.host, config.resolve_state(state_dir).parent, runner.post)
         await host.check()  # before the table may open
@@ -261,7 +278,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="control socket (default /run/croupier)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop cleanly when the process that started it dies (the rig)",
+    )
     args = parser.parse_args(argv)
+    parent = os.getppid() if args.exit_with_parent else None
     journal_fields = configure_logging(args.verbose)
     # errors printed to stderr carry journald's <3> prefix under systemd (journalctl -p err)
     error = with_prefix if stderr_is_journal() else str
@@ -273,8 +296,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     journal_fields["TABLE"] = config.table_id
     try:
         args.runtime_dir.mkdir(parents=True, exist_ok=True)
-        with InstanceLock(args.runtime_dir / "croupierd.lock", f"croupierd on {args.runtime_dir}"):
-            return asyncio.run(serve(config, args.state_dir, args.runtime_dir))
+        # until serve() hands them to its event loop, SIGTERM and SIGHUP stop the start-up as
+        # Ctrl-C does (KeyboardInterrupt): what was started is closed on the way out
+        with (
+            StopOnSignals(),
+            InstanceLock(args.runtime_dir / "croupierd.lock", f"croupierd on {args.runtime_dir}"),
+        ):
+            return asyncio.run(serve(config, args.state_dir, args.runtime_dir, parent=parent))
     except (CroupierError, DriverError, OSError) as exc:
         print(error(f"croupierd: cannot run the table: {exc}"), file=sys.stderr)
         return 1

@@ -9,19 +9,18 @@ before it creates anything, and keeps it open while it runs:
   a stale lock file never blocks a restart;
 - the file holds the holder's PID, only for the message the second process prints.
 
-The lock file itself is never deleted: deleting it while another process waits to lock it
-would let two processes hold "the" lock on two different files.
+A clean stop removes the lock file, while still holding the lock (controller.pidlock says why
+that is safe); a ``kill -9`` leaves it, harmless.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
 from controller.errors import CroupierError
-from controller.pidlock import LockHeld, take_lock
+from controller.pidlock import LockHeld, release_lock, take_lock
 
 
 class AlreadyRunningError(CroupierError):
@@ -53,7 +52,7 @@ class InstanceLock:
 
     def release(self) -> None:
         if self._fd is not None:
-            os.close(self._fd)  # closing the descriptor drops the flock
+            release_lock(self.path, self._fd)  # the file removed, then the flock dropped
             self._fd = None
 
     def __enter__(self) -> Self:

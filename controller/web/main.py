@@ -11,11 +11,11 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import signal
 import sys
 
 from aiohttp import web
 
+from controller.rig.stop_signals import STOP_SIGNALS
 from controller.validation import ConfigError
 from controller.web.app import EDGES, build_app
 from controller.web.config import WebConfig, load_web_config
@@ -47,7 +47,7 @@ async def serve(config: WebConfig) -> None:
     log.info("serving %s on http://%s:%d", names, config.host, config.port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in STOP_SIGNALS:  # SIGHUP too: a service started in an SSH session that drops
         loop.add_signal_handler(sig, stop.set)
     try:
         await stop.wait()

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,8 +31,32 @@ def test_a_held_lock_refuses_a_second_holder_and_is_free_after(tmp_path):
         ),
     ):
         InstanceLock(path, "the thing").acquire()
-    with InstanceLock(path, "the thing"):  # released: free again, the file left in place
-        pass
+    assert not path.exists()  # released: removed by its holder, and free again
+    with InstanceLock(path, "the thing"):
+        assert path.read_text() == f"{os.getpid()}\n"
+    assert not path.exists()
+
+
+def test_a_lock_file_removed_as_it_is_taken_is_taken_again_at_its_path(tmp_path, monkeypatch):
+    """A process that opened the lock file just before its holder removed it (a clean stop)
+    must not hold a lock on the removed file: the next one would lock a new file at the
+    path, and both would run."""
+    path = tmp_path / "x.lock"
+    flock = fcntl.flock
+    removed = []
+
+    def holder_lets_go_first(fd: int, how: int) -> None:
+        if not removed:  # between our open and our flock, the holder removes its file
+            removed.append(path.unlink())
+        flock(fd, how)
+
+    monkeypatch.setattr(fcntl, "flock", holder_lets_go_first)
+    with InstanceLock(path, "the thing") as lock:
+        assert lock._fd is not None
+        assert os.fstat(lock._fd).st_ino == os.stat(path).st_ino  # the file at the path
+        monkeypatch.undo()
+        with pytest.raises(AlreadyRunningError):
+            InstanceLock(path, "the thing").acquire()
 
 
 def test_a_lock_in_a_missing_directory_is_one_clear_error(tmp_path):
@@ -70,6 +96,7 @@ def test_a_second_emulator_on_the_same_link_refuses_and_the_first_keeps_serving(
         first.terminate()
         first.wait(20)
     assert not link.exists()
+    assert not Path(f"{link}.lock").exists()  # a clean stop leaves no lock file
 
 
 def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_path):
@@ -110,67 +137,110 @@ def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_pa
 
 
 DEMO = [sys.executable, "-m", "controller.rig.demo"]
+CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, sig):
-    state = tmp_path / "state"
-    demo = subprocess.Popen(
-        [*DEMO, "--rounds", "1000", "--state-dir", str(state)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-    )
-    try:
-        pid = wait_for(lambda: processes_with("controller.table.daemon", str(state)), "daemon")[0]
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-        runtime = argv[argv.index("--runtime-dir") + 1]
-        wait_for(lambda: processes_with("emulator", runtime), "its emulator")
-        time.sleep(1.0)  # a round or so in play
-        demo.send_signal(sig)
-        out, err = demo.communicate(timeout=60)
-    finally:
-        if demo.poll() is None:
-            demo.kill()
-            demo.wait()
-    assert demo.returncode == 128 + sig, err
-    assert f"stopped ({signal.Signals(sig).name})" in err and "Traceback" not in err
-    assert not processes_with(str(state)), "the demo left its daemon running"
-    assert not processes_with(runtime), "the demo left its emulator running"
-    assert not os.path.exists(runtime), "the demo left its runtime directory"
-    # and the next demo starts: nothing holds the ledger
-    again = subprocess.run(
-        [*DEMO, "--rounds", "1", "--state-dir", str(state)],
+def run_demo(state: Path, rounds: int = 1) -> subprocess.CompletedProcess[str]:
+    """A headless demo on the ledger in ``state``, to its end."""
+    return subprocess.run(
+        [*DEMO, "--rounds", str(rounds), "--state-dir", str(state)],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=120,
         cwd=REPO,
     )
+
+
+def started(*command: str) -> subprocess.Popen[str]:
+    """``command`` started from the checkout, its output kept (a headless rig)."""
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+
+
+def stopped_by(proc: subprocess.Popen[str], sig: int, timeout: float) -> tuple[str, str]:
+    """Send ``sig`` to ``proc``'s PID alone; its output once it exits (a process that does
+    not exit within ``timeout`` is killed, and the test fails)."""
+    try:
+        proc.send_signal(sig)
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@contextlib.contextmanager
+def never_left_running(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``proc``, killed when the block ends with it still running (a test that failed)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def runtime_dir_of(daemon: int) -> str:
+    """The runtime directory of the croupierd with PID ``daemon`` (from its command line)."""
+    argv = Path(f"/proc/{daemon}/cmdline").read_bytes().decode().split("\0")
+    return argv[argv.index("--runtime-dir") + 1]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_the_demo_stopped_by_a_signal_stops_its_daemon_and_emulator(tmp_path, sig):
+    state = tmp_path / "state"
+    with never_left_running(started(*DEMO, "--rounds", "1000", "--state-dir", str(state))) as demo:
+        pid = wait_for(lambda: processes_with("controller.table.daemon", str(state)), "daemon")[0]
+        runtime = runtime_dir_of(pid)
+        wait_for(lambda: processes_with("emulator", runtime), "its emulator")
+        time.sleep(1.0)  # a round or so in play
+        out, err = stopped_by(demo, sig, 60)
+    assert demo.returncode == 128 + sig, err
+    assert f"stopped ({signal.Signals(sig).name})" in err and "Traceback" not in err
+    assert "autoplay stopped" not in out  # the table going away is no news
+    assert not processes_with(str(state)), "the demo left its daemon running"
+    assert not processes_with(runtime), "the demo left its emulator running"
+    assert not os.path.exists(runtime), "the demo left its runtime directory"
+    # and the next demo starts: nothing holds the ledger
+    again = run_demo(state)
     assert again.returncode == 0, again.stdout + again.stderr
 
 
-def test_a_failing_daemon_shows_its_last_log_lines(tmp_path, make_sim_table):
+def test_a_failing_daemon_shows_its_own_last_log_lines(tmp_path):
     state = tmp_path / "state"
-    # the same ledger: the demo's daemon cannot take its lock
-    holder = make_sim_table(state_dir=state)
-    try:
-        demo = subprocess.run(
-            [*DEMO, "--rounds", "1", "--state-dir", str(state)],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=REPO,
-        )
-    finally:
-        holder.close()
+    state.mkdir()
+    (state / "ledger.sqlite3").write_bytes(b"not a database" * 100)  # the daemon cannot open it
+    log = tmp_path / "croupierd.log"  # shared by every demo on the directory
+    log.write_text("an earlier daemon's line\n" * 20)
+    demo = run_demo(state)
     assert demo.returncode == 1
     assert "the daemon's last lines" in demo.stderr
     assert "croupierd: cannot run the table" in demo.stderr  # the log's own words
+    assert "an earlier daemon's line" not in demo.stderr  # only this demo's daemon's
     assert "Traceback" not in demo.stderr
+
+
+def test_a_second_demo_on_a_held_ledger_says_so_in_one_line(tmp_path, make_sim_table):
+    """A second ``make demo`` while one runs: the ledger's holder named, not "croupierd
+    exited with status 1 while the rig waited for the control socket" over the first demo's
+    log lines."""
+    state = tmp_path / "state"
+    holder = make_sim_table(state_dir=state, log_path=tmp_path / "croupierd.log")
+    demo = run_demo(state)
+    assert demo.returncode == 1
+    assert demo.stderr == (
+        f"demo: the ledger {state / 'ledger.sqlite3'} is held by PID {holder.proc.pid} (another"
+        " demo, rig or croupierd on this state directory): stop it first, or give this one"
+        " another state directory\n"
+    )
+    assert holder.status()["state"] == "open"  # the first one untouched
 
 
 def children(parent: int, word: str) -> list[int]:
@@ -188,30 +258,11 @@ def children(parent: int, word: str) -> list[int]:
 def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
     """``croupier rig run`` (the CI's HIL job, killed by a ``timeout``) stops its daemon and
     emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
-    rig = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller.cli.main",
-            "rig",
-            "run",
-            str(REPO / "tests" / "hil" / "two-jackpots.toml"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-    )
-    try:
+    scenario = str(REPO / "tests" / "hil" / "two-jackpots.toml")
+    with never_left_running(started(*CROUPIER, "rig", "run", scenario)) as rig:
         (pid,) = wait_for(lambda: children(rig.pid, "controller.table.daemon"), "its daemon")
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-        runtime = argv[argv.index("--runtime-dir") + 1]
-        rig.send_signal(signal.SIGTERM)
-        _, err = rig.communicate(timeout=60)
-    finally:
-        if rig.poll() is None:
-            rig.kill()
-            rig.wait()
+        runtime = runtime_dir_of(pid)
+        _, err = stopped_by(rig, signal.SIGTERM, 60)
     assert rig.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
     assert not processes_with(runtime), "the rig left its daemon or emulator running"
     assert not os.path.exists(runtime)

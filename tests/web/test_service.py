@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import random
 import re
+import signal
 import time
 import urllib.error
 import urllib.parse
@@ -212,7 +213,11 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_sigterm_ends_the_service_its_streams_and_its_par_worker(web_table, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_ends_the_service_its_streams_and_its_par_worker(
+    web_table, tmp_path, sig
+):
+    """SIGHUP as SIGTERM: a service started in an SSH session that drops stops cleanly."""
     web = WebService(tmp_path, [("SIM-1", web_table)])
     stream = urllib.request.urlopen(web.url + "/table/SIM-1/events", timeout=10)
     stream.read1(100)  # a live stream is open
@@ -221,7 +226,7 @@ def test_sigterm_ends_the_service_its_streams_and_its_par_worker(web_table, tmp_
     while not (workers := par_workers_of(web.proc.pid)):
         assert time.monotonic() < deadline, "the PAR worker did not start"
         time.sleep(0.05)
-    web.proc.terminate()
+    web.proc.send_signal(sig)
     assert web.proc.wait(15) == 0
     stream.close()
     time.sleep(0.2)

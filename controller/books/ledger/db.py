@@ -42,7 +42,7 @@ from controller.books.ledger.errors import (
 from controller.books.ledger.keys import Keyring, LedgerKey, LedgerKeyError, digest
 from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
 from controller.files import FileRefused, check_existing
-from controller.pidlock import LockHeld, take_lock
+from controller.pidlock import LockHeld, release_lock, take_lock
 
 
 def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
@@ -133,7 +133,7 @@ class Database:
         self.on_close.clear()
         self.conn.close()
         if self._lock_fd is not None:
-            os.close(self._lock_fd)  # releases the flock
+            release_lock(lock_path(self.path), self._lock_fd)  # removed, then the flock dropped
             self._lock_fd = None
         if self._cleanup is not None:
             import shutil  # a private copy was read (below): rare
@@ -289,17 +289,22 @@ def _check_file(path: Path, *, must_exist: bool) -> None:
         raise LedgerError(f"no ledger at {path}")
 
 
+def lock_path(ledger: Path) -> Path:
+    """The ledger's lock file, beside it: the one writer holds an flock on it."""
+    return Path(f"{ledger}.lock")
+
+
 def _lock(path: Path) -> int:
-    lock_path = Path(f"{path}.lock")
+    lock = lock_path(path)
     try:
-        return take_lock(lock_path, 0o640)
+        return take_lock(lock, 0o640)
     except LockHeld as held:
         raise LedgerLockedError(
             f"{path} is open for writing by another process (pid {held.holder}); stop it "
             "(croupierd) first, or use a read-only command"
         ) from None
     except OSError as exc:
-        raise LedgerIOError(f"{lock_path}: cannot create the ledger lock: {exc}") from exc
+        raise LedgerIOError(f"{lock}: cannot create the ledger lock: {exc}") from exc
 
 
 def migrate(db: Database, migrations: dict[int, str] = MIGRATIONS) -> int:

@@ -14,11 +14,14 @@ a failure unless ``--keep-going``), else 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from controller.rig.sim.profiles import PROFILES
+from controller.rig.stop_signals import StopOnSignals, exit_status
 
 
 @dataclass
@@ -76,9 +80,37 @@ def sim_commands(
     ]
 
 
-def _run_one(command: list[str]) -> tuple[int, str, str]:
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    return done.returncode, done.stdout, done.stderr
+class Children:
+    """The runs in progress, so that a stop ends them: a signal reaches the batch's main
+    thread only, and the pool's threads would otherwise wait for every run to finish."""
+
+    def __init__(self) -> None:
+        self._running: set[subprocess.Popen[str]] = set()
+        self._lock = threading.Lock()
+        self.stopping = False
+
+    def run(self, command: list[str]) -> tuple[int, str, str]:
+        with self._lock:
+            if self.stopping:  # a run the stop came before
+                return -signal.SIGTERM, "", "not started: the batch was stopped"
+            proc = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            self._running.add(proc)
+        try:
+            stdout, stderr = proc.communicate()
+        finally:
+            with self._lock:
+                self._running.discard(proc)
+        return proc.returncode, stdout, stderr
+
+    def stop(self) -> None:
+        """SIGTERM to every run (``croupier sim`` stops at once, exit 143); none starts after."""
+        with self._lock:
+            self.stopping = True
+            for proc in self._running:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
 
 
 def _outcome(totals: Totals, command: list[str], result: tuple[int, str, str], out: TextIO) -> None:
@@ -109,17 +141,22 @@ def run_jobs(
     totals = Totals()
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     pending = list(reversed(commands))
+    children = Children()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         running: dict[Future[tuple[int, str, str]], list[str]] = {}
-        while pending or running:
-            while pending and len(running) < jobs and (keep_going or not totals.failures):
-                command = pending.pop()
-                running[pool.submit(_run_one, command)] = command
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                _outcome(totals, running.pop(future), future.result(), out)
+        try:
+            while pending or running:
+                while pending and len(running) < jobs and (keep_going or not totals.failures):
+                    command = pending.pop()
+                    running[pool.submit(children.run, command)] = command
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    _outcome(totals, running.pop(future), future.result(), out)
+        except BaseException:  # a stop signal (or a bug): the runs stopped, not waited for
+            children.stop()
+            raise
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     totals.cpu_seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     totals.wall_seconds = time.perf_counter() - started
@@ -149,7 +186,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = sim_commands(
         profiles, args.rounds, args.seed, args.pieces or args.jobs, args.faults, args.crash_rate
     )
-    totals = run_jobs(commands, args.jobs, keep_going=args.keep_going)
+    try:
+        with StopOnSignals():  # SIGTERM, SIGHUP as Ctrl-C: the runs in progress are stopped
+            totals = run_jobs(commands, args.jobs, keep_going=args.keep_going)
+    except KeyboardInterrupt as exc:
+        print(f"sim: stopped ({str(exc) or 'SIGINT'})", file=sys.stderr)
+        return exit_status(exc)
     print(totals.summary(args.jobs))
     for failure in totals.failures:
         print(f"  replay: {failure}")

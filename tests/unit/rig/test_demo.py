@@ -37,6 +37,8 @@ def test_headless_demo_plays_rounds_and_keeps_the_ledger(tmp_path):
         assert "played 2 round(s)" in done.stdout
         assert f"SIM-1-00000{2 * run}" in done.stdout  # the second run goes on from the first
         assert "the sign reads: €" in done.stdout
+        assert "keys:" not in done.stdout  # nobody at a keyboard
+        assert "autoplay stopped" not in done.stdout
     with LedgerReader.open(state / "ledger.sqlite3") as ledger:
         assert sum(ledger.round_counts().values()) == 4
     assert (tmp_path / "sim" / "croupierd.log").exists()
