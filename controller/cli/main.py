@@ -367,7 +367,7 @@ def _run(argv: list[str]) -> int:
         return _cannot_write(exc)
     if isinstance(args, int):
         return args
-    from controller.rig.stop_signals import StopOnSignals, exit_status
+    from controller.stop_signals import StopOnSignals, exit_status
 
     name = f"croupier {args.command}"
     try:

@@ -188,7 +188,7 @@ def soak(args: argparse.Namespace) -> int:
     else:
         print_soak(report, cur)
     if report.stopped is not None:  # the rounds played so far reported, then 128 + N
-        from controller.rig.stop_signals import exit_status
+        from controller.stop_signals import exit_status
 
         return exit_status(report.stopped)
     return 0 if report.ok else 1

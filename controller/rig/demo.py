@@ -35,9 +35,9 @@ from typing import Any
 
 from controller.errors import CroupierError
 from controller.rig.live import LiveTable
-from controller.rig.stop_signals import StopOnSignals, StopSignal
 from controller.rig.table import REPO_CONFIG, SimTable
 from controller.rig.view import render
+from controller.stop_signals import StopOnSignals, StopSignal
 from display.money import currency, format_money
 from drivers.errors import DriverError
 

@@ -36,7 +36,7 @@ from controller import __version__
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from controller.files import remove_stale
-from controller.rig.stop_signals import STOP_SIGNALS, StopOnSignals
+from controller.stop_signals import STOP_SIGNALS, StopOnSignals
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
 from controller.table.host_checks import HostWatch

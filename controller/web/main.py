@@ -15,7 +15,7 @@ import sys
 
 from aiohttp import web
 
-from controller.rig.stop_signals import STOP_SIGNALS
+from controller.stop_signals import STOP_SIGNALS
 from controller.validation import ConfigError
 from controller.web.app import EDGES, build_app
 from controller.web.config import WebConfig, load_web_config

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from controller.rig.sim.profiles import PROFILES
-from controller.rig.stop_signals import StopOnSignals, exit_status
+from controller.stop_signals import StopOnSignals, exit_status
 
 
 @dataclass

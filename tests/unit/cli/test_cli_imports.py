@@ -56,8 +56,7 @@ LIGHT = {
     "controller.books",
     "controller.books.ledger",
     "controller.books.ledger.paths",
-    "controller.rig",
-    "controller.rig.stop_signals",
+    "controller.stop_signals",
 }
 # status talks to the daemon (a socket and JSON); --version needs neither
 TALKERS = HEAVY | {"socket", "json"}

@@ -1,4 +1,6 @@
-"""SIGTERM and SIGHUP stop a rig command the way Ctrl-C does.
+"""SIGTERM and SIGHUP stop a command the way Ctrl-C does: every ``croupier`` command (the rig's
+among them), and croupierd and croupier-web (:data:`STOP_SIGNALS`), so it lives in the shared
+base of ``controller/``, below the rooms that use it.
 
 Python's default for SIGTERM and SIGHUP ends the process at once, skipping every ``finally``:
 ``make demo`` or ``croupier rig run`` stopped by ``timeout``, ``systemctl stop`` or a dropped
