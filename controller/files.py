@@ -121,19 +121,37 @@ def write_atomic(
     path: str | os.PathLike[str], data: bytes, *, mode: int = 0o666, sync: bool = True
 ) -> None:
     """Write ``data`` to ``path`` atomically (readers see the old file or the whole new one):
-    a temporary file in the same folder (created exclusively with ``mode``), flushed to disk
-    when ``sync``, renamed over ``path``. The temporary file never outlives a failure.
-    ``path`` is checked first (:func:`check_output`)."""
+    a temporary file in the same folder (created exclusively with ``mode``; an existing file
+    keeps its own permission bits, never looser than ``mode``), flushed to disk when ``sync``,
+    renamed over ``path``. The temporary file never outlives a failure. Through a symlink the
+    file it names is written and the link stays. A regular file this user may write in a
+    folder it may not (no temporary file can be made there) is written in place, as the
+    shell's ``>`` would. ``path`` is checked first (:func:`check_output`); errors name
+    ``path``, not the temporary file."""
     import contextlib
     import secrets
+    import stat
 
     check_output(path)
-    target = os.fspath(path)
+    target = os.path.realpath(path)  # a symlink's file, not the link
+    check_output(target)
     folder, name = os.path.split(target)
-    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    tmp = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+    try:
+        existing: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        existing = None
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    except PermissionError as exc:
+        if existing is None or not os.access(target, os.W_OK):
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+        _write_in_place(target, data, sync)
+        return
     try:
         try:
+            if existing is not None:  # the file's own bits, never looser than ``mode``
+                os.fchmod(fd, stat.S_IMODE(existing.st_mode) & mode)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -143,10 +161,23 @@ def write_atomic(
             os.close(fd)
         check_output(target)  # made a directory or a device meanwhile: not replaced
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
         raise
+
+
+def _write_in_place(target: str, data: bytes, sync: bool) -> None:
+    """``data`` over the regular file ``target`` itself (not atomic: the folder takes no new
+    file)."""
+    with open(target, "r+b") as f:
+        f.truncate(0)
+        f.write(data)
+        if sync:
+            f.flush()
+            os.fsync(f.fileno())
 
 
 def check_replaceable(path: str | os.PathLike[str], is_kind: Callable[[int], bool]) -> None:

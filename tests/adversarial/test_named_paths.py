@@ -195,3 +195,72 @@ except CroupierError as exc:
     )
     assert done.returncode == 0, done.stderr
     assert says in done.stdout and str(fifo) in done.stdout
+
+
+# --- write_atomic through links, modes and folders (the second review) ---------------------
+
+
+def test_an_output_through_a_symlink_writes_the_file_it_names(tmp_path):
+    """The link stays a link (the old write_text wrote through it; a rename over the link
+    replaced it and left the real file stale); a dangling link's file is created."""
+    from controller.files import write_atomic
+
+    real = tmp_path / "real.txt"
+    real.write_text("old\n")
+    (tmp_path / "link.txt").symlink_to(real)
+    write_atomic(tmp_path / "link.txt", b"new\n")
+    assert (tmp_path / "link.txt").is_symlink() and real.read_text() == "new\n"
+    (tmp_path / "dangling").symlink_to(tmp_path / "made.txt")
+    write_atomic(tmp_path / "dangling", b"x\n")
+    assert (tmp_path / "dangling").is_symlink() and (tmp_path / "made.txt").read_bytes() == b"x\n"
+
+
+def test_an_output_keeps_its_files_permissions_never_looser(tmp_path):
+    from controller.files import write_atomic
+
+    kept = tmp_path / "kept"
+    kept.write_text("a")
+    kept.chmod(0o600)
+    write_atomic(kept, b"b")
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    loose = tmp_path / "key.pem"
+    loose.write_text("a")
+    loose.chmod(0o644)
+    write_atomic(loose, b"b", mode=0o600)
+    assert stat.S_IMODE(loose.stat().st_mode) == 0o600
+
+
+def test_a_writable_file_in_a_folder_that_takes_no_new_file_is_written_in_place(
+    tmp_path, monkeypatch
+):
+    """As the shell's ``>``: no temporary file can be made, the file itself is writable."""
+    from controller import files
+
+    out = tmp_path / "out.txt"
+    out.write_text("old")
+    real_open = os.open
+
+    def no_new_files(path, flags, *args):
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(files.os, "open", no_new_files)
+    files.write_atomic(out, b"new")
+    assert out.read_bytes() == b"new"
+    with pytest.raises(OSError) as refused:  # a new file there cannot be made at all
+        files.write_atomic(tmp_path / "new.txt", b"x")
+    assert refused.value.filename == str(tmp_path / "new.txt")  # the path named, not a temp
+
+
+def test_a_failed_write_names_the_output_not_its_temporary_file(tmp_path, monkeypatch):
+    from controller import files
+
+    def full(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "write", full)
+    with pytest.raises(OSError) as failed:
+        files.write_atomic(tmp_path / "out.txt", b"x")
+    assert failed.value.filename == str(tmp_path / "out.txt")
+    assert os.listdir(tmp_path) == []
