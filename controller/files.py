@@ -130,7 +130,6 @@ def write_atomic(
     ``path``, not the temporary file."""
     import contextlib
     import secrets
-    import stat
 
     check_output(path)
     target = os.path.realpath(path)  # a symlink's file, not the link
@@ -206,3 +205,60 @@ def remove_stale(path: str | os.PathLike[str], is_kind: Callable[[int], bool]) -
             os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def clear_socket_path(path: str | os.PathLike[str]) -> None:
+    """Make way for a Unix socket this process will bind at ``path``: nothing there, or a
+    socket no process listens on (an earlier run's, removed). FileRefused for a socket a live
+    process serves (binding would take it over: a second daemon or emulator on one path) and
+    for anything that is not a socket (a file named by mistake is never deleted)."""
+    import socket
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(info.st_mode):
+        raise FileRefused(f"{os.fspath(path)} exists and is {kind(info.st_mode)}: not replaced")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(os.fspath(path))
+    except (ConnectionRefusedError, FileNotFoundError):  # nobody listens: stale
+        _unlink(path)
+        return
+    except OSError as exc:
+        raise FileRefused(
+            f"{os.fspath(path)}: cannot tell whether another process serves this socket"
+            f" ({exc.strerror or exc}); not replaced"
+        ) from None
+    finally:
+        probe.close()
+    raise FileRefused(
+        f"{os.fspath(path)}: another process is serving this socket (a second daemon or"
+        " emulator on the same path?); not replaced"
+    )
+
+
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """What :func:`remove_if_same` compares: the file at ``path`` (device, inode), or None."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def remove_if_same(path: str | os.PathLike[str], identity: tuple[int, int] | None) -> None:
+    """Remove ``path`` when it is still the file ``identity`` names (the socket this process
+    bound): another process's socket made there since is left alone."""
+    if identity is not None and file_identity(path) == identity:
+        _unlink(path)
+
+
+def _unlink(path: str | os.PathLike[str]) -> None:
+    """``path`` removed, if it is still there (contextlib is not loaded for a quick command)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return

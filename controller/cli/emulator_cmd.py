@@ -95,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
 def _serve(
     args: argparse.Namespace, firmware: DeviceFirmware, stop: threading.Event, parent: int
 ) -> int:
+    from controller.files import clear_socket_path
     from firmware_bridge.emulator.control import EmulatorControlServer
     from firmware_bridge.emulator.pty_runner import PtyEmulator
     from firmware_bridge.emulator.serial_runner import SerialPortEmulator
@@ -107,10 +108,14 @@ def _serve(
     except (OSError, ValueError) as exc:
         raise CroupierError(f"cannot serve on {args.port or args.link}: {exc}") from exc
     try:
+        if args.control:  # a live emulator's socket is refused, never taken over
+            clear_socket_path(args.control)
         control = EmulatorControlServer(emulator, args.control).start() if args.control else None
     except (OSError, ValueError) as exc:
         emulator.stop()
-        raise CroupierError(f"--control {args.control}: {exc.strerror or exc}") from exc
+        raise CroupierError(
+            f"--control {args.control}: {getattr(exc, 'strerror', None) or exc}"
+        ) from exc
     print(
         f"emulator: {args.port or args.link} -> {emulator.slave_path} ({args.decks} deck(s), "
         f"{args.baud or 'unpaced'} baud{', control ' + args.control if control else ''})",

@@ -37,7 +37,6 @@ import contextlib
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -53,7 +52,7 @@ from controller.books.ledger.keys import create_keyring, keyring_beside
 from controller.books.ledger.paths import KEY_ENV
 from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.signing import create_key
-from controller.files import remove_stale
+from controller.files import clear_socket_path
 from controller.pidlock import lock_holder
 from controller.rig.errors import RigFailure
 from controller.rig.target import START_TIMEOUT, TableUnderTest, log_tail
@@ -209,8 +208,8 @@ class SimTable(TableUnderTest):
         report_key = self.config.resolve_report_key(self.state_dir)
         if not report_key.exists():  # as install.sh makes /etc/croupier/report-key.pem
             create_key(report_key)
-        remove_stale(self.control_socket, stat.S_ISSOCK)  # so that waiting for it means this
-        # daemon's
+        # a stale socket goes (waiting for it then means this daemon's); a live one is refused
+        clear_socket_path(self.control_socket)
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}  # its log whole at a kill -9
         if not self.emulated:
             env[KEY_ENV] = str(self._real_table_keyring())

@@ -177,6 +177,7 @@ class EmulatorControlServer:
                     self.wfile.write(json.dumps(reply).encode() + b"\n")
 
         self._server = socketserver.ThreadingUnixStreamServer(path, Handler)
+        self._bound = os.stat(path).st_ino  # stop removes this socket, not one made there since
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="emulator-control", daemon=True
@@ -190,12 +191,17 @@ class EmulatorControlServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)
-        _remove_stale_socket(self.path)
+        try:
+            if os.lstat(self.path).st_ino == self._bound:
+                os.unlink(self.path)
+        except FileNotFoundError:
+            pass
 
 
 def _remove_stale_socket(path: str) -> None:
     """Remove the socket an earlier run left at ``path``; anything else that is there (a file
-    named by mistake) is refused with FileExistsError, never deleted."""
+    named by mistake) is refused with FileExistsError, never deleted. (``croupier emulator``
+    first refuses a socket a live emulator serves: controller.files.clear_socket_path.)"""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:

@@ -264,3 +264,53 @@ def test_a_failed_write_names_the_output_not_its_temporary_file(tmp_path, monkey
         files.write_atomic(tmp_path / "out.txt", b"x")
     assert failed.value.filename == str(tmp_path / "out.txt")
     assert os.listdir(tmp_path) == []
+
+
+# --- a live socket is never taken over (the second review) ---------------------------------
+
+
+def test_a_second_control_server_on_a_live_socket_is_refused_and_takes_nothing(tmp_path):
+    """Two daemons given one absolute [control] socket: the second bound over the first's and
+    either one's stop deleted the other's socket. Now the second is refused; the first keeps
+    serving; a stale socket (nobody listening) is still replaced."""
+    import asyncio
+    import socket
+
+    from controller.files import FileRefused
+    from controller.table.control.server import ControlServer
+
+    path = tmp_path / "control.sock"
+
+    async def scene() -> None:
+        first, second = ControlServer(path), ControlServer(path)
+        await first.start()
+        with pytest.raises(FileRefused, match="another process is serving"):
+            await second.start()
+        await second.close()  # never bound: removes nothing
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.connect(str(path))  # the first still serves
+        probe.close()
+        await first.close()
+        assert not path.exists()
+        stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stale.bind(str(path))  # bound, never listening, closed: an earlier run's leftover
+        stale.close()
+        third = ControlServer(path)
+        await third.start()
+        await third.close()
+
+    asyncio.run(scene())
+
+
+def test_a_second_emulator_on_a_live_control_socket_is_refused(tmp_path, capsys):
+    path = tmp_path / "emulator.sock"
+    live = EmulatorControlServer(PtyEmulator(_firmware()), str(path)).start()
+    try:
+        before = os.stat(path).st_ino
+        status = main(["emulator", "--link", str(tmp_path / "b"), "--control", str(path)])
+        err = capsys.readouterr().err
+        assert status == 1 and "another process is serving" in err, err
+        assert os.stat(path).st_ino == before  # the live one's socket, untouched
+    finally:
+        live.stop()
+    assert not path.exists()

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import CroupierError
+from controller.files import clear_socket_path, file_identity, remove_if_same
 from controller.table.control.guard import Peer
 from controller.table.control.protocol import Request, decode_request, encode_reply
 from controller.table.control.wire import MAX_LINE, ControlError
@@ -77,6 +78,7 @@ class ControlServer:
         self.connections = 0
         self.refused_connections = 0
         self._server: asyncio.AbstractServer | None = None
+        self._bound: tuple[int, int] | None = None  # the socket this server made
         self._accept_errors = 0
         self._accept_logged_at = float("-inf")
         self._previous_handler: Any = None
@@ -99,8 +101,7 @@ class ControlServer:
         self._previous_handler = loop.get_exception_handler()
         loop.set_exception_handler(self._loop_exception)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.is_socket():
-            self.path.unlink()  # stale socket from a previous run
+        clear_socket_path(self.path)  # a stale one goes; a live daemon's is refused
         old_umask = os.umask(0o117)
         try:
             self._server = await asyncio.start_unix_server(
@@ -108,6 +109,7 @@ class ControlServer:
             )
         finally:
             os.umask(old_umask)
+        self._bound = file_identity(self.path)
         os.chmod(self.path, 0o660)
         if gid is not None and os.stat(self.path).st_gid != gid:
             # under the unit (Group=croupier) the socket is born in its group: chown is a
@@ -141,8 +143,7 @@ class ControlServer:
             await self._server.wait_closed()
             self._server = None
             asyncio.get_running_loop().set_exception_handler(self._previous_handler)
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        remove_if_same(self.path, self._bound)  # its own socket, not another daemon's since
 
     def _admit(self, peer: Peer | None) -> bool:
         if self.connections < self.max_connections:
