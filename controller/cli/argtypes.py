@@ -155,6 +155,17 @@ def _existing(text: str) -> None:
 
 
 def _output(text: str) -> None:
+    """A file the command writes: new in a folder that exists, or a regular file; refused
+    before any work (a missing folder found after a scenario played, or a report built, loses
+    the work)."""
+    from controller.files import FileRefused, check_output
+
+    if text == "-":
+        raise FileRefused("- (standard output) is not offered here: name a file")
+    check_output(text)
+
+
+def _output_made(text: str) -> None:
     if text == "-":
         from controller.files import FileRefused
 
@@ -211,8 +222,12 @@ path = _file_check(_named)
 input_file = _file_check(_existing)
 # the same as text, for the options controller.cli.quick also reads (without pathlib)
 input_name = _file_check(_existing, as_path=False)
-# a file the command writes: new, or a regular file it replaces; never "-"
+# a file the command writes: new in a folder that exists, or a regular file it replaces;
+# never "-"
 output_file = _file_check(_output)
+# the same where the command makes the missing folders itself (a key, the manifest: their
+# defaults are under /etc/croupier and the install's share folder)
+output_file_made = _file_check(_output_made)
 # --png: an output file whose name ends in .png
 png_file = _file_check(_png)
 # the sign's capture: a .gif file written, or a folder of PNG frames (as text: a setting)
@@ -225,4 +240,4 @@ socket_path = _file_check(_socket, as_path=False)
 
 def output_or_stdout(text: str) -> Path | str:
     """An output file, or ``-``: standard output (returned as the string ``-``)."""
-    return text if text == "-" else input_file(text)
+    return text if text == "-" else output_file(text)

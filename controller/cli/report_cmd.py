@@ -17,7 +17,7 @@ import argparse
 import sys
 from datetime import date
 
-from controller.cli.argtypes import input_file, integer, output_file, output_or_stdout, path
+from controller.cli.argtypes import input_file, integer, output_file_made, output_or_stdout, path
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json, write_output
@@ -97,7 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(pr)
     pr.set_defaults(func=proposal)
     k = actions.add_parser("keygen", help="make the table's report signing key")
-    k.add_argument("--key", type=output_file, default=REPORT_KEY, help=f"default {REPORT_KEY}")
+    k.add_argument("--key", type=output_file_made, default=REPORT_KEY, help=f"default {REPORT_KEY}")
     k.set_defaults(func=keygen)
 
 

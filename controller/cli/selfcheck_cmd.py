@@ -15,7 +15,7 @@ import argparse
 import time
 
 from controller.books.ledger.paths import default_manifest_path
-from controller.cli.argtypes import input_file, output_file, path
+from controller.cli.argtypes import input_file, output_file_made, path
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
 from controller.cli.main import add_command
 from controller.cli.output import print_json
@@ -37,7 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "selfcheck")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = add_action(actions, "manifest", "hash the installed software", manifest, db=False)
-    m.add_argument("--output", type=output_file, help="where (default: the manifest path below)")
+    m.add_argument(
+        "--output", type=output_file_made, help="where (default: the manifest path below)"
+    )
     add_action(actions, "status", "the persisted self-check status", status)
     r = add_action(actions, "run", "run the checks now and report (records nothing)", run)
     _add_manifest_flags(r)

@@ -316,7 +316,7 @@ def croupier(*argv: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("argv", "status", "says"),
     [
-        (["sign", "show", "12", "--png", f"{MISSING}.png"], 1, "no folder"),
+        (["sign", "show", "12", "--png", f"{MISSING}.png"], 2, "no folder"),
         (["lamps", "test", "--step", "-1"], 2, "--step: -1 is below 0"),
         (["jackpot", "--help"], 0, "100% award"),
         (["--socket", "/nonexistent/s.sock", "status"], 1, "no daemon socket"),
@@ -404,6 +404,7 @@ def _file_kinds() -> dict[object, str]:
         argtypes.input_file: "input",
         argtypes.input_name: "input",
         argtypes.output_file: "output",
+        argtypes.output_file_made: "output (folders made)",
         argtypes.output_or_stdout: "output or -",
         argtypes.png_file: "png",
         argtypes.link_path: "link",
@@ -426,7 +427,7 @@ PATH_IDS = [
 # What the review named, each of which a bad path once passed (an empty path, a device, a
 # directory, a file to delete); none may go unchecked again.
 NAMED_IN_THE_REVIEW = {
-    "selfcheck manifest --output": "output",
+    "selfcheck manifest --output": "output (folders made)",
     "evidence make --output": "output or -",
     "report day --output": "output or -",
     "sign show --png": "png",
@@ -443,9 +444,9 @@ NAMED_IN_THE_REVIEW = {
     "config check file": "input",
     "evidence verify bundle": "input",
     "settle round": "input",
-    "ledger-key create --key": "output",
+    "ledger-key create --key": "output (folders made)",
     "ledger-key show --key": "input",
-    "report keygen --key": "output",
+    "report keygen --key": "output (folders made)",
     "rig run --junit": "output",
     "sign show --capture": "capture",
 }
@@ -500,10 +501,13 @@ def _bad_values(kind: str, tmp_path) -> list[tuple[str, str]]:
     values = [("", "an empty path")]
     if kind != "capture":  # a folder of PNG frames
         values.append((str(tmp_path), "is a directory"))
-    if kind in ("input", "output", "output or -", "png"):
+    made = "output (folders made)"
+    if kind in ("input", "output", made, "output or -", "png"):
         values += [(str(fifo), "is a fifo"), ("/dev/null", "is a character device")]
-    if kind in ("output", "png"):
+    if kind in ("output", made, "png"):
         values.append(("-", "standard output"))
+    if kind in ("output", "output or -", "png"):  # found before the work, not after it
+        values.append((str(tmp_path / "no-folder" / "out.png"), "no folder"))
     if kind == "png":  # PIL once failed with "unknown file extension" after the scene
         values += [(str(tmp_path / "out"), "ends in .png"), ("x.dat", "ends in .png")]
     if kind == "capture":
