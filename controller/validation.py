@@ -242,6 +242,8 @@ def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT
 def read_json(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any:
     """A JSON file (``-`` is standard input) within ``limits``; ConfigError otherwise."""
     if str(path) == "-":
+        if sys.stdin is None:  # started with stdin closed (`croupier settle - <&-`)
+            raise ConfigError("(stdin)", [("(file)", "standard input is closed")])
         stream = getattr(sys.stdin, "buffer", sys.stdin)  # a test's StringIO has no buffer
         return loads_json(stream.read(limits.max_bytes + 1), "(stdin)", limits)
     from pathlib import Path

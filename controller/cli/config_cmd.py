@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from controller.cli.argtypes import input_file
+from controller.cli.argtypes import input_file, shortened
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.cli.paths import SYSTEM_CONFIG
@@ -60,9 +60,9 @@ def config_check(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"ok": False, "problems": [{"key": k, "reason": r} for k, r in problems]})
         else:
-            print(f"{args.file}: {len(problems)} problem(s)")
+            print(shortened(f"{args.file}: {len(problems)} problem(s)"))
             for key, reason in problems:
-                print(f"  {key}: {reason}")
+                print(shortened(f"  {key}: {reason}"))
         return 1
     summary = {
         "ok": True,

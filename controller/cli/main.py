@@ -244,7 +244,7 @@ def _add_examples(parser: argparse.ArgumentParser, words: str, lines: list[str])
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         where = exc.filename if exc.filename is not None else ""
-        return f"{where}: {exc.strerror}" if where else exc.strerror
+        return shortened(f"{where}: {exc.strerror}" if where else exc.strerror)
     text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     return shortened(text) or type(exc).__name__
 

@@ -18,6 +18,7 @@ COMMANDS = [
     ["events", "verify"],
     ["selfcheck", "status"],
     ["verify-software", "--history"],
+    ["report", "day", "--json"],
 ]
 
 

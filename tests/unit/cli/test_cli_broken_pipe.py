@@ -79,3 +79,17 @@ def test_a_closed_stdout_runs_nothing_and_says_so(argv):
     )
     assert proc.returncode == 1
     assert proc.stderr == "croupier: standard output is closed; nothing was run\n"
+
+
+def test_a_closed_stdin_is_one_line():
+    """``croupier settle - <&-``: the round file is standard input, and there is none."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", "settle", "-"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == "croupier settle: cannot read (stdin): standard input is closed\n"

@@ -172,6 +172,18 @@ def test_a_pasted_ten_thousand_characters_are_not_repeated(words, parser, capsys
     assert len(err) < 600, (words, err[:300])
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["meters", "--db"], ["settle"], ["par", "--profile"], ["config", "check"]],
+    ids=" ".join,
+)
+def test_a_ten_thousand_character_path_is_not_repeated(argv, capsys):
+    """A file's error (OSError: name too long) names the path shortened too."""
+    status, out, err = run(capsys, [*argv, "/tmp/" + "x" * 10_000])
+    assert status in (1, 2) and len(out + err) < 600, (out + err)[:300]
+    assert err.count("\n") == 1 or argv == ["config", "check"], err[:300]  # its report: stdout
+
+
 def swapped(option: str) -> str:
     """``--json`` -> ``--josn``: the last two letters swapped, a typing slip."""
     return option[:-2] + option[-1] + option[-2]
