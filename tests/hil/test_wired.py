@@ -78,6 +78,19 @@ def test_a_scenario_runs_on_a_wired_controller(wiring, name):
     assert result.ok, "\n".join(human(result, verbose=True))
 
 
+def test_the_wired_rig_leaves_no_working_folder(wiring):
+    """Its folder under /tmp is removed with it: the emulator removes its own socket at its
+    stop, and the rig's removal of it once failed first, leaving the folder (three a test
+    run)."""
+    import tempfile
+
+    mine = Path(tempfile.gettempdir())
+    before = set(mine.glob("croupier-rig-*"))
+    result = run_scenario(load_scenario(HIL / "md-s1-wrong-count.toml"), wiring)
+    assert result.ok
+    assert set(mine.glob("croupier-rig-*")) - before == set()
+
+
 def test_scenarios_for_another_table_are_refused(wiring):
     other_game = run_scenario(load_scenario(HIL / "ch-jumbo7.toml"), wiring)
     assert "needs a ch-bg table; the controller plays uth-gr" in other_game.error
