@@ -154,23 +154,23 @@ def _existing(text: str) -> None:
     check_existing(text)
 
 
-def _output(text: str) -> None:
-    """A file the command writes: new in a folder that exists, or a regular file; refused
-    before any work (a missing folder found after a scenario played, or a report built, loses
-    the work)."""
-    from controller.files import FileRefused, check_output
-
-    if text == "-":
-        raise FileRefused("- (standard output) is not offered here: name a file")
-    check_output(text)
-
-
 def _output_made(text: str) -> None:
+    """A file the command writes, making its missing folders itself: never ``-``, never
+    something that is not a regular file."""
     if text == "-":
         from controller.files import FileRefused
 
         raise FileRefused("- (standard output) is not offered here: name a file")
     _existing(text)
+
+
+def _output(text: str) -> None:
+    """A file the command writes into a folder that exists: refused before any work (a missing
+    folder found after a scenario played, or a report built, loses the work)."""
+    from controller.files import check_output
+
+    _output_made(text)
+    check_output(text)
 
 
 def _png(text: str) -> None:

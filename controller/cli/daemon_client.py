@@ -44,6 +44,12 @@ def named_socket(args: argparse.Namespace) -> str | None:
     return getattr(args, "socket", None) or os.environ.get("CROUPIER_SOCKET") or None
 
 
+def daemon_to_ask(args: argparse.Namespace) -> str | None:
+    """The daemon a command that can also read the ledger's file asks (:func:`named_socket`),
+    unless ``--db`` names that file: then ``None``, and the file is read."""
+    return None if getattr(args, "db", None) else named_socket(args)
+
+
 def socket_path(args: argparse.Namespace) -> str:
     return named_socket(args) or DEFAULT_SOCKET
 

@@ -18,7 +18,7 @@ import sys
 import time
 
 from controller.cli.argtypes import input_file, output_or_stdout, path
-from controller.cli.daemon_client import add_socket_flag, call, credential, named_socket
+from controller.cli.daemon_client import add_socket_flag, call, credential, daemon_to_ask
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, write_output
 from controller.cli.paths import REPORT_PUBLIC_KEY, SYSTEM_CONFIG
@@ -81,7 +81,7 @@ def make(args: argparse.Namespace) -> int:
     from controller.table.credentials import verify
     from controller.table.tableconfig import load_table_config
 
-    if named_socket(args) and not args.db:  # --socket or $CROUPIER_SOCKET; --db: that file
+    if daemon_to_ask(args):
         answer = call(args, "evidence.make", privileged=True, round=args.round)
         signed = answer["bundle"]
     else:

@@ -332,13 +332,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _run(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:  # argparse's --help (0) or usage error (2)
         code = exc.code if isinstance(exc.code, int) else 2
-        if _stdout_failed(code) != code:
+        if _flushed(code) != code:
             return 1
         raise
-    return _stdout_failed(status)
+    return _flushed(status)
 
 
-def _stdout_failed(status: int) -> int:
+def _flushed(status: int) -> int:
     """``status`` once stdout is flushed; 1 (with one line on stderr) when it cannot be
     written (a full disk, ``>/dev/full``); a reader gone away (``| head``) is not a failure."""
     try:
@@ -385,8 +385,8 @@ def _run(argv: list[str]) -> int:
     except Exception as exc:
         if os.environ.get("CROUPIER_DEBUG"):
             raise
-        if isinstance(exc, OSError) and _stdout_failed(0):  # the output could not be written
-            return 1  # (said by _stdout_failed)
+        if isinstance(exc, OSError) and _flushed(0):  # the output could not be written
+            return 1  # (said by _flushed)
         if isinstance(exc, _failures()):
             _json_error(args, exc)
             print(f"{name}: {_one_line(exc)}", file=sys.stderr)

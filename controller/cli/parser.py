@@ -86,14 +86,11 @@ class CroupierParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         if message.endswith("required") or message.startswith("the following arguments are"):
-            typos = [
-                w
-                for w in getattr(self, "_words", [])
-                if w.split("=")[0] not in self._option_string_actions and self._near_option(w)
-            ]
-            if typos:  # `par --profle X`: the typo is why --profile is missing
-                word = typos[0].split("=")[0]
-                message += f"; {word!r} is not an option: did you mean {self._near_option(word)}?"
+            for word in getattr(self, "_words", []):  # `par --profle X`: why --profile is missing
+                name, near = word.split("=")[0], self._near_option(word)
+                if near and name not in self._option_string_actions:
+                    message += f"; {name!r} is not an option: did you mean {near}?"
+                    break
         self.exit(2, f"{self.prog}: {shortened(message)} (see {self.prog} --help)\n")
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:

@@ -18,7 +18,7 @@ import sys
 from datetime import date
 
 from controller.cli.argtypes import input_file, integer, output_file_made, output_or_stdout, path
-from controller.cli.daemon_client import add_socket_flag, call, named_socket
+from controller.cli.daemon_client import add_socket_flag, call, daemon_to_ask
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json, write_output
 from controller.cli.paths import REPORT_KEY, REPORT_PUBLIC_KEY, SYSTEM_CONFIG
@@ -151,7 +151,7 @@ def day(args: argparse.Namespace) -> int:
     from controller.table.tableconfig import load_table_config
 
     form = args.format or "json"
-    if named_socket(args) and not args.db:  # --socket or $CROUPIER_SOCKET; --db: that file
+    if daemon_to_ask(args):
         answer = call(args, "report.day", date=args.date and args.date.isoformat(), form=form)
         data = base64.b64decode(answer["data"])
     else:

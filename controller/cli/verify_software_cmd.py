@@ -16,7 +16,7 @@ import getpass
 import time
 
 from controller.cli.argtypes import input_file
-from controller.cli.daemon_client import add_socket_flag, call, named_socket
+from controller.cli.daemon_client import add_socket_flag, call, daemon_to_ask
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.books.ledger.store import Ledger
     from controller.books.software_verification import history, record, verify_software
 
-    on_daemon = None if args.db else named_socket(args)  # --db: that file, not a daemon
+    on_daemon = daemon_to_ask(args)
     if args.history:
         if on_daemon:
             kept = call(args, "software.history")
