@@ -20,7 +20,7 @@ STAMP  := $(VENV)/.installed
 EDITABLE = --config-settings editable_mode=compat -e
 COMPILE = $(BIN)/python -m compileall -q controller drivers firmware_bridge display > /dev/null
 
-.PHONY: demo test coverage lint typecheck venv bench manifest clean sign-docs install sim
+.PHONY: demo test coverage lint typecheck venv bench manifest clean sign-docs completions install sim
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,11 @@ clean:
 sign-docs: $(STAMP)
 	$(BIN)/python -m display.gallery docs/sign
 	$(BIN)/python -m display.gallery tests/sign/golden --scale-matrix 3 --scale-digits 2
+
+# The shell completion scripts controller/cli/completions/ ships, from the parser: after
+# changing a command or an option (tests/unit/cli/test_completion.py says when)
+completions: $(STAMP)
+	$(BIN)/python -m controller.cli.completion_cmd
 
 # On a Raspberry Pi, as root: user, venv under /opt/croupier, config, systemd unit, udev rule
 # (systemd/install.sh; PROFILE=ch-bg picks the example configuration, DESTDIR=... stages;
