@@ -24,16 +24,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
-from typing import TYPE_CHECKING
 
 from controller.engine.cards import Card, card_name, check_distinct
 from controller.engine.poker.categories import Category, category_of, make_strength, ranks_of
 from controller.errors import CardError
 
+# The type checker's alone: `croupier eval` would import typing for its constant (~4 ms of CPU)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     import numpy as np
 
 # Rank keys whose sums are distinct for every multiset of up to 7 ranks with at most 4 of a
@@ -255,12 +257,23 @@ def strength(cards: Iterable[int]) -> int:
     return flush if flush > best else best
 
 
-@dataclass(frozen=True)
 class HandResult:
-    """The best five of a hand: what plays and how strong it is."""
+    """The best five of a hand: what plays and how strong it is.
 
-    strength: int
-    cards: tuple[Card, ...]  # the five cards that play, in play order
+    A plain class, not a dataclass: `croupier eval` would import dataclasses (with inspect
+    and ast) for this class alone, ~10 ms of CPU, most of a tenth of a second on a Pi 3-class
+    CPU (issue 17). Its attributes are final (read-only for the type checker)."""
+
+    __slots__ = ("cards", "strength")
+    strength: Final[int]
+    cards: Final[tuple[Card, ...]]  # the five cards that play, in play order
+
+    def __init__(self, strength: int, cards: tuple[Card, ...]) -> None:
+        self.strength = strength
+        self.cards = cards
+
+    def __repr__(self) -> str:
+        return f"HandResult(strength={self.strength!r}, cards={self.cards!r})"
 
     @property
     def category(self) -> Category:

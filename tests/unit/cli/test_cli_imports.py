@@ -288,3 +288,12 @@ def test_one_hand_does_not_build_the_evaluators_tables() -> None:
     )
     assert done.stdout.startswith("royal-flush"), done.stdout + done.stderr
     assert json.loads(done.stderr.strip().splitlines()[-1])["modules"] == ["0"]
+
+
+def test_one_hand_loads_no_slow_standard_module() -> None:
+    """`croupier eval` imports the evaluator, its cards and categories, and nothing of
+    SLOW_STDLIB: its result is a plain class (controller.engine.poker.evaluator.HandResult),
+    where a dataclass brought dataclasses, inspect, ast and typing, ~12 ms of CPU."""
+    status, modules = run_probe("eval", "As", "Ks", "Qs", "Js", "Ts", "2c", "3d")
+    assert status == 0 and "controller.engine.poker.evaluator" in modules
+    assert heavy(modules, SLOW_STDLIB) == []
