@@ -960,7 +960,7 @@ _shtab_croupier_shuffler_info_defaults_added=0
 
 _shtab_croupier_shuffler_ports_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
-  "--all[also ports with no device behind]"
+  "--all[also ports with no device behind, and USB root hubs]"
   "--json[print JSON for scripts]"
 )
 
