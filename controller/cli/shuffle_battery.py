@@ -8,7 +8,6 @@ test fails."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from controller.cli.argtypes import input_file, integer
 from controller.cli.output import print_json
@@ -60,6 +59,8 @@ def _wire_codes(items: object, number: int) -> list[int] | None:
 
 
 def read_sequences(path: Path) -> list[list[int]]:
+    import json  # here: `croupier shuffler ports` and every shuffler --help skip its ~3 ms
+
     from controller.engine.cards import parse_cards
     from controller.files import read_regular
 
