@@ -63,14 +63,18 @@ class CroupierParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         """argparse's reading; an unknown option close to one of this parser's is a usage
-        error with the suggestion (``status --josn``: did you mean --json?). Each parser
-        checks its own words, so the suggestion comes from the command's options."""
+        error with the suggestion (``status --josn``: did you mean --json?), any other word
+        left over one naming the command (``croupier status: unrecognized arguments: x``,
+        where argparse let the top parser report it as ``croupier``'s). Each parser checks its
+        own words, so the suggestion comes from the command's options."""
         self._words = list(sys.argv[1:] if args is None else args)
         namespace, extras = super().parse_known_args(args, namespace)
         for word in extras:
             near = self._near_option(word)
             if near:
                 self.error(f"unrecognized option {word.split('=')[0]!r}; did you mean {near}?")
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
     def _near_option(self, word: str) -> str | None:

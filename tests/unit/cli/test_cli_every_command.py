@@ -119,6 +119,16 @@ def test_unknown_option_is_a_usage_error(words, parser, capsys):
 
 
 @pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_a_word_left_over_is_named_by_its_command(words, parser, capsys):
+    """``croupier status --zz-stray``: the command's parser reports what it could not use,
+    under its own name (argparse left it to the top parser: ``croupier: unrecognized ...``)."""
+    argv = [*words, *filled(parser), "--zz-stray"]
+    status, _, err = run(capsys, argv)
+    assert status == 2 and err.count("\n") == 1, (argv, status, err)
+    assert err.startswith(f"croupier {' '.join(words)}: "), (argv, err)
+
+
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
 def test_numbers_are_checked_against_their_limits(words, parser, capsys):
     for action in options(parser):
         if action.type in (int, float):
