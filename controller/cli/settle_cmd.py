@@ -63,13 +63,13 @@ def run(args: argparse.Namespace) -> int:
 
     data = read_round(args.round)
     data = round_from_bundle(data) or data  # a jackpot evidence bundle (docs/evidence.md)
-    name = args.profile or data.get("profile")
+    name = data.get("profile") if args.profile is None else args.profile  # '' is refused
     if not isinstance(name, str):
         raise RoundError('the round names no profile; add "profile" or pass --profile')
     try:
         profile = load_profile(name)
     except ConfigError as exc:
-        if args.profile:  # named on the command line: a usage error (exit status 2), as par's
+        if args.profile is not None:  # named on the command line: a usage error, as par's
             raise UsageError(str(exc)) from exc
         raise
     result = settle(profile, data)

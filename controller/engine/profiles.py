@@ -420,7 +420,8 @@ def _near_profile(name: str) -> str:
 def load_profile(name_or_path: str) -> Profile:
     """Load and validate a profile by name (``uth-gr``) or by path to a TOML file."""
     if not isinstance(name_or_path, str) or not name_or_path.strip():
-        raise ConfigError("(profile)", [("(profile)", "a profile name like 'uth-gr' is required")])
+        required = "a profile name like 'uth-gr' is required"
+        raise ConfigError(repr(name_or_path), [("(profile)", required)])
     path = find_profile(name_or_path)
     return parse_profile(read_toml(path), str(path))
 

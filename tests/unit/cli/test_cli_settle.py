@@ -97,6 +97,17 @@ def test_a_profile_named_on_the_command_line_that_does_not_exist(capsys):
         assert err.count("\n") == 1 and err.rstrip().endswith("did you mean uth-gr?"), err
 
 
+def test_an_empty_profile_is_refused_not_passed_over(capsys):
+    """``--profile ''`` is a usage error naming the empty name, not the round's own profile
+    taken silently; an empty "profile" in the round file is the round's problem (status 1)."""
+    round_file = str(EXAMPLES / "uth-gr-royal.json")
+    for argv in (["settle", round_file, "--profile", ""], ["par", "--profile", " "]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "(profile): a profile name like 'uth-gr'" in err, err
+        assert "(profile): (profile)" not in err
+
+
 def test_pool_init_without_its_profile_is_a_usage_error(capsys):
     argv = ["pool", "init", "--dsn", "host=/nonexistent dbname=x", "--pool", "jumbo7-bg"]
     assert main(argv) == 2
