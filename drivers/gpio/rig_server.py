@@ -138,6 +138,8 @@ class RigServer:
     def _listen(self) -> socket.socket:
         path = Path(self.socket_path)
         if path.exists() and stat.S_ISSOCK(path.stat().st_mode):
+            if _served(self.socket_path):  # binding would take a running rig's socket over
+                raise RigError(f"rig: {self.socket_path}: another rig serves it; not taken over")
             path.unlink()  # a stale socket of a rig that died
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -212,6 +214,19 @@ class RigServer:
             old is None or old.function != "output" or old.state != new.state
         ):
             self._history.append((monotonic(), pin, new.state))
+
+
+def _served(path: str) -> bool:
+    """Whether a process listens on the Unix socket ``path`` (a connection is accepted)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(path)
+    except OSError:  # refused: nobody listens (the socket file of a rig that died)
+        return False
+    finally:
+        probe.close()
+    return True
 
 
 def _daemon_pin(fields: dict[str, Any]) -> DaemonPin:

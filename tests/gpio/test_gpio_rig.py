@@ -181,10 +181,20 @@ def test_rig_table_speaks_in_seats_and_lamps(socket_path):
 
 
 def test_a_second_rig_on_a_live_socket_path_is_refused(socket_path):
-    with RigServer(socket_path):
+    with RigServer(socket_path) as first:
+        with pytest.raises(RigError, match="another rig serves it"):
+            RigServer(socket_path)  # the first one's socket is not taken over
+        assert first.daemon_pid is None and first.errors == []
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(socket_path)  # still served: not taken over
         Path(socket_path + ".x").write_text("")
         with pytest.raises(RigError, match="cannot listen"):
             RigServer(socket_path + ".x")  # a file that is not a socket is left alone
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(socket_path)  # a socket file nobody listens on: a rig that died
+    stale.close()
+    with RigServer(socket_path), socket.socket(socket.AF_UNIX) as client:
+        client.connect(socket_path)  # a stale socket is replaced
 
 
 # -- the daemon side in a real subprocess ---------------------------------------------------------
