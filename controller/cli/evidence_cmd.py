@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
@@ -110,6 +109,8 @@ def make(args: argparse.Namespace) -> int:
             if store is not None:
                 store.close()
         signed = sign_json(bundle, key)
+    import json  # here, not for every evidence --help (and settle's bundle reader)
+
     text = json.dumps(signed, indent=1, ensure_ascii=False) + "\n"
     write_output(args.output or "-", text.encode("utf-8"))
     if args.output and args.output != "-":

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 
 from controller.cli.argtypes import UsageError, input_file
-from controller.cli.evidence_cmd import round_from_bundle
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.errors import RoundError
@@ -57,6 +56,7 @@ def read_round(path: str | Path) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.cli.evidence_cmd import round_from_bundle
     from controller.engine.games import settle
     from controller.engine.profiles import load_profile
     from controller.validation import ConfigError
