@@ -21,7 +21,7 @@ imports argparse only to build a parser (controller.cli.parser).
 Global options (``--socket``, ``--json``) work before the command, between a group and its
 action, or after it, as in ``croupier --socket S status``, ``croupier events --socket S tail``
 or ``croupier status --json``. ``croupier help COMMAND`` is ``croupier COMMAND --help``;
-``croupier -V`` and ``croupier version`` are ``--version``.
+``croupier -V`` and ``croupier version`` are ``--version`` (with ``--json``: ``{"version": ...}``).
 
 Exit status: 0 done; 1 a failure (no daemon, a device or file that cannot be used, a check
 that found problems, a stdout that cannot be written); 2 a usage error (unknown command or
@@ -308,11 +308,24 @@ def _parse(argv: list[str]) -> argparse.Namespace | None:
 def _arguments(argv: list[str]) -> argparse.Namespace | int:
     """The command line read, or the exit status of a command line answered already
     (``--version``; the help, when no command is named)."""
-    if argv in (["--version"], ["-V"], ["version"]):  # the quickest: no module loaded
+    asked = [word for word in argv if word != "--json"]
+    if asked in (["--version"], ["-V"], ["version"]):  # the quickest: no module loaded
         from controller import __version__
 
-        print(f"croupier {__version__}")
+        if asked != argv:  # `croupier version --json`: for a script
+            from controller.cli.output import print_json
+
+            print_json({"version": __version__})
+        else:
+            print(f"croupier {__version__}")
         return 0
+    if argv[:1] == ["version"]:  # the word is known, what follows it is not
+        extra = shortened(" ".join(asked[1:]))
+        print(
+            f"croupier version: unrecognized arguments: {extra} (see croupier --help)",
+            file=sys.stderr,
+        )
+        return 2
     if argv[:1] == ["help"]:  # `croupier help round stake`, as git's
         argv = [*argv[1:], "--help"]
     args = read_quickly(argv)  # the commands typed most, read without argparse

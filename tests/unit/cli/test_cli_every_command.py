@@ -406,6 +406,20 @@ def test_config_check_without_a_file_checks_the_installed_one(capsys):
     assert status == 1 and "/etc/croupier/table.toml" in out
 
 
+@pytest.mark.parametrize("argv", [["version", "--json"], ["--json", "--version"], ["-V", "--json"]])
+def test_the_version_as_json(argv, capsys):
+    import controller
+
+    status, out, err = run(capsys, argv)
+    assert (status, err) == (0, "") and json.loads(out) == {"version": controller.__version__}
+
+
+def test_the_version_word_with_more_is_a_usage_error_naming_it(capsys):
+    status, out, err = run(capsys, ["version", "--bogus"])
+    assert (status, out) == (2, "")
+    assert err == "croupier version: unrecognized arguments: --bogus (see croupier --help)\n"
+
+
 def test_the_quick_version_is_the_installed_one(capsys):
     from importlib.metadata import version
 
