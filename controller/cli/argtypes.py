@@ -238,6 +238,10 @@ link_path = _file_check(_link, as_path=False)
 socket_path = _file_check(_socket, as_path=False)
 
 
+# Standard output as a shell user names it: the same as ``-`` (not a file to replace)
+STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+
+
 def output_or_stdout(text: str) -> Path | str:
-    """An output file, or ``-``: standard output (returned as the string ``-``)."""
-    return text if text == "-" else output_file(text)
+    """An output file, or ``-`` (also ``/dev/stdout``): standard output, returned as ``-``."""
+    return "-" if text in STDOUT_NAMES else output_file(text)

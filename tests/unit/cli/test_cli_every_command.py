@@ -406,6 +406,13 @@ def test_config_check_without_a_file_checks_the_installed_one(capsys):
     assert status == 1 and "/etc/croupier/table.toml" in out
 
 
+@pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_standard_output_by_any_of_its_names(name):
+    from controller.cli.argtypes import output_or_stdout
+
+    assert output_or_stdout(name) == "-"
+
+
 @pytest.mark.parametrize("argv", [["version", "--json"], ["--json", "--version"], ["-V", "--json"]])
 def test_the_version_as_json(argv, capsys):
     import controller
