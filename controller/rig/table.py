@@ -142,13 +142,17 @@ class SimTable(TableUnderTest):
         self.state_dir = Path(state_dir) if state_dir else self.runtime_dir / "state"
         self.config_path = self.runtime_dir / "table.toml"
         self.log_path = Path(log_path) if log_path else self.runtime_dir / "croupierd.log"
-        self.config = self._write_config()
         self.rig: RigServer | None = None
         self.io: RigTable | None = None
-        gpio = self.config.io.gpio if self.config.io is not None else None
-        if gpio is not None and gpio.inputs and gpio.pin_factory == "rig":
-            self.rig = RigServer(str(self.runtime_dir / (gpio.rig_socket or "rig.sock")))
-            self.io = RigTable(self.rig, gpio)
+        try:
+            self.config = self._write_config()
+            gpio = self.config.io.gpio if self.config.io is not None else None
+            if gpio is not None and gpio.inputs and gpio.pin_factory == "rig":
+                self.rig = RigServer(str(self.runtime_dir / (gpio.rig_socket or "rig.sock")))
+                self.io = RigTable(self.rig, gpio)
+        except BaseException:  # a configuration refused, a rig socket taken: nothing left
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)
+            raise
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
         self.log_start = 0  # where this table's daemons' lines begin in a shared log
