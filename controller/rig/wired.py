@@ -147,12 +147,16 @@ class WiredTable(TableUnderTest):
         self._shuffler: subprocess.Popen[bytes] | None = None
         self.rig: RigServer | None = None
         gpio = self.config.io.gpio if self.config.io is not None else None
-        if gpio is not None and gpio.inputs:
-            if wiring.backend == "rig":
-                self.rig = RigServer(wiring.rig_socket)
-                self.io = RigTable(self.rig, gpio)
-            else:
-                self.io = GpioRig(gpio, wiring.wiring, make_pin_factory(wiring.pin_factory))
+        try:
+            if gpio is not None and gpio.inputs:
+                if wiring.backend == "rig":
+                    self.rig = RigServer(wiring.rig_socket)
+                    self.io = RigTable(self.rig, gpio)
+                else:
+                    self.io = GpioRig(gpio, wiring.wiring, make_pin_factory(wiring.pin_factory))
+        except BaseException:  # a rig socket another rig serves, pins that cannot open
+            self.workdir.rmdir()  # still empty
+            raise
 
     @property
     def control_socket(self) -> Path:

@@ -20,7 +20,7 @@ from controller.rig.play import run_scenario
 from controller.rig.report import human
 from controller.rig.scenario import load_scenario
 from controller.rig.table import REPO_CONFIG
-from controller.rig.wired import load_wiring
+from controller.rig.wired import WiredTable, load_wiring
 from controller.validation import ConfigError, read_toml
 from firmware_bridge.emulator.firmware import firmware_digest
 
@@ -89,6 +89,24 @@ def test_the_wired_rig_leaves_no_working_folder(wiring):
     result = run_scenario(load_scenario(HIL / "md-s1-wrong-count.toml"), wiring)
     assert result.ok
     assert set(mine.glob("croupier-rig-*")) - before == set()
+
+
+def test_a_rig_socket_another_rig_serves_is_refused_and_leaves_no_folder(
+    wiring, tmp_path, monkeypatch
+):
+    """The pins' socket is served by another rig (RigServer refuses to take it over): the
+    wired table is not made, and its working folder, made first, goes with it."""
+    import tempfile
+
+    from drivers.errors import RigError
+    from drivers.gpio.rig_server import RigServer
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    with RigServer(wiring.rig_socket), pytest.raises(RigError, match="another rig serves it"):
+        WiredTable(wiring)
+    assert list(temporary.iterdir()) == []
 
 
 def test_scenarios_for_another_table_are_refused(wiring):
