@@ -70,20 +70,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def make(args: argparse.Namespace) -> int:
-    from datetime import UTC, datetime
-
-    from controller.books.evidence import build_bundle, link_record, recorded_round
-    from controller.books.ledger.reader import LedgerReader
-    from controller.books.ledger.selfcheck import default_manifest_path
-    from controller.books.reports.signing import load_private, sign_json
-    from controller.books.surveillance import SurveillanceStore
-    from controller.table.credentials import verify
-    from controller.table.tableconfig import load_table_config
-
-    if daemon_to_ask(args):
+    if daemon_to_ask(args):  # the daemon signs it: none of the ledger's or reports' code here
         answer = call(args, "evidence.make", privileged=True, round=args.round)
         signed = answer["bundle"]
     else:
+        from datetime import UTC, datetime
+
+        from controller.books.evidence import build_bundle, link_record, recorded_round
+        from controller.books.ledger.reader import LedgerReader
+        from controller.books.ledger.selfcheck import default_manifest_path
+        from controller.books.reports.signing import load_private, sign_json
+        from controller.books.surveillance import SurveillanceStore
+        from controller.table.credentials import verify
+        from controller.table.tableconfig import load_table_config
+
         config = load_table_config(args.config)
         if config.credential is None or not verify(credential(), config.credential):
             raise CroupierError(

@@ -77,14 +77,19 @@ def _action(
         help="the store's PostgreSQL connection string (default $CROUPIER_POOL_DSN)",
     )
     add_json_flag(parser)
-    parser.set_defaults(func=func)
+
+    def with_store(args: argparse.Namespace) -> int:
+        _dsn(args)  # before the action imports psycopg and the engine (seconds on a Pi)
+        return int(func(args))
+
+    parser.set_defaults(func=with_store)
     return parser
 
 
 def _dsn(args: argparse.Namespace) -> str:
     if not args.dsn:
         raise UsageError("give the store with --dsn or $CROUPIER_POOL_DSN")
-    return args.dsn
+    return str(args.dsn)
 
 
 def _run(args: argparse.Namespace, work: Callable[[Any], Awaitable[T]]) -> T:

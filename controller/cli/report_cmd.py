@@ -139,22 +139,24 @@ def _ledger_keyring(args: argparse.Namespace, config: TableConfig, db: Path) -> 
 
 
 def day(args: argparse.Namespace) -> int:
-    import base64
     import json
-    from datetime import UTC, datetime
-    from pathlib import Path
-
-    from controller.books.ledger.reader import LedgerReader
-    from controller.books.reports.documents import signed_day_report
-    from controller.books.reports.signing import load_private
-    from controller.table.reporting import report_context
-    from controller.table.tableconfig import load_table_config
 
     form = args.format or "json"
-    if daemon_to_ask(args):
+    if daemon_to_ask(args):  # the daemon signs it: none of the ledger's or reports' code here
+        import base64
+
         answer = call(args, "report.day", date=args.date and args.date.isoformat(), form=form)
         data = base64.b64decode(answer["data"])
     else:
+        from datetime import UTC, datetime
+        from pathlib import Path
+
+        from controller.books.ledger.reader import LedgerReader
+        from controller.books.reports.documents import signed_day_report
+        from controller.books.reports.signing import load_private
+        from controller.table.reporting import report_context
+        from controller.table.tableconfig import load_table_config
+
         config = load_table_config(args.config)
         context = report_context(config)
         now = datetime.now(UTC)

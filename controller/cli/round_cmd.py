@@ -161,16 +161,17 @@ def _result_from_json(data: dict[str, Any]) -> RoundResult:
 
 
 def round_recorded(args: argparse.Namespace) -> int:
+    result = call(args, f"round.{args.action}", privileged=True, round=args.round)
+    if args.json:
+        print_json(result)
+        return 0
+    # the engine for the person's view only: not for --json, nor before the daemon answered
     from controller.cli.settle_cmd import print_human
     from controller.engine.profiles import load_profile
 
     def _currency(profile: str) -> Currency:
         return currency(load_profile(profile).money.currency)
 
-    result = call(args, f"round.{args.action}", privileged=True, round=args.round)
-    if args.json:
-        print_json(result)
-        return 0
     if args.action == "show":
         print(f"round {result['round']} (profile {result['profile']})")
         print(dumps(result["record"]))
