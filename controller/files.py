@@ -151,11 +151,7 @@ def write_atomic(
         try:
             if existing is not None:  # the file's own bits, never looser than ``mode``
                 os.fchmod(fd, stat.S_IMODE(existing.st_mode) & mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            if sync:
-                os.fsync(fd)
+            _write_all(fd, data, sync)
         finally:
             os.close(fd)
         check_output(target)  # made a directory or a device meanwhile: not replaced
@@ -166,6 +162,42 @@ def write_atomic(
         if isinstance(exc, OSError):
             raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
         raise
+
+
+def write_new(
+    path: str | os.PathLike[str], data: bytes, *, mode: int = 0o600, sync: bool = True
+) -> None:
+    """Create ``path`` holding ``data``, never replacing anything: readers see no file or the
+    whole one, and of processes creating it at once exactly one succeeds, the others get
+    FileExistsError (a key is created once). The data goes to a temporary file in the same
+    folder, then is linked to ``path`` (link(2) fails where ``path`` exists); errors name
+    ``path``."""
+    import contextlib
+    import secrets
+
+    check_output(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        try:
+            _write_all(fd, data, sync)
+        finally:
+            os.close(fd)
+        os.link(tmp, path)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _write_all(fd: int, data: bytes, sync: bool) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    if sync:
+        os.fsync(fd)
 
 
 def _write_in_place(target: str, data: bytes, sync: bool) -> None:

@@ -314,3 +314,43 @@ def test_a_second_emulator_on_a_live_control_socket_is_refused(tmp_path, capsys)
     finally:
         live.stop()
     assert not path.exists()
+
+
+# --- a file created once (controller.files.write_new): a keyring, by any number at once ----
+def test_write_new_creates_the_whole_file_once_and_never_replaces(tmp_path):
+    from controller.files import write_new
+
+    target = tmp_path / "new.key"
+    write_new(target, b"first\n", mode=0o400)
+    assert target.read_bytes() == b"first\n" and stat.S_IMODE(target.stat().st_mode) == 0o400
+    with pytest.raises(FileExistsError) as refused:
+        write_new(target, b"second\n")
+    assert refused.value.filename == str(target)
+    assert target.read_bytes() == b"first\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.key"]  # no temporary file left
+
+
+def test_of_keyrings_created_at_once_exactly_one_is_made(tmp_path):
+    """Eight creators of one keyring path at the same moment: one keyring, the others told it
+    exists (`ledger-key create` run twice at once reported three different keys, of which the
+    file kept one)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from controller.books.ledger.keys import LedgerKeyError, create_keyring, load_keyring
+
+    path = tmp_path / "ledger.key"
+    start = threading.Barrier(8)
+
+    def create(_: int) -> str:
+        start.wait()
+        try:
+            return create_keyring(path).current.key_id
+        except LedgerKeyError as exc:
+            assert "exists already" in str(exc)
+            return ""
+
+    with ThreadPoolExecutor(8) as pool:
+        made = [key for key in pool.map(create, range(8)) if key]
+    assert made == [load_keyring(path).current.key_id]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.key"]

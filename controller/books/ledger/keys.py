@@ -29,7 +29,7 @@ from functools import cached_property
 from pathlib import Path
 
 from controller.books.ledger.errors import LedgerError
-from controller.files import FileRefused, check_named, open_regular, write_atomic
+from controller.files import FileRefused, check_named, open_regular, write_atomic, write_new
 
 KEY_BYTES = 32
 _LINE = re.compile(r"^[0-9a-f]{64}$")
@@ -137,11 +137,14 @@ def load_keyring(path: Path) -> Keyring:
     return Keyring(path, tuple(keys))
 
 
+def _keyring_text(keys: tuple[LedgerKey, ...]) -> bytes:
+    body = "# croupier ledger keyring: oldest first, the last is current; never edit by hand\n"
+    return (body + "".join(k.secret.hex() + "\n" for k in keys)).encode()
+
+
 def _write_keys(path: Path, keys: tuple[LedgerKey, ...]) -> None:
     """Write the keyring atomically with mode 0400."""
-    body = "# croupier ledger keyring: oldest first, the last is current; never edit by hand\n"
-    body += "".join(k.secret.hex() + "\n" for k in keys)
-    write_atomic(path, body.encode(), mode=0o400)
+    write_atomic(path, _keyring_text(keys), mode=0o400)
 
 
 def create_keyring(path: Path) -> Keyring:
@@ -153,7 +156,10 @@ def create_keyring(path: Path) -> Keyring:
     if not path.parent.is_dir():  # /etc/croupier (install) or a table's state directory
         raise LedgerKeyError(f"cannot create {path}: the folder {path.parent} does not exist")
     keys = (LedgerKey(secrets.token_bytes(KEY_BYTES)),)
-    _write_keys(path, keys)
+    try:  # exclusively: of two creators at once, one makes it and the other is refused
+        write_new(path, _keyring_text(keys), mode=0o400)
+    except FileExistsError:
+        raise LedgerKeyError(f"{path} exists already: a table's key is created once") from None
     return Keyring(path, keys)
 
 
