@@ -106,6 +106,11 @@ def _pull(reader: TableReader, name: str, active_high: bool | None) -> str | Non
     return None if value == "off" else value
 
 
+def _seat_number(key: str) -> bool:
+    """``key`` names a seat: 1..MAX_SEATS in ASCII digits, without a leading zero."""
+    return key.isascii() and key.isdigit() and key[0] != "0" and int(key) <= MAX_SEATS
+
+
 def parse_gpio(
     table: Mapping[str, Any] | None, reserved: Mapping[int, str] | None = None
 ) -> GpioConfig:
@@ -172,8 +177,10 @@ def read_gpio(
     seats_table = r.sub("seats")
     seats = []
     for key in sorted(seats_table.table, key=lambda k: (not k.isdigit(), k.zfill(3))):
-        if not key.isdigit() or not 1 <= int(key) <= MAX_SEATS:
-            seats_table.problem(key, f"a seat is a number 1..{MAX_SEATS}")
+        # as written in ASCII digits without a leading zero: "01" or "٣" beside 1 or 3 would
+        # be a second wiring of one seat, one of them silently dropped
+        if not _seat_number(key):
+            seats_table.problem(key, f"a seat is a number 1..{MAX_SEATS} (digits, no leading 0)")
             seats_table.raw(key)
             continue
         seat = seats_table.sub(key)

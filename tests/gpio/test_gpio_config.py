@@ -87,7 +87,7 @@ def test_every_problem_of_both_tables_is_reported_at_once():
     ]
     reasons = {p.key: p.reason for p in got}
     assert reasons["gpio.seats.2.sensor"] == "0 is outside 2..27"
-    assert reasons["gpio.seats.9"] == "a seat is a number 1..7"
+    assert reasons["gpio.seats.9"] == "a seat is a number 1..7 (digits, no leading 0)"
     assert reasons["gpio.debounce"] == "unknown key (did you mean 'debounce_ms'?)"
     assert reasons["gpio.sensor_active"] == "'hi' is not one of 'low', 'high'"
     assert reasons["gpio.lamps.beacon"] == "must be a whole number, not '26'"
@@ -178,3 +178,15 @@ def test_the_documented_toml_is_the_reference():
     assert validate_table_io(data["gpio"], data["sign"]) == validate_table_io(
         REFERENCE_GPIO, REFERENCE_SIGN
     )
+
+
+@pytest.mark.parametrize("second", ["03", "\u0663", "\uff13", "+3", " 3"])
+def test_a_seat_written_twice_another_way_is_refused(second):
+    """ "03" or an Arabic-Indic three beside 3 was a second wiring of one seat: the check said
+    OK and one of the two wirings was dropped. A seat is ASCII digits without a leading 0."""
+    table = gpio()
+    table["seats"][second] = table["seats"].pop("3")  # the same seat, written another way
+    table["seats"]["3"] = {"sensor": 2, "lamp": 3}
+    assert (f"gpio.seats.{second}", "a seat is a number 1..7 (digits, no leading 0)") in [
+        (p.key, p.reason) for p in problems(table)
+    ]
