@@ -239,13 +239,30 @@ def remove_stale(path: str | os.PathLike[str], is_kind: Callable[[int], bool]) -
         pass
 
 
+# The longest path a Unix socket is bound at on Linux (sun_path: 108 bytes with its NUL)
+SOCKET_PATH_MAX = 107
+
+
+def check_socket_length(path: str | os.PathLike[str]) -> None:
+    """A Unix socket can be bound at ``path``: at most SOCKET_PATH_MAX bytes. FileRefused
+    naming the path and its length otherwise (bind(2) says only "AF_UNIX path too long")."""
+    size = len(os.fsencode(path))
+    if size > SOCKET_PATH_MAX:
+        raise FileRefused(
+            f"{os.fspath(path)}: {size} bytes, longer than the {SOCKET_PATH_MAX} a Unix"
+            " socket's path may have"
+        )
+
+
 def clear_socket_path(path: str | os.PathLike[str]) -> None:
     """Make way for a Unix socket this process will bind at ``path``: nothing there, or a
-    socket no process listens on (an earlier run's, removed). FileRefused for a socket a live
-    process serves (binding would take it over: a second daemon or emulator on one path) and
-    for anything that is not a socket (a file named by mistake is never deleted)."""
+    socket no process listens on (an earlier run's, removed). FileRefused for a path too long
+    for a socket, for a socket a live process serves (binding would take it over: a second
+    daemon or emulator on one path) and for anything that is not a socket (a file named by
+    mistake is never deleted)."""
     import socket
 
+    check_socket_length(path)
     try:
         info = os.lstat(path)
     except FileNotFoundError:

@@ -208,9 +208,10 @@ def _link(text: str) -> None:
 def _socket(text: str) -> None:
     import stat
 
-    from controller.files import check_replaceable
+    from controller.files import check_replaceable, check_socket_length
 
     check_replaceable(text, stat.S_ISSOCK)
+    check_socket_length(text)
 
 
 # A file or folder named on the command line, as a :class:`~pathlib.Path` (never empty: an

@@ -45,7 +45,7 @@ from controller.table.journald import configure_logging, stderr_is_journal, with
 from controller.table.runner import TableRunner
 from controller.table.sdnotify import Notifier
 from controller.table.shuffler_link import ShufflerLink
-from controller.table.tableconfig import TableConfig, load_table_config
+from controller.table.tableconfig import RUNTIME_DIR, TableConfig, load_table_config
 from drivers.errors import DriverError
 
 if TYPE_CHECKING:
@@ -273,9 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--runtime-dir",
-        default="/run/croupier",
+        default=RUNTIME_DIR,
         type=Path,
-        help="control socket (default /run/croupier)",
+        help=f"control socket (default {RUNTIME_DIR})",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     parser.add_argument(

@@ -169,6 +169,21 @@ def _non_empty(value: str) -> str | None:
     return None if value.strip() else "must not be empty"
 
 
+RUNTIME_DIR = "/run/croupier"  # croupierd's default --runtime-dir (systemd's RuntimeDirectory)
+
+
+def _control_socket(value: str) -> str | None:
+    """Not empty, and short enough to bind under the default runtime directory (croupierd
+    checks the path it binds again, under the --runtime-dir it is given)."""
+    from controller.files import FileRefused, check_socket_length
+
+    try:
+        check_socket_length(_under(Path(RUNTIME_DIR), value))
+    except FileRefused as exc:
+        return str(exc)
+    return _non_empty(value)
+
+
 USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}\$?$")  # a POSIX login name (useradd's rule)
 MAX_OBSERVERS = 16
 
@@ -406,7 +421,7 @@ def parse_table_config(
     max_connections, idle_timeout = TableConfig.max_connections, TableConfig.idle_timeout
     observers: tuple[str, ...] = ()
     if control:
-        socket_path = control.get("socket", str, default=socket_path, check=_non_empty)
+        socket_path = control.get("socket", str, default=socket_path, check=_control_socket)
         group = control.get("group", str, default=None, check=_non_empty)
         max_connections = control.get(
             "max_connections",

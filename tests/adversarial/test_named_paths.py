@@ -354,3 +354,16 @@ def test_of_keyrings_created_at_once_exactly_one_is_made(tmp_path):
         made = [key for key in pool.map(create, range(8)) if key]
     assert made == [load_keyring(path).current.key_id]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.key"]
+
+
+def test_a_socket_path_too_long_to_bind_is_refused_before_anything_is_touched(tmp_path, capsys):
+    from controller.files import FileRefused, clear_socket_path
+
+    long = tmp_path / ("s" * (108 - len(str(tmp_path)) - 1))  # 108 bytes
+    with pytest.raises(FileRefused, match="108 bytes, longer than the 107"):
+        clear_socket_path(long)
+    with pytest.raises(SystemExit) as usage:
+        main(["emulator", "--control", str(long)])
+    assert usage.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --control" in err and "longer than the 107" in err

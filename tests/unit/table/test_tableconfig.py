@@ -144,3 +144,19 @@ def test_relative_paths_resolve_under_the_directories(tmp_path):
     config = parse_table_config(copy.deepcopy(SIM), "t.toml")
     assert config.resolve_state(tmp_path) == tmp_path / "ledger.sqlite3"
     assert config.resolve_socket(tmp_path) == tmp_path / "control.sock"
+
+
+@pytest.mark.parametrize(
+    ("socket", "size"),
+    [("/run/x/" + "s" * 101, 108), ("s" * 200, 214)],
+    ids=["absolute", "relative"],
+)
+def test_a_control_socket_too_long_to_bind_is_named(socket, size):
+    """bind(2) takes at most 107 bytes of path: config check said OK and croupierd failed
+    with "AF_UNIX path too long". A relative path is counted under /run/croupier."""
+    data = copy.deepcopy(SIM)
+    data.setdefault("control", {})["socket"] = socket
+    reason = problems(data)["control.socket"]
+    assert f"{size} bytes, longer than the 107 a Unix socket's path may have" in reason
+    data["control"]["socket"] = "/run/x/" + "s" * 100  # 107 bytes: bound
+    assert parse_table_config(data, "t.toml").control_socket == data["control"]["socket"]
