@@ -37,3 +37,21 @@ def test_a_named_socket_that_does_not_answer_is_the_error(stale_default_socket, 
     assert main(["--socket", str(stale_default_socket), *argv]) == 1
     err = capsys.readouterr().err
     assert "reading the file" not in err and "cannot connect" in err
+
+
+def test_shuffler_reset_asks_the_daemon_croupier_socket_names(tmp_path, monkeypatch, capsys):
+    """$CROUPIER_SOCKET names the daemon as --socket does: the reset goes through it (it
+    opened /dev/shuffler, which the daemon holds)."""
+    monkeypatch.setenv("CROUPIER_SOCKET", str(tmp_path / "none.sock"))
+    monkeypatch.setenv("CROUPIER_CREDENTIAL", "1234")
+    assert main(["shuffler", "reset", "--technician", "T1"]) == 1
+    err = capsys.readouterr().err
+    assert "no daemon socket at" in err and "none.sock" in err
+
+
+@pytest.mark.parametrize("action", [["info"], ["status"], ["deal", "2"]], ids=" ".join)
+def test_socket_before_a_shuffler_action_on_the_port_is_refused(action, capsys):
+    """`croupier --socket S shuffler info` talked to /dev/shuffler, the --socket ignored."""
+    assert main(["--socket", "/nonexistent/s.sock", "shuffler", *action]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--socket is for shuffler reset and shuffler audit" in err
