@@ -36,8 +36,15 @@ LONGEST_WORD = 256  # a longer word of an error message is shortened (a pasted 1
 
 
 def shortened(message: str) -> str:
-    """``message`` with each word longer than :data:`LONGEST_WORD` cut to its start and its
-    length: an error names the value, it does not repeat ten thousand characters of it."""
+    """``message`` as one line a terminal shows as written: each character that is not
+    printable (an escape sequence, a newline, a bidirectional control, from a file or an
+    argument the message quotes) as its Python escape (``\\x1b``), and each word longer than
+    :data:`LONGEST_WORD` cut to its start and its length: an error names the value, it does
+    not repeat ten thousand characters of it."""
+    if not message.isprintable():
+        message = "".join(
+            c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message
+        )
     words = message.split(" ")
     if all(len(word) <= LONGEST_WORD for word in words):
         return message
@@ -246,3 +253,21 @@ STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
 def output_or_stdout(text: str) -> Path | str:
     """An output file, or ``-`` (also ``/dev/stdout``): standard output, returned as ``-``."""
     return "-" if text in STDOUT_NAMES else output_file(text)
+
+
+# A pool's name as the configuration writes it (controller.engine.pools.config.NAME_PATTERN,
+# held equal by tests/unit/cli/test_cli_light_choices.py): not a pattern compiled for --help
+POOL_NAME = r"^[a-z0-9][a-z0-9_-]{0,39}$"
+
+
+def pool_name(text: str) -> str:
+    """A pool named on the command line (``--pool``): 1-40 lower-case letters, digits, '-' or
+    '_', as the configuration's; anything else is refused, not looked up and echoed."""
+    import argparse  # loaded already: argparse is reading the value
+    import re
+
+    if not re.match(POOL_NAME, text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a pool name is 1-40 lower-case letters, digits, '-' or '_'"
+        )
+    return text

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from controller.cli import lifecycle_cmd
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import integer, pool_name
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
@@ -87,7 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_action(actions, "verify", "check every invariant of the ledger", verify)
     h = add_action(actions, "hits", "the hit history, newest first", hits)
     h.add_argument("-n", type=integer(1), default=100, help="how many hits (default 100)")
-    h.add_argument("--pool", help="only this pool")
+    h.add_argument("--pool", type=pool_name, help="only this pool")
     add_currency_config(h)
     c = add_action(actions, "correct", "a technician sets a pool's amount or reserve", correct)
     c.add_argument("pool", help="the pool's name (croupier meters lists them)")

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -582,3 +583,26 @@ def test_a_path_that_cannot_be_used_is_a_usage_error_naming_it(
         assert sorted(p.name for p in tmp_path.iterdir()) == before, argv
     if (tmp_path / "precious.txt").exists():
         assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+ROUNDS = Path(__file__).resolve().parents[3] / "examples"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["settle", str(ROUNDS / "uth-gr-royal.json"), "--profile", "\x1b[31mred\nx\u202e"],
+        ["meters", "hits", "--pool", "\x1b[31mred\ny"],
+        ["pool", "status", "--pool", "\x1b]0;title\x07"],
+        ["config", "check", "/nonexistent/\x1b[2J.toml"],
+    ],
+    ids=["settle-profile", "meters-pool", "pool-pool", "config-path"],
+)
+def test_an_error_never_writes_a_control_character_to_the_terminal(argv, capsys):
+    """An escape sequence, a newline or a bidirectional control from an argument or a file
+    is shown as its escape (\\x1b), in one line: never sent to the technician's terminal."""
+    status, out, err = run(capsys, argv)  # config check reports on stdout, not stderr
+    assert status in (1, 2) and err.count("\n") <= 1, (status, err)
+    shown = out + err
+    assert all(c.isprintable() or c == "\n" for c in shown), shown
+    assert "\\x1b" in shown or "\\x07" in shown

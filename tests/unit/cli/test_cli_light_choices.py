@@ -62,3 +62,10 @@ def test_the_manifest_path_is_the_self_checks(env: str | None, monkeypatch) -> N
         monkeypatch.setenv(paths.MANIFEST_ENV, env)
     assert selfcheck.default_manifest_path() == Path(paths.default_manifest_path())
     assert str(selfcheck.default_manifest_path()).endswith(env or "share/croupier/manifest.json")
+
+
+def test_the_pool_name_pattern_is_the_configurations() -> None:
+    from controller.cli.argtypes import POOL_NAME
+    from controller.engine.pools.config import NAME_PATTERN
+
+    assert NAME_PATTERN.pattern == POOL_NAME
