@@ -252,6 +252,24 @@ def read_json(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any
     return loads_json(_read_text(path, limits), str(path), limits)
 
 
+# The kinds of value a TOML or JSON document holds, as a technician reads them
+_KIND_NAMES = {
+    str: "text",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "a table",
+}
+
+
+def _kind_name(kind: type) -> str:
+    """``kind`` in the words of a configuration (a TOML date-time: "a date or time")."""
+    return _KIND_NAMES.get(
+        kind, "a date or time" if kind.__module__ == "datetime" else kind.__name__
+    )
+
+
 @dataclass
 class Problems:
     source: str
@@ -310,8 +328,9 @@ class Section:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         # TOML booleans are ints to Python; never accept one for the other
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
-            names = " or ".join(k.__name__ for k in kinds)
-            self.problems.add(self.key(name), f"expected {names}, got {value!r}")
+            names = " or ".join(_kind_name(k) for k in kinds)
+            got = f"{value!r}" if type(value) in _KIND_NAMES else _kind_name(type(value))
+            self.problems.add(self.key(name), f"expected {names}, got {got}")
             return None if default is MISSING else default
         if check is not None:
             reason = check(value)

@@ -59,7 +59,7 @@ def test_every_blackjack_problem_is_reported_at_once():
     assert "TRX-1" in problems["rules.trilux_max"] and "5000" in problems["rules.trilux_max"]
     assert "BJ-6" in problems["rules.double_on"]
     assert "not one of all, original-only" in problems["rules.enhc_loses"]
-    assert "expected bool" in problems["rules.split_same_rank_only"]
+    assert "expected true or false" in problems["rules.split_same_rank_only"]
     assert "not one of when-needed, always" in problems["rules.dealer_draws"]
     assert "1..7" in problems["rules.seats"]
     assert "required" in problems["paytables.main.blackjack"]

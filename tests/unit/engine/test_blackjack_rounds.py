@@ -322,7 +322,7 @@ def test_shape_problems_are_listed_together():
     message = str(info.value)
     assert "shoe: " in message
     assert "seats[0].seat: must be a positive" in message
-    assert "seats[0].stakes.main: expected int" in message
+    assert "seats[0].stakes.main: expected a whole number" in message
     assert "seats[0].x: unknown key" in message
 
 

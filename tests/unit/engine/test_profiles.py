@@ -103,7 +103,7 @@ def test_missing_sections_and_wrong_types():
     data["money"]["chip_unit"] = 0
     problems = _problems(data)
     assert problems["paytables.trips"] == "required table is missing (UTH-9)"
-    assert "expected int" in problems["rules.seats"]
+    assert "expected a whole number" in problems["rules.seats"]
     assert "positive" in problems["money.chip_unit"]
 
 
@@ -131,4 +131,4 @@ def test_unknown_profile_and_syntax_error(tmp_path):
 def test_bool_is_not_an_int():
     data = _greek()
     data["rules"]["seats"] = True
-    assert "expected int" in _problems(data)["rules.seats"]
+    assert "expected a whole number" in _problems(data)["rules.seats"]

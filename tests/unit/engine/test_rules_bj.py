@@ -223,8 +223,8 @@ def test_refusals_name_their_rule(change, rule, words):
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"seats": True}, "seats: expected list"),  # was an internal error (TypeError)
-        ({"seats": 1.5}, "seats: expected list"),
+        ({"seats": True}, "seats: expected a list"),  # was an internal error (TypeError)
+        ({"seats": 1.5}, "seats: expected a list"),
         ({"shoe": 5}, "shoe"),
         ({"seats": [{"seat": 1, "stakes": {"main": "ten"}}]}, "seats[0].stakes.main"),
         ({"seats": ["x"]}, "seats[0]"),

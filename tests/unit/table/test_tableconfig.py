@@ -62,7 +62,7 @@ def test_every_problem_at_once():
     data["timing"]["settle_display"] = 3
     found = problems(data)
     assert "table.id" in found and "table.seats" in found
-    assert "expected int" in found["shuffler.baud"]
+    assert "expected a whole number" in found["shuffler.baud"]
     assert "PRG-1" in found["pools.main.contribution_rate"]
     assert any(k.startswith("gpio.seats") for k in found)
     assert "hash-credential" in found["technician.credential"]
@@ -160,3 +160,14 @@ def test_a_control_socket_too_long_to_bind_is_named(socket, size):
     assert f"{size} bytes, longer than the 107 a Unix socket's path may have" in reason
     data["control"]["socket"] = "/run/x/" + "s" * 100  # 107 bytes: bound
     assert parse_table_config(data, "t.toml").control_socket == data["control"]["socket"]
+
+
+def test_a_wrong_kind_of_value_is_named_in_the_configurations_words():
+    """TOML reads `id = 1979-05-27T07:32:00Z` as a date-time: the problem said "expected str,
+    got datetime.datetime(1979, 5, 27, ...)", Python's words, not the file's."""
+    data = copy.deepcopy(SIM)
+    data["table"]["id"] = tomllib.loads("x = 1979-05-27T07:32:00Z")["x"]
+    data["shuffler"]["baud"] = "fast"
+    found = problems(data)
+    assert found["table.id"] == "expected text, got a date or time"
+    assert found["shuffler.baud"] == "expected a whole number, got 'fast'"
