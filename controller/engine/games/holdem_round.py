@@ -268,7 +268,10 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
             decision = parse_decision(game, number, raw["decision"])
         seats.append(SeatInput(number, cards, stakes, decision, returned))
     _check_one_deck(dealer, community, burns, seats)
-    pools = _pools(data.get("pools", {}))
+    round_id = data.get("round", "")  # the table's own round ID, for the reviewer
+    if isinstance(round_id, bool) or not isinstance(round_id, str | int):
+        raise RoundError(f"round: the table's round ID is text or a number, not {round_id!r}")
+    pools = _pools(profile, data.get("pools", {}))
     return HoldemRound(dealer, community, tuple(seats), pools, burns)
 
 
@@ -291,11 +294,17 @@ def _check_one_deck(
             owner[card] = place
 
 
-def _pools(raw: Any) -> dict[str, PoolInput]:
+def _pools(profile: Profile, raw: Any) -> dict[str, PoolInput]:
+    """The pools the round names: only the profile's progressive (its bet's name), each with
+    its amount (and seed, and the other tables' stakes of a linked hit)."""
     if not isinstance(raw, dict):
         raise RoundError("pools: expected an object of pool name -> amount")
+    offered = profile.progressive.bet if profile.progressive is not None else None
     pools = {}
     for name, value in raw.items():
+        if name != offered:  # a typo or another game's pool must not be ignored
+            has = f"one pool, {offered!r}" if offered else "no progressive pool"
+            raise RoundError(f"pools.{name}: profile {profile.name} has {has}")
         if isinstance(value, dict):
             _unknown_keys(value, POOL_KEYS, f"pools.{name}")
         amount, seed = (

@@ -112,3 +112,28 @@ def test_pool_init_without_its_profile_is_a_usage_error(capsys):
     argv = ["pool", "init", "--dsn", "host=/nonexistent dbname=x", "--pool", "jumbo7-bg"]
     assert main(argv) == 2
     assert "needs --profile and --seed" in capsys.readouterr().err
+
+
+def _royal(tmp_path, **changes):
+    data = json.loads((EXAMPLES / "uth-gr-royal.json").read_text())
+    data.update(changes)
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_a_pool_the_profile_does_not_have_is_refused_by_name(tmp_path, capsys):
+    """uth-gr's one pool is 'progressive': a 'jumbo7' beside it was silently ignored, as a
+    typo ('progresive') would have been."""
+    for pools in ({"progressive": 1000, "jumbo7": 5}, {"progresive": 1234567}):
+        assert main(["settle", _royal(tmp_path, pools=pools)]) == 1
+        err = capsys.readouterr().err
+        assert "profile uth-gr has one pool, 'progressive'" in err and err.count("\n") == 1
+
+
+def test_the_rounds_id_is_text_or_a_number(tmp_path, capsys):
+    assert main(["settle", _royal(tmp_path, round="SIM-1-000042")]) == 0
+    assert main(["settle", _royal(tmp_path, round=42)]) == 0
+    capsys.readouterr()
+    assert main(["settle", _royal(tmp_path, round={"id": 1})]) == 1
+    assert "round: the table's round ID is text or a number" in capsys.readouterr().err
