@@ -4,7 +4,9 @@ Every number the technician types is checked by argparse when it is read, agains
 named here, so a bad value is a usage error (one line, exit status 2) before any work starts:
 ``lamps test --step -1`` says ``--step: -1 is below 0`` instead of failing deep inside
 ``time.sleep``. Bare ``type=int`` / ``type=float`` are not used in the CLI (a test walks the
-parser tree and holds every option to it).
+parser tree and holds every option to it). A number is written in ASCII digits (a whole number
+with an optional sign): ``int()`` alone reads ``\u0666`` as 6, a value nobody checking the
+command line sees.
 
 Paths are checked the same way, by what the command does with them (controller.files has the
 rules): :data:`input_file` (read), :data:`output_file` and :func:`output_or_stdout` (written
@@ -51,9 +53,27 @@ class OutOfLimits(ValueError):
     """A value its type or its limits refuse; the message says which, naming the value."""
 
 
+def whole(text: str) -> int:
+    """``text`` as a whole number: ASCII digits with an optional sign, and nothing else.
+    ``int()`` alone also reads the digits of other scripts (``\u0666``, a fullwidth 5), ``_``
+    between digits and spaces around them: a value the technician did not see as typed."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(text)
+    return int(text)
+
+
+def decimal(text: str) -> float:
+    """``text`` as a number with a fraction, written in ASCII (``float()`` alone reads the
+    digits of other scripts too)."""
+    if not text.isascii():
+        raise ValueError(text)
+    return float(text)
+
+
 # The kinds of number the CLI reads: how the text converts, and how a message names it
-WHOLE_NUMBER = (int, "a whole number")
-SECONDS = (float, "a number of seconds")
+WHOLE_NUMBER = (whole, "a whole number")
+SECONDS = (decimal, "a number of seconds")
 
 
 def within(
@@ -112,7 +132,7 @@ def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], 
 
 
 # a share of rounds
-rate = _bounded(float, "a rate between 0 and 1", 0.0, 1.0)
+rate = _bounded(decimal, "a rate between 0 and 1", 0.0, 1.0)
 
 
 def _file_check(check: Callable[[str], None], *, as_path: bool = True) -> Callable[[str], Any]:

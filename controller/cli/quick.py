@@ -109,11 +109,11 @@ def file_path(value: str) -> str | None:
 def number(kind: tuple[Callable[[str], float], str], low: float, high: float | None) -> Reader:
     """A number of ``kind`` (argtypes.WHOLE_NUMBER, argtypes.SECONDS) within ``low..high``,
     read by the CLI's own check (argtypes.within) when written in plain ASCII digits with one
-    point at most and 18 digits at most: ``int()`` and ``float()`` read other forms too
-    (``+5``, ``5_0``, a fullwidth digit, over 4,300 digits refused), which argparse reads."""
+    point at most and 18 digits at most: other forms (``+5``, ``1e3``, a number too long, or
+    one argparse refuses: ``5_0``, a fullwidth digit) are argparse's to read."""
 
     def read(value: str) -> float | None:
-        digits = value.replace(".", "", 1) if kind[0] is float else value
+        digits = value.replace(".", "", 1) if kind is SECONDS else value
         if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
             return None
         try:

@@ -1,0 +1,105 @@
+"""The values a technician types, held to the limits the rest of the controller keeps: amounts
+of money within MONEY_MAX, numbers in ASCII digits, the journaled technician and reason texts
+by the daemon's own rule, a wager named once in ``round stake``. Each refusal is a usage error
+(one line, exit status 2) read before any work: no ledger opened, no daemon asked."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from test_cli_every_command import LEAVES, options
+
+from controller.cli import argtypes
+from controller.cli.main import main
+from controller.validation import INT64_MAX, MONEY_MAX
+
+MONEY_LIMIT = f"{MONEY_MAX:,} minor units"
+
+
+@pytest.fixture(autouse=True)
+def no_daemon(monkeypatch, tmp_path):
+    monkeypatch.setenv("CROUPIER_SOCKET", str(tmp_path / "no-daemon.sock"))
+    monkeypatch.setenv("CROUPIER_CREDENTIAL", "1234")
+    monkeypatch.delenv("CROUPIER_DEBUG", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def run(capsys, argv: list[str]) -> tuple[int, str]:
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's usage errors
+        status = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return status, err
+
+
+def usage_error(capsys, argv: list[str], *says: str) -> str:
+    status, err = run(capsys, argv)
+    assert status == 2 and err.count("\n") == 1, (argv, status, err)
+    assert all(s in err for s in says), (argv, err)
+    return err
+
+
+TECHNICIAN = ["--technician", "T-4", "--reason", "seed"]
+CORRECT = ["meters", "correct", "main", "current"]
+LEDGER = ["--db", "/nonexistent/ledger.sqlite3"]
+
+
+# Numbers in ASCII digits -----------------------------------------------------------------
+
+
+UNICODE_NUMBERS = ["\u0666", "\u0663", "\uff15", "\u0967", "\u00b2", "1\u0660"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["par", "--profile", "uth-gr", "--decks", "\u0666"],
+        ["shuffler", "deal", "\u0662"],
+        ["round", "stake", "\u0663", "ante=1000"],
+        ["round", "seats", "\u0661"],
+        ["seat", "clear", "\u0663", "--technician", "T"],
+        [*CORRECT, "\u0665\u0660\u0660\u0660\u0660\u0660", *LEDGER, *TECHNICIAN],
+        ["events", "tail", "-n", "\u0665"],
+        ["lamps", "test", "--step", "\u0661"],
+        ["sign", "show", "\u0665"],
+    ],
+    ids=lambda a: " ".join(a[:2]),
+)
+def test_numbers_in_other_digits_are_usage_errors(argv, capsys):
+    usage_error(capsys, argv, "is not")
+
+
+@pytest.mark.parametrize("text", UNICODE_NUMBERS, ids=repr)
+def test_every_number_type_reads_ascii_digits_only(text):
+    for _, parser in LEAVES:
+        for action in options(parser):
+            if getattr(action.type, "limits", None) is None:
+                continue
+            with pytest.raises(argparse.ArgumentTypeError):
+                action.type(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [("5", 5), ("+5", 5), ("-0", 0), ("007", 7)])
+def test_ascii_digits_with_a_sign_are_numbers(text, value):
+    assert argtypes.integer(0, 10)(text) == value
+
+
+@pytest.mark.parametrize("text", ["5_0", " 5", "5 ", "0x10", "", "+", "--5"])
+def test_other_spellings_of_whole_numbers_are_refused(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        argtypes.integer(0, 100)(text)
+
+
+def test_every_whole_number_has_the_same_largest_value():
+    """sim --seed said 9223372036854775808 where every other option says ...807."""
+    highs = {
+        f"{' '.join(words)} {action.dest}": action.type.limits[1]
+        for words, parser in LEAVES
+        for action in options(parser)
+        if getattr(action.type, "limits", None) and action.type.limits[1] is not None
+    }
+    assert highs["sim seed"] == INT64_MAX
+    assert max(highs.values()) == INT64_MAX
