@@ -98,20 +98,30 @@ def _written(limit: float) -> str:
     return str(limit) if isinstance(limit, int) else f"{limit:g}"
 
 
-def _bounded(
-    convert: Callable[[str], float], kind: str, low: float | None, high: float | None
-) -> Callable[[str], float]:
-    def parse(text: str) -> float:
+def _argument_type(
+    read: Callable[[str], Any], kind: str, limits: tuple[float | None, float | None]
+) -> Callable[[str], Any]:
+    """An argument type: ``read``'s value, its :class:`OutOfLimits` a usage error naming the
+    option (argparse's, one line, exit status 2); ``limits`` for the tests that walk the
+    parsers."""
+
+    def parse(text: str) -> Any:
         try:
-            return within(text, convert, kind, low, high)
+            return read(text)
         except OutOfLimits as exc:
             import argparse  # loaded already: argparse is reading the value
 
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     parse.__name__ = kind  # argparse names the type in some messages
-    parse.limits = (low, high)  # type: ignore[attr-defined]
+    parse.limits = limits  # type: ignore[attr-defined]
     return parse
+
+
+def _bounded(
+    convert: Callable[[str], float], kind: str, low: float | None, high: float | None
+) -> Callable[[str], float]:
+    return _argument_type(lambda text: within(text, convert, kind, low, high), kind, (low, high))
 
 
 # The largest whole number the CLI reads where no lower limit is written: the ledger's SQLite
@@ -124,6 +134,25 @@ def integer(low: int | None = None, high: int | None = None) -> Callable[[str], 
     """A whole number within ``low..high`` (``low`` open with ``None``; ``high`` at most
     :data:`WHOLE_MAX`)."""
     return _bounded(*WHOLE_NUMBER, low, WHOLE_MAX if high is None else high)  # type: ignore[return-value]
+
+
+# controller.validation.MONEY_MAX, the most any one amount of money may be (minor units),
+# written here so that a parser imports neither the validation code nor its dataclasses
+# (tests/unit/cli/test_cli_light_choices.py holds them equal)
+MONEY_MAX = 10**12
+
+
+def money_value(text: str) -> int:
+    """``text`` as an amount of money in minor units, ``0..MONEY_MAX``; :class:`OutOfLimits`
+    naming the value (and the money limit) otherwise."""
+    value = int(within(text, *WHOLE_NUMBER, 0, None))
+    if value > MONEY_MAX:
+        raise OutOfLimits(f"{text} is above the money limit, {MONEY_MAX:,} minor units")
+    return value
+
+
+# an amount of money, minor units: a stake, a seed, a cap, a meter's correction
+money: Callable[[str], int] = _argument_type(money_value, "an amount of money", (0, MONEY_MAX))
 
 
 def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], float]:

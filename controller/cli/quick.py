@@ -18,7 +18,14 @@ command's defaults included.
 
 from __future__ import annotations
 
-from controller.cli.argtypes import SECONDS, WHOLE_MAX, WHOLE_NUMBER, OutOfLimits, within
+from controller.cli.argtypes import (
+    MONEY_MAX,
+    SECONDS,
+    WHOLE_MAX,
+    WHOLE_NUMBER,
+    OutOfLimits,
+    within,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
@@ -187,7 +194,7 @@ COMMANDS = {
         QuickCommand(
             ("round", "decide"),
             (ROUND, "round_decide"),
-            {"--amount": Option("amount", whole_number(0)), **GLOBAL},
+            {"--amount": Option("amount", whole_number(0, MONEY_MAX)), **GLOBAL},
             {"amount": 0},
             (SEAT, Argument("decision", text)),
         ),

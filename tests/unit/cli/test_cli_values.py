@@ -47,6 +47,96 @@ CORRECT = ["meters", "correct", "main", "current"]
 LEDGER = ["--db", "/nonexistent/ledger.sqlite3"]
 
 
+# Amounts of money ------------------------------------------------------------------------
+
+
+def money_arguments() -> list[tuple[str, argparse.Action]]:
+    """Every option or argument whose help says it is an amount in minor units."""
+    return [
+        (" ".join(words), action)
+        for words, parser in LEAVES
+        for action in options(parser)
+        if "minor units" in (action.help or "")
+    ]
+
+
+def test_every_amount_of_money_is_read_as_money():
+    found = money_arguments()
+    names = {f"{words} {action.dest}" for words, action in found}
+    assert {
+        "meters correct value",
+        "pool correct value",
+        "pool init seed",
+        "pool init cap",
+        "round decide amount",
+    } <= names
+    wrong = [f"{w} {a.dest}" for w, a in found if a.type is not argtypes.money]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("meter", ["current", "reserve"])
+@pytest.mark.parametrize("value", [str(INT64_MAX), str(MONEY_MAX + 1), "9" * 30])
+def test_a_correction_above_the_money_limit_is_a_usage_error(meter, value, capsys):
+    argv = ["meters", "correct", "main", meter, value, *LEDGER, *TECHNICIAN]
+    err = usage_error(capsys, argv, MONEY_LIMIT)
+    assert value in err  # the value is named
+
+
+def test_the_money_limit_itself_is_an_amount(capsys):
+    assert argtypes.money(str(MONEY_MAX)) == MONEY_MAX
+    status, err = run(capsys, [*CORRECT, str(MONEY_MAX), *LEDGER, *TECHNICIAN])
+    assert status == 1 and "no ledger at" in err  # read, then the missing ledger
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pool", "init", "--pool", "p", "--profile", "ch-bg", "--seed", str(INT64_MAX)],
+        [
+            "pool",
+            "init",
+            "--pool",
+            "p",
+            "--profile",
+            "ch-bg",
+            "--seed",
+            "1",
+            "--cap",
+            "1" + "0" * 13,
+        ],
+        ["pool", "correct", "p", "current", str(MONEY_MAX + 1), *TECHNICIAN],
+        ["round", "decide", "1", "insurance", "--amount", str(INT64_MAX)],
+    ],
+    ids=lambda a: " ".join(a[:2]),
+)
+def test_every_money_option_says_the_money_limit(argv, capsys):
+    usage_error(capsys, argv, MONEY_LIMIT)
+
+
+@pytest.mark.parametrize(
+    ("stakes", "says"),
+    [
+        (["ante=99999999999999999999999"], MONEY_LIMIT),
+        ([f"ante={MONEY_MAX + 1}"], MONEY_LIMIT),
+        (["ante=1000", "ante=2000"], "ante is given twice"),
+        (["ante=1000", "blind=1000", "ante=1000"], "ante is given twice"),
+        (["=1000"], "write WAGER=AMOUNT"),
+        (["ante=\u0661\u0660\u0660\u0660"], "write WAGER=AMOUNT"),  # Arabic-Indic digits
+        (["ante=\u00b2"], "write WAGER=AMOUNT"),  # a superscript: isdigit(), not int()
+    ],
+)
+def test_round_stake_amounts_are_money_named_once(stakes, says, capsys):
+    """Read by argparse and by the quick reading alike (both run round_stake): a usage
+    error before the daemon is asked."""
+    usage_error(capsys, ["round", "stake", "1", *stakes], says)
+    usage_error(capsys, ["round", "stake", "1", *stakes, "--decision", "4x"], says)
+
+
+def test_a_stake_at_the_money_limit_goes_to_the_daemon(capsys):
+    status, err = run(capsys, ["round", "stake", "1", f"ante={MONEY_MAX}"])
+    assert status == 1 and "no daemon socket" in err
+
+
 # Numbers in ASCII digits -----------------------------------------------------------------
 
 
