@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from controller.errors import CroupierError
+from controller.texts import text_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
@@ -153,6 +154,21 @@ def money_value(text: str) -> int:
 
 # an amount of money, minor units: a stake, a seed, a cap, a meter's correction
 money: Callable[[str], int] = _argument_type(money_value, "an amount of money", (0, MONEY_MAX))
+
+
+def journal_text(text: str) -> str:
+    """A text the table keeps (``--technician``, ``--reason``), by the daemon's rule
+    (controller.texts): not blank, at most 200 printable characters; stripped, as the daemon
+    keeps it. The value is shown escaped in the usage error (a terminal escape stays inert)."""
+    problem = text_problem(text)
+    if problem is None:
+        return text.strip()
+    import argparse  # loaded already: argparse is reading the value
+
+    raise argparse.ArgumentTypeError(f"{problem} (got {text!r})")
+
+
+journal_text.__name__ = "a text"  # argparse names the type in some messages
 
 
 def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], float]:

@@ -26,6 +26,7 @@ from controller.cli.argtypes import (
     OutOfLimits,
     within,
 )
+from controller.texts import text_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
@@ -101,6 +102,12 @@ def text(value: str) -> str:
     return value
 
 
+def kept_text(value: str) -> str | None:
+    """A text the table keeps, as argtypes.journal_text reads it (the daemon's rule,
+    controller.texts); anything else is left to argparse, whose usage error names it."""
+    return None if text_problem(value) is not None else value.strip()
+
+
 def file_path(value: str) -> str | None:
     """A path argparse's check would pass (argtypes.input_name: not empty, a regular file when
     it exists); anything else is left to argparse, whose usage error names the option."""
@@ -151,7 +158,7 @@ LEDGER_FILE = {"--db": Option("db", file_path), "--key": Option("key", file_path
 ROUND = "controller.cli.round_cmd"
 TECHNICIAN_ACTS = "controller.cli.technician_cmd"
 SEAT = Argument("seat", whole_number(1, 99))
-TECHNICIAN = {"--technician": Option("technician", text, required=True), **GLOBAL}
+TECHNICIAN = {"--technician": Option("technician", kept_text, required=True), **GLOBAL}
 
 COMMANDS = {
     command.words: command
@@ -208,7 +215,7 @@ COMMANDS = {
             ("round", "misdeal"),
             (ROUND, "round_misdeal"),
             GLOBAL,
-            arguments=(Argument("rule", text), Argument("reason", text)),
+            arguments=(Argument("rule", text), Argument("reason", kept_text)),
         ),
         QuickCommand(
             ("round", "expose"),

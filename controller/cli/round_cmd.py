@@ -8,7 +8,14 @@
 
 from __future__ import annotations
 
-from controller.cli.argtypes import OutOfLimits, UsageError, integer, money, money_value
+from controller.cli.argtypes import (
+    OutOfLimits,
+    UsageError,
+    integer,
+    journal_text,
+    money,
+    money_value,
+)
 from controller.cli.daemon_client import add_daemon_action, call
 from controller.cli.main import add_command
 from controller.cli.output import print_json
@@ -62,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ra, "misdeal", "declare a misdeal with its rule (MD-S*, MD-M*)", round_misdeal
     )
     m.add_argument("rule", help="e.g. MD-M2")
-    m.add_argument("reason", help="what happened (journaled)")
+    m.add_argument("reason", type=journal_text, help="what happened (journaled)")
     x = add_daemon_action(
         ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose
     )

@@ -72,6 +72,10 @@ WORDS = [
     "",
     "/tmp/s.sock",
     "x y",
+    " T-4 ",  # a kept text: stripped, as the daemon keeps it
+    "\x1b[31mT",  # not printable: a usage error
+    "a\nb",
+    "x" * 201,
     "round.settled",
     "5",
     "0",

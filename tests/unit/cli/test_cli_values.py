@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from test_cli_every_command import LEAVES, options
+from test_cli_every_command import LEAVES, filled, options
 
 from controller.cli import argtypes
-from controller.cli.main import main
+from controller.cli.main import build_parser, main
 from controller.validation import INT64_MAX, MONEY_MAX
 
 MONEY_LIMIT = f"{MONEY_MAX:,} minor units"
@@ -135,6 +135,102 @@ def test_round_stake_amounts_are_money_named_once(stakes, says, capsys):
 def test_a_stake_at_the_money_limit_goes_to_the_daemon(capsys):
     status, err = run(capsys, ["round", "stake", "1", f"ante={MONEY_MAX}"])
     assert status == 1 and "no daemon socket" in err
+
+
+# Texts the journal keeps ------------------------------------------------------------------
+
+
+BAD_TEXTS = [
+    ("", "not empty"),
+    ("   ", "not empty"),
+    ("\x1b[31mT\nX", "printable"),
+    ("a\nb", "printable"),
+    ("x" * 201, "at most 200"),
+]
+
+
+def text_arguments() -> list[tuple[tuple[str, ...], argparse.ArgumentParser, argparse.Action]]:
+    return [
+        (words, parser, action)
+        for words, parser in LEAVES
+        for action in options(parser)
+        if {"--technician", "--reason"} & set(action.option_strings)
+    ]
+
+
+def test_every_technician_and_reason_is_read_by_the_daemons_rule():
+    found = text_arguments()
+    commands = {" ".join(words) for words, _, _ in found}
+    assert {
+        "meters correct",
+        "meters rebuild",
+        "meters retire",
+        "ledger-key adopt",
+        "ledger-key rotate",
+        "selfcheck clear",
+        "pool correct",
+        "jackpot ack",
+        "seat clear",
+        "shuffler reset",
+    } <= commands
+    wrong = [
+        f"{' '.join(w)} {a.option_strings[0]}"
+        for w, _, a in found
+        if a.type is not argtypes.journal_text
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(("text", "says"), BAD_TEXTS, ids=repr)
+@pytest.mark.parametrize("option", ["--technician", "--reason"])
+def test_a_bad_technician_or_reason_is_a_usage_error_everywhere(option, text, says, capsys):
+    for words, parser, action in text_arguments():
+        if option not in action.option_strings:
+            continue
+        argv = [*words, *filled(parser)]
+        if option not in argv:
+            argv += [option, "T-4"]
+        argv[argv.index(option) + 1] = text
+        err = usage_error(capsys, argv, option, says)
+        assert "\x1b" not in err and err.count("\n") == 1  # the value shown escaped
+
+
+def test_the_cases_of_the_review(capsys):
+    usage_error(
+        capsys,
+        [*CORRECT, "5", *LEDGER, "--technician", "\x1b[31mT\nX", "--reason", "a\nb"],
+        "--technician",
+    )
+    usage_error(capsys, [*CORRECT, "5", *LEDGER, "--technician", "T", "--reason", ""], "--reason")
+    usage_error(
+        capsys,
+        ["ledger-key", "rotate", *LEDGER, "--technician", "", "--reason", "r"],
+        "--technician",
+    )
+
+
+def test_the_text_is_kept_as_the_daemon_keeps_it():
+    """The daemon strips the text; the CLI hands the ledger what the daemon would journal."""
+    assert argtypes.journal_text("  T-4 ") == "T-4"
+    args = build_parser().parse_args([*CORRECT, "5", "--technician", " T-4", "--reason", "r "])
+    assert (args.technician, args.reason) == ("T-4", "r")
+
+
+def test_the_daemon_and_the_cli_share_one_rule():
+    from controller import texts
+    from controller.table import commands
+
+    assert commands.text_problem is texts.text_problem and texts.MAX_TEXT == 200
+    for value, _ in [*BAD_TEXTS, ("T-4", ""), ("M. Rossi", ""), ("x" * 200, "")]:
+        try:
+            daemon = commands._text({"technician": value}, "technician")
+        except commands.ControlError:
+            daemon = None
+        try:
+            cli = argtypes.journal_text(value)
+        except argparse.ArgumentTypeError:
+            cli = None
+        assert daemon == cli, value
 
 
 # Numbers in ASCII digits -----------------------------------------------------------------
