@@ -18,7 +18,7 @@ import time
 
 from controller.cli.argtypes import money
 from controller.cli.daemon_client import credential
-from controller.cli.ledger_args import add_technician_flags, db_path
+from controller.cli.ledger_args import add_technician_flags, writer
 from controller.cli.money import table_currency
 from controller.cli.output import print_json
 from controller.cli.paths import SYSTEM_CONFIG
@@ -65,12 +65,13 @@ def _stored_credential(config: str, doing: str) -> str:
 
 
 def retire(args: argparse.Namespace) -> int:
-    from controller.books.ledger.store import Ledger
     from controller.table.credentials import verify
 
     stored = _stored_credential(args.config, "retiring a pool")
     secret = credential()
-    with Ledger.open(db_path(args), now=time.monotonic(), create=False) as ledger:
+    # the keyring as every ledger command finds it (ledger_args.keyring): --key, else
+    # $CROUPIER_LEDGER_KEY, the installed one, the simulated table's beside the ledger
+    with writer(args) as ledger:
         if not verify(secret, stored):
             refused = {"action": "meters.retire", "pool": args.pool}
             ledger.journal.append("access-refused", refused, time.monotonic())
