@@ -70,6 +70,8 @@ def parse_amount(text: str, cur: Currency) -> int:
     cleaned = text.strip().replace(",", "").replace("_", "")
     if cur.symbol:
         cleaned = cleaned.removeprefix(cur.symbol)
+    if not cleaned.isascii():  # Decimal() reads the digits of every script ("\u0665")
+        raise AmountError(f"{text!r} is not an amount like 1234.56")
     try:
         value = Decimal(cleaned)
     except InvalidOperation:

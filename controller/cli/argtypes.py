@@ -4,7 +4,9 @@ Every number the technician types is checked by argparse when it is read, agains
 named here, so a bad value is a usage error (one line, exit status 2) before any work starts:
 ``lamps test --step -1`` says ``--step: -1 is below 0`` instead of failing deep inside
 ``time.sleep``. Bare ``type=int`` / ``type=float`` are not used in the CLI (a test walks the
-parser tree and holds every option to it).
+parser tree and holds every option to it). A number is written in ASCII digits (a whole number
+with an optional sign): ``int()`` alone reads ``\u0666`` as 6, a value nobody checking the
+command line sees.
 
 Paths are checked the same way, by what the command does with them (controller.files has the
 rules): :data:`input_file` (read), :data:`output_file` and :func:`output_or_stdout` (written
@@ -18,6 +20,7 @@ from __future__ import annotations
 import math
 
 from controller.errors import CroupierError
+from controller.texts import text_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
@@ -58,9 +61,27 @@ class OutOfLimits(ValueError):
     """A value its type or its limits refuse; the message says which, naming the value."""
 
 
+def whole(text: str) -> int:
+    """``text`` as a whole number: ASCII digits with an optional sign, and nothing else.
+    ``int()`` alone also reads the digits of other scripts (``\u0666``, a fullwidth 5), ``_``
+    between digits and spaces around them: a value the technician did not see as typed."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(text)
+    return int(text)
+
+
+def decimal(text: str) -> float:
+    """``text`` as a number with a fraction, written in ASCII (``float()`` alone reads the
+    digits of other scripts too)."""
+    if not text.isascii():
+        raise ValueError(text)
+    return float(text)
+
+
 # The kinds of number the CLI reads: how the text converts, and how a message names it
-WHOLE_NUMBER = (int, "a whole number")
-SECONDS = (float, "a number of seconds")
+WHOLE_NUMBER = (whole, "a whole number")
+SECONDS = (decimal, "a number of seconds")
 
 
 def within(
@@ -85,20 +106,30 @@ def _written(limit: float) -> str:
     return str(limit) if isinstance(limit, int) else f"{limit:g}"
 
 
-def _bounded(
-    convert: Callable[[str], float], kind: str, low: float | None, high: float | None
-) -> Callable[[str], float]:
-    def parse(text: str) -> float:
+def _argument_type(
+    read: Callable[[str], Any], kind: str, limits: tuple[float | None, float | None]
+) -> Callable[[str], Any]:
+    """An argument type: ``read``'s value, its :class:`OutOfLimits` a usage error naming the
+    option (argparse's, one line, exit status 2); ``limits`` for the tests that walk the
+    parsers."""
+
+    def parse(text: str) -> Any:
         try:
-            return within(text, convert, kind, low, high)
+            return read(text)
         except OutOfLimits as exc:
             import argparse  # loaded already: argparse is reading the value
 
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     parse.__name__ = kind  # argparse names the type in some messages
-    parse.limits = (low, high)  # type: ignore[attr-defined]
+    parse.limits = limits  # type: ignore[attr-defined]
     return parse
+
+
+def _bounded(
+    convert: Callable[[str], float], kind: str, low: float | None, high: float | None
+) -> Callable[[str], float]:
+    return _argument_type(lambda text: within(text, convert, kind, low, high), kind, (low, high))
 
 
 # The largest whole number the CLI reads where no lower limit is written: the ledger's SQLite
@@ -113,13 +144,47 @@ def integer(low: int | None = None, high: int | None = None) -> Callable[[str], 
     return _bounded(*WHOLE_NUMBER, low, WHOLE_MAX if high is None else high)  # type: ignore[return-value]
 
 
+# controller.validation.MONEY_MAX, the most any one amount of money may be (minor units),
+# written here so that a parser imports neither the validation code nor its dataclasses
+# (tests/unit/cli/test_cli_light_choices.py holds them equal)
+MONEY_MAX = 10**12
+
+
+def money_value(text: str) -> int:
+    """``text`` as an amount of money in minor units, ``0..MONEY_MAX``; :class:`OutOfLimits`
+    naming the value (and the money limit) otherwise."""
+    value = int(within(text, *WHOLE_NUMBER, 0, None))
+    if value > MONEY_MAX:
+        raise OutOfLimits(f"{text} is above the money limit, {MONEY_MAX:,} minor units")
+    return value
+
+
+# an amount of money, minor units: a stake, a seed, a cap, a meter's correction
+money: Callable[[str], int] = _argument_type(money_value, "an amount of money", (0, MONEY_MAX))
+
+
+def journal_text(text: str) -> str:
+    """A text the table keeps (``--technician``, ``--reason``), by the daemon's rule
+    (controller.texts): not blank, at most 200 printable characters; stripped, as the daemon
+    keeps it. The value is shown escaped in the usage error (a terminal escape stays inert)."""
+    problem = text_problem(text)
+    if problem is None:
+        return text.strip()
+    import argparse  # loaded already: argparse is reading the value
+
+    raise argparse.ArgumentTypeError(f"{problem} (got {text!r})")
+
+
+journal_text.__name__ = "a text"  # argparse names the type in some messages
+
+
 def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], float]:
     """A duration in seconds, ``0 .. 1 day`` unless told otherwise."""
     return _bounded(*SECONDS, low, high)
 
 
 # a share of rounds
-rate = _bounded(float, "a rate between 0 and 1", 0.0, 1.0)
+rate = _bounded(decimal, "a rate between 0 and 1", 0.0, 1.0)
 
 
 def _file_check(check: Callable[[str], None], *, as_path: bool = True) -> Callable[[str], Any]:

@@ -15,7 +15,7 @@ import sys
 import time
 
 from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
-from controller.cli.argtypes import input_name
+from controller.cli.argtypes import input_name, journal_text
 from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call, named_socket
 from controller.cli.output import add_json_flag
 from controller.table.control.wire import ControlError
@@ -119,8 +119,12 @@ def add_action(
 
 
 def add_technician_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--technician", required=True, help="who does it (journaled)")
-    parser.add_argument("--reason", required=True, help="why (journaled)")
+    """``--technician`` and ``--reason``: texts the ledger keeps, read by the daemon's rule
+    (argtypes.journal_text)."""
+    parser.add_argument(
+        "--technician", type=journal_text, required=True, help="who does it (journaled)"
+    )
+    parser.add_argument("--reason", type=journal_text, required=True, help="why (journaled)")
 
 
 def reader(args: argparse.Namespace) -> LedgerReader:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import time
 
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import money
 from controller.cli.daemon_client import credential
-from controller.cli.ledger_args import add_technician_flags, db_path
+from controller.cli.ledger_args import add_technician_flags, writer
 from controller.cli.money import table_currency
 from controller.cli.output import print_json
 from controller.cli.paths import SYSTEM_CONFIG
@@ -31,12 +31,6 @@ if TYPE_CHECKING:  # for the type checker only: argparse is read by the parser a
 
 # The ledger, the engine and the configuration loader are imported by the commands that use
 # them: `croupier meters` builds these parsers too and stays quick (controller/cli/main.py).
-
-# controller.validation.MONEY_MAX, written here so that `croupier pool --help` imports neither
-# the validation code nor its dataclasses (tests/unit/cli/test_cli_light_choices.py holds them
-# equal)
-MONEY_MAX = 10**12
-
 
 # The choices of the parsers below, written here so that their --help and a usage error import
 # neither the ledger nor the engine (controller.books.ledger.lifecycle.RetireReason's values and
@@ -71,12 +65,13 @@ def _stored_credential(config: str, doing: str) -> str:
 
 
 def retire(args: argparse.Namespace) -> int:
-    from controller.books.ledger.store import Ledger
     from controller.table.credentials import verify
 
     stored = _stored_credential(args.config, "retiring a pool")
     secret = credential()
-    with Ledger.open(db_path(args), now=time.monotonic(), create=False) as ledger:
+    # the keyring as every ledger command finds it (ledger_args.keyring): --key, else
+    # $CROUPIER_LEDGER_KEY, the installed one, the simulated table's beside the ledger
+    with writer(args) as ledger:
         if not verify(secret, stored):
             refused = {"action": "meters.retire", "pool": args.pool}
             ledger.journal.append("access-refused", refused, time.monotonic())
@@ -108,7 +103,7 @@ def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> 
     )
     c.add_argument("pool", help="the linked pool")
     c.add_argument("meter", choices=CORRECTABLE_METERS, metavar="METER", help="%(choices)s")
-    c.add_argument("value", type=integer(0, MONEY_MAX), help="the new value, minor units")
+    c.add_argument("value", type=money, help="the new value, minor units")
     c.add_argument("--config", default=SYSTEM_CONFIG, help="for the technician credential")
     add_technician_flags(c)
 

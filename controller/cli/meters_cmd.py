@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from controller.cli import lifecycle_cmd
-from controller.cli.argtypes import integer, pool_name
+from controller.cli.argtypes import integer, money, pool_name
 from controller.cli.ledger_args import (
     add_action,
     add_db_flag,
@@ -97,7 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="METER",
         help="which meter: %(choices)s",
     )
-    c.add_argument("value", type=integer(0), help="the new value, minor units")
+    c.add_argument("value", type=money, help="the new value, minor units")
     add_technician_flags(c)
     add_currency_config(c)
     r = add_action(actions, "rebuild", "rewrite every pool's meters from the journal", rebuild)

@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from controller.cli import lifecycle_cmd
-from controller.cli.argtypes import UsageError, integer, pool_name
+from controller.cli.argtypes import UsageError, money, pool_name
 from controller.cli.main import add_command
 from controller.cli.meters_cmd import SHOWN, meter_text
 from controller.cli.money import add_currency_config, currency_json, table_currency
@@ -54,10 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     i = _action(actions, "init", "create or migrate the store; create or change a pool", init)
     i.add_argument("--pool", type=pool_name, help="the pool to create or change")
     i.add_argument("--profile", help="the rule profile whose progressive the pool pays (ch-bg)")
-    i.add_argument("--seed", type=integer(0), help="seed, minor units (PRG-5)")
+    i.add_argument("--seed", type=money, help="seed, minor units (PRG-5)")
     i.add_argument("--contribution-rate", help="e.g. 20%% (default: the profile's)")
     i.add_argument("--reserve-rate", default="0", help="hidden reserve rate (default 0)")
-    i.add_argument("--cap", type=integer(0), help="ceiling of the amount displayed, minor units")
+    i.add_argument("--cap", type=money, help="ceiling of the amount displayed, minor units")
     s = _action(actions, "status", "each linked pool, its meters and its tables", status)
     s.add_argument("--pool", type=pool_name, help="only this pool")
     add_currency_config(s)

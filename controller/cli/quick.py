@@ -18,7 +18,15 @@ command's defaults included.
 
 from __future__ import annotations
 
-from controller.cli.argtypes import SECONDS, WHOLE_MAX, WHOLE_NUMBER, OutOfLimits, within
+from controller.cli.argtypes import (
+    MONEY_MAX,
+    SECONDS,
+    WHOLE_MAX,
+    WHOLE_NUMBER,
+    OutOfLimits,
+    within,
+)
+from controller.texts import text_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
@@ -94,6 +102,12 @@ def text(value: str) -> str:
     return value
 
 
+def kept_text(value: str) -> str | None:
+    """A text the table keeps, as argtypes.journal_text reads it (the daemon's rule,
+    controller.texts); anything else is left to argparse, whose usage error names it."""
+    return None if text_problem(value) is not None else value.strip()
+
+
 def file_path(value: str) -> str | None:
     """A path argparse's check would pass (argtypes.input_name: not empty, a regular file when
     it exists); anything else is left to argparse, whose usage error names the option."""
@@ -109,11 +123,11 @@ def file_path(value: str) -> str | None:
 def number(kind: tuple[Callable[[str], float], str], low: float, high: float | None) -> Reader:
     """A number of ``kind`` (argtypes.WHOLE_NUMBER, argtypes.SECONDS) within ``low..high``,
     read by the CLI's own check (argtypes.within) when written in plain ASCII digits with one
-    point at most and 18 digits at most: ``int()`` and ``float()`` read other forms too
-    (``+5``, ``5_0``, a fullwidth digit, over 4,300 digits refused), which argparse reads."""
+    point at most and 18 digits at most: other forms (``+5``, ``1e3``, a number too long, or
+    one argparse refuses: ``5_0``, a fullwidth digit) are argparse's to read."""
 
     def read(value: str) -> float | None:
-        digits = value.replace(".", "", 1) if kind[0] is float else value
+        digits = value.replace(".", "", 1) if kind is SECONDS else value
         if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
             return None
         try:
@@ -144,7 +158,7 @@ LEDGER_FILE = {"--db": Option("db", file_path), "--key": Option("key", file_path
 ROUND = "controller.cli.round_cmd"
 TECHNICIAN_ACTS = "controller.cli.technician_cmd"
 SEAT = Argument("seat", whole_number(1, 99))
-TECHNICIAN = {"--technician": Option("technician", text, required=True), **GLOBAL}
+TECHNICIAN = {"--technician": Option("technician", kept_text, required=True), **GLOBAL}
 
 COMMANDS = {
     command.words: command
@@ -187,7 +201,7 @@ COMMANDS = {
         QuickCommand(
             ("round", "decide"),
             (ROUND, "round_decide"),
-            {"--amount": Option("amount", whole_number(0)), **GLOBAL},
+            {"--amount": Option("amount", whole_number(0, MONEY_MAX)), **GLOBAL},
             {"amount": 0},
             (SEAT, Argument("decision", text)),
         ),
@@ -201,7 +215,7 @@ COMMANDS = {
             ("round", "misdeal"),
             (ROUND, "round_misdeal"),
             GLOBAL,
-            arguments=(Argument("rule", text), Argument("reason", text)),
+            arguments=(Argument("rule", text), Argument("reason", kept_text)),
         ),
         QuickCommand(
             ("round", "expose"),

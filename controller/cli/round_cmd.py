@@ -8,7 +8,14 @@
 
 from __future__ import annotations
 
-from controller.cli.argtypes import UsageError, integer
+from controller.cli.argtypes import (
+    OutOfLimits,
+    UsageError,
+    integer,
+    journal_text,
+    money,
+    money_value,
+)
 from controller.cli.daemon_client import add_daemon_action, call
 from controller.cli.main import add_command
 from controller.cli.output import print_json
@@ -54,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument(
         "decision", help="4x 3x 2x 1x fold | play fold | hit stand double split insurance"
     )
-    d.add_argument("--amount", type=integer(0), default=0, help="insurance stake (minor units)")
+    d.add_argument("--amount", type=money, default=0, help="insurance stake (minor units)")
     cards = add_daemon_action(ra, "cards", "enter the cards of a manually dealt round", round_cards)
     cards.add_argument("destination", help="community, dealer or seat:N")
     cards.add_argument("cards", nargs="+", metavar="CARD", help="e.g. As Kd")
@@ -62,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ra, "misdeal", "declare a misdeal with its rule (MD-S*, MD-M*)", round_misdeal
     )
     m.add_argument("rule", help="e.g. MD-M2")
-    m.add_argument("reason", help="what happened (journaled)")
+    m.add_argument("reason", type=journal_text, help="what happened (journaled)")
     x = add_daemon_action(
         ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose
     )
@@ -85,12 +92,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _parse_stakes(items: list[str]) -> dict[str, int]:
-    stakes = {}
+    """``ante=1000 blind=1000`` as wager -> amount: each a wager named once, with an amount of
+    money in ASCII digits (argtypes.money_value); a usage error otherwise, before the daemon
+    is asked. Which wagers the game has is the daemon's to say (the profile is the table's)."""
+    stakes: dict[str, int] = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not value.isdigit():
+        if not sep or not name or not (value.isascii() and value.isdigit()):
             raise UsageError(f"stake {item!r}: write WAGER=AMOUNT in minor units, e.g. ante=1000")
-        stakes[name] = int(value)
+        if name in stakes:
+            raise UsageError(f"stake {item!r}: {name} is given twice (one amount per wager)")
+        try:
+            stakes[name] = money_value(value)
+        except OutOfLimits as exc:
+            raise UsageError(f"stake {item!r}: {exc}") from None
     return stakes
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from controller.cli import shuffle_battery
-from controller.cli.argtypes import UsageError, integer
+from controller.cli.argtypes import UsageError, integer, journal_text
 from controller.cli.daemon_client import add_socket_flag, call, named_socket
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
@@ -68,7 +68,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                 help="0 clears the active fault, 1 resets fully (default 0)",
             )
             add_socket_flag(a)  # with --socket: through the running daemon (technician)
-            a.add_argument("--technician", default="technician", help="who resets (journaled)")
+            a.add_argument(
+                "--technician",
+                type=journal_text,
+                default="technician",
+                help="who resets (journaled)",
+            )
     ports = actions.add_parser(
         "ports", help="candidate serial and USB devices for the shuffler, with VID:PID"
     )

@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--seed",
-        type=integer(0, 2**63),
+        type=integer(0),
         default=1,
         help="the seed every choice is drawn from (default 1)",
     )

@@ -10,7 +10,7 @@ Both are also read without argparse when their command line is plain (controller
 
 from __future__ import annotations
 
-from controller.cli.argtypes import integer
+from controller.cli.argtypes import integer, journal_text
 from controller.cli.daemon_client import add_daemon_action, call
 from controller.cli.main import add_command
 from controller.cli.output import print_json
@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ack = add_daemon_action(
         ja, "ack", "acknowledge the 100%% award; the table reopens", jackpot_ack
     )
-    ack.add_argument("--technician", required=True, help="who acknowledges (journaled)")
+    ack.add_argument(
+        "--technician", type=journal_text, required=True, help="who acknowledges (journaled)"
+    )
 
     st = add_command(sub, "seat")
     sta = st.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -43,7 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         sta, "clear", "the sensor was checked: the seat takes stakes again", seat_clear
     )
     cl.add_argument("seat", type=integer(1, 99), help="the seat number")
-    cl.add_argument("--technician", required=True, help="who clears it (journaled)")
+    cl.add_argument(
+        "--technician", type=journal_text, required=True, help="who clears it (journaled)"
+    )
 
 
 def jackpot_ack(args: argparse.Namespace) -> int:

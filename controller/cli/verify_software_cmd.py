@@ -17,6 +17,7 @@ import time
 
 from controller.cli.argtypes import input_file
 from controller.cli.daemon_client import add_socket_flag, call, daemon_to_ask
+from controller.cli.ledger_args import add_key_flag, reader, writer
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
@@ -49,14 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--db", type=input_file, metavar="PATH", help="record in (or read from) this ledger"
     )
+    add_key_flag(p)
     add_socket_flag(p)
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.books.ledger.reader import LedgerReader
-    from controller.books.ledger.store import Ledger
     from controller.books.software_verification import history, record, verify_software
 
     on_daemon = daemon_to_ask(args)
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         if on_daemon:
             kept = call(args, "software.history")
         elif args.db:
-            with LedgerReader.open(args.db) as ledger:
+            with reader(args) as ledger:
                 kept = history(ledger)
         else:
             raise CroupierError("--history needs --db PATH or --socket PATH")
@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         verification = verify_software(args.seed, args.algorithm)
         result, seq = verification.to_json(), None
         if args.db:
-            with Ledger.open(args.db, now=time.monotonic(), create=False) as ledger:
+            # the keyring as every ledger command finds it (ledger_args.keyring)
+            with writer(args) as ledger:
                 seq = record(ledger.journal, verification, time.monotonic(), getpass.getuser())
     if args.json:
         print_json({**result, "journal_entry": seq})

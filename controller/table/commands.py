@@ -59,6 +59,7 @@ from controller.table.events import (
 from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
 from controller.table.runner import Handover, TableRunner
 from controller.table.shuffler_link import ResetShuffler
+from controller.texts import text_problem
 from drivers.errors import DriverError
 
 log = logging.getLogger("croupier.control")
@@ -76,7 +77,6 @@ async def _evidence(runner: TableRunner, round_id: str) -> Any:
 
 
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
-MAX_TEXT = 200  # characters of a reason, a technician's name, a destination
 MAX_WAGERS = 8  # wagers in one stake entry: more than any game has
 ROUND_REF = re.compile(r"^(last|[A-Za-z0-9][A-Za-z0-9._:-]{0,63})$")
 
@@ -167,10 +167,9 @@ def _text(args: dict[str, Any], name: str, *, required: bool = True) -> str:
     value = args.get(name)
     if value is None and not required:
         return ""
-    if not isinstance(value, str) or not value.strip():
-        raise _bad(f"'{name}' is required (a text)")
-    if len(value) > MAX_TEXT or not value.isprintable():
-        raise _bad(f"'{name}' must be at most {MAX_TEXT} printable characters")
+    problem = text_problem(value)  # the CLI's rule too (controller.texts)
+    if problem is not None:
+        raise _bad(f"'{name}' {problem}")
     return value.strip()
 
 

@@ -304,6 +304,14 @@ def test_fractions_are_exact_or_a_value_error(text):
     assert abs(value.numerator) < 10**40 and value.denominator < 10**40
 
 
+@pytest.mark.parametrize("text", ["\u0662\u0660%", "0.\u0661\u0665", "3/\u0662\u0660", "\uff11"])
+def test_fractions_are_written_in_ascii_digits(text):
+    """A rate in another script's digits (which Fraction() reads) is refused, as a number of
+    the CLI is: nobody checking the file sees it as the value it is."""
+    with pytest.raises(ValueError, match="not a number like"):
+        parse_fraction(text)
+
+
 config_edits = st.dictionaries(
     st.sampled_from(
         [

@@ -3,11 +3,15 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from ledger_fixtures import FakeWall, uth_pool
+from ledger_fixtures import FakeWall, jumbo_pool, uth_pool
 
+from controller.books.ledger.keys import create_keyring, load_keyring
+from controller.books.ledger.reader import LedgerReader
 from controller.books.ledger.store import Ledger
+from controller.books.ledger.verify import verify_ledger
 from controller.cli.main import main
 
 
@@ -235,3 +239,73 @@ def test_long_checks_show_progress_only_on_a_terminal(db):
     os.close(fd)
     text = seen.decode(errors="replace")
     assert "journal" in text and "entries/s" in text and "verify: OK" in text
+
+
+SIM = Path(__file__).resolve().parents[2] / "config" / "sim.toml"  # credential "1234"
+
+
+@pytest.fixture
+def keyed(tmp_path):
+    """A keyed ledger with two pools, its keyring in a folder of its own (as on a table:
+    /etc/croupier/ledger.key, not beside the ledger)."""
+    (tmp_path / "state").mkdir()
+    (tmp_path / "keys").mkdir()
+    key = tmp_path / "keys" / "ledger.key"
+    path = tmp_path / "state" / "ledger.sqlite3"
+    with Ledger.open(path, now=0.0, wall_clock=FakeWall(), keyring=create_keyring(key)) as ledger:
+        ledger.configure_pool(uth_pool(), 0.0)
+        ledger.configure_pool(jumbo_pool(), 0.0)
+    return path, key
+
+
+def retire_argv(path) -> list[str]:
+    return [
+        *("meters", "retire", "uth", "--reason-code", "closure", "--db", str(path)),
+        *("--config", str(SIM), "--technician", "T1", "--reason", "r", "--transfer-to", "j7"),
+    ]
+
+
+@pytest.mark.parametrize("given", ["--key", "env"])
+def test_retire_opens_the_ledger_with_the_keyring_of_every_ledger_command(
+    keyed, given, monkeypatch, capsys
+):
+    """`meters retire` opened the ledger with no keyring at all: a keyed ledger was 'sealed
+    with ledger key ...: give its keyring', whatever --key or $CROUPIER_LEDGER_KEY said."""
+    path, key = keyed
+    monkeypatch.setenv("CROUPIER_CREDENTIAL", "1234")
+    monkeypatch.delenv("CROUPIER_LEDGER_KEY", raising=False)
+    argv = retire_argv(path)
+    if given == "--key":
+        argv += ["--key", str(key)]
+    else:
+        monkeypatch.setenv("CROUPIER_LEDGER_KEY", str(key))
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "pool uth retired (closure): journaled" in capsys.readouterr().out
+    with LedgerReader.open(path, load_keyring(key)) as reader:
+        assert reader.journal.tail(1)[0].kind == "pool.retired"
+        assert verify_ledger(reader).problems == []
+
+
+def test_retire_finds_the_simulated_tables_keyring_beside_the_ledger(keyed, monkeypatch):
+    path, key = keyed
+    key.rename(path.parent / "ledger.key")
+    monkeypatch.setenv("CROUPIER_CREDENTIAL", "1234")
+    monkeypatch.delenv("CROUPIER_LEDGER_KEY", raising=False)
+    assert main(retire_argv(path)) == 0
+
+
+@pytest.mark.parametrize("given", ["--key", "env"])
+def test_verify_software_records_in_a_keyed_ledger(keyed, given, monkeypatch, capsys):
+    """`verify-software --db` opened the ledger without a keyring (and had no --key): a keyed
+    ledger could not record the verification, nor show its history."""
+    path, key = keyed
+    monkeypatch.delenv("CROUPIER_LEDGER_KEY", raising=False)
+    named = ["--key", str(key)] if given == "--key" else []
+    if given == "env":
+        monkeypatch.setenv("CROUPIER_LEDGER_KEY", str(key))
+    argv = ["verify-software", "--seed", "0f1e2d3c", "--db", str(path), *named, "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["journal_entry"] > 0
+    assert main(["verify-software", "--history", "--db", str(path), *named, "--json"]) == 0
+    (kept,) = json.loads(capsys.readouterr().out)
+    assert kept["seed"] == "0f1e2d3c"

@@ -19,7 +19,7 @@ from controller.books.ledger.errors import (
 from controller.books.ledger.reader import LedgerReader
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.verify import verify_ledger
-from controller.validation import ConfigError
+from controller.validation import MONEY_MAX, ConfigError
 
 SIX = {seat: {"progressive": 100} for seat in range(1, 7)}
 
@@ -213,6 +213,19 @@ def test_technician_correction_is_journaled(ledger):
     ledger.settle_round("r1", 3.0, hits={"uth": {}})
     with pytest.raises(LedgerError, match="only current and reserve"):
         ledger.correct_meter("uth", "hits", 0, 3.0, technician="T-17", reason="x")
+
+
+@pytest.mark.parametrize("meter", ["current", "reserve"])
+@pytest.mark.parametrize("value", [MONEY_MAX + 1, 2**63 - 1])
+def test_a_correction_beyond_the_money_limit_is_refused(ledger, meter, value):
+    """The ledger's own check, whatever its caller checked: a pool set to 2**63 - 1 was
+    journaled, and the table opened displaying it."""
+    before = ledger.journal.head()
+    with pytest.raises(BadRoundError, match=f"the new {meter}: {value} is above"):
+        ledger.correct_meter("uth", meter, value, 1.0, technician="T-17", reason="x")
+    assert ledger.journal.head() == before  # refused before anything was written
+    after = ledger.correct_meter("uth", "reserve", MONEY_MAX, 1.0, technician="T-17", reason="x")
+    assert after.reserve == MONEY_MAX
 
 
 def test_recovery_voids_rounds_left_open_with_md_s2(db_path):

@@ -72,6 +72,13 @@ def test_refused_while_a_round_is_open_and_for_bad_values(pool_dsn):
             pool_dsn,
             lambda c: correct_linked(c, "jumbo7", "reserve", -1, 1.0, technician="t", reason="r"),
         )
+    with pytest.raises(BadRoundError, match="above 1,000,000,000,000 minor units"):
+        run(
+            pool_dsn,
+            lambda c: correct_linked(
+                c, "jumbo7", "reserve", 2**63 - 1, 1.0, technician="t", reason="r"
+            ),
+        )
     with pytest.raises(LinkedStoreError, match="no linked pool 'nope'"):
         run(
             pool_dsn,

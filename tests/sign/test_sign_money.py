@@ -118,6 +118,8 @@ def test_parse_amount(text, cents):
         ("-3", "non-negative"),
         ("abc", "not an amount"),
         ("nan", "non-negative"),
+        ("\u0665\u0660", "not an amount"),  # Arabic-Indic digits: Decimal() reads them
+        ("\uff11.50", "not an amount"),  # a fullwidth 1
     ],
 )
 def test_parse_amount_errors(text, fragment):

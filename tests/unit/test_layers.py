@@ -21,7 +21,15 @@ CONTROLLER = Path(__file__).resolve().parents[2] / "controller"
 # The floor of each room; a room may import rooms on a lower floor. The CLI is the front of
 # the rig's commands (``croupier rig ...``), so cli may import rig, never the other way.
 FLOOR = {"engine": 0, "books": 1, "table": 2, "rig": 3, "cli": 4, "web": 4}
-SHARED = {"errors", "validation", "pidlock", "quick_json", "files", "stop_signals"}  # shared base
+SHARED = {
+    "errors",
+    "validation",
+    "pidlock",
+    "quick_json",
+    "files",
+    "stop_signals",
+    "texts",
+}  # shared base
 IO_MODULES = ("sqlite3", "asyncio", "serial", "usb", "gpiozero", "luma", "psycopg", "socket")
 
 

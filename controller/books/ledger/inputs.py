@@ -13,6 +13,7 @@ from typing import Any
 
 from controller.books.ledger.errors import BadRoundError
 from controller.books.ledger.records import Stakes
+from controller.validation import MONEY_MAX
 
 ROUND_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
 
@@ -36,12 +37,21 @@ def seat(value: Any) -> int:
     return number
 
 
-def amount(value: Any, what: str, *, positive: bool) -> int:
+def amount(value: Any, what: str, *, positive: bool, high: int | None = None) -> int:
+    """An amount in minor units, at least 1 (``positive``) or 0, and at most ``high``."""
     low = 1 if positive else 0
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         kind = "a positive" if positive else "a non-negative"
         raise BadRoundError(f"{what}: {value!r} is not {kind} amount in minor units")
+    if high is not None and value > high:
+        raise BadRoundError(f"{what}: {value} is above {high:,} minor units")
     return value
+
+
+def money(value: Any, what: str) -> int:
+    """An amount a person sets (a meter's correction): 0..MONEY_MAX minor units, as any one
+    amount of money is (controller.validation)."""
+    return amount(value, what, positive=False, high=MONEY_MAX)
 
 
 def text(value: Any, what: str) -> str:

@@ -330,7 +330,7 @@ class Ledger(LedgerView):
         Allowed while the self-check has failed: it is how a technician repairs meters."""
         inputs.text(technician, "the technician")
         inputs.text(reason, "the reason for the correction")
-        inputs.amount(value, f"the new {meter}", positive=False)
+        inputs.money(value, f"the new {meter}")
         with self._event(f"correcting {pool} {meter}", now, when_closed=True):
             self._refuse_open_rounds(pool, "correct its meters")
             config, state = self._pool_for_change(pool)

@@ -33,7 +33,7 @@ async def correct_linked(
     pool's arithmetic refuses (negative, above the cap) or an unknown pool."""
     inputs.text(technician, "the technician")
     inputs.text(reason, "the reason for the correction")
-    inputs.amount(value, f"the new {meter}", positive=False)
+    inputs.money(value, f"the new {meter}")
     if meter not in CORRECTABLE:
         raise LinkedStoreError(f"only {' and '.join(CORRECTABLE)} can be corrected")
 

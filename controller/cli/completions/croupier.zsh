@@ -1074,6 +1074,7 @@ _shtab_croupier_verify_software_options=(
   "--history[the results kept in the ledger]"
   "--algorithm[default hmac-sha1 (GAT)]:algorithm:(hmac-sha1 hmac-sha256 sha1 sha256)"
   "--db[record in (or read from) this ledger]:PATH:"
+  "--key[the ledger keyring (default \$CROUPIER_LEDGER_KEY, else \/etc\/croupier\/ledger.key when readable)]:PATH:"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
 )

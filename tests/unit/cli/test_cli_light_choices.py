@@ -14,6 +14,7 @@ from controller.books.ledger.lifecycle import RetireReason
 from controller.books.reports import documents, signing
 from controller.books.software_verification import ALGORITHMS, ALIASES
 from controller.cli import (
+    argtypes,
     hardware,
     lifecycle_cmd,
     report_cmd,
@@ -39,7 +40,7 @@ SAME = [
     ("--pin-factory", hardware.PIN_FACTORIES, FACTORY_NAMES),
     ("meters retire --reason-code", lifecycle_cmd.RETIRE_REASONS, REASONS),
     ("meters correct METER", lifecycle_cmd.CORRECTABLE_METERS, CORRECTABLE),
-    ("pool correct VALUE", lifecycle_cmd.MONEY_MAX, MONEY_MAX),
+    ("an amount of money (argtypes.money)", argtypes.MONEY_MAX, MONEY_MAX),
     ("report keygen --key", Path(cli_paths.REPORT_KEY), signing.DEFAULT_KEY),
     (
         "report verify --public-key",

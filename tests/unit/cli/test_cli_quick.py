@@ -72,6 +72,10 @@ WORDS = [
     "",
     "/tmp/s.sock",
     "x y",
+    " T-4 ",  # a kept text: stripped, as the daemon keeps it
+    "\x1b[31mT",  # not printable: a usage error
+    "a\nb",
+    "x" * 201,
     "round.settled",
     "5",
     "0",
@@ -90,6 +94,9 @@ WORDS = [
     "+5",
     " 5",
     "\uff15",  # a fullwidth digit: int() reads it, the quick reading leaves it to argparse
+    "\u0663",  # an Arabic-Indic 3: int() reads it, the CLI refuses it
+    "1\u0660",
+    "ante=\u0661\u0660\u0660\u0660",
     "0" * 17 + "5",
     "1" * 19,
     "1" * 5000,  # int() refuses over 4,300 digits: argparse's usage error, not a traceback

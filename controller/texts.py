@@ -1,0 +1,24 @@
+"""The free texts a person gives the table to keep: a technician's name, a reason, a misdeal's
+account. One rule for the daemon, which checks every text of a control request
+(controller.table.commands), and for the CLI, which checks ``--technician`` and ``--reason``
+when it reads its command line (controller.cli.argtypes), so that ``croupier meters correct``
+writing the ledger itself journals only what the daemon would: a text that is not blank, of
+at most :data:`MAX_TEXT` printable characters (no line break, no terminal escape: the journal
+is read on terminals and in reports).
+
+It imports nothing: the CLI's quick paths check a ``--technician`` with it (controller.cli.quick).
+"""
+
+from __future__ import annotations
+
+MAX_TEXT = 200  # characters of a reason, a technician's name, a destination
+
+
+def text_problem(value: object) -> str | None:
+    """What is wrong with ``value`` as a kept text, as a message's end (``'reason' ...``,
+    ``argument --reason: ...``); ``None`` when it is one. The text kept is ``value.strip()``."""
+    if not isinstance(value, str) or not value.strip():
+        return "must be a text, not empty"
+    if len(value) > MAX_TEXT or not value.isprintable():
+        return f"must be at most {MAX_TEXT} printable characters"
+    return None
