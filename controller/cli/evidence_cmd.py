@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_socket_flag(m)
     m.set_defaults(func=make)
     v = actions.add_parser("verify", help="check a bundle (signature, journal chain)")
-    v.add_argument("bundle", type=input_file, help="the bundle file (JSON)")
+    v.add_argument("bundle", type=input_file, help="the bundle file (JSON; -: standard input)")
     v.add_argument(
         "--public-key",
         type=input_file,
@@ -124,7 +124,8 @@ def check(args: argparse.Namespace) -> int:
     from controller.books import evidence_verify
     from controller.files import check_input
 
-    check_input(args.bundle)  # a directory or a fifo is not "no such file"
+    if str(args.bundle) != "-":  # -: standard input
+        check_input(args.bundle)  # a directory or a fifo is not "no such file"
 
     return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
 

@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(d)
     d.set_defaults(func=day)
     v = actions.add_parser("verify", help="check a signed report (JSON, CSV or PDF)")
-    v.add_argument("file", type=input_file, help="the report: JSON, CSV or PDF")
+    v.add_argument("file", type=input_file, help="the report: JSON, CSV or PDF (-: standard input)")
     v.add_argument(
         "--public-key",
         type=input_file,
@@ -214,30 +214,28 @@ def verify(args: argparse.Namespace) -> int:
         SignatureError,
         load_public,
         public_key_path,
+        read_signed,
         verify_document,
     )
 
     public = load_public(args.public_key or public_key_path(DEFAULT_KEY))
-    from controller.files import read_regular
-
+    name = "(stdin)" if str(args.file) == "-" else str(args.file)
     try:
-        data = read_regular(args.file)
+        data = read_signed(args.file)
     except OSError as exc:
-        raise CroupierError(f"cannot read {args.file}: {exc.strerror}") from None
+        raise CroupierError(f"cannot read {name}: {exc.strerror or exc}") from None
     try:
         checked = verify_document(data, public)
     except SignatureError as exc:
         if args.json:
-            print_json({"file": str(args.file), "ok": False, "problem": str(exc)})
+            print_json({"file": name, "ok": False, "problem": str(exc)})
         else:
-            print(f"{args.file}: NOT VALID: {exc}")
+            print(f"{name}: NOT VALID: {exc}")
         return 1
     if args.json:
-        print_json(
-            {"file": str(args.file), "ok": True, "key_id": checked.key_id, "form": checked.form}
-        )
+        print_json({"file": name, "ok": True, "key_id": checked.key_id, "form": checked.form})
     else:
-        print(f"{args.file}: signature OK (key {checked.key_id}, {checked.form} form)")
+        print(f"{name}: signature OK (key {checked.key_id}, {checked.form} form)")
     return 0
 
 

@@ -323,7 +323,7 @@ _shtab_croupier_evidence_verify_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--public-key[the table\'s public key (default \/etc\/croupier\/report-key.pub.pem)]:public_key:"
   "--json[print JSON for scripts]"
-  ":the bundle file (JSON):"
+  ":the bundle file (JSON\; -\: standard input):"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -631,7 +631,7 @@ _shtab_croupier_report_verify_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--public-key[the table\'s public key (default \/etc\/croupier\/report-key.pub.pem)]:PEM:"
   "--json[print JSON for scripts]"
-  ":the report\: JSON, CSV or PDF:"
+  ":the report\: JSON, CSV or PDF (-\: standard input):"
 )
 
 # guard to ensure default positional specs are added only once per session
