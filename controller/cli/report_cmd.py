@@ -17,7 +17,7 @@ import argparse
 import sys
 from datetime import date
 
-from controller.cli.argtypes import input_file, integer, output_file_made, output_or_stdout, path
+from controller.cli.argtypes import input_file, integer, output_file, output_or_stdout, path
 from controller.cli.daemon_client import add_socket_flag, call, daemon_to_ask
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json, write_output
@@ -97,7 +97,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(pr)
     pr.set_defaults(func=proposal)
     k = actions.add_parser("keygen", help="make the table's report signing key")
-    k.add_argument("--key", type=output_file_made, default=REPORT_KEY, help=f"default {REPORT_KEY}")
+    k.add_argument(  # no default to convert: a missing /etc/croupier is found by keygen()
+        "--key",
+        type=output_file,
+        help=f"the private key to make, in a folder that exists; its public half is written"
+        f" beside it as NAME.pub.pem (default {REPORT_KEY})",
+    )
     k.set_defaults(func=keygen)
 
 
@@ -240,13 +245,26 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def keygen(args: argparse.Namespace) -> int:
-    from controller.books.reports.signing import create_key, key_id, public_key_path
+    from pathlib import Path
 
-    public = create_key(args.key)
-    print(
-        f"{args.key}: new report key {key_id(public)}; give the regulator "
-        f"{public_key_path(args.key)}"
-    )
+    from controller.books.reports.signing import create_key, key_id, public_key_path
+    from controller.cli.argtypes import UsageError
+    from controller.files import FileRefused, check_output
+
+    key = args.key
+    if key is None:  # the default, held to what --key is held to at parse time
+        try:
+            check_output(REPORT_KEY)
+        except FileRefused as exc:
+            raise UsageError(f"--key (default {REPORT_KEY}): {exc}") from None
+        key = Path(REPORT_KEY)
+    if key.name.endswith(".pub.pem"):
+        raise UsageError(
+            f"--key {key} is the name of a public key: name the private key, e.g. "
+            "report-key.pem (its public half NAME.pub.pem is written beside it)"
+        )
+    public = create_key(key)
+    print(f"{key}: new report key {key_id(public)}; give the regulator {public_key_path(key)}")
     return 0
 
 

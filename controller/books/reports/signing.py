@@ -45,6 +45,7 @@ DEFAULT_KEY = Path("/etc/croupier/report-key.pem")
 CONTEXT = b"croupier-signed-document-v1\n"
 MARKER = b"%croupier-signature "
 ALGORITHM = "ed25519"
+PUBLIC_SUFFIX = ".pub.pem"
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark before a JSON document (an editor's)
 # The largest signed document read: a PDF of a gaming day is tens of kB. A JSON document is
 # also held to controller.validation.DOCUMENT_LIMITS (size, nesting depth, number length).
@@ -62,7 +63,7 @@ class KeyFileError(CroupierError, OSError):
 
 def public_key_path(key: Path) -> Path:
     """Where the public half of ``key`` is kept: ``report-key.pem`` -> ``report-key.pub.pem``."""
-    return key.with_name(key.name.removesuffix(".pem") + ".pub.pem")
+    return key.with_name(key.name.removesuffix(".pem") + PUBLIC_SUFFIX)
 
 
 def key_id(public: Ed25519PublicKey) -> str:
@@ -71,14 +72,26 @@ def key_id(public: Ed25519PublicKey) -> str:
 
 
 def create_key(path: Path) -> Ed25519PublicKey:
-    """Make a new key file (mode 0600) and its public half; refuses to replace a key."""
+    """Make a new key file (mode 0600) and its public half; refuses to replace either (the
+    public half may be the one a regulator holds), and a private key named like a public one."""
+    if path.name.endswith(PUBLIC_SUFFIX):
+        raise KeyFileError(
+            f"{path} is the name of a public key ({PUBLIC_SUFFIX}): name the private key, "
+            "e.g. report-key.pem (its public half is written beside it)"
+        )
+    public_path = public_key_path(path)
     check_output(path)  # not empty, not a directory or a device; its folder exists
-    check_output(public_key_path(path))
+    check_output(public_path)
     if path.exists():
         raise KeyFileError(
             f"{path} already exists: a table keeps its report key (remove it "
             "by hand to start a new one; reports signed with it stay checkable "
             "with its public half)"
+        )
+    if os.path.lexists(public_path):
+        raise KeyFileError(
+            f"{public_path} already exists: it may be the public key a regulator holds "
+            f"(move it away by hand to make a new key at {path})"
         )
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(
@@ -92,7 +105,7 @@ def create_key(path: Path) -> Ed25519PublicKey:
         f.write(pem)
     public = private.public_key()
     write_atomic(
-        public_key_path(path),
+        public_path,
         public.public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
         ),

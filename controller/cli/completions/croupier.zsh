@@ -610,7 +610,7 @@ _shtab_croupier_report_day_defaults_added=0
 
 _shtab_croupier_report_keygen_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
-  "--key[default \/etc\/croupier\/report-key.pem]:key:"
+  "--key[the private key to make, in a folder that exists\; its public half is written beside it as NAME.pub.pem (default \/etc\/croupier\/report-key.pem)]:key:"
 )
 
 # guard to ensure default positional specs are added only once per session

@@ -489,7 +489,7 @@ NAMED_IN_THE_REVIEW = {
     "settle round": "input",
     "ledger-key create --key": "output (folders made)",
     "ledger-key show --key": "input",
-    "report keygen --key": "output (folders made)",
+    "report keygen --key": "output",
     "rig run --junit": "output",
     "sign show --capture": "capture",
 }
