@@ -37,6 +37,31 @@ DEFAULT_STATE = "/var/lib/croupier"
 FORMS = ("json", "csv", "pdf")
 
 
+# controller.books.reports.gaming_day.FIRST_DAY (tests/unit/cli/test_cli_light_choices.py
+# holds them equal): the first gaming day a report may be asked for
+FIRST_DAY = "2000-01-01"
+
+
+def report_date(text: str) -> date:
+    """``--date``: YYYY-MM-DD only, from FIRST_DAY to tomorrow in UTC (the table's own day
+    may be a day ahead of UTC; whether that day has begun is checked with its configuration)."""
+    import re
+    from datetime import UTC, datetime, timedelta
+
+    try:
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+            raise ValueError(text)
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date: write YYYY-MM-DD") from None
+    last = datetime.now(UTC).date() + timedelta(days=1)
+    if not date.fromisoformat(FIRST_DAY) <= day <= last:
+        raise argparse.ArgumentTypeError(
+            f"{text} is outside {FIRST_DAY} .. {last.isoformat()} (a gaming day begun)"
+        )
+    return day
+
+
 EXAMPLES = {
     "report": [
         "croupier report day --date 2026-11-23 --format pdf --output day.pdf",
@@ -53,8 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_table_flags(d)
     d.add_argument(
         "--date",
-        type=date.fromisoformat,
-        help="YYYY-MM-DD (default: the last gaming day that has ended)",
+        type=report_date,
+        help=f"YYYY-MM-DD, from {FIRST_DAY} to the gaming day in progress (default: the last"
+        " gaming day that has ended)",
     )
     d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
     d.add_argument(
@@ -158,7 +184,9 @@ def day(args: argparse.Namespace) -> int:
 
         from controller.books.ledger.reader import LedgerReader
         from controller.books.reports.documents import signed_day_report
+        from controller.books.reports.gaming_day import GamingDayError
         from controller.books.reports.signing import load_private
+        from controller.cli.argtypes import UsageError
         from controller.table.reporting import report_context
         from controller.table.tableconfig import load_table_config
 
@@ -166,6 +194,10 @@ def day(args: argparse.Namespace) -> int:
         context = report_context(config)
         now = datetime.now(UTC)
         when = args.date or context.rule.last_complete(now)
+        try:
+            context.rule.check_reportable(when, now)
+        except GamingDayError as exc:
+            raise UsageError(f"--date: {exc}") from None
         key = load_private(args.key or config.resolve_report_key(args.state_dir))
         db = args.db or config.resolve_state(args.state_dir)
         with LedgerReader.open(db, _ledger_keyring(args, config, Path(db))) as ledger:

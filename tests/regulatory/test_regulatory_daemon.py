@@ -48,6 +48,9 @@ def test_the_live_table_signs_todays_report(tmp_path):
             for args, named in (
                 ({"date": "someday"}, "'date'"),
                 ({"date": 7}, "'date'"),
+                ({"date": "9999-12-31"}, "has not started"),  # OverflowError once
+                ({"date": "20261126"}, "YYYY-MM-DD"),
+                ({"date": "1999-12-31"}, "before 2000-01-01"),
                 ({"form": "docx"}, "'form'"),
             ):
                 with pytest.raises(ControlError, match=named) as caught:

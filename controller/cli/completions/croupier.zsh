@@ -596,7 +596,7 @@ _shtab_croupier_report_day_options=(
   "--config[default \/etc\/croupier\/table.toml]:config:"
   "--state-dir[for relative paths of the configuration (default \/var\/lib\/croupier)]:state_dir:"
   "--key[the signing key (default\: the configuration\'s)]:key:"
-  "--date[YYYY-MM-DD (default\: the last gaming day that has ended)]:date:"
+  "--date[YYYY-MM-DD, from 2000-01-01 to the gaming day in progress (default\: the last gaming day that has ended)]:date:"
   "--format[write this signed form (default json)]:format:(json csv pdf)"
   "--output[the file to write (default or -\: standard output)]:output:"
   "--db[the ledger (default\: the configuration\'s)]:PATH:"
