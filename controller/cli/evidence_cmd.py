@@ -28,7 +28,8 @@ DEFAULT_STATE = "/var/lib/croupier"
 
 EXAMPLES = {
     "evidence": [
-        "croupier evidence make last --technician T --socket /run/croupier/control.sock",
+        "CROUPIER_CREDENTIAL=... croupier evidence make last --socket /run/croupier/control.sock"
+        " --output last.json",
         "croupier evidence verify SIM-1-000042.json --public-key report-key.pub.pem",
     ],
 }
