@@ -19,6 +19,11 @@ checks (docs/evidence.md):
    turn of the 255 numbers in a round), each reply answers its request's destination, and
    the cards in the replies are the round record's, destination by destination, in order.
 
+The bundle (``-``: standard input) is held to the limits every document from outside is
+held to in Croupier (``controller/validation.py``, DOCUMENT_LIMITS, repeated below): its size,
+its nesting depth, the length of its numbers; the JSON inside its journal entries too. Values
+from the bundle are shown escaped, on one line.
+
 Exit status 0 when everything holds, 1 with the first problem otherwise.
 """
 
@@ -233,6 +238,87 @@ class Invalid(Exception):
     pass
 
 
+# controller.validation.DOCUMENT_LIMITS, written out (this file imports nothing of Croupier;
+# tests/regulatory/test_evidence.py holds them equal)
+MAX_BYTES = 1024 * 1024
+MAX_DEPTH = 32
+MAX_NUMBER_CHARS = 40
+INT_RANGE = (-(2**63), 2**63 - 1)
+BOM = b"\xef\xbb\xbf"
+
+
+def _number(kind):
+    def convert(text):
+        value = kind(text) if len(text) <= MAX_NUMBER_CHARS else None
+        if value is None or value - value != 0:  # too long to read, or not finite (1e999)
+            shown_text = text[:20] + ("..." if len(text) > 20 else "")
+            raise Invalid(f"the number {shown_text} is not allowed (too long, or not finite)")
+        return value
+
+    return convert
+
+
+def _not_a_number(text):
+    raise Invalid(f"{text} is not a JSON number")  # NaN, Infinity, -Infinity
+
+
+def _check_limits(value):
+    low, high = INT_RANGE
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise Invalid(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, int) and not isinstance(item, bool) and not low <= item <= high:
+            raise Invalid(f"an integer outside {low}..{high}")
+
+
+def load_json(data):
+    """JSON text or bytes from the bundle, within the limits above; Invalid naming the limit."""
+    if len(data) > MAX_BYTES:
+        raise Invalid(f"larger than {MAX_BYTES} bytes")
+    if isinstance(data, bytes):
+        try:
+            data = (
+                data[len(BOM) :].decode("utf-8") if data.startswith(BOM) else data.decode("utf-8")
+            )
+        except UnicodeDecodeError as exc:
+            raise Invalid(f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        value = json.loads(
+            data,
+            parse_int=_number(int),
+            parse_float=_number(float),
+            parse_constant=_not_a_number,
+        )
+    except RecursionError:  # the parser recurses once a level: far past MAX_DEPTH
+        raise Invalid(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:
+        raise Invalid(f"not valid JSON: {exc}") from None
+    _check_limits(value)
+    return value
+
+
+def shown(value):
+    """A value from the bundle as a message shows it: a plain word as it is, anything else
+    escaped (repr) and shortened."""
+    plain = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.-"
+    if isinstance(value, str) and 0 < len(value) <= 64 and all(c in plain for c in value):
+        return value
+    text = repr(value)
+    return text if len(text) <= 80 else text[:60] + "...(" + format(len(text), ",") + " characters)"
+
+
+def one_line(text):
+    """A message on one line, every character that is not printable escaped."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= 1000 else text[:1000] + "..."
+
+
 def public_key_from_pem(text):
     body = "".join(line for line in text.splitlines() if line and not line.startswith("-----"))
     der = base64.b64decode(body)
@@ -252,8 +338,12 @@ def check_signature(signed, public):
     except (KeyError, TypeError, ValueError):
         raise Invalid('not a signed bundle: expected {"report": ..., "signature": ...}') from None
     key_id = hashlib.sha256(public).hexdigest()[:16]
-    if sig.get("algorithm") != "ed25519" or sig.get("key_id") != key_id:
-        raise Invalid(f"signed with key {sig.get('key_id')}, not with the key given ({key_id})")
+    if sig.get("algorithm") != "ed25519":
+        raise Invalid(f"unsupported signature algorithm {shown(sig.get('algorithm'))}")
+    if sig.get("key_id") != key_id:
+        raise Invalid(
+            f"signed with key {shown(sig.get('key_id'))}, not with the key given ({key_id})"
+        )
     if not ed25519_verify(public, CONTEXT + canonical(bundle), value):
         raise Invalid("the signature does not match: the bundle was changed after signing")
     return bundle
@@ -283,11 +373,11 @@ def check_chain(bundle):
     if opened is None or closed is None:
         raise Invalid("the round's opening or closing entry is missing")
     for e, kinds in ((opened, ("round.opened",)), (closed, ("round.settled", "round.voided"))):
-        if e["kind"] not in kinds or json.loads(e["data"]).get("round") != bundle["round"]:
+        if e["kind"] not in kinds or load_json(e["data"]).get("round") != bundle["round"]:
             raise Invalid(
                 f"journal entry {e['seq']} is not the {kinds[0]} of round {bundle['round']}"
             )
-    stakes = json.loads(opened["data"])["stakes"]
+    stakes = load_json(opened["data"])["stakes"]
     ledger_stakes = bundle["ledger_round"]["stakes"]
     for seat, wagers in stakes.items():
         if any(ledger_stakes.get(seat, {}).get(w) != a for w, a in wagers.items()):
@@ -301,27 +391,36 @@ def main(argv):
         return 2
     try:  # a key that cannot be used says nothing about the bundle: not "NOT VALID"
         with open(argv[2], encoding="ascii") as f:
-            public = public_key_from_pem(f.read())
+            public = public_key_from_pem(f.read(64 * 1024))  # a PEM key is 113 bytes
     except (OSError, ValueError, Invalid) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         print(f"{argv[2]}: cannot use this public key: {reason}", file=sys.stderr)
         return 1
+    name = "(stdin)" if argv[1] == "-" else argv[1]
     try:
-        with open(argv[1], "rb") as f:
-            text = f.read()
+        if argv[1] == "-":
+            text = sys.stdin.buffer.read(MAX_BYTES + 1)
+        else:
+            with open(argv[1], "rb") as f:
+                text = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        print(f"{argv[1]}: cannot read the bundle: {exc.strerror or exc}", file=sys.stderr)
+        print(f"{name}: cannot read the bundle: {exc.strerror or exc}", file=sys.stderr)
         return 1
     try:
-        bundle = check_signature(json.loads(text), public)
+        bundle = check_signature(load_json(text), public)
         count = check_chain(bundle)
         frames = check_frames(bundle)
-    except (OSError, ValueError, KeyError, TypeError, Invalid) as exc:
-        print(f"{argv[1]}: NOT VALID: {exc}")
+    except KeyError as exc:
+        print(one_line(f"{name}: NOT VALID: the field {shown(exc.args[0])} is missing"))
+        return 1
+    except (ValueError, TypeError, AttributeError, IndexError, Invalid) as exc:
+        print(one_line(f"{name}: NOT VALID: {exc}"))
         return 1
     print(
-        f"{argv[1]}: OK: round {bundle['round']} of table {bundle['table']}, signature and "
-        f"{count} journal entries and {frames} shuffler frames checked"
+        one_line(
+            f"{name}: OK: round {shown(bundle['round'])} of table {shown(bundle['table'])}, "
+            f"signature and {count} journal entries and {frames} shuffler frames checked"
+        )
     )
     return 0
 

@@ -4,7 +4,8 @@ without a daemon.
 - ``croupier config check [FILE]`` (default /etc/croupier/table.toml): every problem of the
   file, one line each with its key, or a one-line summary of the table it configures;
 - ``croupier config hash-credential``: the salted hash of a technician credential, for
-  table.toml (read from the terminal twice, or from stdin).
+  table.toml (read from the terminal twice, or the first line of stdin: at most 1 KiB of
+  UTF-8, not empty nor only spaces).
 """
 
 from __future__ import annotations
@@ -82,17 +83,60 @@ def config_check(args: argparse.Namespace) -> int:
     return 0
 
 
+# The longest credential read (bytes of UTF-8): a technician's secret is typed, not a file;
+# `croupier config hash-credential < /dev/zero` reads this much and stops
+MAX_CREDENTIAL_BYTES = 1024
+
+
+def checked_credential(secret: str) -> str:
+    """``secret`` when it can be a credential; CroupierError (one line) naming why not."""
+    if not secret.strip():
+        raise CroupierError("the credential is empty or only spaces: type the secret")
+    if len(secret.encode("utf-8", "surrogatepass")) > MAX_CREDENTIAL_BYTES:
+        raise CroupierError(f"the credential is longer than {MAX_CREDENTIAL_BYTES} bytes")
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in secret):  # bytes the terminal could not decode
+        raise CroupierError("the credential is not UTF-8 text")
+    control = next((c for c in secret if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if control is not None:  # a NUL from /dev/zero: no terminal or environment can give it
+        raise CroupierError(f"the credential holds a control character ({control!r})")
+    return secret
+
+
+def _credential_from_stdin() -> str:
+    """The first line of standard input (without its line end), at most
+    MAX_CREDENTIAL_BYTES of UTF-8; CroupierError (one line) otherwise."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a test's StringIO
+        raw = sys.stdin.readline(MAX_CREDENTIAL_BYTES + 3).encode("utf-8", "surrogatepass")
+    else:
+        raw = stream.readline(MAX_CREDENTIAL_BYTES + 3)  # the line end, \r\n, and one more
+    line = raw.removesuffix(b"\n").removesuffix(b"\r")
+    if len(line) > MAX_CREDENTIAL_BYTES:
+        raise CroupierError(
+            f"the credential on standard input is longer than {MAX_CREDENTIAL_BYTES} bytes"
+        )
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CroupierError(
+            f"the credential on standard input is not UTF-8 text (byte {exc.start}: "
+            f"{line[exc.start]:#04x})"
+        ) from None
+
+
 def hash_cmd(args: argparse.Namespace) -> int:
     import getpass
 
     from controller.table.credentials import hash_credential
 
-    first = (
-        getpass.getpass("new technician credential: ")
-        if sys.stdin.isatty()
-        else sys.stdin.readline().rstrip("\n")
-    )
-    if sys.stdin.isatty() and getpass.getpass("again: ") != first:
-        raise CroupierError("the two entries differ")
+    if sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise CroupierError("standard input is closed: type the credential, or pipe it in")
+    terminal = sys.stdin.isatty()
+    if terminal:
+        first = checked_credential(getpass.getpass("new technician credential: "))
+        if getpass.getpass("again: ") != first:
+            raise CroupierError("the two entries differ")
+    else:
+        first = checked_credential(_credential_from_stdin())
     print(hash_credential(first))
     return 0

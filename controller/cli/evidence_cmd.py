@@ -28,7 +28,8 @@ DEFAULT_STATE = "/var/lib/croupier"
 
 EXAMPLES = {
     "evidence": [
-        "croupier evidence make last --technician T --socket /run/croupier/control.sock",
+        "CROUPIER_CREDENTIAL=... croupier evidence make last --socket /run/croupier/control.sock"
+        " --output last.json",
         "croupier evidence verify SIM-1-000042.json --public-key report-key.pub.pem",
     ],
 }
@@ -58,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_socket_flag(m)
     m.set_defaults(func=make)
     v = actions.add_parser("verify", help="check a bundle (signature, journal chain)")
-    v.add_argument("bundle", type=input_file, help="the bundle file (JSON)")
+    v.add_argument("bundle", type=input_file, help="the bundle file (JSON; -: standard input)")
     v.add_argument(
         "--public-key",
         type=input_file,
@@ -124,7 +125,8 @@ def check(args: argparse.Namespace) -> int:
     from controller.books import evidence_verify
     from controller.files import check_input
 
-    check_input(args.bundle)  # a directory or a fifo is not "no such file"
+    if str(args.bundle) != "-":  # -: standard input
+        check_input(args.bundle)  # a directory or a fifo is not "no such file"
 
     return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
 

@@ -17,7 +17,7 @@ import argparse
 import sys
 from datetime import date
 
-from controller.cli.argtypes import input_file, integer, output_file_made, output_or_stdout, path
+from controller.cli.argtypes import input_file, integer, output_file, output_or_stdout, path
 from controller.cli.daemon_client import add_socket_flag, call, daemon_to_ask
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json, write_output
@@ -37,6 +37,31 @@ DEFAULT_STATE = "/var/lib/croupier"
 FORMS = ("json", "csv", "pdf")
 
 
+# controller.books.reports.gaming_day.FIRST_DAY (tests/unit/cli/test_cli_light_choices.py
+# holds them equal): the first gaming day a report may be asked for
+FIRST_DAY = "2000-01-01"
+
+
+def report_date(text: str) -> date:
+    """``--date``: YYYY-MM-DD only, from FIRST_DAY to tomorrow in UTC (the table's own day
+    may be a day ahead of UTC; whether that day has begun is checked with its configuration)."""
+    import re
+    from datetime import UTC, datetime, timedelta
+
+    try:
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+            raise ValueError(text)
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date: write YYYY-MM-DD") from None
+    last = datetime.now(UTC).date() + timedelta(days=1)
+    if not date.fromisoformat(FIRST_DAY) <= day <= last:
+        raise argparse.ArgumentTypeError(
+            f"{text} is outside {FIRST_DAY} .. {last.isoformat()} (a gaming day begun)"
+        )
+    return day
+
+
 EXAMPLES = {
     "report": [
         "croupier report day --date 2026-11-23 --format pdf --output day.pdf",
@@ -53,8 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_table_flags(d)
     d.add_argument(
         "--date",
-        type=date.fromisoformat,
-        help="YYYY-MM-DD (default: the last gaming day that has ended)",
+        type=report_date,
+        help=f"YYYY-MM-DD, from {FIRST_DAY} to the gaming day in progress (default: the last"
+        " gaming day that has ended)",
     )
     d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
     d.add_argument(
@@ -75,7 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(d)
     d.set_defaults(func=day)
     v = actions.add_parser("verify", help="check a signed report (JSON, CSV or PDF)")
-    v.add_argument("file", type=input_file, help="the report: JSON, CSV or PDF")
+    v.add_argument("file", type=input_file, help="the report: JSON, CSV or PDF (-: standard input)")
     v.add_argument(
         "--public-key",
         type=input_file,
@@ -97,7 +123,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(pr)
     pr.set_defaults(func=proposal)
     k = actions.add_parser("keygen", help="make the table's report signing key")
-    k.add_argument("--key", type=output_file_made, default=REPORT_KEY, help=f"default {REPORT_KEY}")
+    k.add_argument(  # no default to convert: a missing /etc/croupier is found by keygen()
+        "--key",
+        type=output_file,
+        help=f"the private key to make, in a folder that exists; its public half is written"
+        f" beside it as NAME.pub.pem (default {REPORT_KEY})",
+    )
     k.set_defaults(func=keygen)
 
 
@@ -153,7 +184,9 @@ def day(args: argparse.Namespace) -> int:
 
         from controller.books.ledger.reader import LedgerReader
         from controller.books.reports.documents import signed_day_report
+        from controller.books.reports.gaming_day import GamingDayError
         from controller.books.reports.signing import load_private
+        from controller.cli.argtypes import UsageError
         from controller.table.reporting import report_context
         from controller.table.tableconfig import load_table_config
 
@@ -161,6 +194,10 @@ def day(args: argparse.Namespace) -> int:
         context = report_context(config)
         now = datetime.now(UTC)
         when = args.date or context.rule.last_complete(now)
+        try:
+            context.rule.check_reportable(when, now)
+        except GamingDayError as exc:
+            raise UsageError(f"--date: {exc}") from None
         key = load_private(args.key or config.resolve_report_key(args.state_dir))
         db = args.db or config.resolve_state(args.state_dir)
         with LedgerReader.open(db, _ledger_keyring(args, config, Path(db))) as ledger:
@@ -214,41 +251,52 @@ def verify(args: argparse.Namespace) -> int:
         SignatureError,
         load_public,
         public_key_path,
+        read_signed,
         verify_document,
     )
 
     public = load_public(args.public_key or public_key_path(DEFAULT_KEY))
-    from controller.files import read_regular
-
+    name = "(stdin)" if str(args.file) == "-" else str(args.file)
     try:
-        data = read_regular(args.file)
+        data = read_signed(args.file)
     except OSError as exc:
-        raise CroupierError(f"cannot read {args.file}: {exc.strerror}") from None
+        raise CroupierError(f"cannot read {name}: {exc.strerror or exc}") from None
     try:
         checked = verify_document(data, public)
     except SignatureError as exc:
         if args.json:
-            print_json({"file": str(args.file), "ok": False, "problem": str(exc)})
+            print_json({"file": name, "ok": False, "problem": str(exc)})
         else:
-            print(f"{args.file}: NOT VALID: {exc}")
+            print(f"{name}: NOT VALID: {exc}")
         return 1
     if args.json:
-        print_json(
-            {"file": str(args.file), "ok": True, "key_id": checked.key_id, "form": checked.form}
-        )
+        print_json({"file": name, "ok": True, "key_id": checked.key_id, "form": checked.form})
     else:
-        print(f"{args.file}: signature OK (key {checked.key_id}, {checked.form} form)")
+        print(f"{name}: signature OK (key {checked.key_id}, {checked.form} form)")
     return 0
 
 
 def keygen(args: argparse.Namespace) -> int:
-    from controller.books.reports.signing import create_key, key_id, public_key_path
+    from pathlib import Path
 
-    public = create_key(args.key)
-    print(
-        f"{args.key}: new report key {key_id(public)}; give the regulator "
-        f"{public_key_path(args.key)}"
-    )
+    from controller.books.reports.signing import create_key, key_id, public_key_path
+    from controller.cli.argtypes import UsageError
+    from controller.files import FileRefused, check_output
+
+    key = args.key
+    if key is None:  # the default, held to what --key is held to at parse time
+        try:
+            check_output(REPORT_KEY)
+        except FileRefused as exc:
+            raise UsageError(f"--key (default {REPORT_KEY}): {exc}") from None
+        key = Path(REPORT_KEY)
+    if key.name.endswith(".pub.pem"):
+        raise UsageError(
+            f"--key {key} is the name of a public key: name the private key, e.g. "
+            "report-key.pem (its public half NAME.pub.pem is written beside it)"
+        )
+    public = create_key(key)
+    print(f"{key}: new report key {key_id(public)}; give the regulator {public_key_path(key)}")
     return 0
 
 

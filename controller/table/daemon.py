@@ -98,6 +98,26 @@ async def start_emulator(config: TableConfig, runtime_dir: Path) -> tuple[subpro
     return proc, str(link)
 
 
+def make_simulated_report_key(config: TableConfig, state_dir: Path) -> None:
+    """The simulated table makes its own report key at start when it has none (as it makes
+    its ledger keyring beside the ledger), so that `report day` and `evidence make` work on
+    `croupierd --config config/sim.toml`. A real table's key is made by install.sh, never
+    here. A key that cannot be made is a warning: the table runs, and report.day says why."""
+    if config.shuffler.emulator is None:
+        return
+    path = config.resolve_report_key(state_dir)
+    if path.exists():
+        return
+    from controller.books.reports.signing import create_key, key_id
+
+    try:
+        public = create_key(path)
+    except (CroupierError, OSError) as exc:
+        log.warning("the simulated table has no report key: %s", exc)
+        return
+    log.info("simulated table: made the report key %s (key %s)", path, key_id(public))
+
+
 async def pump_gpio(gpio: GpioTable, runner: TableRunner) -> None:
     while True:
         runner.gpio_event(await gpio.next_event())
@@ -183,6 +203,7 @@ async def serve(
         if gpio is not None:
             await stack.enter_async_context(gpio)
         await runner.open(gpio)
+        make_simulated_report_key(config, state_dir)  # the state directory exists now
         notifier = Notifier()
         stack.callback(notifier.close)
         runner.notifier = notifier

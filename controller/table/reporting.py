@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from controller.books.evidence import build_bundle, link_record, recorded_round
 from controller.books.ledger.selfcheck import default_manifest_path
 from controller.books.reports.day import ReportContext
 from controller.books.reports.documents import FORMS, signed_day_report
-from controller.books.reports.gaming_day import GamingDayRule
+from controller.books.reports.gaming_day import GamingDayError, GamingDayRule, parse_day
 from controller.books.reports.signing import load_private, sign_json
 from controller.books.reports.theoretical import ParFigure, par_figures
 from controller.engine.profiles import Profile
@@ -52,10 +52,14 @@ async def day_report(runner: Any, args: dict[str, Any]) -> dict[str, Any]:
     context = await asyncio.get_running_loop().run_in_executor(None, report_context, runner.config)
     now = datetime.fromtimestamp(runner.wall_clock(), UTC)
     text = args.get("date")
-    try:
-        day = date.fromisoformat(text) if text is not None else context.rule.last_complete(now)
-    except (TypeError, ValueError):
-        raise ControlError("'date' must be YYYY-MM-DD", "bad-request") from None
+    if text is None:
+        day = context.rule.last_complete(now)
+    else:  # YYYY-MM-DD, from FIRST_DAY to the day in progress (not 9999-12-31, not 20261126)
+        try:
+            day = parse_day(text)
+            context.rule.check_reportable(day, now)
+        except GamingDayError as exc:
+            raise ControlError(f"'date': {exc}", "bad-request") from None
     ledger = runner.ledger
     try:
         key = load_private(runner.config.resolve_report_key(runner.state_dir))

@@ -48,6 +48,9 @@ def test_the_live_table_signs_todays_report(tmp_path):
             for args, named in (
                 ({"date": "someday"}, "'date'"),
                 ({"date": 7}, "'date'"),
+                ({"date": "9999-12-31"}, "has not started"),  # OverflowError once
+                ({"date": "20261126"}, "YYYY-MM-DD"),
+                ({"date": "1999-12-31"}, "before 2000-01-01"),
                 ({"form": "docx"}, "'form'"),
             ):
                 with pytest.raises(ControlError, match=named) as caught:
@@ -108,3 +111,54 @@ def test_a_jackpot_acknowledgement_leaves_a_verifiable_evidence_bundle(capsys):
         again = json.loads(capsys.readouterr().out)
         assert again.pop("currency") == "EUR" and again.pop("minor_units") == 2
         assert again == signed["table_settlement"]
+
+
+def test_croupierd_on_the_simulated_configuration_makes_its_report_key(tmp_path, capsys):
+    """``croupierd --config config/sim.toml`` (README, docs/daemon.md) makes report-key.pem
+    in its state directory at start, as config/sim.toml and docs/regulatory.md say, so that
+    ``report day --socket`` signs; once the rig alone made it, and the daemon started by hand
+    answered 'no report key'."""
+    import subprocess
+    import sys
+
+    sim = Path(__file__).resolve().parents[2] / "config" / "sim.toml"
+    state, run = tmp_path / "state", tmp_path / "run"
+    log = (tmp_path / "croupierd.log").open("wb")
+    dirs = ["--state-dir", str(state), "--runtime-dir", str(run), "--exit-with-parent"]
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "controller.table.daemon", "--config", str(sim), *dirs],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (run / "control.sock").exists():
+            assert daemon.poll() is None, (tmp_path / "croupierd.log").read_text()
+            assert time.monotonic() < deadline, "croupierd did not start"
+            time.sleep(0.1)
+        key = state / "report-key.pem"
+        assert key.stat().st_mode & 0o777 == 0o600
+        public = load_public(public_key_path(key))
+        capsys.readouterr()
+        socket = ["--socket", str(run / "control.sock")]
+        assert main(["report", "day", *socket, "--json"]) == 0
+        signed = capsys.readouterr().out.encode()
+        assert verify_document(signed, public).form == "json"
+    finally:
+        daemon.terminate()
+        daemon.wait(30)
+        log.close()
+
+
+def test_a_real_table_never_makes_a_report_key(tmp_path):
+    from dataclasses import replace
+
+    from controller.table.daemon import make_simulated_report_key
+    from controller.table.tableconfig import load_table_config
+
+    sim = load_table_config(Path(__file__).resolve().parents[2] / "config" / "sim.toml")
+    real = replace(sim, shuffler=replace(sim.shuffler, emulator=None))
+    make_simulated_report_key(real, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    make_simulated_report_key(sim, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report-key.pem", "report-key.pub.pem"]

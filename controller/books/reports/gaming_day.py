@@ -16,10 +16,24 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from controller.errors import CroupierError
 
 BOUNDARY = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # YYYY-MM-DD only (not 20261126, not 2026-1-5)
+# The first gaming day a report may be asked for (no table kept books before); the last is
+# the one in progress. controller/cli/report_cmd.py repeats it for its parse-time check.
+FIRST_DAY = date(2000, 1, 1)
 
 
 class GamingDayError(CroupierError, ValueError):
     """A gaming-day setting or date that cannot be used (bad boundary, unknown time zone)."""
+
+
+def parse_day(text: object) -> date:
+    """A report's date as written, ``YYYY-MM-DD``; GamingDayError otherwise."""
+    if not isinstance(text, str) or not DAY.fullmatch(text):
+        raise GamingDayError("a date must be YYYY-MM-DD, e.g. 2026-11-23")
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise GamingDayError(f"{text} is not a date (YYYY-MM-DD)") from None
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,18 @@ class GamingDayRule:
     def last_complete(self, now: datetime) -> date:
         """The last gaming day that has ended at ``now`` (the default report)."""
         return self.day_of(now) - timedelta(days=1)
+
+    def check_reportable(self, day: date, now: datetime) -> None:
+        """GamingDayError unless ``day`` is from :data:`FIRST_DAY` to the gaming day in
+        progress at ``now`` (a day not started has no report, even an empty one)."""
+        current = self.day_of(now)
+        if day < FIRST_DAY:
+            raise GamingDayError(f"{day.isoformat()} is before {FIRST_DAY.isoformat()}")
+        if day > current:
+            raise GamingDayError(
+                f"gaming day {day.isoformat()} has not started (the one in progress is "
+                f"{current.isoformat()})"
+            )
 
     def describe(self) -> str:
         return f"{self.start:%H:%M} {self.zone.key}"

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,11 +39,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from controller.books.ledger.journal import canonical
 from controller.errors import CroupierError
 from controller.files import check_output, read_regular, write_atomic
+from controller.validation import DOCUMENT_LIMITS, ConfigError, loads_json
 
 DEFAULT_KEY = Path("/etc/croupier/report-key.pem")
 CONTEXT = b"croupier-signed-document-v1\n"
 MARKER = b"%croupier-signature "
 ALGORITHM = "ed25519"
+PUBLIC_SUFFIX = ".pub.pem"
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark before a JSON document (an editor's)
+# The largest signed document read: a PDF of a gaming day is tens of kB. A JSON document is
+# also held to controller.validation.DOCUMENT_LIMITS (size, nesting depth, number length).
+MAX_SIGNED_BYTES = 16 * 1024 * 1024
 
 
 class SignatureError(CroupierError, ValueError):
@@ -57,7 +63,7 @@ class KeyFileError(CroupierError, OSError):
 
 def public_key_path(key: Path) -> Path:
     """Where the public half of ``key`` is kept: ``report-key.pem`` -> ``report-key.pub.pem``."""
-    return key.with_name(key.name.removesuffix(".pem") + ".pub.pem")
+    return key.with_name(key.name.removesuffix(".pem") + PUBLIC_SUFFIX)
 
 
 def key_id(public: Ed25519PublicKey) -> str:
@@ -66,14 +72,26 @@ def key_id(public: Ed25519PublicKey) -> str:
 
 
 def create_key(path: Path) -> Ed25519PublicKey:
-    """Make a new key file (mode 0600) and its public half; refuses to replace a key."""
+    """Make a new key file (mode 0600) and its public half; refuses to replace either (the
+    public half may be the one a regulator holds), and a private key named like a public one."""
+    if path.name.endswith(PUBLIC_SUFFIX):
+        raise KeyFileError(
+            f"{path} is the name of a public key ({PUBLIC_SUFFIX}): name the private key, "
+            "e.g. report-key.pem (its public half is written beside it)"
+        )
+    public_path = public_key_path(path)
     check_output(path)  # not empty, not a directory or a device; its folder exists
-    check_output(public_key_path(path))
+    check_output(public_path)
     if path.exists():
         raise KeyFileError(
             f"{path} already exists: a table keeps its report key (remove it "
             "by hand to start a new one; reports signed with it stay checkable "
             "with its public half)"
+        )
+    if os.path.lexists(public_path):
+        raise KeyFileError(
+            f"{public_path} already exists: it may be the public key a regulator holds "
+            f"(move it away by hand to make a new key at {path})"
         )
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(
@@ -87,7 +105,7 @@ def create_key(path: Path) -> Ed25519PublicKey:
         f.write(pem)
     public = private.public_key()
     write_atomic(
-        public_key_path(path),
+        public_path,
         public.public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
         ),
@@ -162,11 +180,29 @@ class Verified:
     body: bytes  # what the signature covers (without the context prefix)
 
 
+_PLAIN = re.compile(r"[0-9A-Za-z_.-]{1,64}")
+
+
+def shown(value: object) -> str:
+    """A value read from a document, as a message shows it: a plain word as it is, anything
+    else (control characters, newlines, a pasted megabyte) escaped and shortened, on one line."""
+    if isinstance(value, str) and _PLAIN.fullmatch(value):
+        return value
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}...({len(text):,} characters)"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable escaped (one line, no terminal
+    control sequences)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _check(public: Ed25519PublicKey, claimed: str, value: str, message: bytes) -> None:
     expected = key_id(public)
     if claimed != expected:
         raise SignatureError(
-            f"signed with key {claimed}, not with the table key given ({expected})"
+            f"signed with key {shown(claimed)}, not with the table key given ({expected})"
         )
     try:
         signature = base64.b64decode(value, validate=True)
@@ -177,21 +213,48 @@ def _check(public: Ed25519PublicKey, claimed: str, value: str, message: bytes) -
         ) from None
 
 
+def _first_problem(exc: ConfigError) -> str:
+    """The first problem of a refused document, on one line, naming the others' count."""
+    if not exc.problems:
+        return "unreadable"
+    key, reason = exc.problems[0]
+    more = len(exc.problems) - 1
+    where = "" if key.startswith("(") else f"{key}: "  # (top), (syntax), (file): the whole
+    return printable(where + reason + (f" (and {more} more)" if more else ""))
+
+
+def _verify_json(data: bytes, public: Ed25519PublicKey) -> Verified:
+    try:  # held to the limits of every document from outside: size, depth, number length
+        signed = loads_json(data, "the document", DOCUMENT_LIMITS)
+    except ConfigError as exc:
+        raise SignatureError(f"not a signed JSON document: {_first_problem(exc)}") from None
+    sig = signed.get("signature") if isinstance(signed, dict) else None
+    document = signed.get("report") if isinstance(signed, dict) else None
+    if not isinstance(document, dict) or not isinstance(sig, dict):
+        raise SignatureError(
+            'not a signed JSON document: expected {"report": {...}, "signature": {...}}'
+        )
+    algorithm, claimed, value = sig.get("algorithm"), sig.get("key_id"), sig.get("value")
+    if algorithm != ALGORITHM:
+        raise SignatureError(f"unsupported signature algorithm {shown(algorithm)}")
+    if not isinstance(claimed, str):
+        raise SignatureError(f"the signature's key_id is not text: {shown(claimed)}")
+    if not isinstance(value, str):
+        raise SignatureError(f"the signature's value is not base64 text: {shown(value)}")
+    _check(public, claimed, value, canonical_bytes(document))
+    return Verified("json", claimed, document, canonical_bytes(document))
+
+
 def verify_document(data: bytes, public: Ed25519PublicKey) -> Verified:
-    """Check a signed document in any form; raises SignatureError naming what is wrong."""
-    if data.lstrip().startswith(b"{"):
-        try:
-            signed = json.loads(data)
-            document, sig = signed["report"], signed["signature"]
-            claimed, value = sig["key_id"], sig["value"]
-        except (ValueError, KeyError, TypeError):
-            raise SignatureError(
-                'not a signed JSON document: expected {"report": ..., "signature": ...}'
-            ) from None
-        if sig.get("algorithm") != ALGORITHM or not isinstance(value, str):
-            raise SignatureError(f"unsupported signature algorithm {sig.get('algorithm')!r}")
-        _check(public, str(claimed), value, canonical_bytes(document))
-        return Verified("json", str(claimed), document, canonical_bytes(document))
+    """Check a signed document in any form; raises SignatureError naming what is wrong (on one
+    line; values from the document escaped)."""
+    if len(data) > MAX_SIGNED_BYTES:
+        raise SignatureError(
+            f"larger than {MAX_SIGNED_BYTES} bytes: not a document the table signs"
+        )
+    text = data.removeprefix(BOM)
+    if text.lstrip()[:1] in (b"{", b"["):  # JSON (a CSV starts with its header, a PDF with %PDF)
+        return _verify_json(text, public)
     at = data.rfind(b"\n" + MARKER)
     if at < 0 or not data.endswith(b"\n"):
         raise SignatureError("no signature line (%croupier-signature ...) at the end")
@@ -201,3 +264,19 @@ def verify_document(data: bytes, public: Ed25519PublicKey) -> Verified:
         raise SignatureError("the signature line is malformed")
     _check(public, parts[1], parts[2], body)
     return Verified("bytes", parts[1], None, body)
+
+
+def read_signed(path: str | Path) -> bytes:
+    """The bytes of a signed document to check (``-``: standard input), at most one byte more
+    than :data:`MAX_SIGNED_BYTES` (verify_document refuses that). A regular file only (a fifo
+    never blocks); OSError or FileRefused when it cannot be read."""
+    import sys
+
+    if str(path) == "-":
+        if sys.stdin is None:
+            raise CroupierError("standard input is closed")
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a test's StringIO
+            return sys.stdin.read(MAX_SIGNED_BYTES + 1).encode()
+        return stream.read(MAX_SIGNED_BYTES + 1)
+    return read_regular(path, MAX_SIGNED_BYTES + 1)

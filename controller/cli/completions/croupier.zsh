@@ -323,7 +323,7 @@ _shtab_croupier_evidence_verify_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--public-key[the table\'s public key (default \/etc\/croupier\/report-key.pub.pem)]:public_key:"
   "--json[print JSON for scripts]"
-  ":the bundle file (JSON):"
+  ":the bundle file (JSON\; -\: standard input):"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -596,7 +596,7 @@ _shtab_croupier_report_day_options=(
   "--config[default \/etc\/croupier\/table.toml]:config:"
   "--state-dir[for relative paths of the configuration (default \/var\/lib\/croupier)]:state_dir:"
   "--key[the signing key (default\: the configuration\'s)]:key:"
-  "--date[YYYY-MM-DD (default\: the last gaming day that has ended)]:date:"
+  "--date[YYYY-MM-DD, from 2000-01-01 to the gaming day in progress (default\: the last gaming day that has ended)]:date:"
   "--format[write this signed form (default json)]:format:(json csv pdf)"
   "--output[the file to write (default or -\: standard output)]:output:"
   "--db[the ledger (default\: the configuration\'s)]:PATH:"
@@ -610,7 +610,7 @@ _shtab_croupier_report_day_defaults_added=0
 
 _shtab_croupier_report_keygen_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
-  "--key[default \/etc\/croupier\/report-key.pem]:key:"
+  "--key[the private key to make, in a folder that exists\; its public half is written beside it as NAME.pub.pem (default \/etc\/croupier\/report-key.pem)]:key:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -631,7 +631,7 @@ _shtab_croupier_report_verify_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--public-key[the table\'s public key (default \/etc\/croupier\/report-key.pub.pem)]:PEM:"
   "--json[print JSON for scripts]"
-  ":the report\: JSON, CSV or PDF:"
+  ":the report\: JSON, CSV or PDF (-\: standard input):"
 )
 
 # guard to ensure default positional specs are added only once per session

@@ -113,6 +113,47 @@ def test_each_action_shows_its_own_examples(capsys):
     assert shown > 20
 
 
+def _example_lines() -> list[str]:
+    import importlib
+
+    return [
+        line
+        for module_name, _ in COMMAND_GROUPS
+        for lines in getattr(importlib.import_module(module_name), "EXAMPLES", {}).values()
+        for line in lines
+    ]
+
+
+@pytest.mark.parametrize("line", _example_lines())
+def test_every_example_names_only_what_its_command_takes(line):
+    """An example of ``--help`` (a technician copies it) names only commands and options the
+    parser has: ``evidence make last --technician T`` was shown, and refused when typed."""
+    import shlex
+
+    words = shlex.split(line.split(" #")[0])
+    words = words[words.index("croupier") + 1 :]  # after CROUPIER_CREDENTIAL=..., sudo
+    chain = [PARSER]
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word.startswith(("(", ">", "<")):  # a comment, or the shell's redirection
+            break
+        if word.startswith("-") and len(word) > 1:
+            name = word.split("=")[0]
+            found = [
+                p._option_string_actions[name] for p in chain if name in p._option_string_actions
+            ]
+            assert found, f"{line!r}: {name} is not an option of croupier {' '.join(words)}"
+            skip = found[-1].nargs != 0 and "=" not in word
+            continue
+        subs = [a for a in chain[-1]._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs and word in subs[0].choices:
+            chain.append(subs[0].choices[word])
+    assert len(chain) > 1, line
+
+
 @pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
 def test_unknown_option_is_a_usage_error(words, parser, capsys):
     argv = [*words, "--no-such-option"]
@@ -490,7 +531,7 @@ NAMED_IN_THE_REVIEW = {
     "settle round": "input",
     "ledger-key create --key": "output (folders made)",
     "ledger-key show --key": "input",
-    "report keygen --key": "output (folders made)",
+    "report keygen --key": "output",
     "rig run --junit": "output",
     "sign show --capture": "capture",
 }

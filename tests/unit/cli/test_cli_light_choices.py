@@ -5,13 +5,14 @@ and not here fails this test instead of being refused on the command line."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from controller.books.ledger import paths, selfcheck
 from controller.books.ledger.lifecycle import RetireReason
-from controller.books.reports import documents, signing
+from controller.books.reports import documents, gaming_day, signing
 from controller.books.software_verification import ALGORITHMS, ALIASES
 from controller.cli import (
     argtypes,
@@ -35,6 +36,7 @@ SAME = [
     ("sim --profile", sim_cmd.PROFILES, tuple(PROFILES)),
     ("verify-software --algorithm", verify_software_cmd.ALGORITHMS, (*ALGORITHMS, *ALIASES)),
     ("report day --format", report_cmd.FORMS, documents.FORMS),
+    ("report day --date", date.fromisoformat(report_cmd.FIRST_DAY), gaming_day.FIRST_DAY),
     ("sign test PATTERN", sign_cmd.TEST_PATTERNS, TEST_PATTERNS),
     ("sign --backend", hardware.SIGN_BACKENDS, BACKENDS),
     ("--pin-factory", hardware.PIN_FACTORIES, FACTORY_NAMES),
