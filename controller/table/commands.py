@@ -54,6 +54,7 @@ from controller.table.events import (
     JackpotAck,
     JournalNote,
     PoolAmount,
+    Refused,
     SeatDecision,
 )
 from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
@@ -292,11 +293,17 @@ class Commands:
         self.limiter.succeeded(uid)
         return who
 
-    async def _hand(self, event: Input) -> None:
+    async def _hand(self, event: Input, *, entry: bool = False) -> None:
         """Hand the table ``event`` and answer once it has taken it (TableRunner.take: the
-        caller's next request sees its effect); a refusal when the daemon stopped first."""
-        if await self.runner.take(event) is Handover.STOPPED:
+        caller's next request sees its effect); a refusal when the daemon stopped first.
+        ``entry``: a dealer's entry (stakes, decisions) the table may refuse by its rules or
+        state (a stake after LOCK, PRG-2, BJ-1; a seat not in the round): its refusal, in one
+        line, instead of "entered" for what the round then dropped."""
+        handed = await self.runner.take(event)
+        if handed is Handover.STOPPED:
             raise ControlError("the daemon is stopping: not taken, try again once it is up")
+        if entry and isinstance(handed, Refused):
+            raise ControlError(handed.text(), "refused")
 
     def _refused(self, request: Request, action: str, reason: str, now: float) -> None:
         """Count a refusal; journal what the tally says is due (coalesced per window)."""
@@ -571,7 +578,7 @@ class Commands:
         known = self._wagers()  # what the profile offers is a subset of the game's wagers
         if unknown := [name for name in stakes if name not in known]:
             raise _bad(f"'stakes': unknown wager {unknown[0][:20]!r} (known: {', '.join(known)})")
-        await self._hand(EnterWagers(seat, dict(stakes), decision))
+        await self._hand(EnterWagers(seat, dict(stakes), decision), entry=True)
         return "entered"
 
     async def round_seats(self, request: Request) -> str:
@@ -591,11 +598,11 @@ class Commands:
             if action not in BJ_ACTIONS:
                 raise _bad(f"'action' must be one of {', '.join(BJ_ACTIONS)}")
             amount = self._money(request.args.get("amount", 0), "amount")
-            await self._hand(SeatDecision(seat, action, amount))
+            await self._hand(SeatDecision(seat, action, amount), entry=True)
         else:
             if request.args.get("amount", 0) != 0:
                 raise _bad("'amount' is only for blackjack insurance")
-            await self._hand(EnterWagers(seat, {}, self._decision(seat, action)))
+            await self._hand(EnterWagers(seat, {}, self._decision(seat, action)), entry=True)
         return "entered"
 
     def _destination(self, raw: Any) -> str:

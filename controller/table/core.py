@@ -21,6 +21,9 @@ notes from the control socket. Outputs are what the shell carries out, in order:
   shuffle audit, a voided one breaks the audit's chain of shuffles;
 - :class:`ShowSign`, :class:`ReportStatus`: the sign's scene and systemd's status line, when
   they change;
+- :class:`Refused`: the machine did not take the event handed in (a dealer's entry it
+  refuses: a stake after LOCK, a seat not in the round...), for the shell to answer whoever
+  handed it in; the refusal is journaled with the event's transaction;
 - :class:`AskWitness`: while the ledger's witness has not answered (the ``witness``
   condition), ask it again, with backoff (:mod:`controller.table.witness_retry`); the shell
   answers with :class:`WitnessChecked`, which clears the condition (or raises
@@ -64,6 +67,7 @@ from controller.table.events import (
     OpenRound,
     Output,
     PoolAmount,
+    Refused,
     ReportStatus,
     SeatHealth,
     SettleRound,
@@ -224,6 +228,8 @@ class TableLogic:
                 writes.append(effect)
             elif isinstance(effect, LockSeats | EndSeatRound | ShowWinners | ClearSeats):
                 self._seats(effect, now)
+            elif isinstance(effect, Refused):
+                later.append(effect)  # for whoever handed the event in
             else:
                 r = self.machine.round
                 later.append(ToShuffler(effect, r.round_id if r else None))

@@ -333,10 +333,27 @@ class ClearSeats:
     seats: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class Refused:
+    """The machine did not take the event it was handed (journaled beside this as ``kind``,
+    with ``reason`` and ``rule``): whoever handed it in is told why (the control socket
+    answers a dealer's entry with it instead of "entered"). Nothing else comes of it."""
+
+    kind: str
+    reason: str
+    rule: str | None = None
+
+    def text(self) -> str:
+        """One line: the reason, with its rule when the reason does not name it already."""
+        if self.rule and self.rule not in self.reason:
+            return f"{self.reason} ({self.rule})"
+        return self.reason
+
+
 SeatEffect = LockSeats | EndSeatRound | ShowWinners | ClearSeats
 MoneyEffect = OpenRound | VoidRound | SettleRound
 ShufflerEffect = RequestPacket | ShuffleDeck | ReinsertCards | CheckDeck
-Effect = AppendJournal | MoneyEffect | ShufflerEffect | SeatEffect
+Effect = AppendJournal | MoneyEffect | ShufflerEffect | SeatEffect | Refused
 
 # --- between the pure table core and its shell ---------------------------------------------
 
@@ -442,5 +459,12 @@ class ReportStatus:
 
 
 Output = (
-    LedgerWrite | ToShuffler | ArchiveRound | DeckChainBroken | ShowSign | ReportStatus | AskWitness
+    LedgerWrite
+    | ToShuffler
+    | ArchiveRound
+    | DeckChainBroken
+    | ShowSign
+    | ReportStatus
+    | AskWitness
+    | Refused
 )

@@ -64,6 +64,7 @@ from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
+from controller.engine.wagers import GAME_WAGER_RULE
 from controller.errors import CroupierError, RoundError
 from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
 from controller.table.events import (
@@ -89,6 +90,7 @@ from controller.table.events import (
     OpenRound,
     PacketDelivered,
     PoolAmount,
+    Refused,
     RoundsRecorded,
     SeatDecision,
     SeatHealth,
@@ -120,6 +122,10 @@ def condition_effect(name: Condition) -> str:
 
 
 MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])$")
+BJ_INSURANCE = (
+    "seat {seat}: an insurance is not a stake entry: it is offered when the dealer's first card"
+    " is an ace, with round decide SEAT insurance --amount N (BJ-8)"
+)
 
 
 class TableState(StrEnum):
@@ -154,7 +160,8 @@ TAKEN_IN: Mapping[object, frozenset[TableState]] = {
     Button.CONFIRM: frozenset({S.DEALING, S.VERIFIED, S.SETTLED, S.VOID}),
     JackpotAck: frozenset({S.JACKPOT}),
     DeclareSeats: frozenset({S.OPEN, S.CLOSED}),
-    EnterWagers: frozenset(TableState) - ROUND_OVER,
+    # entered until the showdown: there the round's record is made and settled
+    EnterWagers: frozenset(TableState) - ROUND_OVER - {S.SHOWDOWN},
     EnterCards: frozenset({S.DEALING, S.VERIFIED}),
     DeclareMisdeal: frozenset({S.DEALING, S.VERIFIED}),
     DealerCardsExposed: frozenset({S.VERIFIED}),
@@ -314,7 +321,12 @@ class TableMachine:
         try:
             return self._handlers[type(event)](event, now)
         except EventRefused as refused:
-            return [AppendJournal(refused.kind, refused.data)]
+            data = refused.data
+            reason = str(data.get("reason", refused.kind))
+            return [
+                AppendJournal(refused.kind, data),
+                Refused(refused.kind, reason, data.get("rule")),
+            ]
 
     def _on_tick(self, event: Tick, now: float) -> list[Effect]:
         if self.round is not None and self._dealing():
@@ -384,9 +396,15 @@ class TableMachine:
         return [AppendJournal("seats-declared", {"seats": sorted(self.declared)})]
 
     def _on_enter_wagers(self, event: EnterWagers, now: float) -> list[Effect]:
-        self._take(EnterWagers, "wagers-refused", seat=event.seat, reason="round is over")
-        target = self.round.wagers if self.round else self.entered
+        closed = "the round is being settled (showdown)" if self.state == S.SHOWDOWN else ""
+        why = f"seat {event.seat}: stakes and decisions are closed: {closed or 'round is over'}"
+        self._take(EnterWagers, "wagers-refused", seat=event.seat, reason=why)
         stakes, decision = dict(event.stakes), event.decision
+        if self.round is not None:
+            stakes = self._after_lock(self.round, event.seat, stakes)
+        elif self.profile.game == "blackjack" and "insurance" in stakes:
+            self._refuse_wagers(event.seat, BJ_INSURANCE.format(seat=event.seat), "BJ-8")
+        target = self.round.wagers if self.round else self.entered
         if not stakes and event.seat in target:  # a decision alone keeps the stakes entered
             stakes = target[event.seat][0]
         if decision is None and event.seat in target:
@@ -398,6 +416,64 @@ class TableMachine:
                 {"seat": event.seat, "stakes": dict(event.stakes), "decision": event.decision},
             )
         ]
+
+    @staticmethod
+    def _refuse_wagers(seat: int, reason: str, rule: str | None) -> None:
+        data: dict[str, Any] = {"seat": seat, "reason": reason}
+        if rule:
+            data["rule"] = rule
+        raise EventRefused("wagers-refused", data)
+
+    def _round_seats(self, r: Round) -> tuple[int, ...]:
+        """The seats the round plays: those dealt (hold'em), those whose bets the shoe round
+        took at LOCK (blackjack)."""
+        if isinstance(r.deal, ShoeDeal):
+            return tuple(sorted(r.deal.opening_stakes()))
+        return r.seats
+
+    def _refuse_seat_not_in(self, r: Round, seat: int) -> None:
+        seats = self._round_seats(r)
+        if seat not in seats:
+            rule = GAME_WAGER_RULE.get(self.profile.game)
+            reason = (
+                f"seat {seat} is not in this round (seats {', '.join(map(str, seats))}):"
+                f" a seat joins before LOCK ({rule})"
+            )
+            self._refuse_wagers(seat, reason, rule)
+
+    def _after_lock(self, r: Round, seat: int, stakes: dict[str, int]) -> dict[str, int]:
+        """An entry once LOCK has taken the round's stakes: refused (EventRefused) for a seat
+        not in the round, a blackjack bet (BJ-1, TRX-1: the shoe round took them at LOCK;
+        double and split come with the decisions) and a pool stake LOCK did not take as
+        entered (PRG-2). The stakes to keep: a hold'em seat's table wagers, which may still be
+        entered until the showdown (the settlement records them), without the pool stake,
+        which is the one LOCK took (the ledger opened with it and never lets it change)."""
+        self._refuse_seat_not_in(r, seat)
+        if self.profile.game == "blackjack":
+            if "insurance" in stakes:
+                self._refuse_wagers(seat, BJ_INSURANCE.format(seat=seat), "BJ-8")
+            placed = r.wagers.get(seat, ({}, None))[0]
+            if stakes and stakes != placed:  # the bets placed, restated, are no change
+                rule = "BJ-1" if stakes.get("main") != placed.get("main") else "TRX-1"
+                reason = (
+                    f"seat {seat}: bets cannot be placed or raised after LOCK, except double"
+                    f" and split (round decide SEAT double|split) ({rule})"
+                )
+                self._refuse_wagers(seat, reason, rule)
+        bet = self.pool_name
+        if bet is None or bet not in stakes:
+            return stakes
+        taken = r.progressive.get(seat, 0)
+        if stakes[bet] != taken:
+            reason = (
+                f"seat {seat}: {bet} {stakes[bet]} refused: the {bet} stake taken at LOCK is"
+                f" {taken} and never changes during the round"
+                if taken
+                else f"seat {seat}: {bet} {stakes[bet]} refused: no {bet} stake was taken at"
+                f" LOCK for this seat, and one is placed before the round starts"
+            )
+            self._refuse_wagers(seat, f"{reason} (PRG-2)", "PRG-2")
+        return {name: amount for name, amount in stakes.items() if name != bet}
 
     def _on_pool_amount(self, event: PoolAmount, now: float) -> list[Effect]:
         self.pools[event.pool] = (event.amount, event.seed)
@@ -457,7 +533,7 @@ class TableMachine:
             progressive = {
                 s: stake for s in sorted(self.seats.with_stake()) if s not in excluded_now
             }
-        wagers = dict(self.entered)
+        wagers, not_taken = self._pool_stakes_out(progressive)
         try:
             if self.profile.game == "blackjack":
                 deal: Deal = ShoeDeal(
@@ -491,7 +567,28 @@ class TableMachine:
         # a shoe's bets are the engine's from LOCK on; hold'em table wagers may still be
         # entered until the showdown, so the settlement records them
         taken = deal.opening_stakes() if isinstance(deal, ShoeDeal) else {}
-        return [*unsure, move, LockSeats(), OpenRound(round_id, self.pool_name, progressive, taken)]
+        opened = OpenRound(round_id, self.pool_name, progressive, taken)
+        return [*unsure, move, *not_taken, LockSeats(), opened]
+
+    def _pool_stakes_out(
+        self, progressive: dict[int, int]
+    ) -> tuple[dict[int, tuple[dict[str, int], Any]], list[Effect]]:
+        """The round's entered wagers without their pool stakes: the round's pool stakes are
+        those LOCK takes (``progressive``: sensed, not excluded, the pool reachable), the
+        ones the ledger opens with (PRG-2). An entered pool stake LOCK does not take as
+        entered is journaled (``stake-not-taken``) and never settled."""
+        bet = self.pool_name
+        wagers: dict[int, tuple[dict[str, int], Any]] = {}
+        notes: list[Effect] = []
+        for seat, (stakes, decision) in self.entered.items():
+            if bet is not None and bet in stakes:
+                taken = progressive.get(seat, 0)
+                if stakes[bet] != taken:
+                    data = {"seat": seat, "wager": bet, "entered": stakes[bet], "taken": taken}
+                    notes.append(AppendJournal("stake-not-taken", {**data, "rule": "PRG-2"}))
+                stakes = {name: amount for name, amount in stakes.items() if name != bet}
+            wagers[seat] = (stakes, decision)
+        return wagers, notes
 
     def _on_ledger_result(self, event: LedgerResult, now: float) -> list[Effect]:
         r = self.round
@@ -574,6 +671,9 @@ class TableMachine:
         refusal = {"seat": event.seat, "action": event.action}
         if r is None or not (self._dealing() and isinstance(r.deal, ShoeDeal)):
             raise EventRefused("decision-refused", {**refusal, "reason": "no decision is awaited"})
+        if event.seat not in (seats := self._round_seats(r)):
+            reason = f"seat {event.seat} is not in this round (seats {', '.join(map(str, seats))})"
+            raise EventRefused("decision-refused", {**refusal, "reason": reason, "rule": "BJ-1"})
         try:
             r.deal.decide(event.seat, event.action, event.amount)
         except RoundError as exc:

@@ -72,6 +72,7 @@ from controller.table.events import (
     Output,
     PacketDelivered,
     PoolAmount,
+    Refused,
     ReportStatus,
     RoundsRecorded,
     ShowSign,
@@ -176,7 +177,7 @@ class TableRunner:
         self._later: list[Callable[[], None]] = []  # work that waits until the table is idle
         self._warm = False  # the evaluator's tables are in (warm_up)
         self._status: str | None = None  # systemd's status line, not yet sent (_send_status)
-        self._takers: dict[int, asyncio.Future[Handover]] = {}  # id(event) -> its take()
+        self._takers: dict[int, asyncio.Future[Handover | Refused]] = {}  # id(event) -> take()
         self._stopped = False  # the run loop has ended: nothing is taken any more
 
     @property
@@ -230,18 +231,19 @@ class TableRunner:
         """Any component (thread-safe through the loop) hands the table an event."""
         self.queue.put_nowait(event)
 
-    async def take(self, event: Input) -> Handover:
+    async def take(self, event: Input) -> Handover | Refused:
         """Hand the table an event and wait until the core has taken it: the machine's state
         is the one the event led to when this returns TAKEN. What the event set going (a
         linked pool's step, a commit, a shuffler command, the lamps) may still be under way.
         A control command that answers after this is seen in its state by the caller's next
         request (``round confirm`` then ``status``), however the event loop orders its
-        callbacks. QUEUED: the table was busy for longer than TAKE_WAIT (a linked pool's
-        store that does not answer); the event is taken in its turn. STOPPED: the table
-        stopped before taking it; it is never handled."""
+        callbacks. A :class:`Refused`: the core did not take it, and says why (journaled: a
+        stake after LOCK, a seat not in the round...). QUEUED: the table was busy for longer
+        than TAKE_WAIT (a linked pool's store that does not answer); the event is taken in its
+        turn. STOPPED: the table stopped before taking it; it is never handled."""
         if self._stopped:
             return Handover.STOPPED
-        taken: asyncio.Future[Handover] = asyncio.get_running_loop().create_future()
+        taken: asyncio.Future[Handover | Refused] = asyncio.get_running_loop().create_future()
         key = id(event)  # unique while the event waits in the queue
         self._takers[key] = taken
         self.post(event)
@@ -251,11 +253,12 @@ class TableRunner:
             self._takers.pop(key, None)
         return taken.result() if taken.done() else Handover.QUEUED
 
-    def _taken(self, event: Input) -> None:
-        """The core has taken ``event`` (or failed on it): release its :meth:`take`."""
+    def _taken(self, event: Input, refused: Refused | None = None) -> None:
+        """The core has taken ``event`` (or failed on it, or ``refused`` it): release its
+        :meth:`take`."""
         taken = self._takers.pop(id(event), None)
         if taken is not None and not taken.done():
-            taken.set_result(Handover.TAKEN)
+            taken.set_result(refused or Handover.TAKEN)
 
     def _stop_taking(self) -> None:
         """The run loop has ended: the events still queued are never handled."""
@@ -467,7 +470,8 @@ class TableRunner:
         before = logic.machine.state
         started = self.now()
         outputs = logic.handle(event, started)
-        self._taken(event)
+        refusals = [o for o in outputs if isinstance(o, Refused)]
+        self._taken(event, refusals[0] if refusals else None)
         for output in outputs:
             await self._carry_out(output)
         if self.gpio is not None:
