@@ -169,6 +169,11 @@ def _read_text(path: Path, limits: DocumentLimits) -> str:
         ) from None
 
 
+# A UTF-8 byte order mark, which Windows editors put at a text file's start: read past
+# (JSON's RFC 8259 allows it; tomllib and json would refuse the file at its first character)
+BOM = "\ufeff"
+
+
 def loads_toml(text: str, source: str, limits: DocumentLimits = DOCUMENT_LIMITS) -> dict[str, Any]:
     """Parse TOML text from outside within ``limits``; ConfigError naming the key otherwise."""
     import tomllib
@@ -176,7 +181,7 @@ def loads_toml(text: str, source: str, limits: DocumentLimits = DOCUMENT_LIMITS)
     if len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes:
         raise ConfigError(source, [("(file)", f"larger than {limits.max_bytes} bytes")])
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, [("(syntax)", str(exc))]) from None
     except (ValueError, RecursionError) as exc:  # a number of more than 4300 digits
@@ -220,7 +225,7 @@ def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT
             raise ConfigError(source, [("(file)", f"not UTF-8 text (byte {exc.start})")]) from None
     try:
         data = json.loads(
-            text,
+            text.removeprefix(BOM),
             parse_int=functools.partial(_json_number, int, limits.max_number_chars),
             parse_float=functools.partial(_json_number, float, limits.max_number_chars),
             parse_constant=_json_constant,

@@ -137,3 +137,17 @@ def test_the_rounds_id_is_text_or_a_number(tmp_path, capsys):
     capsys.readouterr()
     assert main(["settle", _royal(tmp_path, round={"id": 1})]) == 1
     assert "round: the table's round ID is text or a number" in capsys.readouterr().err
+
+
+def test_files_saved_with_a_byte_order_mark_are_read(tmp_path, capsys):
+    """Windows editors start a UTF-8 file with a byte order mark: a round or a configuration
+    saved so is read (settle said "Unexpected UTF-8 BOM (decode using utf-8-sig)", Python's
+    advice, and config check "Invalid statement (at line 1, column 1)")."""
+    round_file = tmp_path / "round.json"
+    round_file.write_bytes(b"\xef\xbb\xbf" + (EXAMPLES / "uth-gr-royal.json").read_bytes())
+    assert main(["settle", str(round_file)]) == 0
+    config = tmp_path / "table.toml"
+    config.write_bytes(b"\xef\xbb\xbf" + (EXAMPLES.parent / "config" / "sim.toml").read_bytes())
+    capsys.readouterr()
+    assert main(["config", "check", str(config)]) == 0
+    assert ": OK (table SIM-1" in capsys.readouterr().out
