@@ -64,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
     data = read_round(args.round)
     data = round_from_bundle(data) or data  # a jackpot evidence bundle (docs/evidence.md)
     name = data.get("profile") if args.profile is None else args.profile  # '' is refused
-    if not isinstance(name, str):
+    if name is None:
         raise RoundError('the round names no profile; add "profile" or pass --profile')
+    if not isinstance(name, str):
+        raise RoundError(f"profile: a profile's name (text, like 'uth-gr'), not {name!r}")
     try:
         profile = load_profile(name)
     except ConfigError as exc:

@@ -151,3 +151,9 @@ def test_files_saved_with_a_byte_order_mark_are_read(tmp_path, capsys):
     capsys.readouterr()
     assert main(["config", "check", str(config)]) == 0
     assert ": OK (table SIM-1" in capsys.readouterr().out
+
+
+def test_a_profile_that_is_not_a_name_is_named_as_such(tmp_path, capsys):
+    """ "profile": 5 said the round "names no profile"; it names one of the wrong kind."""
+    assert main(["settle", _royal(tmp_path, profile=5)]) == 1
+    assert "profile: a profile's name (text, like 'uth-gr'), not 5" in capsys.readouterr().err
