@@ -53,23 +53,57 @@ class Transport(Protocol):
     def close(self) -> None: ...
 
 
+# pyserial's URL handlers (serial.serial_for_url): ``spy://`` logs a port's traffic
+URL_SCHEMES = ("alt", "cp2110", "hwgrep", "loop", "rfc2217", "socket", "spy")
+HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def port_problem(port: str) -> str | None:
+    """What is wrong with ``port`` as the technician wrote it (``--port``, ``[shuffler]
+    port``), before anything is opened; None when it can name a shuffler: ``usb:VID:PID``
+    (1-4 hex digits each), a URL of a scheme pyserial has (``spy://`` around a port), or a
+    device path that is not a regular file or a folder (a device not plugged in yet is
+    left to the opening, which says so)."""
+    import os
+    import stat
+
+    if not port.strip():
+        return "no port given (a device path, a pyserial URL or usb:VID:PID)"
+    if port.startswith("usb:"):
+        ids = port.split(":")[1:]
+        if len(ids) != 2 or not all(0 < len(x) <= 4 and set(x) <= HEX for x in ids):
+            return f"{port!r}: expected usb:VID:PID in hex, e.g. usb:1209:c5f1"
+        return None
+    scheme, url, rest = port.partition("://")
+    if url:
+        if scheme not in URL_SCHEMES:
+            return f"{port!r}: pyserial has no {scheme}:// (it has {', '.join(URL_SCHEMES)})"
+        if scheme == "spy":
+            return port_problem(rest.partition("?")[0])  # the port it logs
+        return None
+    try:
+        mode = os.stat(port).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        kind = "a regular file" if stat.S_ISREG(mode) else "a folder"
+        return f"{port} is {kind}, not a serial device"
+    return None
+
+
 def open_transport(port: str, baud: int = DEFAULT_BAUD, usb_backend: Any = None) -> Transport:
     """``usb:VID:PID`` (hex) -> USB; anything else is a device path or a pyserial URL
     (``spy://``, ``socket://``, ``loop://``). Raises :class:`~drivers.errors.BadPortSpec` for
-    a port string that names nothing; opening happens later, in ``Transport.open``."""
+    a port string that names nothing (:func:`port_problem`); opening happens later, in
+    ``Transport.open``."""
+    problem = port_problem(port)
+    if problem:
+        raise BadPortSpec(problem)
     if port.startswith("usb:"):
-        parts = port.split(":")
-        try:
-            vid, pid = (int(x, 16) for x in parts[1:])
-        except ValueError:
-            raise BadPortSpec(
-                f"port {port!r}: expected usb:VID:PID in hex, e.g. usb:1209:c5f1"
-            ) from None
+        vid, pid = (int(x, 16) for x in port.split(":")[1:])
         from drivers.usb_transport import UsbTransport
 
         return UsbTransport(vid, pid, backend=usb_backend)
-    if not port:
-        raise BadPortSpec("no shuffler port given (a device path, a pyserial URL or usb:VID:PID)")
     from drivers.serial_transport import SerialTransport
 
     return SerialTransport(port, baud)

@@ -10,12 +10,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from controller.cli.argtypes import UsageError
 from controller.cli.output import print_json
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
 from drivers.errors import DriverError
 from drivers.shuffler_client import ShufflerClient
-from drivers.transport import open_transport
+from drivers.transport import open_transport, port_problem
 from firmware_bridge.codes import ErrorCode
 from firmware_bridge.errors import LinkError
 from firmware_bridge.messages import (
@@ -33,6 +34,9 @@ def talk(args: argparse.Namespace) -> int:
     """One request to the shuffler on ``--port``; its reply printed (exit 1 when not OK)."""
     logging.getLogger("firmware_bridge").setLevel(logging.CRITICAL)  # one line, not a log
     logging.getLogger("drivers").setLevel(logging.CRITICAL)
+    problem = port_problem(args.port)
+    if problem:  # a value the command line got wrong: a usage error, before any opening
+        raise UsageError(f"--port: {problem}")
     try:
         reply = asyncio.run(_talk(args))
     except (LinkError, DriverError, ValueError) as exc:

@@ -80,6 +80,7 @@ from controller.validation import (
 from drivers.errors import HardwareConfigError
 from drivers.gpio.buses import BOOT_CONFIG, bus_pins, read_boot_config
 from drivers.tableio import TableIO, validate_table_io
+from drivers.transport import port_problem
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -210,10 +211,10 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
     if sec is None:
         return None
     emulate = sec.get("emulate", bool, default=False)
-    port = sec.get("port", str, default=None)
+    port = sec.get("port", str, default=None, check=port_problem)
     if emulate and port:
         sec.problems.add(sec.key("port"), "give either a port or emulate = true, not both")
-    if not emulate and not port:
+    if not emulate and not port and "port" not in sec.data:  # (a bad one is named above)
         sec.problems.add(
             sec.key("port"),
             "required: a device path, a pyserial URL or usb:VID:PID"

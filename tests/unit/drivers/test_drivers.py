@@ -112,3 +112,37 @@ def test_udev_rule_names_the_default_port_and_usb_ids():
     for rule in rules:  # every key is KEY==value, KEY+=value or KEY=value, comma-separated
         for part in rule.split(", "):
             assert any(op in part for op in ("==", "+=", "=")), part
+
+
+@pytest.mark.parametrize(
+    ("port", "says"),
+    [
+        ("", "no port given"),
+        ("usb:zzzz:1", "expected usb:VID:PID in hex"),
+        ("usb:1209:c5f1:9", "expected usb:VID:PID in hex"),
+        ("usb: 1209:c5f1", "expected usb:VID:PID in hex"),
+        ("usb:12099:c5f1", "expected usb:VID:PID in hex"),
+        ("ftp://x", "pyserial has no ftp://"),
+        ("spy://", "no port given"),
+        ("spy:///etc/hostname", "/etc/hostname is a regular file, not a serial device"),
+        ("/etc", "/etc is a folder, not a serial device"),
+    ],
+)
+def test_a_port_that_can_name_no_shuffler_is_refused_before_opening(port, says):
+    """The technician's port string, checked before anything is opened (it reached pyserial:
+    'Could not configure port: (25, ...)' for a regular file, 'No such file: ''' for spy://)."""
+    from drivers.errors import BadPortSpec
+    from drivers.transport import open_transport, port_problem
+
+    assert says in (port_problem(port) or "")
+    with pytest.raises(BadPortSpec, match=says.split(":")[0]):
+        open_transport(port)
+
+
+@pytest.mark.parametrize(
+    "port", ["usb:1209:c5f1", "usb:0:1", "/dev/ttyUSB0", "/dev/null", "loop://", "spy://loop://"]
+)
+def test_ports_that_can_name_a_shuffler_pass(port):
+    from drivers.transport import port_problem
+
+    assert port_problem(port) is None

@@ -171,3 +171,22 @@ def test_a_wrong_kind_of_value_is_named_in_the_configurations_words():
     found = problems(data)
     assert found["table.id"] == "expected text, got a date or time"
     assert found["shuffler.baud"] == "expected a whole number, got 'fast'"
+
+
+def test_a_shuffler_port_that_names_no_shuffler_is_a_problem_of_config_check(tmp_path):
+    regular = tmp_path / "notes.txt"
+    regular.write_text("x")
+    assert problems(real_table(port=str(regular)))["shuffler.port"].endswith(
+        "is a regular file, not a serial device"
+    )
+    assert "expected usb:VID:PID in hex" in problems(real_table(port="usb:zz:1"))["shuffler.port"]
+
+
+def test_a_port_on_the_command_line_that_names_no_shuffler_is_a_usage_error(tmp_path, capsys):
+    from controller.cli.main import main
+
+    regular = tmp_path / "notes.txt"
+    regular.write_text("x")
+    assert main(["shuffler", "info", "--port", str(regular)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--port: " in err and "not a serial device" in err
