@@ -29,6 +29,7 @@ from controller.cli.ledger_args import (
 from controller.cli.main import add_command
 from controller.cli.money import add_currency_config, currency_json, table_currency
 from controller.cli.output import add_json_flag, print_json
+from controller.table.control.wire import HITS_MAX
 from display.money import Currency, currency, format_money
 
 TYPE_CHECKING = False
@@ -182,26 +183,35 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def hits(args: argparse.Namespace) -> int:
-    with reader(args) as ledger:
-        records = ledger.hits(args.pool, args.n)
-    cur = table_currency(args)
+    """The hit history: from the running daemon (its ledger and currency: none of the ledger's
+    code or the configuration loaded here) when it can send that many, else from the file."""
+    answer = (
+        from_daemon(args, "meters.hits", pool=args.pool, n=args.n) if args.n <= HITS_MAX else None
+    )
+    if answer is not None:
+        records: list[dict[str, Any]] = answer["hits"]
+        from_table = getattr(args, "config", None) is None
+        cur = currency(answer["currency"]) if from_table else table_currency(args)
+    else:
+        with reader(args) as ledger:
+            records = [h.to_json() for h in ledger.hits(args.pool, args.n)]
+        cur = table_currency(args)
     if args.json:
-        print_json([{**h.to_json(), **currency_json(cur)} for h in records])
+        print_json([{**h, **currency_json(cur)} for h in records])
         return 0
     if not records:
         pool = f" of pool {args.pool}" if args.pool else ""
         print(f"no hits{pool} (croupier meters lists the pools)")
     for h in records:
         extra = "".join(
-            f" {label} {format_money(v, cur)}"
-            for label, v in (("share", h.share), ("envy", h.envy))
-            if v
+            f" {label} {format_money(h[label], cur)}" for label in ("share", "envy") if h[label]
         )
-        print(
-            f"{h.wall}  {h.pool}  round {h.round_id}  seat {h.seat}  {h.line or '-'}  "
-            f"{format_money(h.amount, cur)} (pool {format_money(h.from_pool, cur, code=False)})"
-            f"{extra}  {h.hand or ''}".rstrip()
+        line = (
+            f"{h['wall']}  {h['pool']}  round {h['round_id']}  seat {h['seat']}  "
+            f"{h['line'] or '-'}  {format_money(h['amount'], cur)}"
+            f" (pool {format_money(h['from_pool'], cur, code=False)}){extra}  {h['hand'] or ''}"
         )
+        print(line.rstrip())
     return 0
 
 

@@ -40,7 +40,7 @@ from controller.table.alerts import AlertError, conditions_of
 from controller.table.control.guard import FailureLimiter, RefusalTally
 from controller.table.control.protocol import Request
 from controller.table.control.server import ControlServer
-from controller.table.control.wire import EVENTS_TAIL_MAX, ControlError
+from controller.table.control.wire import EVENTS_TAIL_MAX, HITS_MAX, ControlError
 from controller.table.core import Input
 from controller.table.credentials import verify
 from controller.table.events import (
@@ -89,6 +89,7 @@ ARGS: dict[str, frozenset[str]] = {
         "ledger.path": (),
         "meters": (),
         "meters.summary": (),
+        "meters.hits": ("pool", "n"),
         "events.tail": ("n", "kinds"),
         "events.verify": (),
         "jackpot.ack": ("technician",),
@@ -127,6 +128,7 @@ READ_COMMANDS = frozenset(
         "ledger.path",
         "meters",
         "meters.summary",
+        "meters.hits",
         "events.tail",
         "events.verify",
         "shuffler.audit",
@@ -402,6 +404,27 @@ class Commands:
         return {
             "ledger": self.ledger_path(request),
             **summary,
+            "currency": runner.config.profile.money.currency,
+        }
+
+    async def meters_hits(self, request: Request) -> dict[str, Any]:
+        """What ``croupier meters hits`` shows: the hit history, newest first (at most ``n``;
+        of one pool of this table with ``pool``), with the currency (the CLI asks the daemon
+        instead of loading the ledger's code and the table's configuration)."""
+        runner = self.runner
+        count = request.args.get("n", 100)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= HITS_MAX:
+            raise _bad(f"'n' must be 1..{HITS_MAX}")
+        pool = request.args.get("pool")
+        if pool is not None and (not isinstance(pool, str) or pool not in runner.config.pools):
+            pools = ", ".join(runner.config.pools) or "none"
+            raise ControlError(
+                f"no pool {pool!r} at this table (its pools: {pools})", "bad-request"
+            )
+        ledger = runner.ledger
+        hits = await runner.in_ledger(lambda: ledger.hits(pool, count))
+        return {
+            "hits": [h.to_json() for h in hits],
             "currency": runner.config.profile.money.currency,
         }
 

@@ -136,6 +136,20 @@ def test_events_tail_filters_by_kinds_and_meters_summary_answers(table):
     assert summary["selfcheck"]["table_may_open"] is True
 
 
+def test_meters_hits_answers_with_the_currency_and_refuses_what_it_cannot_answer(table):
+    """`croupier meters hits` asks the daemon: the hits newest first and the currency; a pool
+    this table does not have is named with the table's pools (the CLI answered "no hits of
+    pool progressive" for a pool named by its bet), and ``n`` is bounded."""
+    answer = table.request("meters.hits", n=5)["result"]
+    assert answer == {"hits": [], "currency": "EUR"}
+    reply = table.request("meters.hits", pool="progressive")
+    assert reply["code"] == "bad-request"
+    assert reply["error"] == "no pool 'progressive' at this table (its pools: none)"
+    for n in (0, -1, 10_001, True, "5", 1.5):
+        reply = table.request("meters.hits", n=n)
+        assert reply["code"] == "bad-request" and "'n' must be 1..10000" in reply["error"], n
+
+
 def test_a_stake_at_the_limit_settles_and_the_table_reopens(table):
     """The largest stake the table accepts goes through a whole round to the ledger."""
     top = STAKE_MAX_DEFAULT

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # names for the type checker only: importing typing costs the
 
 MAX_LINE = 64 * 1024  # bytes of a request line (the server refuses a longer one)
 EVENTS_TAIL_MAX = 10_000  # journal entries one events.tail request returns at most
+HITS_MAX = 10_000  # jackpot hits one meters.hits request returns at most
 ERROR_CODES = ("bad-request", "unknown-command", "unauthorised", "refused", "internal")
 
 

@@ -154,7 +154,14 @@ def test_the_probe_sees_argparse() -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [("meters",), ("meters", "--json"), ("events", "tail"), ("events", "tail", "--kind", "x")],
+    [
+        ("meters",),
+        ("meters", "--json"),
+        ("meters", "hits"),
+        ("meters", "hits", "--pool", "main", "-n", "5"),
+        ("events", "tail"),
+        ("events", "tail", "--kind", "x"),
+    ],
     ids=" ".join,
 )
 def test_ledger_reads_beside_the_daemon_load_no_ledger_code(argv: tuple[str, ...]) -> None:
