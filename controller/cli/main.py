@@ -327,7 +327,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace | int:
         )
         return 2
     if argv[:1] == ["help"]:  # `croupier help round stake`, as git's
-        argv = [*argv[1:], "--help"]
+        argv = [*argv[1:], "--help"] if argv[1:2] != ["help"] else ["--help"]
     args = read_quickly(argv)  # the commands typed most, read without argparse
     if args is None:
         args = _parse(argv)

@@ -82,7 +82,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"YYYY-MM-DD, from {FIRST_DAY} to the gaming day in progress (default: the last"
         " gaming day that has ended)",
     )
-    d.add_argument("--format", choices=FORMS, help="write this signed form (default json)")
+    d.add_argument(
+        "--format",
+        choices=FORMS,
+        help="write this signed form (default json; with neither --format, --output nor --json"
+        " a summary for the terminal instead)",
+    )
     d.add_argument(
         "--output", type=output_or_stdout, help="the file to write (default or -: standard output)"
     )

@@ -597,7 +597,7 @@ _shtab_croupier_report_day_options=(
   "--state-dir[for relative paths of the configuration (default \/var\/lib\/croupier)]:state_dir:"
   "--key[the signing key (default\: the configuration\'s)]:key:"
   "--date[YYYY-MM-DD, from 2000-01-01 to the gaming day in progress (default\: the last gaming day that has ended)]:date:"
-  "--format[write this signed form (default json)]:format:(json csv pdf)"
+  "--format[write this signed form (default json\; with neither --format, --output nor --json a summary for the terminal instead)]:format:(json csv pdf)"
   "--output[the file to write (default or -\: standard output)]:output:"
   "--db[the ledger (default\: the configuration\'s)]:PATH:"
   "--ledger-key[the ledger\'s keyring, to check its journal (default\: where the daemon finds it\: the configuration\'s \[ledger\] key, the simulated table\'s beside the ledger, else \$CROUPIER_LEDGER_KEY or \/etc\/croupier\/ledger.key)]:PATH:"

@@ -647,3 +647,10 @@ def test_an_error_never_writes_a_control_character_to_the_terminal(argv, capsys)
     shown = out + err
     assert all(c.isprintable() or c == "\n" for c in shown), shown
     assert "\\x1b" in shown or "\\x07" in shown
+
+
+def test_help_help_is_the_command_list(capsys):
+    """`croupier help help` answered "invalid choice 'help'"."""
+    with pytest.raises(SystemExit) as done:
+        main(["help", "help"])
+    assert done.value.code == 0 and "COMMAND" in capsys.readouterr().out
