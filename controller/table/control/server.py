@@ -82,6 +82,7 @@ class ControlServer:
         self._accept_errors = 0
         self._accept_logged_at = float("-inf")
         self._previous_handler: Any = None
+        self._closed = False
 
     def register(self, cmd: str, handler: Handler) -> None:
         self.handlers[cmd] = handler
@@ -132,6 +133,12 @@ class ControlServer:
                 )
                 self._accept_logged_at, self._accept_errors = now, 0
             return
+        if self._closed and "_start_serving" in str(context.get("message", "")):
+            # asyncio retries a failed accept a second later on the listening socket; after a
+            # stop within that second the socket is closed ("Invalid file descriptor: -1"):
+            # nothing is left to serve, and no traceback is owed to the log
+            log.debug("control socket: an accept retry after the socket closed, dropped")
+            return
         if self._previous_handler is not None:
             self._previous_handler(loop, context)
         else:
@@ -142,7 +149,7 @@ class ControlServer:
             self._server.close()
             await self._server.wait_closed()
             self._server = None
-            asyncio.get_running_loop().set_exception_handler(self._previous_handler)
+            self._closed = True  # the handler stays: an accept retry may still be due
         remove_if_same(self.path, self._bound)  # its own socket, not another daemon's since
 
     def _admit(self, peer: Peer | None) -> bool:

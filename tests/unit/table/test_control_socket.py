@@ -160,3 +160,25 @@ def test_closing_while_clients_leave_logs_nothing(tmp_path):
 
     asyncio.run(go())
     assert not reported, [str(ctx.get("exception") or ctx.get("message")) for ctx in reported]
+
+
+def test_an_accept_retry_due_after_the_socket_closed_is_not_a_traceback(tmp_path, caplog):
+    """Out of file descriptors, asyncio drops the listening socket's reader and schedules
+    ``_start_serving`` a second later (selector_events._accept_connection). A stop within that
+    second closes the socket first: the retry fails on "Invalid file descriptor: -1" and the
+    loop's default handler logged it with a traceback (tests/adversarial/test_socket_floods.py
+    saw it now and then at the end of its flood). Scheduled here as asyncio schedules it."""
+
+    async def stop_with_a_retry_due() -> None:
+        srv = ControlServer(tmp_path / "control.sock")
+        await srv.start()
+        loop = asyncio.get_running_loop()
+        listening = srv._server._sockets[0]  # type: ignore[union-attr]
+        loop.call_later(0.05, loop._start_serving, lambda: None, listening)  # type: ignore[attr-defined]
+        await srv.close()
+        await asyncio.sleep(0.2)  # the retry comes due on the closed socket
+
+    with caplog.at_level("DEBUG"):
+        asyncio.run(stop_with_a_retry_due())
+    assert [r for r in caplog.records if r.levelname == "ERROR" or r.exc_info] == []
+    assert any("accept retry after the socket closed" in r.getMessage() for r in caplog.records)
