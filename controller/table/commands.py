@@ -298,9 +298,10 @@ class Commands:
     async def _hand(self, event: Input, *, entry: bool = False) -> None:
         """Hand the table ``event`` and answer once it has taken it (TableRunner.take: the
         caller's next request sees its effect); a refusal when the daemon stopped first.
-        ``entry``: a dealer's entry (stakes, decisions) the table may refuse by its rules or
-        state (a stake after LOCK, PRG-2, BJ-1; a seat not in the round): its refusal, in one
-        line, instead of "entered" for what the round then dropped."""
+        ``entry``: a dealer's entry (stakes, decisions, cards, a misdeal, an exposure) the
+        table may refuse by its rules or state (a stake after LOCK, PRG-2, BJ-1; a seat not in
+        the round; cards to a place already dealt; a misdeal with no round): its refusal, in
+        one line, instead of "entered" for what the round then dropped."""
         handed = await self.runner.take(event)
         if handed is Handover.STOPPED:
             raise ControlError("the daemon is stopping: not taken, try again once it is up")
@@ -648,14 +649,14 @@ class Commands:
             cards = tuple(parse_cards(raw, what=destination))
         except CroupierError as exc:
             raise _bad(f"'cards': {exc}") from None
-        await self._hand(EnterCards(destination, cards))
+        await self._hand(EnterCards(destination, cards), entry=True)
         return "entered"
 
     async def round_misdeal(self, request: Request) -> str:
         rule = _text(request.args, "rule")
         if not MISDEAL_RULES.match(rule):
             raise _bad("'rule' must be a misdeal rule: MD-S1..MD-S3 or MD-M1..MD-M7")
-        await self._hand(DeclareMisdeal(rule, _text(request.args, "reason")))
+        await self._hand(DeclareMisdeal(rule, _text(request.args, "reason")), entry=True)
         return "declared"
 
     async def round_expose(self, request: Request) -> str:
@@ -671,7 +672,7 @@ class Commands:
             or len(set(positions)) != len(positions)
         ):
             raise _bad("'positions' must list the dealer's cards, [1], [2] or [1, 2]")
-        await self._hand(DealerCardsExposed(tuple(positions)))
+        await self._hand(DealerCardsExposed(tuple(positions)), entry=True)
         return "entered"
 
     async def round_lock(self, request: Request) -> str:

@@ -150,6 +150,22 @@ def test_meters_hits_answers_with_the_currency_and_refuses_what_it_cannot_answer
         assert reply["code"] == "bad-request" and "'n' must be 1..10000" in reply["error"], n
 
 
+def test_cards_a_misdeal_or_an_exposure_the_table_does_not_take_are_refused(table):
+    """With no round in play the machine refuses them (journaled as cards-refused,
+    misdeal-refused, exposure-refused): the dealer is told why, not "entered"/"declared"."""
+    machine = table.runner.machine
+    assert machine.state.value == "open"
+    for cmd, args in (
+        ("round.cards", {"destination": "community", "cards": ["As", "Ks", "Qs"]}),
+        ("round.misdeal", {"rule": "MD-M1", "reason": "not shuffled"}),
+        ("round.expose", {"positions": [1]}),
+    ):
+        reply = table.request(cmd, **args)
+        assert not reply["ok"] and reply["code"] == "refused", (cmd, reply)
+        assert reply["error"] and "\n" not in reply["error"], (cmd, reply)
+    assert machine.state.value == "open"
+
+
 def test_a_stake_at_the_limit_settles_and_the_table_reopens(table):
     """The largest stake the table accepts goes through a whole round to the ledger."""
     top = STAKE_MAX_DEFAULT

@@ -45,5 +45,8 @@ def test_a_filter_that_matches_nothing_says_so(make_sim_table, capsys, monkeypat
     db = ["--db", str(table.ledger_path)]
     assert main(["events", "tail", "--kind", "round.setled", *db]) == 0
     assert capsys.readouterr().out == "-- no entries of kind round.setled --\n"
-    assert main(["meters", "hits", "--pool", "progresive"]) == 0
+    # the daemon knows the table's pools: a mistyped one is refused with them (status 2)
+    assert main(["meters", "hits", "--pool", "progresive"]) == 2
+    assert "no pool 'progresive' at this table (its pools: main)" in capsys.readouterr().err
+    assert main(["meters", "hits", "--pool", "progresive", *db]) == 0  # the file: no list
     assert "no hits of pool progresive" in capsys.readouterr().out
