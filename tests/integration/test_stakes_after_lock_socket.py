@@ -11,17 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from controller.cli.main import main
+from tests.integration.test_cli_recorded_round import CREDENTIAL, croupier
 
 pytestmark = pytest.mark.integration
-
-CREDENTIAL = "1234"  # config/sim.toml's technician credential (sim only)
-
-
-def croupier(table, capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(["--socket", str(table.control_socket), *argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_stakes_after_lock_the_round_cannot_take_are_refused(make_sim_table, capsys, monkeypatch):

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import pytest
 
 from controller.books.reports.gaming_day import GamingDayError, GamingDayRule, parse_day
-from controller.cli.main import main
 from controller.table.control.wire import ControlError
 from controller.table.reporting import day_report
 from controller.table.tableconfig import load_table_config
+from tests.regulatory.test_report_key_files import report
 
 SIM_CONFIG = Path(__file__).resolve().parents[2] / "config" / "sim.toml"
 RULE = GamingDayRule.parse("06:00", "Europe/Athens")
@@ -24,12 +24,7 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
 def _day(capsys, *words: str) -> tuple[int, str]:
-    try:
-        code = main(["report", "day", *words])
-    except SystemExit as exc:  # argparse's usage error
-        code = exc.code  # type: ignore[assignment]
-    out, err = capsys.readouterr()
-    return code, out + err
+    return report(capsys, "day", *words)
 
 
 @pytest.mark.parametrize(

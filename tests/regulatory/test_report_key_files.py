@@ -71,15 +71,21 @@ def test_keygen_refuses_a_private_key_named_like_a_public_one(tmp_path: Path) ->
     assert list(tmp_path.iterdir()) == []
 
 
-def _keygen(capsys, *args: str) -> tuple[int, str]:
+def report(capsys, *words: str) -> tuple[int, str]:
+    """``croupier report WORDS``: its exit status (argparse's usage error included) and what
+    it printed, stdout then stderr."""
     from controller.cli.main import main
 
     try:
-        code = main(["report", "keygen", *args])
+        code = main(["report", *words])
     except SystemExit as exc:  # argparse's usage error
         code = exc.code  # type: ignore[assignment]
     out, err = capsys.readouterr()
     return code, out + err
+
+
+def _keygen(capsys, *args: str) -> tuple[int, str]:
+    return report(capsys, "keygen", *args)
 
 
 def test_the_cli_refuses_to_replace_either_half(capsys, tmp_path: Path) -> None:
