@@ -248,10 +248,16 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
         raise RoundError("seats: expected a non-empty list of seats")
     seats: list[SeatInput] = []
     for raw in raw_seats:
-        if not isinstance(raw, dict) or isinstance(raw.get("seat"), bool):
+        if not isinstance(raw, dict):
             raise RoundError("each seat is an object with seat, cards, stakes, decision")
         number = raw.get("seat")
-        if not isinstance(number, int) or not 1 <= number <= profile.seats:
+        if isinstance(number, bool) or not isinstance(number, int):  # true, 1.0, "1"
+            raise RoundError(
+                f"seat {number!r}: a seat is a whole number 1..{profile.seats} in profile"
+                f" {profile.name}",
+                "UTH-1" if game == "uth" else "CH-1",
+            )
+        if not 1 <= number <= profile.seats:
             raise RoundError(
                 f"seat {number!r}: seats are numbered 1..{profile.seats} in profile {profile.name}",
                 "UTH-1" if game == "uth" else "CH-1",

@@ -157,3 +157,15 @@ def test_a_profile_that_is_not_a_name_is_named_as_such(tmp_path, capsys):
     """ "profile": 5 said the round "names no profile"; it names one of the wrong kind."""
     assert main(["settle", _royal(tmp_path, profile=5)]) == 1
     assert "profile: a profile's name (text, like 'uth-gr'), not 5" in capsys.readouterr().err
+
+
+def test_a_seat_number_of_the_wrong_kind_is_named(tmp_path, capsys):
+    """ "seat": true said only "each seat is an object with seat, cards, stakes, decision"."""
+    data = json.loads((EXAMPLES / "uth-gr-royal.json").read_text())
+    for wrong, shown in ((True, "True"), (1.0, "1.0"), ("1", "'1'")):
+        data["seats"][0]["seat"] = wrong
+        path = tmp_path / "round.json"
+        path.write_text(json.dumps(data))
+        assert main(["settle", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert f"seat {shown}: a seat is a whole number 1..6 in profile uth-gr (UTH-1)" in err
