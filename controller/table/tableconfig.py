@@ -77,6 +77,7 @@ from controller.validation import (
     positive_int,
     read_toml,
 )
+from display.money import CURRENCY_CODES
 from drivers.errors import HardwareConfigError
 from drivers.gpio.buses import BOOT_CONFIG, bus_pins, read_boot_config
 from drivers.tableio import TableIO, validate_table_io
@@ -387,13 +388,20 @@ def parse_table_config(
     io = None
     if gpio_raw is not None or sign_raw is not None:
         try:
-            currencies = (profile.money.currency,) if profile else ()
             port = shuffler.port if shuffler is not None else None
             buses = bus_pins(boot_config, port)
-            io = validate_table_io(gpio_raw or {}, sign_raw, currencies, buses)
+            io = validate_table_io(gpio_raw or {}, sign_raw, CURRENCY_CODES, buses)
         except HardwareConfigError as exc:
             for p in exc.problems:
                 problems.add(p.key, p.reason)
+    if io is not None and io.sign is not None and profile is not None:
+        table_currency = profile.money.currency
+        if io.sign.currency != table_currency:  # a code the sign knows, not the table's
+            problems.add(
+                "sign.currency",
+                f"{io.sign.currency!r}: the table plays in {table_currency} (profile"
+                f' {profile.name}); the sign shows that: currency = "{table_currency}"',
+            )
     if io is not None and profile is not None:
         for seat in io.gpio.seats:
             if not 1 <= seat <= profile.seats:

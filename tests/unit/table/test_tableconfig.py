@@ -190,3 +190,16 @@ def test_a_port_on_the_command_line_that_names_no_shuffler_is_a_usage_error(tmp_
     assert main(["shuffler", "info", "--port", str(regular)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--port: " in err and "not a serial device" in err
+
+
+def test_a_sign_currency_other_than_the_tables_says_which_the_table_plays_in():
+    """The sign knows JPY (sign show --currency JPY draws it); a uth-gr table plays in EUR.
+    The problem said "the sign does not know 'JPY' (known: EUR)", which sent a technician to
+    the sign's fonts; a code no sign knows is still refused as unknown."""
+    data = copy.deepcopy(SIM)
+    data["sign"]["currency"] = "JPY"
+    assert problems(data)["sign.currency"] == (
+        "'JPY': the table plays in EUR (profile uth-gr); the sign shows that: currency = \"EUR\""
+    )
+    data["sign"]["currency"] = "XYZ"
+    assert problems(data)["sign.currency"].startswith("the sign does not know 'XYZ'")
