@@ -7,6 +7,7 @@ at most :data:`MAX_TEXT` printable characters (no line break, no terminal escape
 is read on terminals and in reports).
 
 It imports nothing: the CLI's quick paths check a ``--technician`` with it (controller.cli.quick).
+:func:`escaped` is how a message shows text it quotes from outside (an argument, a file).
 """
 
 from __future__ import annotations
@@ -22,3 +23,13 @@ def text_problem(value: object) -> str | None:
     if len(value) > MAX_TEXT or not value.isprintable():
         return f"must be at most {MAX_TEXT} printable characters"
     return None
+
+
+def escaped(text: str) -> str:
+    """``text`` as a terminal shows it as written: each character that is not printable (an
+    escape sequence, a newline, a bidirectional control) as its Python escape (``\\x1b``)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )

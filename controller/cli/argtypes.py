@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from controller.errors import CroupierError
-from controller.texts import text_problem
+from controller.texts import escaped, text_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
@@ -44,10 +44,7 @@ def shortened(message: str) -> str:
     argument the message quotes) as its Python escape (``\\x1b``), and each word longer than
     :data:`LONGEST_WORD` cut to its start and its length: an error names the value, it does
     not repeat ten thousand characters of it."""
-    if not message.isprintable():
-        message = "".join(
-            c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message
-        )
+    message = escaped(message)
     words = message.split(" ")
     if all(len(word) <= LONGEST_WORD for word in words):
         return message

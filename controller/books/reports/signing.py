@@ -39,14 +39,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from controller.books.ledger.journal import canonical
 from controller.errors import CroupierError
 from controller.files import check_output, read_regular, write_atomic
-from controller.validation import DOCUMENT_LIMITS, ConfigError, loads_json
+from controller.texts import escaped
+from controller.validation import BOM, DOCUMENT_LIMITS, ConfigError, loads_json
 
 DEFAULT_KEY = Path("/etc/croupier/report-key.pem")
 CONTEXT = b"croupier-signed-document-v1\n"
 MARKER = b"%croupier-signature "
 ALGORITHM = "ed25519"
 PUBLIC_SUFFIX = ".pub.pem"
-BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark before a JSON document (an editor's)
 # The largest signed document read: a PDF of a gaming day is tens of kB. A JSON document is
 # also held to controller.validation.DOCUMENT_LIMITS (size, nesting depth, number length).
 MAX_SIGNED_BYTES = 16 * 1024 * 1024
@@ -192,12 +192,6 @@ def shown(value: object) -> str:
     return text if len(text) <= 80 else f"{text[:60]}...({len(text):,} characters)"
 
 
-def printable(text: str) -> str:
-    """``text`` with every character that is not printable escaped (one line, no terminal
-    control sequences)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def _check(public: Ed25519PublicKey, claimed: str, value: str, message: bytes) -> None:
     expected = key_id(public)
     if claimed != expected:
@@ -220,7 +214,7 @@ def _first_problem(exc: ConfigError) -> str:
     key, reason = exc.problems[0]
     more = len(exc.problems) - 1
     where = "" if key.startswith("(") else f"{key}: "  # (top), (syntax), (file): the whole
-    return printable(where + reason + (f" (and {more} more)" if more else ""))
+    return escaped(where + reason + (f" (and {more} more)" if more else ""))
 
 
 def _verify_json(data: bytes, public: Ed25519PublicKey) -> Verified:
@@ -252,7 +246,7 @@ def verify_document(data: bytes, public: Ed25519PublicKey) -> Verified:
         raise SignatureError(
             f"larger than {MAX_SIGNED_BYTES} bytes: not a document the table signs"
         )
-    text = data.removeprefix(BOM)
+    text = data.removeprefix(BOM.encode())  # an editor's byte order mark
     if text.lstrip()[:1] in (b"{", b"["):  # JSON (a CSV starts with its header, a PDF with %PDF)
         return _verify_json(text, public)
     at = data.rfind(b"\n" + MARKER)
