@@ -11,9 +11,9 @@ every table plays. At the end:
   played while the link was down is absent; every opening in doubt was abandoned or voided;
   the opening killed after COMMIT was voided by the next life (MD-S2); the one killed before
   COMMIT never counted; no round is left open;
-- the pool equals seed + contributions - awards, summed from every table's entries of the
-  journal, and each table's own log agrees with its entries (the rounds it settled, their
-  contributions and awards);
+- the pool equals seed + contributions - awards + the shares voided rounds gave back (CH-9),
+  summed from every table's entries of the journal, and each table's own log agrees with its
+  entries (the rounds it settled, their contributions and awards);
 - the two simultaneous jackpots were both paid, one after the other: the second on the seed
   plus what was contributed between them.
 """
@@ -166,6 +166,12 @@ def store_rounds(dsn):
     return rounds, entries, current
 
 
+def shares_given_back(voided):
+    """What a voided round's entry gave back to the displayed amount: the shares of another
+    table's hit fixed for it, which it will never pay (CH-9, share_scope = "link")."""
+    return voided.get("shares_returned", {}).get("to_current", 0)
+
+
 def check_every_table_against_the_store(soak, tables):
     rounds, entries, current = store_rounds(soak.dsn)
     assert Counter(state for state, *_ in rounds.values())["open"] == 0
@@ -173,6 +179,7 @@ def check_every_table_against_the_store(soak, tables):
     # the pool from every table's entries of the journal, summed independently
     net = defaultdict(int)  # contributions - reversals, by table
     won = defaultdict(int)
+    given_back = defaultdict(int)  # CH-9: shares a hit fixed for a round voided before it paid
     contributed = defaultdict(int)  # by the rounds that were settled, by table
     resets = 0
     for _, kind, data in entries:
@@ -184,10 +191,13 @@ def check_every_table_against_the_store(soak, tables):
                 contributed[table] += moved["to_current"]
         elif kind == "round.voided":
             net[data["table"]] -= moved["from_current"]
+            given_back[data["table"]] += shares_given_back(moved)
         elif kind == "round.settled":
             won[data["table"]] += moved["jackpot_paid"]
             resets += moved["resets"]
-    assert current == SEED * (1 + resets) + sum(net.values()) - sum(won.values())
+    assert current == (
+        SEED * (1 + resets) + sum(net.values()) - sum(won.values()) + sum(given_back.values())
+    )
     assert resets >= 2  # the two simultaneous jackpots at least
 
     for table in tables:
@@ -242,7 +252,7 @@ def check_every_table_against_the_store(soak, tables):
     between = sum(
         d["pools"]["jumbo7"]["to_current"]
         if k == "round.opened"
-        else -d["pools"]["jumbo7"]["from_current"]
+        else shares_given_back(d["pools"]["jumbo7"]) - d["pools"]["jumbo7"]["from_current"]
         for s, k, d in entries
         if first_seq < s < second_seq and k in ("round.opened", "round.voided")
     )
