@@ -20,11 +20,8 @@ from controller.cli.argtypes import input_file, output_or_stdout, path
 from controller.cli.daemon_client import add_socket_flag, call, credential, daemon_to_ask
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, write_output
-from controller.cli.paths import REPORT_PUBLIC_KEY, SYSTEM_CONFIG
+from controller.cli.paths import REPORT_PUBLIC_KEY, STATE_DIR, SYSTEM_CONFIG
 from controller.errors import CroupierError
-
-DEFAULT_STATE = "/var/lib/croupier"
-
 
 EXAMPLES = {
     "evidence": [
@@ -49,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument(
         "--state-dir",
         type=path,
-        default=DEFAULT_STATE,
-        help=f"the table's state directory (default {DEFAULT_STATE})",
+        default=STATE_DIR,
+        help=f"the table's state directory (default {STATE_DIR})",
     )
     m.add_argument(
         "--db", type=input_file, metavar="PATH", help="the ledger (default: the configuration's)"

@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-from controller.books.ledger.paths import DEFAULT_PATH, KEY_ENV, default_key_path
+from controller.books.ledger.paths import DEFAULT_KEY_PATH, DEFAULT_PATH, KEY_ENV, default_key_path
 from controller.cli.argtypes import input_name, journal_text
 from controller.cli.daemon_client import DEFAULT_SOCKET, add_socket_flag, call, named_socket
 from controller.cli.output import add_json_flag
@@ -56,7 +56,7 @@ def add_key_flag(parser: argparse.ArgumentParser) -> None:
         type=input_name,
         default=argparse.SUPPRESS,
         metavar="PATH",
-        help=f"the ledger keyring (default ${KEY_ENV}, else {default_key_path()} when readable)",
+        help=f"the ledger keyring (default ${KEY_ENV}, else {DEFAULT_KEY_PATH} when readable)",
     )
 
 

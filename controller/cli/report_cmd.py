@@ -21,7 +21,7 @@ from controller.cli.argtypes import input_file, integer, output_file, output_or_
 from controller.cli.daemon_client import add_socket_flag, call, daemon_to_ask
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json, write_output
-from controller.cli.paths import REPORT_KEY, REPORT_PUBLIC_KEY, SYSTEM_CONFIG
+from controller.cli.paths import REPORT_KEY, REPORT_PUBLIC_KEY, STATE_DIR, SYSTEM_CONFIG
 from controller.errors import CroupierError
 
 TYPE_CHECKING = False
@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # the books and the configuration are imported by the command
     from controller.books.ledger.keys import Keyring
     from controller.table.tableconfig import TableConfig
 
-DEFAULT_STATE = "/var/lib/croupier"
 # the signed forms of a day report (controller.books.reports.documents.FORMS, which
 # tests/unit/cli/test_cli_light_choices.py holds equal): the parser imports none of the books
 FORMS = ("json", "csv", "pdf")
@@ -144,8 +143,8 @@ def _add_table_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--state-dir",
         type=path,
-        default=DEFAULT_STATE,
-        help=f"for relative paths of the configuration (default {DEFAULT_STATE})",
+        default=STATE_DIR,
+        help=f"for relative paths of the configuration (default {STATE_DIR})",
     )
     parser.add_argument(
         "--key", type=input_file, help="the signing key (default: the configuration's)"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from controller.books.ledger.paths import default_manifest_path
+from controller.books.ledger.paths import MANIFEST_ENV, MANIFEST_IN_PREFIX, default_manifest_path
 from controller.cli.argtypes import input_file, output_file_made, path
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
 from controller.cli.main import add_command
@@ -59,7 +59,8 @@ def _add_manifest_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--manifest",
         type=input_file,
-        help=f"the software manifest (default {default_manifest_path()})",
+        help=f"the software manifest (default ${MANIFEST_ENV}, else {MANIFEST_IN_PREFIX} in the"
+        " software's prefix, /opt/croupier/venv on an installed table)",
     )
     group.add_argument("--no-software", action="store_true", help="skip the software check")
 

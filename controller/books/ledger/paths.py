@@ -22,9 +22,10 @@ def default_key_path() -> str:
 
 
 MANIFEST_ENV = "CROUPIER_MANIFEST"
+MANIFEST_IN_PREFIX = "share/croupier/manifest.json"  # under sys.prefix
 
 
 def default_manifest_path() -> str:
     """``$CROUPIER_MANIFEST``, else the manifest installed with the software (the
     self-check's, controller.books.ledger.selfcheck)."""
-    return os.environ.get(MANIFEST_ENV) or os.path.join(sys.prefix, "share/croupier/manifest.json")
+    return os.environ.get(MANIFEST_ENV) or os.path.join(sys.prefix, MANIFEST_IN_PREFIX)

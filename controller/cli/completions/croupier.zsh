@@ -824,7 +824,7 @@ _shtab_croupier_selfcheck_clear_options=(
   "--key[the ledger keyring (default \$CROUPIER_LEDGER_KEY, else \/etc\/croupier\/ledger.key when readable)]:PATH:"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
-  "--manifest[the software manifest (default \/work\/main\/.venv\/share\/croupier\/manifest.json)]:manifest:"
+  "--manifest[the software manifest (default \$CROUPIER_MANIFEST, else share\/croupier\/manifest.json in the software\'s prefix, \/opt\/croupier\/venv on an installed table)]:manifest:"
   "--no-software[skip the software check]"
   "--technician[who does it (journaled)]:technician:"
   "--reason[why (journaled)]:reason:"
@@ -849,7 +849,7 @@ _shtab_croupier_selfcheck_run_options=(
   "--key[the ledger keyring (default \$CROUPIER_LEDGER_KEY, else \/etc\/croupier\/ledger.key when readable)]:PATH:"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
-  "--manifest[the software manifest (default \/work\/main\/.venv\/share\/croupier\/manifest.json)]:manifest:"
+  "--manifest[the software manifest (default \$CROUPIER_MANIFEST, else share\/croupier\/manifest.json in the software\'s prefix, \/opt\/croupier\/venv on an installed table)]:manifest:"
   "--no-software[skip the software check]"
   "--full[also verify every row and the journal]"
 )

@@ -6,11 +6,22 @@ Pi 3-class budget of issue 17), and the scripts stay what the parser makes."""
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 
 from controller.cli import completion_cmd
 from tests.unit.cli.test_cli_imports import run_probe
+
+# every variable the CLI reads for a default
+ENVIRONMENT = (
+    "CROUPIER_MANIFEST",
+    "CROUPIER_LEDGER_KEY",
+    "CROUPIER_SOCKET",
+    "CROUPIER_CREDENTIAL",
+    "CROUPIER_POOL_DSN",
+    "HOME",
+)
 
 COMMAND_MODULES = {
     "controller.cli.round_cmd",
@@ -27,6 +38,22 @@ def test_the_shipped_script_is_what_the_parser_makes(shell: str) -> None:
         f"controller/cli/completions/croupier.{shell} is not what the commands' parser makes:"
         " run `make completions` and commit the scripts"
     )
+
+
+@pytest.mark.parametrize("shell", completion_cmd.SHELLS)
+def test_the_script_holds_nothing_of_the_machine_that_made_it(
+    shell: str, monkeypatch, tmp_path
+) -> None:
+    """CI generates the scripts again on a fresh clone elsewhere: no help may name the
+    installation's prefix, the working directory or what the environment says."""
+    monkeypatch.setattr(sys, "prefix", "/elsewhere/prefix")
+    monkeypatch.chdir(tmp_path)
+    for name in ENVIRONMENT:
+        monkeypatch.setenv(name, f"/elsewhere/{name.lower()}")
+    generated = completion_cmd.generate(shell)
+    assert "elsewhere" not in generated
+    with open(completion_cmd.script_path(shell), encoding="utf-8") as script:
+        assert generated == script.read()
 
 
 @pytest.mark.parametrize("shell", completion_cmd.SHELLS)
