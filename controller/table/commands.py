@@ -295,17 +295,17 @@ class Commands:
         self.limiter.succeeded(uid)
         return who
 
-    async def _hand(self, event: Input, *, entry: bool = False) -> None:
+    async def _hand(self, event: Input) -> None:
         """Hand the table ``event`` and answer once it has taken it (TableRunner.take: the
-        caller's next request sees its effect); a refusal when the daemon stopped first.
-        ``entry``: a dealer's entry (stakes, decisions, cards, a misdeal, an exposure) the
-        table may refuse by its rules or state (a stake after LOCK, PRG-2, BJ-1; a seat not in
-        the round; cards to a place already dealt; a misdeal with no round): its refusal, in
-        one line, instead of "entered" for what the round then dropped."""
+        caller's next request sees its effect); a refusal when the daemon stopped first, or
+        the table's own refusal in one line when its rules or state do not take the event (a
+        stake after LOCK, PRG-2, BJ-1; a seat not in the round; cards to a place already
+        dealt; a LOCK with no seat in play; a CONFIRM with nothing to confirm), never "entered"
+        or "pressed" for what the table dropped."""
         handed = await self.runner.take(event)
         if handed is Handover.STOPPED:
             raise ControlError("the daemon is stopping: not taken, try again once it is up")
-        if entry and isinstance(handed, Refused):
+        if isinstance(handed, Refused):
             raise ControlError(handed.text(), "refused")
 
     def _refused(self, request: Request, action: str, reason: str, now: float) -> None:
@@ -602,7 +602,7 @@ class Commands:
         known = self._wagers()  # what the profile offers is a subset of the game's wagers
         if unknown := [name for name in stakes if name not in known]:
             raise _bad(f"'stakes': unknown wager {unknown[0][:20]!r} (known: {', '.join(known)})")
-        await self._hand(EnterWagers(seat, dict(stakes), decision), entry=True)
+        await self._hand(EnterWagers(seat, dict(stakes), decision))
         return "entered"
 
     async def round_seats(self, request: Request) -> str:
@@ -622,11 +622,11 @@ class Commands:
             if action not in BJ_ACTIONS:
                 raise _bad(f"'action' must be one of {', '.join(BJ_ACTIONS)}")
             amount = self._money(request.args.get("amount", 0), "amount")
-            await self._hand(SeatDecision(seat, action, amount), entry=True)
+            await self._hand(SeatDecision(seat, action, amount))
         else:
             if request.args.get("amount", 0) != 0:
                 raise _bad("'amount' is only for blackjack insurance")
-            await self._hand(EnterWagers(seat, {}, self._decision(seat, action)), entry=True)
+            await self._hand(EnterWagers(seat, {}, self._decision(seat, action)))
         return "entered"
 
     def _destination(self, raw: Any) -> str:
@@ -649,14 +649,14 @@ class Commands:
             cards = tuple(parse_cards(raw, what=destination))
         except CroupierError as exc:
             raise _bad(f"'cards': {exc}") from None
-        await self._hand(EnterCards(destination, cards), entry=True)
+        await self._hand(EnterCards(destination, cards))
         return "entered"
 
     async def round_misdeal(self, request: Request) -> str:
         rule = _text(request.args, "rule")
         if not MISDEAL_RULES.match(rule):
             raise _bad("'rule' must be a misdeal rule: MD-S1..MD-S3 or MD-M1..MD-M7")
-        await self._hand(DeclareMisdeal(rule, _text(request.args, "reason")), entry=True)
+        await self._hand(DeclareMisdeal(rule, _text(request.args, "reason")))
         return "declared"
 
     async def round_expose(self, request: Request) -> str:
@@ -672,7 +672,7 @@ class Commands:
             or len(set(positions)) != len(positions)
         ):
             raise _bad("'positions' must list the dealer's cards, [1], [2] or [1, 2]")
-        await self._hand(DealerCardsExposed(tuple(positions)), entry=True)
+        await self._hand(DealerCardsExposed(tuple(positions)))
         return "entered"
 
     async def round_lock(self, request: Request) -> str:

@@ -202,6 +202,7 @@ class Round:
     progressive: dict[int, int]  # seat -> progressive stake (frozen at LOCK)
     wagers: dict[int, tuple[dict[str, int], Any]]
     deal: Deal
+    entered: dict[int, tuple[dict[str, int], Any]]  # as entered before LOCK, pool stakes too
     verdict: Verdict | None = None
     record: dict[str, Any] | None = None  # the round as `croupier settle` reads it
     result: RoundResult | None = None
@@ -388,8 +389,8 @@ class TableMachine:
     def _on_declare_seats(self, event: DeclareSeats, now: float) -> list[Effect]:
         bad = [s for s in event.seats if not 1 <= s <= self.profile.seats]
         if bad:
-            why = f"no such seat {bad}"
-            return [AppendJournal("declare-refused", {"seats": list(event.seats), "reason": why})]
+            why = f"no such seat {bad} (seats 1..{self.profile.seats})"
+            raise EventRefused("declare-refused", {"seats": list(event.seats), "reason": why})
         why = f"bets are closed ({self.state.value})"
         self._take(DeclareSeats, "declare-refused", seats=list(event.seats), reason=why)
         self.declared = set(event.seats)
@@ -517,11 +518,12 @@ class TableMachine:
             Button.LOCK,
             "lock-ignored",
             state=self.state.value,
-            reason="LOCK only closes bets of an open table",
+            reason=f"LOCK only closes bets of an open table (the table is {self.state.value})",
         )
         seats = self.seats_in_play()
         if not seats:
-            return [AppendJournal("lock-ignored", {"reason": "no seat in play"})]
+            reason = "no seat in play (no stake sensed, no seat declared, no wager entered)"
+            raise EventRefused("lock-ignored", {"reason": reason})
         progressive: dict[int, int] = {}
         notes: dict[str, str] = {}
         excluded_now = self.seats.excluded()
@@ -544,7 +546,7 @@ class TableMachine:
             else:
                 deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
         except RoundError as exc:
-            return [AppendJournal("lock-ignored", {"reason": str(exc), "rule": exc.rule})]
+            raise EventRefused("lock-ignored", {"reason": str(exc), "rule": exc.rule}) from None
         unsure: list[Effect] = []
         if self._numbering_unsure:  # locked before the linked store said what it holds
             self._numbering_unsure = False
@@ -552,7 +554,7 @@ class TableMachine:
             unsure.append(self._skip_to(self.next_round + 1, held, UNJOINED_STORE))
         round_id = self.round_id(self.next_round)
         self.next_round += 1
-        self.round = Round(round_id, seats, progressive, wagers, deal)
+        self.round = Round(round_id, seats, progressive, wagers, deal, self.entered)
         self.entered = {}
         sensed = self.seats.with_stake()
         excluded = {s: why for s, why in excluded_now.items() if s in sensed}
@@ -631,6 +633,8 @@ class TableMachine:
         ]
         self.conditions[event.condition] = event.error
         if event.action is LedgerAction.OPEN:  # nothing was taken: the round never existed
+            if self.round is not None:  # what the dealer entered waits for the next LOCK
+                self.entered = self.round.entered
             self.round = None
             target = TableState.OPEN if self._can_open() else TableState.CLOSED
             # a linked pool that went down at LOCK: bets stay open, LOCK again takes no
@@ -782,7 +786,10 @@ class TableMachine:
             and r.deal.is_complete
             and not r.deal.needs_confirm
         ):
-            return self._showdown(now)
+            try:
+                return self._showdown(now)
+            except EventRefused as waiting:  # no press to answer: journaled only
+                return [AppendJournal(waiting.kind, waiting.data)]
         return []
 
     # --- CONFIRM: showdown, and closing the round --------------------------------------
@@ -795,10 +802,12 @@ class TableMachine:
             # it is not the dealer's CONFIRM
             data = {"seats": excluded, "by": "technician key"}
             return [AppendJournal("seats-cleared", data), ClearSeats(tuple(excluded))]
-        self._take(Button.CONFIRM, "confirm-ignored", state=self.state.value)
+        nothing = f"CONFIRM has nothing to confirm while the table is {self.state.value}"
+        self._take(Button.CONFIRM, "confirm-ignored", state=self.state.value, reason=nothing)
         if self.state == TableState.DEALING:
             if r is None or not isinstance(r.deal, ManualDeal):
-                raise EventRefused("confirm-ignored", {"state": self.state.value})
+                reason = "the shuffler is still dealing: CONFIRM waits for its cards"
+                raise EventRefused("confirm-ignored", {"state": self.state.value, "reason": reason})
             r.verdict = r.deal.confirm_dealt()
             return [self._move(TableState.VERIFIED, "the dealer confirmed the manual deal")]
         if self.state == TableState.VERIFIED:
@@ -811,13 +820,16 @@ class TableMachine:
         return effects + self._end_round("dealer CONFIRM", now)
 
     def _showdown(self, now: float) -> list[Effect]:
+        """Settle the round; :class:`EventRefused` while it cannot be settled yet (cards to
+        enter, hands still being played, wagers the engine refuses), which the dealer's
+        CONFIRM is answered with."""
         r = self.round
         assert r is not None
         if r.deal.unrecognised():
             reason = "cards not recognised by the shuffler; enter the round for settlement"
-            return [AppendJournal("showdown-waiting", {"reason": reason})]
+            raise EventRefused("showdown-waiting", {"reason": reason})
         if not r.deal.is_complete:
-            return [AppendJournal("confirm-ignored", {"reason": "the round is still being played"})]
+            raise EventRefused("confirm-ignored", {"reason": "the round is still being played"})
         try:
             r.record = r.deal.record(
                 RoundStakes(
@@ -826,7 +838,8 @@ class TableMachine:
             )
             r.result = settle(self.profile, r.record)
         except RoundError as exc:  # e.g. entered wagers the engine refuses
-            return [AppendJournal("settlement-refused", {"reason": str(exc), "rule": exc.rule})]
+            data = {"reason": str(exc), "rule": exc.rule}
+            raise EventRefused("settlement-refused", data) from None
         cause = "dealer CONFIRM" if r.deal.needs_confirm else "every hand played out"
         move = self._move(TableState.SHOWDOWN, cause)
         self._pending_settle = True

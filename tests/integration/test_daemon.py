@@ -135,11 +135,12 @@ def test_kill9_mid_round_is_voided_at_restart(sim_table):
     assert croupier("meters", "verify", "--db", db).returncode == 0
 
 
-def test_lock_twice_is_ignored(sim_table):
+def test_lock_twice_is_ignored_and_answered(sim_table):
     t = sim_table
     t.call("round.seats", seats=[1])
     t.call("round.lock")
-    t.call("round.lock")
+    with pytest.raises(ControlError, match="LOCK only closes bets of an open table"):
+        t.call("round.lock")
     t.wait_for_state("verified")
     assert len(t.journal("round.opened")) == 1
     assert any(e.get("state") for e in t.journal("lock-ignored"))

@@ -24,6 +24,7 @@ from controller.table.events import (
     OpenRound,
     PacketDelivered,
     PoolAmount,
+    Refused,
     ReinsertCards,
     RequestPacket,
     RoundsRecorded,
@@ -226,7 +227,8 @@ def test_lock_twice_and_deal_without_lock():
     assert t.journal("packet-unexpected")[0]["rule"] == "MD-S1"
     assert t.m.state == TableState.OPEN
     t.send(DealerPressed(Button.LOCK))
-    assert t.journal("lock-ignored")[0]["reason"] == "no seat in play"
+    assert t.journal("lock-ignored")[0]["reason"].startswith("no seat in play")
+    assert t.of(Refused)[0].text().startswith("no seat in play")
     t.send(StakeSensed(1, True))
     t.send(DealerPressed(Button.LOCK))
     t.send(DealerPressed(Button.LOCK))
@@ -605,3 +607,104 @@ def test_a_linked_table_skips_a_number_it_cannot_know_is_free(store_says, first)
     if store_says is None:
         assert skipped[0]["from"] == skipped[0]["to"] == "T1-000001"
         assert "not joined" in skipped[0]["held_by"]
+
+
+# --- presses the table does not take, and a LOCK the ledger fails to open -------------------
+# A LOCK or a CONFIRM the table's state or rules do not take is journaled (lock-ignored,
+# confirm-ignored, showdown-waiting, settlement-refused) and the machine says why (Refused):
+# the control socket answers `croupier round lock` or `round confirm` with it instead of
+# "pressed" for a press that did nothing. A shoe round that reaches its showdown by itself has
+# no press to answer: what keeps it waiting is only journaled. A LOCK whose opening the ledger
+# or a linked pool refuses leaves no round: the wagers entered before it wait for the next LOCK.
+
+
+def refusal(out):
+    (refused,) = [e for e in out if isinstance(e, Refused)] or [None]
+    return refused.text() if refused else None
+
+
+def test_a_lock_with_no_seat_in_play_is_answered():
+    t = Table()
+    t.open()
+    assert refusal(t.send(DealerPressed(Button.LOCK))).startswith("no seat in play")
+    assert t.m.state == TableState.OPEN and t.m.round is None
+    assert t.journal("lock-ignored")
+
+
+def test_a_second_lock_is_answered_with_the_tables_state():
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    assert refusal(t.send(DealerPressed(Button.LOCK))) is None
+    why = refusal(t.send(DealerPressed(Button.LOCK)))
+    assert why == "LOCK only closes bets of an open table (the table is locked)"
+    assert t.journal("lock-ignored")[0]["state"] == "locked"
+
+
+def test_a_confirm_with_nothing_to_confirm_is_answered():
+    t = Table()
+    t.open()
+    assert refusal(t.send(DealerPressed(Button.CONFIRM))) == (
+        "CONFIRM has nothing to confirm while the table is open"
+    )
+    t.send(StakeSensed(1, True))
+    t.send(DealerPressed(Button.LOCK))
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, True))
+    assert t.m.state == TableState.DEALING
+    why = refusal(t.send(DealerPressed(Button.CONFIRM)))
+    assert why == "the shuffler is still dealing: CONFIRM waits for its cards"
+    assert t.m.state == TableState.DEALING
+
+
+def test_declaring_a_seat_the_game_does_not_have_is_answered():
+    t = Table()
+    t.open()
+    t.open()
+    assert refusal(t.send(DeclareSeats((1, 9)))) == "no such seat [9] (seats 1..6)"
+    assert t.m.declared == set()
+
+
+def test_a_lock_the_ledger_fails_to_open_keeps_the_entered_wagers_for_the_next_lock():
+    t = Table()
+    t.open()
+    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000, "trips": 500}))
+    t.send(StakeSensed(1, True))
+    t.send(DealerPressed(Button.LOCK))
+    rid = t.m.round.round_id
+    t.send(LedgerResult(rid, LedgerAction.OPEN, False, "database or disk is full"))
+    assert t.m.state == TableState.CLOSED and t.m.round is None
+    assert t.m.entered == {2: ({"ante": 1000, "blind": 1000, "trips": 500}, None)}
+    t.send(ConditionChanged(Condition.LEDGER, False))
+    assert refusal(t.send(DealerPressed(Button.LOCK))) is None
+    assert t.m.round.seats == (1, 2)
+    assert t.m.round.wagers == {2: ({"ante": 1000, "blind": 1000, "trips": 500}, None)}
+
+
+def test_a_linked_pool_down_at_lock_keeps_the_entered_wagers_and_takes_no_jumbo7():
+    t = Table(load_profile("ch-bg"), linked=True)
+    t.send(PoolAmount("jumbo7", 1_000_000, 500_000))
+    t.send(ConditionChanged(Condition.STARTUP, False))
+    t.send(EnterWagers(3, {"ante": 1000, "jumbo7": 100}))
+    t.send(StakeSensed(3, True))
+    t.send(DealerPressed(Button.LOCK))
+    t.send(
+        LedgerResult(
+            t.m.round.round_id,
+            LedgerAction.OPEN,
+            False,
+            "the pool server does not answer",
+            Condition.PROGRESSIVE_LINK,
+        )
+    )
+    assert t.m.state == TableState.OPEN  # the other bets play without the linked pool
+    assert t.m.entered == {3: ({"ante": 1000, "jumbo7": 100}, None)}
+    t.send(DealerPressed(Button.LOCK))
+    assert t.m.round.progressive == {}  # the link is down: no linked stake is taken
+    assert t.m.round.wagers == {3: ({"ante": 1000}, None)}
+    assert t.journal("stake-not-taken")[-1] == {
+        "seat": 3,
+        "wager": "jumbo7",
+        "entered": 100,
+        "taken": 0,
+        "rule": "PRG-2",
+    }
