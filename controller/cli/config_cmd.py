@@ -22,6 +22,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: importing typing costs every command time
     import argparse
 
+    from controller.table.tableconfig import TableConfig
+
 # The configuration loader and the credential hashing are imported by the commands that need
 # them: `croupier config --help` stays quick on a Pi (controller/cli/main.py).
 
@@ -57,14 +59,9 @@ def config_check(args: argparse.Namespace) -> int:
     try:
         config = load_table_config(args.file)
     except CroupierError as exc:
-        problems = getattr(exc, "problems", [("", str(exc))])
-        if args.json:
-            print_json({"ok": False, "problems": [{"key": k, "reason": r} for k, r in problems]})
-        else:
-            print(shortened(f"{args.file}: {len(problems)} problem(s)"))
-            for key, reason in problems:
-                print(shortened(f"  {key}: {reason}"))
-        return 1
+        return _report_problems(args, getattr(exc, "problems", [("", str(exc))]))
+    if problems := _installation_problems(args.file, config):
+        return _report_problems(args, problems)
     summary = {
         "ok": True,
         "table": config.table_id,
@@ -81,6 +78,40 @@ def config_check(args: argparse.Namespace) -> int:
             f" seats {', '.join(map(str, config.seats))}, shuffler {summary['shuffler']})"
         )
     return 0
+
+
+def _report_problems(args: argparse.Namespace, problems: list[tuple[str, str]]) -> int:
+    if args.json:
+        print_json({"ok": False, "problems": [{"key": k, "reason": r} for k, r in problems]})
+    else:
+        print(shortened(f"{args.file}: {len(problems)} problem(s)"))
+        for key, reason in problems:
+            print(shortened(f"  {key}: {reason}"))
+    return 1
+
+
+def _installation_problems(file: str, config: TableConfig) -> list[tuple[str, str]]:
+    """What the file's values say of this machine: the ledger's path holds something that
+    is not a ledger; and, for the configuration the unit reads, a ledger outside the
+    directory its sandbox lets croupierd write (ProtectSystem=strict: StateDirectory)."""
+    from pathlib import Path
+
+    from controller.books.ledger.paths import STATE_DIR, ledger_file_problem
+
+    ledger = config.resolve_state(Path(STATE_DIR))
+    problems = []
+    if (problem := ledger_file_problem(str(ledger))) is not None:
+        problems.append(("ledger.path", problem))
+    inside = ledger.parent == Path(STATE_DIR) or Path(STATE_DIR) in ledger.parents
+    if file == SYSTEM_CONFIG and not inside:
+        problems.append(
+            (
+                "ledger.path",
+                f"{ledger} is outside {STATE_DIR}, the only directory croupierd may write under"
+                " its unit (systemd/croupierd.service: ProtectSystem=strict, StateDirectory)",
+            )
+        )
+    return problems
 
 
 # The longest credential read (bytes of UTF-8): a technician's secret is typed, not a file;

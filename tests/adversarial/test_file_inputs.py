@@ -162,6 +162,47 @@ def test_an_integer_written_out_with_a_billion_digits_is_refused_by_size(tmp_pat
     one_line_failure(in_process(capsys, "config", "check", str(path)), "number too long")
 
 
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda p: p.write_text("root:x:0:0:root:/root:/bin/bash\n"), "is not a ledger"),
+        (lambda p: p.mkdir(), "is not a regular file"),
+    ],
+)
+def test_config_check_names_a_ledger_path_that_holds_no_ledger(tmp_path, capsys, make, words):
+    """`[ledger] path = "/etc/passwd"` said OK; the daemon then failed at its first start."""
+    make(tmp_path / "not-a-ledger")
+    path = sim_with(tmp_path, ledger={"path": str(tmp_path / "not-a-ledger")})
+    one_line_failure(in_process(capsys, "config", "check", str(path)), "ledger.path", words)
+
+
+def test_config_check_takes_a_ledger_an_empty_file_or_none_yet(tmp_path, capsys):
+    import sqlite3
+
+    sqlite3.connect(tmp_path / "real.sqlite3").execute("CREATE TABLE t (x)").connection.close()
+    (tmp_path / "empty.sqlite3").touch()
+    for name in ("real.sqlite3", "empty.sqlite3", "not-yet.sqlite3"):
+        path = sim_with(tmp_path, ledger={"path": str(tmp_path / name)})
+        assert in_process(capsys, "config", "check", str(path)).returncode == 0, name
+
+
+def test_the_units_configuration_keeps_its_ledger_where_the_sandbox_lets_it_write(tmp_path):
+    """croupierd's unit (ProtectSystem=strict) writes only in its StateDirectory; checked for
+    the file the unit reads (/etc/croupier/table.toml), not for a rig's or a lab's."""
+    from controller.cli.config_cmd import _installation_problems
+    from controller.cli.paths import SYSTEM_CONFIG
+    from controller.table.tableconfig import load_table_config
+
+    elsewhere = load_table_config(sim_with(tmp_path, ledger={"path": "/srv/ledger.sqlite3"}))
+    (problem,) = _installation_problems(SYSTEM_CONFIG, elsewhere)
+    assert problem[0] == "ledger.path" and "outside /var/lib/croupier" in problem[1]
+    assert _installation_problems(str(tmp_path / "table.toml"), elsewhere) == []
+    inside = load_table_config(sim_with(tmp_path, ledger={"path": "/var/lib/croupier/x.db"}))
+    assert _installation_problems(SYSTEM_CONFIG, inside) == []
+    relative = load_table_config(sim_with(tmp_path))  # ledger.sqlite3, under the state dir
+    assert _installation_problems(SYSTEM_CONFIG, relative) == []
+
+
 def test_gpio_seats_beyond_the_profile_are_refused(tmp_path, capsys):
     path = sim_with(tmp_path, **{"gpio.seats": {"7": {"sensor": 7, "lamp": 8}}})
     ran = in_process(capsys, "config", "check", str(path))

@@ -40,6 +40,7 @@ from controller.books.ledger.errors import (
     LedgerVersionError,
 )
 from controller.books.ledger.keys import Keyring, LedgerKey, LedgerKeyError, digest
+from controller.books.ledger.paths import NOT_A_LEDGER
 from controller.books.ledger.schema import MIGRATIONS, SCHEMA_VERSION, SEALED
 from controller.files import FileRefused, check_existing
 from controller.pidlock import LockHeld, release_lock, take_lock
@@ -53,7 +54,9 @@ def translate(exc: sqlite3.Error, path: Path, doing: str) -> LedgerError:
             f"{path}: the disk is full while {doing}; nothing of it was recorded "
             "(free space on the ledger's filesystem, then retry)"
         )
-    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+    if code == sqlite3.SQLITE_NOTADB:
+        return LedgerCorruptError(f"{path} {NOT_A_LEDGER} (or its header is damaged)")
+    if code == sqlite3.SQLITE_CORRUPT:
         return LedgerCorruptError(f"{path}: the database is damaged ({exc}) while {doing}")
     if code in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
         return LedgerIOError(f"{path}: storage error while {doing}: {exc}")

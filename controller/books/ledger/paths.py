@@ -9,9 +9,11 @@ running daemon need nothing else of the ledger's code, not even pathlib (bench/p
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
-DEFAULT_PATH = "/var/lib/croupier/ledger.sqlite3"
+STATE_DIR = "/var/lib/croupier"  # the unit's StateDirectory: all croupierd may write there
+DEFAULT_PATH = f"{STATE_DIR}/ledger.sqlite3"
 KEY_ENV = "CROUPIER_LEDGER_KEY"
 DEFAULT_KEY_PATH = "/etc/croupier/ledger.key"
 
@@ -29,3 +31,27 @@ def default_manifest_path() -> str:
     """``$CROUPIER_MANIFEST``, else the manifest installed with the software (the
     self-check's, controller.books.ledger.selfcheck)."""
     return os.environ.get(MANIFEST_ENV) or os.path.join(sys.prefix, MANIFEST_IN_PREFIX)
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database
+NOT_A_LEDGER = "is not a ledger: the file is not an SQLite database"
+
+
+def ledger_file_problem(path: str) -> str | None:
+    """Why the file at ``path`` cannot be a ledger (``croupier config check``): a directory,
+    a device or another file than an SQLite database. None when it may be one: no file yet
+    (the daemon creates it), an empty one, a database, or one this user may not read (the
+    daemon's user may)."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return f"{path} is not a regular file"
+        if info.st_size == 0:
+            return None
+        with open(path, "rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except (FileNotFoundError, PermissionError):
+        return None
+    except OSError as exc:
+        return f"{path}: {exc.strerror}"
+    return None if head == SQLITE_HEADER else f"{path} {NOT_A_LEDGER}"
