@@ -146,7 +146,7 @@ def soak(args: argparse.Namespace) -> int:
     from controller.books.linked.devserver import DevServerError
     from controller.cli.progress import progress_bar
     from controller.rig.shoe import run_shoe_soak
-    from controller.rig.soak import ROYALS, run_soak
+    from controller.rig.soak import ROYALS, SoakReport, run_soak
     from controller.rig.soak_linked import run_linked_soak
     from controller.rig.table import REPO_CONFIG
     from drivers.errors import DriverError
@@ -168,18 +168,21 @@ def soak(args: argparse.Namespace) -> int:
                 "tables": args.tables,
                 "progress": step and (lambda _done: step(1)),
             }
-            if args.profile == "ch-bg":
-                report = run_linked_soak(args.rounds, dsn=args.dsn, **common)
-            elif args.profile == "trilux-gr":
-                report = run_shoe_soak(args.rounds, **common)
-            else:
-                report = run_soak(
-                    args.rounds,
-                    royals=ROYALS if args.royals is None else args.royals,
-                    tablet=args.tablet,
-                    config=args.config,
-                    **common,
-                )
+            try:
+                if args.profile == "ch-bg":
+                    report = run_linked_soak(args.rounds, dsn=args.dsn, **common)
+                elif args.profile == "trilux-gr":
+                    report = run_shoe_soak(args.rounds, **common)
+                else:
+                    report = run_soak(
+                        args.rounds,
+                        royals=ROYALS if args.royals is None else args.royals,
+                        tablet=args.tablet,
+                        config=args.config,
+                        **common,
+                    )
+            except KeyboardInterrupt as exc:  # a stop signal while the tables started
+                report = SoakReport(seed=args.seed, stopped=exc)
     except (DriverError, DevServerError) as exc:
         raise CroupierError(f"rig: {exc}") from exc
     cur = table_currency(args)

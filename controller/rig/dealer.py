@@ -30,9 +30,11 @@ from controller.engine.cards import Card
 from controller.engine.poker import Category, evaluate
 from controller.rig.errors import RigFailure
 from controller.rig.target import EDGE_MARGIN, TableUnderTest
+from controller.table.control.wire import ControlError
 
 DONE = ("open", "closed")
 KILL_POINTS = ("lock", "dealing", "verified", "confirm", "settled")
+LOCK_ATTEMPTS = 3  # LOCKs a round may take when the table closes on a lost link (Dealer.lock)
 
 
 @dataclass(frozen=True)
@@ -221,7 +223,12 @@ class Dealer:
         within the debounce time either)."""
         what = f"the table to react to {button.upper()}"
         if self.tablet:
-            self.table.call(f"round.{button}")
+            try:
+                self.table.call(f"round.{button}")
+            except ControlError as exc:  # the table did not take it: as it is, as after a pin
+                if exc.code != "refused":
+                    raise
+                return self.status()
             return self.wait(reacted, what)
         io = self._io()
         io.press(button)
@@ -283,6 +290,20 @@ class Dealer:
             else:
                 time.sleep(0.005)
 
+    def lock(self, stake: Callable[[], None]) -> dict[str, Any]:
+        """``stake()``, then LOCK, as a dealer does: when the table closed on a lost shuffler
+        link between opening and LOCK (nothing was taken, no round began: a cable pulled in the
+        round before is noticed late on a loaded machine), wait for it to open and do both
+        again, up to LOCK_ATTEMPTS times. The status after the last LOCK."""
+        for _ in range(LOCK_ATTEMPTS - 1):
+            stake()
+            status = self.press("lock", lambda s: s["state"] != "open")
+            if not (status["state"] == "closed" and "link" in status["conditions"]):
+                return status
+            self.ready()
+        stake()
+        return self.press("lock", lambda s: s["state"] != "open")
+
     # --- one round -----------------------------------------------------------------------
 
     def play(self, plan: RoundPlan) -> RoundSeen:
@@ -294,12 +315,15 @@ class Dealer:
             table.emulate("faults", **fault.faults)
         if plan.arrange:
             table.emulate("arrange", cards=plan.arrange)
-        self.place(plan.seats)
-        if plan.main_bets:
-            for seat in plan.seats:
-                table.call("round.stake", seat=seat, stakes=plan.main_bets)
-        self.pause("staked")
-        status = self.press("lock", lambda s: s["state"] != "open")
+
+        def stake() -> None:
+            self.place(plan.seats)
+            if plan.main_bets:
+                for seat in plan.seats:
+                    table.call("round.stake", seat=seat, stakes=plan.main_bets)
+            self.pause("staked")
+
+        status = self.lock(stake)
         seen.round_id = status["round"]
         if status["state"] == "closed" or seen.round_id is None:
             seen.problems.append(

@@ -179,9 +179,13 @@ class ShoeDealer(Dealer):
         fault = plan.fault
         if fault is not None and fault.faults:
             self.table.emulate("faults", **fault.faults)
-        for seat, wagers in stakes.items():
-            self.table.call("round.stake", seat=seat, stakes={k: v for k, v in wagers.items() if v})
-        status = self.press("lock", lambda s: s["state"] != "open")
+
+        def stake() -> None:
+            for seat, wagers in stakes.items():
+                entered = {k: v for k, v in wagers.items() if v}
+                self.table.call("round.stake", seat=seat, stakes=entered)
+
+        status = self.lock(stake)
         seen.round_id = status["round"]
         if seen.round_id is None:
             seen.problems.append(
