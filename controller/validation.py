@@ -119,10 +119,18 @@ def _within_limits(
             problems.append((key or "(top)", f"{value} is not a finite number"))
             return _OUTSIDE
         return value
+    if isinstance(value, str):
+        if "\x00" in value:  # no path, name or text takes one; open() and bind() fail on it
+            problems.append((key or "(top)", "contains a NUL character (\\u0000)"))
+            return _OUTSIDE
+        return value
     if isinstance(value, dict):
         kept = {}
         for name, item in value.items():
             child = f"{key}.{name}" if key else str(name)
+            if "\x00" in str(name):
+                problems.append((child.replace("\x00", "\\u0000"), "a key with a NUL character"))
+                continue
             item = _within_limits(item, child, limits, problems, depth + 1)
             if item is not _OUTSIDE:
                 kept[name] = item

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import time
 
 from controller.cli.argtypes import input_file
@@ -21,6 +22,7 @@ from controller.cli.ledger_args import add_key_flag, reader, writer
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 from controller.errors import CroupierError
+from controller.texts import MAX_TEXT, escaped
 
 # The algorithms and their short names (controller.books.software_verification's ALGORITHMS
 # and ALIASES, which tests/unit/cli/test_cli_light_choices.py holds equal): the parser imports
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             "software.verify",
             seed=args.seed,
             algorithm=args.algorithm,
-            requested_by=getpass.getuser(),
+            requested_by=_who(),
         )
         result, seq = answer["result"], answer["journal_entry"]
     else:
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         if args.db:
             # the keyring as every ledger command finds it (ledger_args.keyring)
             with writer(args) as ledger:
-                seq = record(ledger.journal, verification, time.monotonic(), getpass.getuser())
+                seq = record(ledger.journal, verification, time.monotonic(), _who())
     if args.json:
         print_json({**result, "journal_entry": seq})
         return 0
@@ -97,6 +99,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _who() -> str:
+    """Who asks, as the journal keeps a text (controller.texts): the login name, with what a
+    terminal would not show as written escaped; the user ID when there is no name."""
+    try:
+        name = escaped(getpass.getuser().strip())[:MAX_TEXT]
+    except (OSError, KeyError):  # no $LOGNAME or $USER, and no passwd entry for the user ID
+        name = ""
+    return name or f"uid {os.getuid()}"
+
+
 def _print_history(kept: list[dict], as_json: bool) -> None:
     if as_json:
         print_json(kept)
@@ -106,5 +118,5 @@ def _print_history(kept: list[dict], as_json: bool) -> None:
     for h in kept:
         print(
             f"{h['wall']}  entry {h['seq']}  {h['algorithm']}  seed {h['seed']}  combined "
-            f"{h['combined']}  ({h['components']} components, by {h['requested_by']})"
+            f"{h['combined']}  ({h['components']} components, by {escaped(str(h['requested_by']))})"
         )

@@ -488,8 +488,7 @@ class Commands:
         )
 
         args, runner = request.args, self.runner
-        who = args.get("requested_by")
-        who = who[:64] if isinstance(who, str) and who.strip() else "control socket"
+        who = _text(args, "requested_by", required=False) or "control socket"
         try:
             result = await asyncio.get_running_loop().run_in_executor(
                 None, verify_software, args.get("seed"), args.get("algorithm", "hmac-sha1")

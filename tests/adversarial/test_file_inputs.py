@@ -203,6 +203,44 @@ def test_the_units_configuration_keeps_its_ledger_where_the_sandbox_lets_it_writ
     assert _installation_problems(SYSTEM_CONFIG, relative) == []
 
 
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [
+        ("control", "socket"),
+        ("control", "group"),
+        ("ledger", "path"),
+        ("ledger", "key"),
+        ("report", "key"),
+        ("table", "id"),
+    ],
+)
+def test_a_nul_character_in_any_text_of_the_configuration_is_named(tmp_path, capsys, section, key):
+    """A NUL passed config check ([control] socket, [ledger] key...) or crashed it ([ledger]
+    path: "embedded null byte"), and croupierd died with a traceback on bind() or open()."""
+    path = sim_with(tmp_path, **{section: {key: "a\x00b"}})
+    one_line_failure(in_process(capsys, "config", "check", str(path)), f"{section}.{key}", "NUL")
+    daemon = subprocess.run(
+        [
+            *(sys.executable, "-m", "controller.table.daemon", "--config", str(path)),
+            *("--state-dir", str(tmp_path / "s"), "--runtime-dir", str(tmp_path / "r")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert daemon.returncode == 2 and f"{section}.{key}" in daemon.stderr, daemon.stderr
+    assert "Traceback" not in daemon.stderr
+
+
+def test_a_nul_character_in_a_key_or_a_round_file_is_named(tmp_path, capsys):
+    path = tmp_path / "table.toml"
+    path.write_text((ROOT / "config" / "sim.toml").read_text() + '\n[x]\n"a\\u0000b" = 1\n')
+    one_line_failure(in_process(capsys, "config", "check", str(path)), "NUL")
+    round_file = tmp_path / "round.json"
+    round_file.write_text('{"profile": "uth\\u0000-gr"}')
+    one_line_failure(in_process(capsys, "settle", str(round_file)), "profile", "NUL")
+
+
 def test_gpio_seats_beyond_the_profile_are_refused(tmp_path, capsys):
     path = sim_with(tmp_path, **{"gpio.seats": {"7": {"sensor": 7, "lamp": 8}}})
     ran = in_process(capsys, "config", "check", str(path))

@@ -70,6 +70,11 @@ def test_the_live_table_verifies_its_software_and_keeps_the_result(capsys):
             with pytest.raises(ControlError, match="seed must be") as caught:
                 client.call("software.verify", seed="not hex")
             assert caught.value.code == "bad-request"
+            # who asked is a text the journal keeps (controller.texts): no terminal escapes
+            for who in ("\x1b[2J\u202e", "x" * 201, 5):
+                with pytest.raises(ControlError, match="'requested_by'") as caught:
+                    client.call("software.verify", seed=seed, requested_by=who)
+                assert caught.value.code == "bad-request"
             assert client.call("status")["state"]  # still serving
         table.stop()  # the result outlives the daemon
         with table.ledger() as ledger:

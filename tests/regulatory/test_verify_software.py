@@ -156,3 +156,22 @@ def test_results_are_kept_in_the_ledger_across_a_restart(tmp_path, capsys):
     assert main(["verify-software", "--seed", "xyz"]) == 1
     err = capsys.readouterr().err
     assert "seed must be" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("login", ["\x1b[31mX", "\udcff", "  "])
+def test_the_user_journaled_is_a_text_a_terminal_shows_as_written(
+    tmp_path, capsys, monkeypatch, login
+):
+    """$LOGNAME with an escape went to the journal and back to the terminal raw; one that
+    is not UTF-8 failed the daemon's answer (UnicodeEncodeError)."""
+    monkeypatch.setattr("getpass.getuser", lambda: login)
+    db = tmp_path / "ledger.sqlite3"
+    Ledger.open(db, now=0.0).close()
+    assert main(["verify-software", "--seed", "0b" * 20, "--db", str(db), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["verify-software", "--history", "--db", str(db)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.isprintable() and "\x1b" not in line
+    with LedgerReader.open(db) as reader:
+        (kept,) = [e.data for e in reader.journal.entries() if "requested_by" in e.data]
+    assert kept["requested_by"].isprintable() and kept["requested_by"].strip()
