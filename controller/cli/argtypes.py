@@ -283,6 +283,14 @@ def _socket(text: str) -> None:
     check_socket_length(text)
 
 
+def _daemon_socket(text: str) -> None:
+    """A daemon's socket the command connects to: named, and short enough to connect to."""
+    from controller.files import check_named, check_socket_length
+
+    check_named(text)
+    check_socket_length(text)
+
+
 # A file or folder named on the command line, as a :class:`~pathlib.Path` (never empty: an
 # empty path would be the current folder). pathlib (with urllib.parse and ipaddress) is
 # imported when a path is converted, not when a parser is built: ``--help`` and a usage
@@ -306,6 +314,8 @@ capture_path = _file_check(_capture, as_path=False)
 link_path = _file_check(_link, as_path=False)
 # a Unix socket the command listens on: new, or a socket (stale); never a file it would delete
 socket_path = _file_check(_socket, as_path=False)
+# a daemon's socket the command connects to (--socket): never empty, which fell back silently
+daemon_socket = _file_check(_daemon_socket, as_path=False)
 
 
 # Standard output as a shell user names it: the same as ``-`` (not a file to replace)

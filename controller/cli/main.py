@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 import sys
 
-from controller.cli.argtypes import UsageError, shortened
+from controller.cli.argtypes import UsageError, daemon_socket, shortened
 from controller.cli.quick import read_quickly
 from controller.errors import CroupierError
 
@@ -149,6 +149,7 @@ GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], Any]] = [
         ("--socket",),
         {
             "metavar": "PATH",
+            "type": daemon_socket,
             "help": "the daemon's control socket (default $CROUPIER_SOCKET or"
             " /run/croupier/control.sock)",
         },

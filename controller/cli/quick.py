@@ -102,6 +102,19 @@ def text(value: str) -> str:
     return value
 
 
+def socket_name(value: str) -> str | None:
+    """A daemon's socket argparse's check would pass (argtypes.daemon_socket: named, short
+    enough to connect to); anything else is left to argparse, whose usage error names it."""
+    from controller.files import FileRefused, check_named, check_socket_length
+
+    try:
+        check_named(value)
+        check_socket_length(value)
+    except FileRefused:
+        return None
+    return value
+
+
 def kept_text(value: str) -> str | None:
     """A text the table keeps, as argtypes.journal_text reads it (the daemon's rule,
     controller.texts); anything else is left to argparse, whose usage error names it."""
@@ -149,7 +162,7 @@ def seconds(low: float, high: float) -> Reader:
 
 
 # The global options (controller.cli.main.GLOBAL_OPTIONS), before or after the command
-GLOBAL = {"--socket": Option("socket", text), "--json": Option("json")}
+GLOBAL = {"--socket": Option("socket", socket_name), "--json": Option("json")}
 # A ledger read from its file (controller.cli.ledger_args.add_db_flag)
 LEDGER_FILE = {"--db": Option("db", file_path), "--key": Option("key", file_path), **GLOBAL}
 

@@ -34,7 +34,7 @@ from controller.engine import games
 from controller.engine.cards import parse_cards
 from controller.engine.games.holdem_round import parse_decision
 from controller.engine.profiles import GAME_PROGRESSIVE_BET
-from controller.engine.wagers import TABLE_WAGERS, check_entry
+from controller.engine.wagers import TABLE_WAGERS, check_entry, refusal
 from controller.errors import CroupierError, RoundError
 from controller.table.alerts import AlertError, conditions_of
 from controller.table.control.guard import FailureLimiter, RefusalTally
@@ -79,6 +79,7 @@ async def _evidence(runner: TableRunner, round_id: str) -> Any:
 
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
 MAX_WAGERS = 8  # wagers in one stake entry: more than any game has
+MAX_WAGER_NAME = 32  # characters: the longest wager of any game is far shorter
 ROUND_REF = re.compile(r"^(last|[A-Za-z0-9][A-Za-z0-9._:-]{0,63})$")
 
 # The arguments each command takes; anything else is refused (a typo must not be ignored).
@@ -174,6 +175,14 @@ def _text(args: dict[str, Any], name: str, *, required: bool = True) -> str:
     if problem is not None:
         raise _bad(f"'{name}' {problem}")
     return value.strip()
+
+
+def _near_wager(name: str, known: tuple[str, ...]) -> str:
+    """``"; did you mean ante?"`` for ``antee``: the closest wager of the game, if any."""
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 MAX_KINDS = 32  # journal kinds in one events.tail filter: there are fewer kinds than that
@@ -591,16 +600,20 @@ class Commands:
         if not isinstance(stakes, dict) or len(stakes) > MAX_WAGERS:
             raise _bad("'stakes' must map wager names to minor units")
         for name, amount in stakes.items():
-            self._money(amount, f"stakes.{name[:20]}")
+            if len(name) > MAX_WAGER_NAME:
+                raise _bad(f"'stakes': a wager name is at most {MAX_WAGER_NAME} characters")
+            self._money(amount, f"stakes.{name}")
         decision = self._decision(seat, request.args.get("decision"))
         config = self.runner.config
         try:  # an unoffered wager or a stake under the minimum (UTH-2, CH-2, BJ-1, TRX-1)
             check_entry(config.profile, config.limits, seat, stakes)
         except RoundError as exc:
+            known = self._wagers()  # what the profile offers is a subset of the game's wagers
+            if unknown := [name for name in stakes if name not in known]:
+                # a name this game does not have: a malformed request, not the table's refusal
+                reason, rule = refusal(config.profile, unknown[0]) or (str(exc), exc.rule)
+                raise _bad(f"'stakes': {reason} ({rule}){_near_wager(unknown[0], known)}") from None
             raise ControlError(str(exc), "refused") from None
-        known = self._wagers()  # what the profile offers is a subset of the game's wagers
-        if unknown := [name for name in stakes if name not in known]:
-            raise _bad(f"'stakes': unknown wager {unknown[0][:20]!r} (known: {', '.join(known)})")
         await self._hand(EnterWagers(seat, dict(stakes), decision))
         return "entered"
 

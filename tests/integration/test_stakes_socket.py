@@ -20,8 +20,15 @@ def table(make_sim_table):
 
 
 def test_unoffered_and_under_minimum_stakes_are_refused_with_the_rule(table):
-    with pytest.raises(ControlError, match=r"unknown wager 'jumbo7'.*\(UTH-2\)"):
+    # a wager this game does not have is a malformed request (exit 2), with a suggestion
+    with pytest.raises(ControlError, match=r"unknown wager 'jumbo7'.*\(UTH-2\)") as caught:
         table.call("round.stake", seat=1, stakes={"ante": 1000, "blind": 1000, "jumbo7": 100})
+    assert caught.value.code == "bad-request"
+    with pytest.raises(ControlError, match=r"'antee'.*did you mean ante\?") as caught:
+        table.call("round.stake", seat=1, stakes={"antee": 1000})
+    assert caught.value.code == "bad-request"
+    with pytest.raises(ControlError, match="a wager name is at most 32 characters"):
+        table.call("round.stake", seat=1, stakes={"x" * 33: 1000})
     with pytest.raises(ControlError, match=r"ante 400 is below the table minimum 500 \(UTH-2\)"):
         table.call("round.stake", seat=1, stakes={"ante": 400, "blind": 400})
     assert table.journal("wagers") == []  # nothing was entered

@@ -281,3 +281,23 @@ def test_every_quick_command_has_a_parser_with_the_same_options() -> None:
             parser = sub.choices[word]
         flags = {flag for action in parser._actions for flag in action.option_strings}
         assert set(command.options) <= flags, words
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--socket", "", "status"],
+        ["meters", "--socket", ""],
+        ["round", "lock", "--socket", ""],
+        ["report", "day", "--socket", ""],
+        ["status", "--socket", "/tmp/" + "s" * 120],
+    ],
+    ids=repr,
+)
+def test_a_socket_that_names_none_is_a_usage_error(argv: list[str], capsys) -> None:
+    """``--socket ""`` fell back to $CROUPIER_SOCKET or the default daemon silently."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "argument --socket" in err
