@@ -40,34 +40,44 @@ class Request:
     peer: Any = field(default=None, compare=False)  # controller.table.control.guard.Peer
 
 
+class BadRequest(ControlError):
+    """A malformed request (``bad-request``); ``request_id``: its ``id`` when that was valid,
+    so that the error reply names the request it answers (a client may send several on one
+    connection)."""
+
+    def __init__(self, message: str, request_id: int | str | None = None) -> None:
+        super().__init__(message, "bad-request")
+        self.request_id = request_id
+
+
 def decode_request(line: bytes) -> Request:
-    """Parse one request line; ControlError('bad-request') for anything malformed."""
+    """Parse one request line; :class:`BadRequest` for anything malformed."""
     if len(line) > MAX_LINE:
-        raise ControlError(f"request longer than {MAX_LINE} bytes", "bad-request")
+        raise BadRequest(f"request longer than {MAX_LINE} bytes")
     try:
         data = loads_json(line, "request", REQUEST_LIMITS)
     except ConfigError as exc:
         key, reason = exc.problems[0]
-        raise ControlError(f"request: {key}: {reason}", "bad-request") from None
+        raise BadRequest(f"request: {key}: {reason}") from None
     if not isinstance(data, dict):
-        raise ControlError("request must be a JSON object", "bad-request")
+        raise BadRequest("request must be a JSON object")
+    rid = data.get("id")
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int | str)):
+        raise BadRequest("'id' must be a number or a string")
+    if isinstance(rid, str) and len(rid) > MAX_ID:
+        raise BadRequest(f"'id' longer than {MAX_ID} characters")
     unknown = sorted(set(data) - {"id", "cmd", "args", "credential"})
     if unknown:
-        raise ControlError(f"unknown request field(s): {', '.join(unknown)[:200]}", "bad-request")
-    cmd, args = data.get("cmd"), data.get("args", {})
-    rid, credential = data.get("id"), data.get("credential")
+        raise BadRequest(f"unknown request field(s): {', '.join(unknown)[:200]}", rid)
+    cmd, args, credential = data.get("cmd"), data.get("args", {}), data.get("credential")
     if not isinstance(cmd, str) or not cmd:
-        raise ControlError("request needs a 'cmd' string", "bad-request")
-    if not isinstance(args, dict):
-        raise ControlError("'args' must be an object", "bad-request")
-    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int | str)):
-        raise ControlError("'id' must be a number or a string", "bad-request")
-    if isinstance(rid, str) and len(rid) > MAX_ID:
-        raise ControlError(f"'id' longer than {MAX_ID} characters", "bad-request")
+        raise BadRequest("request needs a 'cmd' string", rid)
     if len(cmd) > MAX_ID:
-        raise ControlError(f"'cmd' longer than {MAX_ID} characters", "bad-request")
+        raise BadRequest(f"'cmd' longer than {MAX_ID} characters", rid)
+    if not isinstance(args, dict):
+        raise BadRequest("'args' must be an object", rid)
     if credential is not None and not isinstance(credential, str):
-        raise ControlError("'credential' must be a string", "bad-request")
+        raise BadRequest("'credential' must be a string", rid)
     return Request(cmd, args, rid, credential)
 
 

@@ -35,7 +35,7 @@ from typing import Any
 from controller.errors import CroupierError
 from controller.files import clear_socket_path, file_identity, remove_if_same
 from controller.table.control.guard import Peer
-from controller.table.control.protocol import Request, decode_request, encode_reply
+from controller.table.control.protocol import BadRequest, Request, decode_request, encode_reply
 from controller.table.control.wire import MAX_LINE, ControlError
 
 log = logging.getLogger(__name__)
@@ -219,6 +219,8 @@ class ControlServer:
             if inspect.isawaitable(result):
                 result = await result
             return encode_reply(request_id, result=result)
+        except BadRequest as exc:  # the request's own id, when it was a valid one
+            return encode_reply(exc.request_id, error=exc)
         except ControlError as exc:
             return encode_reply(request_id, error=exc)
         except Exception as exc:  # a handler bug must not take the daemon down

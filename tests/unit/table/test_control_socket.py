@@ -106,6 +106,27 @@ def test_errors_keep_the_server_serving(server):
         assert c.call("status") == {"state": "open"}
 
 
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        b'{"id":1,"cmd":"status","args":null}\n',
+        b'{"id":1,"cmd":5}\n',
+        b'{"id":1,"cmd":"status","credential":7}\n',
+        b'{"id":1,"cmd":"status","extra":true}\n',
+        b'{"id":1,"cmd":"' + b"x" * 65 + b'"}\n',
+    ],
+)
+def test_a_malformed_request_is_answered_with_its_own_id(server, request_line):
+    """A client sending several requests on one connection matches each error to its
+    request: the reply carried "id": null when anything but the id was wrong."""
+    import json
+
+    reply = json.loads(raw(server, request_line))
+    assert reply["id"] == 1 and reply["code"] == "bad-request" and not reply["ok"]
+    for bad_id in (b'{"id":true,"cmd":"status"}\n', b'{"id":[1],"cmd":"status"}\n'):
+        assert json.loads(raw(server, bad_id))["id"] is None  # no valid id to name
+
+
 def test_client_explains_a_missing_daemon(tmp_path):
     with pytest.raises(ControlError, match="is croupierd running"):
         ControlClient(tmp_path / "none.sock").call("status")
