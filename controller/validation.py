@@ -222,8 +222,33 @@ def _json_constant(text: str) -> float:
     raise _NumberTooLong(text)  # NaN, Infinity, -Infinity: not JSON numbers
 
 
-def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT_LIMITS) -> Any:
-    """Parse JSON from outside within ``limits``; ConfigError naming the key otherwise."""
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of a JSON document whose keys are each written once (json keeps the last
+    of a repeated key, another reader the first: the document says two things)."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return data
+
+
+def loads_json(
+    text: str | bytes,
+    source: str,
+    limits: DocumentLimits = DOCUMENT_LIMITS,
+    *,
+    unique_keys: bool = False,
+) -> Any:
+    """Parse JSON from outside within ``limits``; ConfigError naming the key otherwise.
+    With ``unique_keys`` (a signed document), a key written twice in any object is the
+    problem ``(duplicate)``: "duplicate key 'KEY' in the document: ambiguous, ..."."""
     if len(text) > limits.max_bytes:
         raise ConfigError(source, [("(file)", f"larger than {limits.max_bytes} bytes")])
     if isinstance(text, bytes):
@@ -237,7 +262,13 @@ def loads_json(text: str | bytes, source: str, limits: DocumentLimits = DOCUMENT
             parse_int=functools.partial(_json_number, int, limits.max_number_chars),
             parse_float=functools.partial(_json_number, float, limits.max_number_chars),
             parse_constant=_json_constant,
+            object_pairs_hook=_unique_keys if unique_keys else None,
         )
+    except _DuplicateKey as exc:
+        key = repr(exc.args[0])
+        key = key if len(key) <= 80 else f"{key[:60]}...({len(key):,} characters)"
+        reason = f"duplicate key {key} in the document: ambiguous (a reader may take either value)"
+        raise ConfigError(source, [("(duplicate)", reason)]) from None
     except _NumberTooLong as exc:
         shown = str(exc)[:20] + ("..." if len(str(exc)) > 20 else "")
         raise ConfigError(

@@ -7,7 +7,10 @@ This file imports nothing of Croupier: copy it alone to any machine with Python 
 checks (docs/evidence.md):
 
 1. the Ed25519 signature over the bundle (RFC 8032 verification, written out below) with the
-   table's public key, and that the key ID the bundle names is that key's;
+   table's public key, and that the key ID the bundle names is that key's; the file holds
+   ``{"report": BUNDLE, "signature": {"algorithm", "key_id", "value"}}`` and nothing else (no
+   key the signature does not cover), and no object in it writes a key twice (json reads the
+   last, another reader the first);
 2. the journal entries: each entry's SHA-256 recomputed from its fields, each linked to the
    previous one, with no gap;
 3. that the round's ``round.opened`` and closing entries are among them and name the round,
@@ -277,8 +280,25 @@ def _check_limits(value):
             raise Invalid(f"an integer outside {low}..{high}")
 
 
+def _unique_keys(pairs):
+    """An object whose keys are each written once: json keeps the last of a repeated key,
+    another reader (or a person) the first, so the bundle would say two things."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise Invalid(
+                    f"duplicate key {shown_key(key)} in the document: "
+                    "ambiguous (a reader may take either value)"
+                )
+            seen.add(key)
+    return data
+
+
 def load_json(data):
-    """JSON text or bytes from the bundle, within the limits above; Invalid naming the limit."""
+    """JSON text or bytes from the bundle, within the limits above, each key of an object
+    written once; Invalid naming the problem."""
     if len(data) > MAX_BYTES:
         raise Invalid(f"larger than {MAX_BYTES} bytes")
     if isinstance(data, bytes):
@@ -294,6 +314,7 @@ def load_json(data):
             parse_int=_number(int),
             parse_float=_number(float),
             parse_constant=_not_a_number,
+            object_pairs_hook=_unique_keys,
         )
     except RecursionError:  # the parser recurses once a level: far past MAX_DEPTH
         raise Invalid(f"nested deeper than {MAX_DEPTH} levels") from None
@@ -311,6 +332,12 @@ def shown(value):
         return value
     text = repr(value)
     return text if len(text) <= 80 else text[:60] + "...(" + format(len(text), ",") + " characters)"
+
+
+def shown_key(name):
+    """A key of the bundle as a message quotes it: 'name', escaped when it is not plain."""
+    text = shown(name)
+    return "'" + text + "'" if text == name else text
 
 
 def one_line(text):
@@ -331,12 +358,41 @@ def canonical(value):
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+# The keys of a signed bundle and of its signature: anything else would be read by someone
+# but covered by no signature
+SIGNED_KEYS = ("report", "signature")
+SIGNATURE_KEYS = ("algorithm", "key_id", "value")
+
+
+def check_keys(found, allowed, where):
+    """Invalid when ``found`` has a key outside ``allowed`` or lacks one of them."""
+    names = ['"' + key + '"' for key in allowed]
+    holds = ", ".join(names[:-1]) + " and " + names[-1]
+    extra = [key for key in found if key not in allowed]
+    if extra:
+        more = " (and " + str(len(extra) - 1) + " more)" if len(extra) > 1 else ""
+        raise Invalid(
+            f"unsigned key {shown_key(extra[0])}{more} {where} (only {holds} belong there): "
+            "no signature covers it"
+        )
+    missing = [key for key in allowed if key not in found]
+    if missing:
+        raise Invalid(f'no "{missing[0]}" {where} (it holds {holds})')
+
+
 def check_signature(signed, public):
     try:
         bundle, sig = signed["report"], signed["signature"]
-        value = base64.b64decode(sig["value"], validate=True)
-    except (KeyError, TypeError, ValueError):
+        if not isinstance(bundle, dict) or not isinstance(sig, dict):
+            raise TypeError
+    except (KeyError, TypeError):
         raise Invalid('not a signed bundle: expected {"report": ..., "signature": ...}') from None
+    check_keys(signed, SIGNED_KEYS, "at the top of the document")
+    check_keys(sig, SIGNATURE_KEYS, "in the signature")
+    try:
+        value = base64.b64decode(sig["value"], validate=True)
+    except (TypeError, ValueError):
+        raise Invalid(f"the signature's value is not base64 text: {shown(sig['value'])}") from None
     key_id = hashlib.sha256(public).hexdigest()[:16]
     if sig.get("algorithm") != "ed25519":
         raise Invalid(f"unsupported signature algorithm {shown(sig.get('algorithm'))}")

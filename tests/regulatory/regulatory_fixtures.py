@@ -1,17 +1,29 @@
-"""Helpers of the regulatory tests: a ledger whose wall clock the test sets, and a small
-gaming history across three gaming days (Europe/Athens, boundary 06:00)."""
+"""Helpers of the regulatory tests: a ledger whose wall clock the test sets, a small
+gaming history across three gaming days (Europe/Athens, boundary 06:00), and the signed
+documents made from it (the day report, a jackpot round's evidence bundle)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
 
+from controller.books.evidence import build_bundle, recorded_round
+from controller.books.ledger.reader import LedgerReader
 from controller.books.ledger.store import Ledger
 from controller.books.reports.day import ReportContext
+from controller.books.reports.documents import signed_day_report
 from controller.books.reports.gaming_day import GamingDayRule
+from controller.books.reports.signing import create_key, load_private, sign_json
 from controller.books.reports.theoretical import par_figures
+from controller.books.surveillance import SurveillanceStore
+from controller.engine.games import settle
 from controller.engine.pools.config import pool_config
 from controller.engine.profiles import load_profile
+
+REPO = Path(__file__).resolve().parents[2]
 
 PROFILE = load_profile("uth-gr")
 RULE = GamingDayRule.parse("06:00", "Europe/Athens")
@@ -150,3 +162,50 @@ def new_ledger(path, wall: SetWall) -> Ledger:
 
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+def signed_bundle(root: Path) -> tuple[Path, dict[str, Any]]:
+    """The jackpot round of the fixture history (day-3), recorded as the royal example,
+    bundled and signed with ``root/key.pem`` (made here) into ``root/day-3.json``; returns
+    the file and the round's settlement."""
+    wall = SetWall()
+    with new_ledger(root / "ledger.sqlite3", wall) as ledger:
+        play_history(ledger, wall)
+    record = json.loads((REPO / "examples" / "uth-gr-royal.json").read_text())
+    result = settle(load_profile("uth-gr"), record).to_json()
+    store = SurveillanceStore(root / "surveillance.sqlite3")
+    store.add_round(
+        "day-3", "uth-gr", {k: v for k, v in record.items() if k != "profile"}, result, 0.0
+    )
+    create_key(root / "key.pem")
+    with LedgerReader.open(root / "ledger.sqlite3") as reader:
+        bundle = build_bundle(
+            reader,
+            recorded_round(store, "day-3"),
+            "day-3",
+            table_id="T-7",
+            generated="2026-11-24T09:00:00+00:00",
+            manifest=None,
+        )
+    store.close()
+    path = root / "day-3.json"
+    path.write_text(json.dumps(sign_json(bundle, load_private(root / "key.pem")), indent=1))
+    return path, result
+
+
+def signed_day_json(root: Path) -> bytes:
+    """The fixture history's day report in its signed JSON form, signed with
+    ``root/report-key.pem`` (made here)."""
+    wall = SetWall()
+    with new_ledger(root / "ledger.sqlite3", wall) as ledger:
+        play_history(ledger, wall)
+    create_key(root / "report-key.pem")
+    with LedgerReader.open(root / "ledger.sqlite3") as reader:
+        return signed_day_report(
+            reader,
+            DAY,
+            context(),
+            now=NOW,
+            form="json",
+            key=load_private(root / "report-key.pem"),
+        )

@@ -12,21 +12,16 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from regulatory_fixtures import SetWall, new_ledger, play_history
+from regulatory_fixtures import signed_bundle
 
 from controller.books import evidence_verify
-from controller.books.evidence import build_bundle, recorded_round
-from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.signing import (
     create_key,
     load_private,
     public_key_path,
     sign_json,
 )
-from controller.books.surveillance import SurveillanceStore
 from controller.cli.main import main
-from controller.engine.games import settle
-from controller.engine.profiles import load_profile
 
 REPO = Path(__file__).resolve().parents[2]
 VERIFIER = REPO / "controller" / "books" / "evidence_verify.py"
@@ -36,28 +31,7 @@ VERIFIER = REPO / "controller" / "books" / "evidence_verify.py"
 def bundle_files(tmp_path_factory):
     """The jackpot round of the fixture history, recorded as the royal example, bundled."""
     root = tmp_path_factory.mktemp("evidence")
-    wall = SetWall()
-    with new_ledger(root / "ledger.sqlite3", wall) as ledger:
-        play_history(ledger, wall)
-    record = json.loads((REPO / "examples" / "uth-gr-royal.json").read_text())
-    result = settle(load_profile("uth-gr"), record).to_json()
-    store = SurveillanceStore(root / "surveillance.sqlite3")
-    store.add_round(
-        "day-3", "uth-gr", {k: v for k, v in record.items() if k != "profile"}, result, 0.0
-    )
-    create_key(root / "key.pem")
-    with LedgerReader.open(root / "ledger.sqlite3") as reader:
-        bundle = build_bundle(
-            reader,
-            recorded_round(store, "day-3"),
-            "day-3",
-            table_id="T-7",
-            generated="2026-11-24T09:00:00+00:00",
-            manifest=None,
-        )
-    store.close()
-    path = root / "day-3.json"
-    path.write_text(json.dumps(sign_json(bundle, load_private(root / "key.pem")), indent=1))
+    path, result = signed_bundle(root)
     return root, path, result
 
 

@@ -11,7 +11,9 @@ Two ways to carry a signature, one per kind of document:
 
 - a JSON document is ``{"report": ..., "signature": {...}}``; the signature covers the
   canonical JSON of ``report`` (sorted keys, no spaces, UTF-8), so re-indenting the file does
-  not break it but changing any value does;
+  not break it but changing any value does. Nothing else may be in it: a key written twice in
+  any object (json reads the last, another reader the first), another key beside ``report``
+  and ``signature`` or in the signature (read by someone, covered by nothing) is not valid;
 - a byte document (CSV, PDF) ends with one line
   ``%croupier-signature ed25519 KEY_ID SIGNATURE`` that covers every byte before it. A PDF
   reader ignores a trailing comment after ``%%EOF``; a CSV reader sees one last line.
@@ -217,10 +219,43 @@ def _first_problem(exc: ConfigError) -> str:
     return escaped(where + reason + (f" (and {more} more)" if more else ""))
 
 
+# The keys of a signed JSON document and of its signature: anything else would be read by
+# someone but covered by no signature
+SIGNED_KEYS = ("report", "signature")
+SIGNATURE_KEYS = ("algorithm", "key_id", "value")
+
+
+def _key(name: str) -> str:
+    """A key of a document as a message quotes it: 'name', escaped when it is not plain."""
+    text = shown(name)
+    return f"'{text}'" if text == name else text
+
+
+def _unsigned(found: dict[str, Any], allowed: tuple[str, ...], where: str) -> str | None:
+    """The problem of a key of ``found`` outside ``allowed`` (the first, with the others'
+    count) or of one of ``allowed`` missing; None when its keys are exactly ``allowed``."""
+    extra = [key for key in found if key not in allowed]
+    names = [f'"{key}"' for key in allowed]
+    holds = ", ".join(names[:-1]) + f" and {names[-1]}"
+    if extra:
+        more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
+        return (
+            f"unsigned key {_key(extra[0])}{more} {where} (only {holds} belong there): "
+            "no signature covers it"
+        )
+    missing = [key for key in allowed if key not in found]
+    if missing:
+        return f'no "{missing[0]}" {where} (it holds {holds})'
+    return None
+
+
 def _verify_json(data: bytes, public: Ed25519PublicKey) -> Verified:
-    try:  # held to the limits of every document from outside: size, depth, number length
-        signed = loads_json(data, "the document", DOCUMENT_LIMITS)
+    try:  # held to the limits of every document from outside: size, depth, number length;
+        # a key written twice anywhere is refused (json keeps the last, another reader the first)
+        signed = loads_json(data, "the document", DOCUMENT_LIMITS, unique_keys=True)
     except ConfigError as exc:
+        if exc.problems and exc.problems[0][0] == "(duplicate)":
+            raise SignatureError(_first_problem(exc)) from None
         raise SignatureError(f"not a signed JSON document: {_first_problem(exc)}") from None
     sig = signed.get("signature") if isinstance(signed, dict) else None
     document = signed.get("report") if isinstance(signed, dict) else None
@@ -228,6 +263,11 @@ def _verify_json(data: bytes, public: Ed25519PublicKey) -> Verified:
         raise SignatureError(
             'not a signed JSON document: expected {"report": {...}, "signature": {...}}'
         )
+    problem = _unsigned(signed, SIGNED_KEYS, "at the top of the document") or _unsigned(
+        sig, SIGNATURE_KEYS, "in the signature"
+    )
+    if problem:
+        raise SignatureError(problem)
     algorithm, claimed, value = sig.get("algorithm"), sig.get("key_id"), sig.get("value")
     if algorithm != ALGORITHM:
         raise SignatureError(f"unsupported signature algorithm {shown(algorithm)}")
