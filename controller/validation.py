@@ -243,12 +243,12 @@ def loads_json(
     text: str | bytes,
     source: str,
     limits: DocumentLimits = DOCUMENT_LIMITS,
-    *,
-    unique_keys: bool = False,
 ) -> Any:
-    """Parse JSON from outside within ``limits``; ConfigError naming the key otherwise.
-    With ``unique_keys`` (a signed document), a key written twice in any object is the
-    problem ``(duplicate)``: "duplicate key 'KEY' in the document: ambiguous, ..."."""
+    """Parse JSON from outside within ``limits``; ConfigError naming the key otherwise. A key
+    written twice in any object is the problem ``(duplicate)`` ("duplicate key 'KEY' in the
+    document: ambiguous ..."): a signed document, a control request (``{"cmd": "status",
+    "cmd": "round.lock"}`` ran the LOCK), a round file or a pool's notification that says two
+    things is refused, not read as its last value."""
     if len(text) > limits.max_bytes:
         raise ConfigError(source, [("(file)", f"larger than {limits.max_bytes} bytes")])
     if isinstance(text, bytes):
@@ -262,7 +262,7 @@ def loads_json(
             parse_int=functools.partial(_json_number, int, limits.max_number_chars),
             parse_float=functools.partial(_json_number, float, limits.max_number_chars),
             parse_constant=_json_constant,
-            object_pairs_hook=_unique_keys if unique_keys else None,
+            object_pairs_hook=_unique_keys,
         )
     except _DuplicateKey as exc:
         key = repr(exc.args[0])

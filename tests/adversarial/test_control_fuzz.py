@@ -107,8 +107,9 @@ def test_the_reproductions_are_refused_at_entry(table):
     assert outside["code"] == "bad-request" and "'seat'" in outside["error"]
     assert table.request("round.seats", seats=[9])["code"] == "bad-request"
     assert table.request("round.decide", seat=1, action="5x")["code"] == "bad-request"
-    # a wager of another game: refused naming the rule (UTH-2)
-    assert table.request("round.stake", seat=1, stakes={"jumbo7": 100})["code"] == "refused"
+    # a wager of another game: a malformed request (exit 2), naming the rule (UTH-2)
+    other = table.request("round.stake", seat=1, stakes={"jumbo7": 100})
+    assert other["code"] == "bad-request" and "UTH-2" in other["error"]
     assert table.request("round.cards", destination="seat:1", cards=[0, 1])["code"] == (
         "bad-request"
     )

@@ -241,6 +241,16 @@ def test_a_nul_character_in_a_key_or_a_round_file_is_named(tmp_path, capsys):
     one_line_failure(in_process(capsys, "settle", str(round_file)), "profile", "NUL")
 
 
+def test_a_round_file_with_a_key_written_twice_is_refused(tmp_path, capsys):
+    """json keeps the last of a repeated key: a surveillance file saying two things about a
+    disputed round was settled on one of them without a word."""
+    round_file = tmp_path / "round.json"
+    text = (ROOT / "examples" / "uth-gr-royal.json").read_text()
+    round_file.write_text(text.replace('"profile"', '"profile": "uth-sk", "profile"', 1))
+    assert round_file.read_text() != text
+    one_line_failure(in_process(capsys, "settle", str(round_file)), "duplicate key 'profile'")
+
+
 def test_gpio_seats_beyond_the_profile_are_refused(tmp_path, capsys):
     path = sim_with(tmp_path, **{"gpio.seats": {"7": {"sensor": 7, "lamp": 8}}})
     ran = in_process(capsys, "config", "check", str(path))

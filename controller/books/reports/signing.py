@@ -252,7 +252,7 @@ def _unsigned(found: dict[str, Any], allowed: tuple[str, ...], where: str) -> st
 def _verify_json(data: bytes, public: Ed25519PublicKey) -> Verified:
     try:  # held to the limits of every document from outside: size, depth, number length;
         # a key written twice anywhere is refused (json keeps the last, another reader the first)
-        signed = loads_json(data, "the document", DOCUMENT_LIMITS, unique_keys=True)
+        signed = loads_json(data, "the document", DOCUMENT_LIMITS)
     except ConfigError as exc:
         if exc.problems and exc.problems[0][0] == "(duplicate)":
             raise SignatureError(_first_problem(exc)) from None

@@ -95,6 +95,8 @@ def test_errors_keep_the_server_serving(server):
         b"[1,2]\n",
         b'{"cmd": 5}\n',
         b'{"cmd":"status","args":[]}\n',
+        b'{"cmd":"status","cmd":"jackpot.ack"}\n',  # ran the last one
+        b'{"cmd":"echo","args":{"seat":1,"seat":2}}\n',
         b"\xff\xfe\n",
     ):
         with pytest.raises(ControlError) as info:
