@@ -13,7 +13,9 @@ Routes::
 
 Every response carries a content security policy (scripts and styles from this origin only,
 no inline code, no framing) and ``no-store``; every POST must carry the session's CSRF token
-and, when the browser sends one, an ``Origin`` of this host. The only things forwarded to a
+and, when the browser sends one, an ``Origin`` of this host. Only the login form (for its
+CSRF token) and a login start a session; every other request uses the one its cookie names,
+if any, and starts none (``security.py`` bounds both kinds). The only things forwarded to a
 daemon are the two acknowledgements, with the logged-in user's secret (checked again and
 journaled by the daemon). Secrets travel in POST bodies only, never in a URL; the access log
 has no bodies.
@@ -42,7 +44,7 @@ from controller.web.daemon_link import DaemonUnreachable
 from controller.web.feed import TableFeed
 from controller.web.metrics import TableSample, exposition
 from controller.web.par import HouseEdges
-from controller.web.security import LoginLimiter, Session, SessionStore
+from controller.web.security import LoginLimiter, Session, SessionsFull, SessionStore
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
@@ -125,15 +127,13 @@ async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse
 def _sessions(clock: Callable[[], float]) -> Any:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        """Load (or start) the session; refuse a POST without the CSRF token or from
+        """Load the session the cookie names (None: no live one; only the login form starts
+        one, :func:`_session`); refuse a POST without the session's CSRF token or from
         another origin; ask for a login where the configuration wants one."""
         app = request.app
         store = app[SESSIONS]
         now = clock()
-        session = store.get(request.cookies.get(COOKIE), now)
-        fresh = session is None
-        if session is None:
-            session = store.new(now)
+        session = store.get(request.cookies.get(COOKIE), now)  # sweeps the expired too
         request["session"] = session
         request["now"] = now
         public = request.path in ("/login", "/metrics") or request.path.startswith("/static/")
@@ -146,20 +146,37 @@ def _sessions(clock: Callable[[], float]) -> Any:
                 if (request.content_length or 0) > MAX_FORM:
                     raise web.HTTPRequestEntityTooLarge(MAX_FORM, request.content_length or 0)
                 token = (await request.post()).get("csrf")
-            if fresh or not session.csrf_ok(token if isinstance(token, str) else None):
+            if session is None or not session.csrf_ok(token if isinstance(token, str) else None):
                 raise web.HTTPForbidden(text="missing or wrong CSRF token: reload the page")
-        elif app[CONFIG].view_needs_login and not public and session.user is None:
+        elif app[CONFIG].view_needs_login and not public and _user(request) is None:
             raise web.HTTPSeeOther("/login")
         response = await handler(request)
-        current: Session = request["session"]
-        if fresh or current is not session:
+        current: Session | None = request["session"]
+        if current is not None and current is not session:
             _set_cookie(response, current, app[CONFIG])
         return response
 
     return middleware
 
 
-def _set_cookie(response: web.StreamResponse, session: Session, config: WebConfig) -> None:
+def _session(request: web.Request) -> Session:
+    """The request's session, an anonymous one started for it if it has none (the login
+    form's CSRF token needs one; the middleware sends its cookie)."""
+    session: Session | None = request["session"]
+    if session is None:
+        session = request["session"] = request.app[SESSIONS].new(request["now"])
+    return session
+
+
+def _user(request: web.Request) -> str | None:
+    session: Session | None = request["session"]
+    return session.user if session is not None else None
+
+
+def _set_cookie(response: web.StreamResponse, session: Session | None, config: WebConfig) -> None:
+    if session is None:
+        response.del_cookie(COOKIE, path="/")
+        return
     response.set_cookie(
         COOKIE,
         session.id,
@@ -181,11 +198,12 @@ def _feed(request: web.Request) -> TableFeed:
 
 
 def _page(request: web.Request, kind: str, title: str, body: str) -> web.Response:
-    session: Session = request["session"]
-    user = session.user
+    session: Session | None = request["session"]
+    user = session.user if session is not None else None
+    csrf = session.csrf if session is not None else ""  # no session: nothing to post
     account = (
         f'<form method="post" action="/logout" class="account">{html.escape(user)} '
-        f'<input type="hidden" name="csrf" value="{html.escape(session.csrf)}">'
+        f'<input type="hidden" name="csrf" value="{html.escape(csrf)}">'
         '<button id="logout">Log out</button></form>'
         if user
         else '<a class="account" id="login" href="/login">Log in to acknowledge</a>'
@@ -196,7 +214,7 @@ def _page(request: web.Request, kind: str, title: str, body: str) -> web.Respons
     text = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csrf" content="{html.escape(session.csrf)}">
+<meta name="csrf" content="{html.escape(csrf)}">
 <title>{html.escape(title)}</title><link rel="icon" href="/static/favicon.svg">
 <link rel="stylesheet" href="/static/web.css"></head>
 <body data-page="{kind}" data-user="{html.escape(user or "")}">
@@ -233,8 +251,6 @@ async def _stream(
     """Server-sent events: ``render()`` now and after every change of the feeds."""
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
     response.headers["X-Accel-Buffering"] = "no"
-    session: Session = request["session"]
-    _set_cookie(response, session, request.app[CONFIG])
     await response.prepare(request)
     for feed in feeds:
         feed.watchers += 1
@@ -313,8 +329,8 @@ async def sign_png(request: web.Request) -> web.Response:
 
 async def _forward(request: web.Request, cmd: str, **args: Any) -> web.Response:
     feed = _feed(request)
-    session: Session = request["session"]
-    if session.user is None or session.secret is None:
+    session: Session | None = request["session"]
+    if session is None or session.user is None or session.secret is None:
         return web.json_response({"error": "log in to acknowledge"}, status=401)
     try:
         result = await feed.link.call(cmd, session.secret, technician=session.user, **args)
@@ -343,8 +359,8 @@ async def jackpot_ack(request: web.Request) -> web.Response:
 # --- login -----------------------------------------------------------------------------
 
 
-def _login_form(request: web.Request, message: str = "") -> web.Response:
-    session: Session = request["session"]
+def _login_form(request: web.Request, message: str = "", status: int | None = None) -> web.Response:
+    session = _session(request)
     note = f'<p class="error" id="login-error">{html.escape(message)}</p>' if message else ""
     body = f"""<h1>Log in</h1>{note}
 <form method="post" action="/login" id="login-form">
@@ -353,7 +369,8 @@ def _login_form(request: web.Request, message: str = "") -> web.Response:
 <label>Credential <input name="secret" id="secret" type="password"
  autocomplete="current-password" required maxlength="256"></label>
 <button id="submit">Log in</button></form>"""
-    status = 429 if message.startswith("too many") else (403 if message else 200)
+    if status is None:
+        status = 429 if message.startswith("too many") else (403 if message else 200)
     response = _page(request, "login", "Log in", body)
     response.set_status(status)
     return response
@@ -384,7 +401,11 @@ async def login(request: web.Request) -> web.Response:
         log.warning("failed login for %r from %s", user[:64], request.remote)
         return _login_form(request, "wrong user or credential")
     app[LIMITER].succeeded(keys)
-    request["session"] = app[SESSIONS].login(request["session"], user, secret, now)
+    try:
+        request["session"] = app[SESSIONS].login(_session(request), user, secret, now)
+    except SessionsFull as exc:
+        log.warning("login refused for %r from %s: %s", user[:64], request.remote, exc)
+        return _login_form(request, f"login refused: {exc}", status=503)
     log.info("%s logged in from %s", user, request.remote)
     raise _redirect_with_session(request, "/")
 
@@ -396,9 +417,10 @@ def _redirect_with_session(request: web.Request, where: str) -> web.HTTPSeeOther
 
 
 async def logout(request: web.Request) -> web.Response:
+    """The session ends and its cookie is deleted (the CSRF check made sure there is one)."""
     session: Session = request["session"]
     request.app[SESSIONS].end(session.id)
-    request["session"] = request.app[SESSIONS].new(request["now"])
+    request["session"] = None
     raise _redirect_with_session(request, "/")
 
 

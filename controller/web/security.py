@@ -6,6 +6,19 @@
   forwarded only with an acknowledgement (the daemon checks it again and journals the user),
   and goes when the session ends: idle for ``idle`` seconds, :data:`MAX_AGE` after the login,
   or a logout. A login replaces the session ID (no fixation).
+- Two pools, so that nobody without a credential can end a logged-in session:
+
+  * *anonymous* (before a login; what the login form's CSRF token needs): at most
+    ``max_anonymous`` (:data:`MAX_ANONYMOUS`), least recently seen first. Beyond the limit
+    a new one evicts the least recently seen anonymous session, in O(1) (an ordered dict
+    kept in the order sessions were last seen). A flood of them only ever costs another
+    visitor the login form they had open ("reload the page").
+  * *logged in*: at most ``max_logged_in`` (:data:`MAX_LOGGED_IN`; a table has a handful of
+    pit users). Never evicted: a login beyond the limit is refused (:class:`SessionsFull`),
+    after the expired ones are dropped, and a session ends only as the first point says.
+
+  Expired sessions are swept from the least recently seen end of both pools whenever the
+  store is used (amortised O(1) a call); an expired session is never returned.
 - Every state-changing request carries the session's CSRF token (a form field or the
   ``X-CSRF-Token`` header), compared in constant time.
 - Failed logins are counted per client address and per user name; after ``attempts`` in
@@ -16,11 +29,12 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
 MAX_AGE = 8 * 3600.0  # a shift
-MAX_SESSIONS = 10_000  # the oldest idle session goes first beyond this
+MAX_ANONYMOUS = 10_000  # sessions before a login; the least recently seen goes beyond this
+MAX_LOGGED_IN = 256  # logged-in sessions; a login beyond this is refused, nobody is evicted
 MAX_TRACKED = 10_000  # addresses / names whose failures are remembered
 
 
@@ -37,42 +51,104 @@ class Session:
         return bool(token) and hmac.compare_digest(self.csrf.encode(), str(token).encode())
 
 
+class SessionsFull(Exception):
+    """A login refused: :data:`MAX_LOGGED_IN` sessions are logged in and none has expired."""
+
+
 class SessionStore:
-    def __init__(self, idle: float) -> None:
+    """The sessions of one web service: an anonymous pool and a logged-in pool, each an
+    ordered dict from the least to the most recently seen session."""
+
+    def __init__(
+        self,
+        idle: float,
+        *,
+        max_anonymous: int = MAX_ANONYMOUS,
+        max_logged_in: int = MAX_LOGGED_IN,
+    ) -> None:
         self.idle = idle
-        self._sessions: dict[str, Session] = {}
+        self.max_anonymous = max_anonymous
+        self.max_logged_in = max_logged_in
+        self._anonymous: OrderedDict[str, Session] = OrderedDict()
+        self._logged_in: OrderedDict[str, Session] = OrderedDict()
 
     def new(self, now: float) -> Session:
-        if len(self._sessions) >= MAX_SESSIONS:
-            oldest = min(self._sessions.values(), key=lambda s: s.seen)
-            del self._sessions[oldest.id]
+        """A new anonymous session; beyond ``max_anonymous`` the least recently seen
+        anonymous one ends (never a logged-in one)."""
+        self.sweep(now)
+        while len(self._anonymous) >= self.max_anonymous:
+            self._anonymous.popitem(last=False)
         session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), now, now)
-        self._sessions[session.id] = session
+        self._anonymous[session.id] = session
         return session
 
     def get(self, session_id: str | None, now: float) -> Session | None:
         """The live session with this ID (seen now), or None (unknown or expired)."""
-        session = self._sessions.get(session_id or "")
+        self.sweep(now)
+        key = session_id or ""
+        pool = self._logged_in if key in self._logged_in else self._anonymous
+        session = pool.get(key)
         if session is None:
             return None
-        if now - session.seen > self.idle or (session.user and now - session.created > MAX_AGE):
-            del self._sessions[session.id]
+        if self._expired(session, now):
+            del pool[key]
             return None
         session.seen = now
+        pool.move_to_end(key)
         return session
 
     def login(self, old: Session, user: str, secret: str, now: float) -> Session:
-        """A fresh session (new ID and CSRF token) for ``user``; the old one ends."""
+        """A fresh session (new ID and CSRF token) for ``user``; the old one ends.
+
+        Raises :class:`SessionsFull` (the old session kept) when ``max_logged_in`` other
+        sessions are logged in and none of them has expired."""
+        self.sweep(now)
+        others = len(self._logged_in) - (old.id in self._logged_in)
+        if others >= self.max_logged_in:
+            for stale in [s for s in self._logged_in.values() if self._expired(s, now)]:
+                del self._logged_in[stale.id]
+            others = len(self._logged_in) - (old.id in self._logged_in)
+            if others >= self.max_logged_in:
+                raise SessionsFull(
+                    f"{self.max_logged_in} sessions are logged in: "
+                    "log out of one, or wait for one to end"
+                )
         self.end(old.id)
-        session = self.new(now)
+        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), now, now)
         session.user, session.secret = user, secret
+        self._logged_in[session.id] = session
         return session
 
     def end(self, session_id: str) -> None:
-        self._sessions.pop(session_id, None)
+        self._anonymous.pop(session_id, None)
+        self._logged_in.pop(session_id, None)
+
+    def sweep(self, now: float) -> None:
+        """Drop the sessions idle for longer than ``idle`` (from the least recently seen end:
+        each is looked at once more than it is dropped). One past :data:`MAX_AGE` but still
+        in use ends when it is next asked for, or when a login needs its place."""
+        for pool in (self._anonymous, self._logged_in):
+            while pool:
+                oldest = next(iter(pool.values()))
+                if now - oldest.seen <= self.idle:
+                    break
+                pool.popitem(last=False)
+
+    def _expired(self, session: Session, now: float) -> bool:
+        return now - session.seen > self.idle or (
+            session.user is not None and now - session.created > MAX_AGE
+        )
+
+    @property
+    def anonymous(self) -> int:
+        return len(self._anonymous)
+
+    @property
+    def logged_in(self) -> int:
+        return len(self._logged_in)
 
     def __len__(self) -> int:
-        return len(self._sessions)
+        return len(self._anonymous) + len(self._logged_in)
 
 
 class LoginLimiter:

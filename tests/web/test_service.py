@@ -3,7 +3,9 @@ no card identity in any response (pages, streams, metrics, pictures' neighbours)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import http.client
 import random
 import re
 import signal
@@ -20,6 +22,10 @@ from web_service import USER, WebService
 from controller.engine.cards import card_name
 from controller.rig.dealer import Dealer, RoundPlan, royal_order
 from controller.rig.table import SIM_CREDENTIAL, processes_with
+from controller.table.credentials import hash_credential
+from controller.web.app import SESSIONS, build_app
+from controller.web.config import load_web_config
+from controller.web.security import SessionStore
 from controller.web.view import CARD
 
 pytestmark = pytest.mark.integration
@@ -71,7 +77,8 @@ def test_every_response_has_the_security_headers_and_the_cookie_is_locked_down(w
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
     assert headers["X-Frame-Options"] == "DENY"
     assert headers["X-Content-Type-Options"] == "nosniff"
-    cookie = headers["Set-Cookie"]
+    assert "Set-Cookie" not in headers  # a page needs no session; the login form starts one
+    cookie = Client(web).request("GET", "/login")[1]["Set-Cookie"]
     assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=Strict" in cookie
     status, headers, _ = Client(web).request("GET", "/table/NOPE")
     assert status == 404 and "Content-Security-Policy" in headers
@@ -141,6 +148,81 @@ def test_a_login_gives_a_new_session_and_logout_ends_it(web_table, tmp_path):
         assert SIM_CREDENTIAL not in web.log.read_text().replace(web.url, "")
     finally:
         web.stop()
+
+
+def test_only_the_login_form_starts_a_session(web):
+    """A session (and its cookie) only where a CSRF token is needed before a login: a page,
+    a stream's state, a picture, a static file or a scrape starts none."""
+    for path in (
+        "/",
+        "/table/SIM-1",
+        "/table/SIM-1/state",
+        "/floor",
+        "/metrics",
+        "/static/web.css",
+        "/static/x",
+    ):
+        status, headers, _ = Client(web).request("GET", path)
+        assert status in (200, 302, 404) and "Set-Cookie" not in headers, path
+    status, headers, _ = Client(web).request("POST", "/logout", data={"csrf": "x"})
+    assert status == 403 and "Set-Cookie" not in headers
+    assert "croupier_session=" in Client(web).request("GET", "/login")[1]["Set-Cookie"]
+
+
+def test_an_anonymous_flood_leaves_a_logged_in_user_logged_in(web_table, tmp_path):
+    """10,001 cookieless requests used to end every logged-in session (the least recently
+    seen went beyond 10,000 sessions). Most requests now start none; login forms do, and
+    beyond the limit only ever push out other login forms."""
+    web = WebService(tmp_path, [("SIM-1", web_table)])  # a fresh login limiter
+    try:
+        client = Client(web)
+        login = {"user": USER, "secret": SIM_CREDENTIAL, "csrf": client.csrf()}
+        assert client.request("POST", "/login", data=login)[0] == 303
+        token = {"X-CSRF-Token": client.csrf("/table/SIM-1")}
+        ack = "/table/SIM-1/alerts/999/ack"
+        assert client.request("POST", ack, headers=token)[0] == 409  # forwarded
+        flood = http.client.HTTPConnection("127.0.0.1", web.port, timeout=30)
+        for _ in range(10_001):  # each a login form: past the anonymous sessions' limit
+            flood.request("GET", "/login")
+            flood.getresponse().read()
+        flood.close()
+        status, _, body = client.request("POST", ack, headers=token)
+        assert status == 409 and b"no alert 999" in body, body  # still logged in
+        assert b'data-user="alice"' in client.request("GET", "/table/SIM-1")[2]
+    finally:
+        web.stop()
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_a_login_beyond_the_limit_is_refused_and_nobody_is_logged_out(tmp_path):
+    """In process (256 real logins would be 256 scrypt checks): the service with room for
+    one logged-in session; the second login is refused with the reason, the first stays."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    config = tmp_path / "web.toml"
+    config.write_text(
+        '[web]\ncookie_secure = false\n[[tables]]\nname = "T1"\n'
+        f'socket = "{tmp_path / "none.sock"}"\n[users]\n{USER} = "{hash_credential("pw")}"\n'
+    )
+
+    async def scenario() -> None:
+        app = build_app(load_web_config(config))
+        app[SESSIONS] = SessionStore(app[SESSIONS].idle, max_logged_in=1)
+        server = TestServer(app)
+        async with TestClient(server) as first, TestClient(server) as second:
+            replies = []
+            for client in (first, second):
+                page = await (await client.get("/login")).text()
+                token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+                form = {"user": USER, "secret": "pw", "csrf": token}
+                reply = await client.post("/login", data=form, allow_redirects=False)
+                replies.append((reply.status, await reply.text()))
+            assert replies[0][0] == 303
+            assert replies[1][0] == 503 and "sessions are logged in" in replies[1][1]
+            page = await (await first.get("/table/T1")).text()
+            assert f'data-user="{USER}"' in page  # the first login is untouched
+
+    asyncio.run(scenario())
 
 
 def read_stream(web: WebService, path: str) -> bytes:

@@ -11,6 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from controller.engine.cards import card_name
 from controller.table.credentials import hash_credential
 from controller.validation import ConfigError
+from controller.web import security
 from controller.web.config import load_web_config
 from controller.web.ledger_stats import LedgerStats
 from controller.web.metrics import TableSample, exposition
@@ -70,6 +71,85 @@ def test_sessions_expire_when_idle_and_after_a_shift():
         assert store.get(logged.id, now) is not None or now - 1.0 > MAX_AGE
     assert store.get(logged.id, now + 50) is None
     assert "secret" not in repr(logged)
+
+
+def test_a_flood_of_anonymous_sessions_never_ends_a_logged_in_one():
+    """Every cookieless request used to start a session, and beyond 10,000 the least recently
+    seen went, logged in or not: an anonymous flood logged the pit out."""
+    store = SessionStore(idle=900)
+    alice = store.login(store.new(0.0), "alice", "secret", 1.0)
+    bob = store.login(store.new(1.0), "bob", "secret", 1.0)
+    assert store.get(bob.id, 2.0) is bob  # bob is seen after alice: alice is the oldest
+    for _ in range(2 * 10_000):
+        store.new(3.0)
+    assert store.get(alice.id, 4.0) is alice and store.get(bob.id, 4.0) is bob
+    assert alice.secret == "secret"
+    assert store.anonymous == security.MAX_ANONYMOUS and store.logged_in == 2
+
+
+def test_the_least_recently_seen_anonymous_session_is_evicted():
+    store = SessionStore(idle=900, max_anonymous=3)
+    first, second, third = (store.new(t) for t in (0.0, 1.0, 2.0))
+    assert store.get(first.id, 3.0) is first  # seen again: now the most recent
+    store.new(4.0)
+    assert store.get(second.id, 5.0) is None  # the least recently seen went
+    assert store.get(first.id, 5.0) is first and store.get(third.id, 5.0) is third
+    assert store.anonymous == 3
+
+
+def test_an_eviction_looks_at_a_few_sessions_not_all_of_them(monkeypatch):
+    """O(1): the least recently seen is at the front of the pool; the old store took the
+    minimum of ``seen`` over every session on every eviction."""
+
+    class Counted(security.Session):
+        reads = 0
+
+        def __getattribute__(self, name):
+            if name == "seen":
+                Counted.reads += 1
+            return super().__getattribute__(name)
+
+    monkeypatch.setattr(security, "Session", Counted)
+    store = SessionStore(idle=900)
+    kept = store.login(store.new(0.0), "alice", "secret", 0.0)
+    for _ in range(10_000):
+        store.new(1.0)
+    for _ in range(100):  # each beyond the limit evicts one
+        Counted.reads = 0
+        store.new(2.0)
+        assert Counted.reads <= 4
+    assert store.get(kept.id, 3.0) is kept and len(store) == security.MAX_ANONYMOUS + 1
+
+
+def test_logins_beyond_the_limit_are_refused_and_nobody_is_logged_out():
+    store = SessionStore(idle=900, max_logged_in=3)
+    users = [store.login(store.new(0.0), f"u{n}", "secret", 0.0) for n in range(3)]
+    waiting = store.new(10.0)
+    with pytest.raises(security.SessionsFull, match="3 sessions are logged in"):
+        store.login(waiting, "u3", "secret", 10.0)
+    assert all(store.get(u.id, 11.0) is u for u in users)
+    assert store.get(waiting.id, 11.0) is waiting  # the form still works: try again later
+    again = store.login(users[0], "u0", "secret", 12.0)  # a login again in one's own place
+    assert store.get(users[0].id, 13.0) is None and store.logged_in == 3
+    store.end(again.id)  # a logout makes room
+    assert store.login(waiting, "u3", "secret", 14.0).user == "u3"
+    # a session past the shift makes room too, even one seen a moment ago
+    store = SessionStore(idle=86400, max_logged_in=2)
+    shift = [store.login(store.new(0.0), f"u{n}", "secret", 0.0) for n in range(2)]
+    assert store.get(shift[0].id, MAX_AGE) is shift[0]  # in use to the end of the shift
+    assert store.login(store.new(MAX_AGE), "u2", "secret", MAX_AGE + 1.0).user == "u2"
+    assert store.logged_in == 1 and store.get(shift[0].id, MAX_AGE + 1.0) is None
+
+
+def test_expired_sessions_are_swept_without_being_asked_for():
+    store = SessionStore(idle=60)
+    store.new(0.0)
+    logged = store.login(store.new(0.0), "alice", "secret", 0.0)
+    store.new(30.0)
+    assert len(store) == 3
+    store.get(None, 61.0)  # any request sweeps: the two idle since 0 go, secret and all
+    assert len(store) == 1 and store.logged_in == 0
+    assert store.get(logged.id, 62.0) is None
 
 
 def test_the_limiter_counts_failures_per_key_in_a_window():
