@@ -17,10 +17,12 @@ Every stake passes two checks before a round takes it, here in the engine so tha
 Which wagers have limits (:data:`LIMITED_WAGERS`): UTH ``ante`` (the Blind equals it, UTH-2;
 the Play is a multiple of it, UTH-4) and ``trips``; Casino Hold'em ``ante`` (the Call is 2x
 it, CH-3) and ``bonus``; blackjack ``main`` (BJ-1) and ``trilux`` (TRX-1: the maximum at most
-50x the minimum). Progressive stakes are a fixed amount (UTH-2, CH-2) and have no table
-limits: the UTH progressive is exactly its fixed stake (more is capped at it and the excess
-returned, less is refused), a Jumbo 7 stake is a whole number of fixed units (CH-9 shares the
-jackpot by stake); blackjack insurance has BJ-8's own bounds (half the table minimum to half
+50x the minimum). Progressive stakes are a fixed amount (UTH-2, CH-2): the UTH progressive
+is exactly its fixed stake (more is capped at it and the excess returned, less is refused; no
+table limits), a Jumbo 7 stake is a whole number of fixed units (CH-9 shares the jackpot by
+stake), within the table's ``jumbo7`` limits when it has them (BJ-1's cap reaches every wager:
+without them a round file's stake of 100,000 units was paid 5000 per unit);
+:func:`limited_wagers`. Blackjack insurance has BJ-8's own bounds (half the table minimum to half
 the accepted bet).
 
 Limits are written ``{"ante": {"min": 500, "max": 50000}}`` in a round file (JSON) and
@@ -164,6 +166,17 @@ def profile_limits(profile: Profile) -> dict[str, Limit]:
     return found
 
 
+def limited_wagers(profile: Profile) -> dict[str, str]:
+    """The wagers a table of ``profile`` may limit, each with the rule of its minimum: the
+    game's, and a progressive bet of several units (CH-9's Jumbo 7: shares by stake), which
+    BJ-1's cap reaches too; a fixed-stake progressive (UTH-2) keeps its fixed stake."""
+    known = dict(LIMITED_WAGERS[profile.game])
+    prog = profile.progressive
+    if prog is not None and prog.award != "winner":
+        known[prog.bet] = GAME_WAGER_RULE[profile.game]
+    return known
+
+
 def parse_limits(profile: Profile, raw: Any) -> tuple[dict[str, Limit], list[tuple[str, str]]]:
     """Read ``{wager: {min, max}}`` for ``profile``: the limits, over the profile's own, and
     the problems as ``(key, reason)`` pairs (every one, each naming its rule)."""
@@ -171,7 +184,7 @@ def parse_limits(profile: Profile, raw: Any) -> tuple[dict[str, Limit], list[tup
     problems: list[tuple[str, str]] = []
     if not isinstance(raw, Mapping):
         return limits, [("limits", "expected a table of wager -> {min, max}")]
-    known = LIMITED_WAGERS[profile.game]
+    known = limited_wagers(profile)
     for wager, entry in raw.items():
         key = f"limits.{wager}"
         if wager not in known:
@@ -194,6 +207,12 @@ def parse_limits(profile: Profile, raw: Any) -> tuple[dict[str, Limit], list[tup
             continue
         if high < low:
             problems.append((key, f"max {high} is below min {low} ({rule})"))
+            continue
+        prog = profile.progressive
+        if prog is not None and wager == prog.bet and low > prog.stake:
+            problems.append(
+                (key, f"min {low} is above the fixed {wager} stake {prog.stake} ({rule})")
+            )
             continue
         if wager == "trilux" and high > TRILUX_MAX_OVER_MIN * low:
             problems.append(

@@ -120,6 +120,28 @@ def test_casino_holdem_call_follows_the_capped_ante():
     assert (s.wagers["bonus"].stake, s.wagers["bonus"].returned) == (200, 100)
 
 
+def test_a_jumbo7_stake_of_several_units_is_capped_by_the_tables_limits_bj1():
+    """A round file's Jumbo 7 stake of 100,000 units was paid 5000 per unit: no table could
+    limit it ('jumbo7 has no table limits of its own'). BJ-1's cap reaches every wager; the
+    fixed UTH progressive keeps its fixed stake (UTH-2)."""
+    board = {"dealer": ["Kh", "Ks"], "community": ["3c", "4c", "5c", "6c", "Kd"]}
+    pools = {"jumbo7": {"amount": 500000, "seed": 100000}}
+    entry = {
+        "seat": 1,
+        "cards": ["7c", "8c"],  # a six-card straight flush, 3c..8c (CH-8: 5000 per unit)
+        "stakes": {"ante": 1000, "jumbo7": 10_000_000},
+        "decision": "play",
+    }
+    limits = {"jumbo7": {"min": 100, "max": 500}}
+    s = settle(CH, {**board, "pools": pools, "seats": [entry], "limits": limits}).seats[0]
+    jumbo = s.wagers["jumbo7"]
+    assert (jumbo.stake, jumbo.returned, jumbo.paid) == (500, 9_999_500, 5 * 500_000)
+    _, problems = parse_limits(CH, {"jumbo7": {"min": 200, "max": 500}})
+    assert problems == [("limits.jumbo7", "min 200 is above the fixed jumbo7 stake 100 (CH-2)")]
+    _, problems = parse_limits(GR, {"progressive": {"min": 100, "max": 500}})
+    assert [k for k, _ in problems] == ["limits.progressive"]
+
+
 def test_blackjack_over_maximum_capped_and_the_double_matches_the_capped_bet():
     # max 100000: a 150000 bet plays 100000, 50000 returned; 6+5 doubles to 200000 and wins
     result = play("6h 9c 5d Ts 8s", seat(1, 150000, actions={"main": ["double"]}))
