@@ -343,3 +343,22 @@ def pool_name(text: str) -> str:
             f"{text!r}: a pool name is 1-40 lower-case letters, digits, '-' or '_'"
         )
     return text
+
+
+# A round ID as the ledger takes one (controller.books.ledger.inputs.ROUND_ID, held equal by
+# tests/unit/cli/test_cli_light_choices.py)
+ROUND_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+
+
+def round_name(text: str) -> str:
+    """A round named on the command line: ``last``, or an ID as the ledger takes one;
+    anything else is a usage error before a credential is asked or a daemon is called."""
+    import argparse  # loaded already: argparse is reading the value
+    import re
+
+    if text != "last" and not re.match(ROUND_ID, text):
+        raise argparse.ArgumentTypeError(
+            f"'{escaped(text[:40])}': a round ID is 1-64 letters, digits, '.', '_', ':' or '-',"
+            " starting with a letter or digit (or 'last')"
+        )
+    return text

@@ -89,8 +89,10 @@ class CroupierParser(argparse.ArgumentParser):
         return close[0] if close else None
 
     def error(self, message: str) -> NoReturn:
-        if message.endswith("required") or message.startswith("the following arguments are"):
-            for word in getattr(self, "_words", []):  # `par --profle X`: why --profile is missing
+        if "did you mean" not in message:
+            # `par --profle X`: why --profile is missing; `round show --sockte S`: why S was
+            # read as the round
+            for word in getattr(self, "_words", []):
                 name, near = word.split("=")[0], self._near_option(word)
                 if near and name not in self._option_string_actions:
                     message += f"; {name!r} is not an option: did you mean {near}?"

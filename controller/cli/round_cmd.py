@@ -15,6 +15,7 @@ from controller.cli.argtypes import (
     journal_text,
     money,
     money_value,
+    round_name,
 )
 from controller.cli.daemon_client import add_daemon_action, call
 from controller.cli.main import add_command
@@ -88,7 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("settle", "settle a recorded round again (dispute)"),
     ):
         x = add_daemon_action(ra, name, help_text, round_recorded)
-        x.add_argument("round", nargs="?", default="last", help="round ID or 'last'")
+        x.add_argument(
+            "round", nargs="?", default="last", type=round_name, help="round ID or 'last'"
+        )
 
 
 def _parse_stakes(items: list[str]) -> dict[str, int]:

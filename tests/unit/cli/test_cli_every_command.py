@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli.argtypes import round_name
 from controller.cli.main import COMMAND_GROUPS, build_parser, main
 
 MISSING = "/nonexistent/croupier-test/x"
@@ -282,6 +283,8 @@ def filled(parser: argparse.ArgumentParser) -> list[str]:
         value = str(limits[0] if limits[0] is not None else 1) if limits else MISSING
         if action.choices:
             value = str(next(iter(action.choices)))
+        if action.type is round_name:
+            value = "last"
         argv += [*action.option_strings[:1], value]
     for flag in ("--db", "--dsn"):
         if any(flag in a.option_strings for a in options(parser)):

@@ -72,3 +72,26 @@ def test_the_pool_name_pattern_is_the_configurations() -> None:
     from controller.engine.pools.config import NAME_PATTERN
 
     assert NAME_PATTERN.pattern == POOL_NAME
+
+
+def test_the_round_id_pattern_is_the_ledgers() -> None:
+    from controller.books.ledger.inputs import ROUND_ID as LEDGER_ROUND_ID
+    from controller.cli.argtypes import ROUND_ID
+
+    assert LEDGER_ROUND_ID.pattern == ROUND_ID
+
+
+@pytest.mark.parametrize("bad", ["\udcff", "a b", "-x", "x" * 65, ""])
+def test_a_round_id_the_ledger_cannot_hold_is_a_usage_error_before_the_credential(
+    bad, capsys, monkeypatch
+) -> None:
+    """`round show $'\\xff'` asked for the technician credential first."""
+    from controller.cli.main import main
+
+    monkeypatch.delenv("CROUPIER_CREDENTIAL", raising=False)
+    for action in ("show", "settle"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["round", action, "--", bad])
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err
+        assert "argument round" in err and "credential" not in err and err.count("\n") == 1
