@@ -112,7 +112,10 @@ def check_output(path: str | os.PathLike[str]) -> None:
 
 
 def _check_folder(path: str | os.PathLike[str]) -> None:
-    folder = os.path.dirname(os.fspath(path)) or "."
+    """The folder the file will be written in exists: the link's target's, for a symlink to
+    a file not there yet (written through the link, as write_atomic does)."""
+    target = os.path.realpath(path) if os.path.islink(path) else os.fspath(path)
+    folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
         raise FileRefused(f"{os.fspath(path)}: no folder {folder}")
 

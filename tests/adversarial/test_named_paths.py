@@ -215,6 +215,18 @@ def test_an_output_through_a_symlink_writes_the_file_it_names(tmp_path):
     assert (tmp_path / "dangling").is_symlink() and (tmp_path / "made.txt").read_bytes() == b"x\n"
 
 
+def test_a_dangling_link_into_a_missing_folder_is_refused_before_any_work(tmp_path, capsys):
+    """The output is written through the link: its target's folder must exist, as for a
+    path named directly (a usage error, exit 2); it was exit 1 after the work was done."""
+    from controller.cli.main import main
+
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "gone" / "report.json")
+    with pytest.raises(SystemExit) as stopped:
+        main(["report", "day", "--output", str(tmp_path / "dangling.json"), "--socket", "/x"])
+    assert stopped.value.code == 2
+    assert f"no folder {tmp_path / 'gone'}" in capsys.readouterr().err
+
+
 def test_an_output_keeps_its_files_permissions_never_looser(tmp_path):
     from controller.files import write_atomic
 
