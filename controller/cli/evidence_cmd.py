@@ -124,7 +124,11 @@ def check(args: argparse.Namespace) -> int:
 
     if str(args.bundle) != "-":  # -: standard input
         check_input(args.bundle)  # a directory or a fifo is not "no such file"
+    # a key that cannot be used is this command's failure, said as `report verify` says it
+    # (the standalone verifier, for a regulator, says it in its own words)
+    from controller.books.reports.signing import load_public
 
+    load_public(args.public_key)
     return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
 
 

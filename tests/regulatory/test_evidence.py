@@ -133,6 +133,17 @@ def test_a_key_that_cannot_be_used_is_not_blamed_on_the_bundle(bundle_files, tmp
     assert "none.json: cannot read the bundle: No such file" in capsys.readouterr().err
 
 
+def test_the_cli_names_itself_for_a_key_it_cannot_use(bundle_files, tmp_path, capsys):
+    """`croupier evidence verify` printed the standalone verifier's line without its own
+    name, unlike every other command and `report verify`."""
+    from controller.cli.main import main
+
+    _, path, _ = bundle_files
+    assert main(["evidence", "verify", str(path), "--public-key", str(tmp_path / "none")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"croupier evidence: no public key at {tmp_path / 'none'}"), err
+
+
 @settings(max_examples=25, deadline=None)
 @given(message=st.binary(max_size=300), flip=st.integers(0, 63))
 def test_the_standard_library_ed25519_agrees_with_cryptography(message, flip):
