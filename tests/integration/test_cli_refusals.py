@@ -1,7 +1,8 @@
 """The CLI against a real daemon: a value the daemon refuses as malformed (a seat the table
 cannot have, a decision the game does not know, a misdeal rule that does not exist, a stake
 beyond what the socket carries) is a usage error, exit status 2 in one line, as argparse's own
-refusals; a request the table's rules or state refuse stays a failure, exit status 1. One
+refusals (a wager the game does not have too: 'ant', did you mean ante?); a request the
+table's rules or state refuse stays a failure, exit status 1. One
 table serves each list (a daemon start is seconds)."""
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ MALFORMED = [
     ("round", "decide", "1", "4X"),
     ("round", "misdeal", "MD-ZZ", "a reason"),
     ("round", "cards", "comunity", "As"),
+    ("round", "stake", "1", "ant=1000", "blind=1000"),  # UTH-2: the game has no such wager
 ]
 REFUSED = [
-    ("round", "stake", "1", "ant=1000", "blind=1000"),  # UTH-2: the game has no such wager
     ("round", "expose"),  # no round in play
+    ("round", "lock"),  # no seat in play
+    ("round", "confirm"),  # nothing to confirm on an open table
 ]
 
 
