@@ -335,9 +335,9 @@ def _progressive_wagers(
     for seat, a in outcome.awards.items():
         shared = award == "share-round" and a.line == jackpot
         rule = extra_rule if shared else line_rule
-        own = Wager(
-            a.stake, WIN if a.amount else LOSE, a.amount, rule, a.line if a.amount else None
-        )
+        # a seat that hit the jackpot line won the pool (PRG-3, CH-9), even a pool that held 0
+        won = bool(a.amount) or seat in outcome.order
+        own = Wager(a.stake, WIN if won else LOSE, a.amount, rule, a.line if won else None)
         wagers[seat] = {bet: own}
         if a.envy:
             wagers[seat]["envy"] = Wager(0, WIN, a.envy, "PRG-4")

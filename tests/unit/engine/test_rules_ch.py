@@ -205,6 +205,26 @@ def test_jackpot_shared_by_every_jumbo7_bettor_of_the_round_table_scope():
     assert result["pools"]["jumbo7"]["after"] == 100_000
 
 
+def test_the_hitting_seat_wins_its_share_even_when_it_rounds_to_0():
+    # CH-9: a pool of 1 cent over stakes 100 (seat 1, the seven-card straight flush) and 200
+    # (seat 2): exact shares 1/3 and 2/3 of a cent, floors 0 and 0, the leftover cent to the
+    # largest fraction, seat 2's. Seat 1 hit the jackpot line and won its share, 0: "win"
+    # with the line, never "lose" (it read "lose" with no line before)
+    result = settled(
+        ch(
+            "Kc Qd",
+            "3h 4h 5h 6h 7h",
+            seat(1, "Ah 2h", ante=1000, jumbo7=100),
+            seat(2, "Kh Kd", None, jumbo7=200),
+            pools={"jumbo7": {"amount": 1}},
+        )
+    )
+    assert outcome(result, 1, "jumbo7") == ("win", 100, 0, "CH-9")
+    assert seat_of(result, 1)["wagers"]["jumbo7"]["line"] == "seven-card-straight-flush"
+    assert outcome(result, 2, "jackpot-share") == ("win", 0, 1, "CH-9")
+    assert result["pools"]["jumbo7"]["jackpot_seats"] == [1]
+
+
 def _link_round() -> dict:
     # seat 1 Ah 2h: A-7 seven-card straight flush; seat 2 (200) plays the board's 3-7
     return ch(

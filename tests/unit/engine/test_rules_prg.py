@@ -127,6 +127,26 @@ def test_the_pool_amount_is_needed_only_when_the_pool_is_won():
     assert error["rule"] == "PRG-3" and "pool amount" in error["message"]
 
 
+def test_a_hole_card_royal_wins_the_pool_even_a_pool_that_holds_0():
+    # PRG-3: the royal with a hole card wins the pool, whatever it holds; a pool of 0 (given
+    # without a seed) pays 0, but the seat won it: its progressive reads "win" with the line,
+    # and the others get their envy (PRG-4) as for any pool win. It read "lose" before.
+    result = settled(
+        round_file(
+            "As Ks Qs Js 4c",
+            seat(1, "Ts 5h", **main_stakes()),
+            seat(2, "9c 9d", **main_stakes()),
+            pools={"progressive": 0},
+        )
+    )
+    wager = seat_of(result, 1)["wagers"]["progressive"]
+    assert outcome(result, 1, "progressive") == ("win", 100, 0, "PRG-3")
+    assert wager["line"] == "royal-flush"
+    assert outcome(result, 2, "progressive") == ("lose", 100, 0, "PRG-3")
+    assert outcome(result, 2, "envy") == ("win", 0, 10_000, "PRG-4")
+    assert result["pools"]["progressive"]["jackpot_seats"] == [1]
+
+
 def test_a_linked_uth_pool_still_pays_envy_only_at_this_table(tmp_path: Path):
     # PRG-4 "at the same table": a uth-gr profile whose pool is linked (PRG-6 style) pays the
     # same envy to this round's seats; the link's tables are not seats of this round, and a
