@@ -363,9 +363,11 @@ def _pool_report(bet: str, outcome: ProgressiveOutcome, pool: PoolInput) -> dict
 # --- the round -------------------------------------------------------------------------------
 
 
-def settle(profile: Profile, data: dict[str, Any]) -> RoundResult:
-    """Settle a recorded UTH or Casino Hold'em round (see the module docstring)."""
-    rnd = parse_round(profile, data)
+def settle(profile: Profile, data: dict[str, Any], *, table_record: bool = False) -> RoundResult:
+    """Settle a recorded UTH or Casino Hold'em round (see the module docstring);
+    ``table_record``: the table's own record of its live pool (see
+    :func:`~controller.engine.games.holdem_round.parse_round`)."""
+    rnd = parse_round(profile, data, table_record=table_record)
     payer = _Payer(profile)
     dealer = evaluate((*rnd.dealer, *rnd.community))
     hands = {s.seat: evaluate((*s.cards, *rnd.community)) for s in rnd.seats}

@@ -230,8 +230,14 @@ def _cards(raw: Any, count: int, what: str, rule: str) -> tuple[Card, ...]:
         raise RoundError(str(exc), rule) from None
 
 
-def parse_round(profile: Profile, data: Any) -> HoldemRound:
-    """Validate a recorded round for ``profile``; raise RoundError naming what is wrong."""
+def parse_round(profile: Profile, data: Any, *, table_record: bool = False) -> HoldemRound:
+    """Validate a recorded round for ``profile``; raise RoundError naming what is wrong.
+
+    A round file's pool never stands below its seed (PRG-5). ``table_record``: the round is
+    the table's own record (the daemon's settlement, and its record settled again), whose pool
+    is the live pool as the books hold it, which may stand below its seed (a technician's
+    correction, a seed raised by configuration, a void after another table's reset of a linked
+    pool); it is settled as it stands, as the books settle it."""
     if not isinstance(data, dict):
         raise RoundError("a round is a JSON object")
     _unknown_keys(data, ROUND_KEYS, "round file")
@@ -281,7 +287,7 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
     round_id = data.get("round", "")  # the table's own round ID, for the reviewer
     if isinstance(round_id, bool) or not isinstance(round_id, str | int):
         raise RoundError(f"round: the table's round ID is text or a number, not {round_id!r}")
-    pools = _pools(profile, data.get("pools", {}), str(round_id))
+    pools = _pools(profile, data.get("pools", {}), str(round_id), floor=not table_record)
     return HoldemRound(dealer, community, tuple(seats), pools, burns)
 
 
@@ -304,10 +310,13 @@ def _check_one_deck(
             owner[card] = place
 
 
-def _pools(profile: Profile, raw: Any, round_id: str = "") -> dict[str, PoolInput]:
+def _pools(
+    profile: Profile, raw: Any, round_id: str = "", *, floor: bool = True
+) -> dict[str, PoolInput]:
     """The pools the round names: only the profile's progressive (its bet's name), each with
     its amount (and seed, and the other tables' stakes of a linked hit; ``round_id`` is the
-    file's own ``round``, which the link may not list)."""
+    file's own ``round``, which the link may not list). With ``floor``, an amount below the
+    pool's seed is refused (PRG-5)."""
     if not isinstance(raw, dict):
         raise RoundError("pools: expected an object of pool name -> amount")
     offered = profile.progressive.bet if profile.progressive is not None else None
@@ -329,6 +338,12 @@ def _pools(profile: Profile, raw: Any, round_id: str = "") -> dict[str, PoolInpu
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise RoundError(f"pools.{name}: {label} {v!r} must be minor units (an integer)")
         assert isinstance(amount, int)  # checked just above
+        if floor and seed is not None and amount < seed:
+            raise RoundError(
+                f"pools.{name}.amount: {amount} is below the seed {seed}; a pool never falls"
+                " below its seed: it resets to the seed after a 100% award",
+                "PRG-5",
+            )
         link = (
             _link(profile, name, value.get("link", []), round_id) if isinstance(value, dict) else {}
         )

@@ -225,6 +225,19 @@ def test_the_hitting_seat_wins_its_share_even_when_it_rounds_to_0():
     assert result["pools"]["jumbo7"]["jackpot_seats"] == [1]
 
 
+def test_a_jumbo7_pool_below_its_seed_is_refused_prg5():
+    # a pool of 1.00 on a 1,000.00 seed: the jackpot paid 1.00 and the pool "grew" to its seed
+    data = ch(
+        "Kc Qd",
+        "3h 4h 5h 6h 7h",
+        seat(1, "Ah 2h", ante=1000, jumbo7=100),
+        pools={"jumbo7": {"amount": 100, "seed": 100_000}},
+    )
+    error = refused(data)
+    assert error["rule"] == "PRG-5"
+    assert error["message"].startswith("pools.jumbo7.amount: 100 is below the seed 100000")
+
+
 def _link_round() -> dict:
     # seat 1 Ah 2h: A-7 seven-card straight flush; seat 2 (200) plays the board's 3-7
     return ch(
