@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from controller.validation import ConfigError
 
     data = read_round(args.round)
-    data = round_from_bundle(data) or data  # a jackpot evidence bundle (docs/evidence.md)
+    bundled = round_from_bundle(data)  # a jackpot evidence bundle (docs/evidence.md)
+    data = bundled or data
     name = data.get("profile") if args.profile is None else args.profile  # '' is refused
     if name is None:
         raise RoundError('the round names no profile; add "profile" or pass --profile')
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         if args.profile is not None:  # named on the command line: a usage error, as par's
             raise UsageError(str(exc)) from exc
         raise
-    result = settle(profile, data)
+    # a bundle's round is the table's own record: its live pool is settled as it stood
+    result = settle(profile, data, table_record=bundled is not None)
     cur = currency(profile.money.currency)
     if args.json:
         print_json({**result.to_json(), "currency": cur.code, "minor_units": cur.exponent})

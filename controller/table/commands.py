@@ -572,7 +572,7 @@ class Commands:
         found = await self._recorded(request, "round.settle")
         try:
             profile = self.runner.config.profile
-            again = games.settle(profile, found["record"]).to_json()
+            again = games.settle(profile, found["record"], table_record=True).to_json()
         except CroupierError as exc:
             raise ControlError(f"the recorded round does not settle: {exc}", "refused") from None
         return {"round": found["round"], "result": again, "matches": again == found["result"]}

@@ -836,7 +836,9 @@ class TableMachine:
                     r.progressive, self.pool_name, self.pools, r.wagers, self.settings.limits
                 )
             )
-            r.result = settle(self.profile, r.record)
+            # the live pool as the books hold it: below its seed after a technician's
+            # correction, a raised seed or a void after a linked reset (docs/settle.md)
+            r.result = settle(self.profile, r.record, table_record=True)
         except RoundError as exc:  # e.g. entered wagers the engine refuses
             data = {"reason": str(exc), "rule": exc.rule}
             raise EventRefused("settlement-refused", data) from None

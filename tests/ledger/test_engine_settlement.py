@@ -55,6 +55,17 @@ def test_engine_and_ledger_pay_every_wager_alike(db_path, example, config, bet):
         assert verify_ledger(ledger).problems == []
 
 
+def test_a_jackpot_hit_that_draws_0_still_reaches_the_ledger_as_a_hit():
+    # the daemon hands the engine's lines to the ledger: a seat that hit the 100% line of a
+    # pool that held 0 (or whose CH-9 share rounds to 0) must still be a hit there, or the
+    # ledger resolves no jackpot, pays no shares and never resets the pool (PRG-5)
+    data = json.loads((EXAMPLES / "uth-gr-royal.json").read_text())
+    data["pools"] = {"progressive": 0}
+    result = settle(load_profile("uth-gr"), data)
+    hits = settle_arguments(result, {"progressive": "uth"})["hits"]["uth"]
+    assert hits[1] == "royal-flush"
+
+
 def test_stakes_placed_during_the_round_are_recorded(ledger):
     ledger.open_round("r1", {1: {"ante": 1000, "blind": 1000, "progressive": 100}}, 1.0)
     final = {1: {"ante": 1000, "blind": 1000, "play": 4000}}

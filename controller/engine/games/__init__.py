@@ -3,8 +3,9 @@
 Each game plugs in by module path (imported on first use), so a command that settles a hold'em
 round never imports blackjack and vice versa:
 
-- a *settler* ``settle(profile, round_data: dict) -> RoundResult`` settles a recorded round
-  given as plain data (the ``croupier settle`` JSON format of that game, docs/settle.md);
+- a *settler* ``settle(profile, round_data: dict, *, table_record: bool) -> RoundResult``
+  settles a recorded round given as plain data (the ``croupier settle`` JSON format of that
+  game, docs/settle.md; ``table_record``: the table's own record, see :func:`settle`);
 - a *PAR sheet* ``par_sheet(profile, **options) -> dict`` returns the exact PAR sheet of every
   side bet of the profile (the ``croupier par --json`` shape).
 """
@@ -41,9 +42,15 @@ def _resolve(table: dict[str, str], game: str, what: str) -> Callable[..., Any]:
     return found
 
 
-def settle(profile: Profile, round_data: dict[str, Any]) -> RoundResult:
-    """Settle a recorded round of the profile's game."""
-    result: RoundResult = _resolve(SETTLERS, profile.game, "settlement")(profile, round_data)
+def settle(
+    profile: Profile, round_data: dict[str, Any], *, table_record: bool = False
+) -> RoundResult:
+    """Settle a recorded round of the profile's game. ``table_record``: the round is the
+    table's own record (the daemon's settlement, or its record settled again), its pool as the
+    books hold it, settled as it stands even below its seed; a round file from anywhere else
+    has its pool refused below its seed (PRG-5, docs/settle.md)."""
+    settler = _resolve(SETTLERS, profile.game, "settlement")
+    result: RoundResult = settler(profile, round_data, table_record=table_record)
     return result
 
 

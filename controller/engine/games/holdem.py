@@ -335,9 +335,9 @@ def _progressive_wagers(
     for seat, a in outcome.awards.items():
         shared = award == "share-round" and a.line == jackpot
         rule = extra_rule if shared else line_rule
-        own = Wager(
-            a.stake, WIN if a.amount else LOSE, a.amount, rule, a.line if a.amount else None
-        )
+        # a seat that hit the jackpot line won the pool (PRG-3, CH-9), even a pool that held 0
+        won = bool(a.amount) or seat in outcome.order
+        own = Wager(a.stake, WIN if won else LOSE, a.amount, rule, a.line if won else None)
         wagers[seat] = {bet: own}
         if a.envy:
             wagers[seat]["envy"] = Wager(0, WIN, a.envy, "PRG-4")
@@ -363,9 +363,11 @@ def _pool_report(bet: str, outcome: ProgressiveOutcome, pool: PoolInput) -> dict
 # --- the round -------------------------------------------------------------------------------
 
 
-def settle(profile: Profile, data: dict[str, Any]) -> RoundResult:
-    """Settle a recorded UTH or Casino Hold'em round (see the module docstring)."""
-    rnd = parse_round(profile, data)
+def settle(profile: Profile, data: dict[str, Any], *, table_record: bool = False) -> RoundResult:
+    """Settle a recorded UTH or Casino Hold'em round (see the module docstring);
+    ``table_record``: the table's own record of its live pool (see
+    :func:`~controller.engine.games.holdem_round.parse_round`)."""
+    rnd = parse_round(profile, data, table_record=table_record)
     payer = _Payer(profile)
     dealer = evaluate((*rnd.dealer, *rnd.community))
     hands = {s.seat: evaluate((*s.cards, *rnd.community)) for s in rnd.seats}

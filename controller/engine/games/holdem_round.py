@@ -18,6 +18,7 @@ within the table limits (over the maximum: capped, the excess returned, BJ-1), l
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,9 @@ ROUND_KEYS = (
 SEAT_KEYS = ("seat", "cards", "stakes", "decision")
 POOL_KEYS = ("amount", "seed", "link")
 LINK_KEYS = ("table", "round", "stakes")
+LINK_SEAT = re.compile(r"[1-9][0-9]{0,2}")  # a seat of a link entry, as written: "1", not "01"
+# A round ID the daemon formed, ``{table}-{number:06d}`` (controller.table.machine.round_id)
+TABLE_ROUND = re.compile(r"(.+)-[0-9]{6,}")
 
 # UTH-11: where a manual deal burns its cards, by the profile's burn count.
 BURN_POINTS = {
@@ -226,8 +230,14 @@ def _cards(raw: Any, count: int, what: str, rule: str) -> tuple[Card, ...]:
         raise RoundError(str(exc), rule) from None
 
 
-def parse_round(profile: Profile, data: Any) -> HoldemRound:
-    """Validate a recorded round for ``profile``; raise RoundError naming what is wrong."""
+def parse_round(profile: Profile, data: Any, *, table_record: bool = False) -> HoldemRound:
+    """Validate a recorded round for ``profile``; raise RoundError naming what is wrong.
+
+    A round file's pool never stands below its seed (PRG-5). ``table_record``: the round is
+    the table's own record (the daemon's settlement, and its record settled again), whose pool
+    is the live pool as the books hold it, which may stand below its seed (a technician's
+    correction, a seed raised by configuration, a void after another table's reset of a linked
+    pool); it is settled as it stands, as the books settle it."""
     if not isinstance(data, dict):
         raise RoundError("a round is a JSON object")
     _unknown_keys(data, ROUND_KEYS, "round file")
@@ -277,7 +287,7 @@ def parse_round(profile: Profile, data: Any) -> HoldemRound:
     round_id = data.get("round", "")  # the table's own round ID, for the reviewer
     if isinstance(round_id, bool) or not isinstance(round_id, str | int):
         raise RoundError(f"round: the table's round ID is text or a number, not {round_id!r}")
-    pools = _pools(profile, data.get("pools", {}))
+    pools = _pools(profile, data.get("pools", {}), str(round_id), floor=not table_record)
     return HoldemRound(dealer, community, tuple(seats), pools, burns)
 
 
@@ -300,9 +310,13 @@ def _check_one_deck(
             owner[card] = place
 
 
-def _pools(profile: Profile, raw: Any) -> dict[str, PoolInput]:
+def _pools(
+    profile: Profile, raw: Any, round_id: str = "", *, floor: bool = True
+) -> dict[str, PoolInput]:
     """The pools the round names: only the profile's progressive (its bet's name), each with
-    its amount (and seed, and the other tables' stakes of a linked hit)."""
+    its amount (and seed, and the other tables' stakes of a linked hit; ``round_id`` is the
+    file's own ``round``, which the link may not list). With ``floor``, an amount below the
+    pool's seed is refused (PRG-5)."""
     if not isinstance(raw, dict):
         raise RoundError("pools: expected an object of pool name -> amount")
     offered = profile.progressive.bet if profile.progressive is not None else None
@@ -324,35 +338,81 @@ def _pools(profile: Profile, raw: Any) -> dict[str, PoolInput]:
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise RoundError(f"pools.{name}: {label} {v!r} must be minor units (an integer)")
         assert isinstance(amount, int)  # checked just above
-        link = _link(name, value.get("link", [])) if isinstance(value, dict) else {}
+        if floor and seed is not None and amount < seed:
+            raise RoundError(
+                f"pools.{name}.amount: {amount} is below the seed {seed}; a pool never falls"
+                " below its seed: it resets to the seed after a 100% award",
+                "PRG-5",
+            )
+        link = (
+            _link(profile, name, value.get("link", []), round_id) if isinstance(value, dict) else {}
+        )
         pools[name] = PoolInput(amount, seed, link)
     return pools
 
 
-def _link(name: str, raw: Any) -> dict[tuple[str, str, int], int]:
+def table_of_round(round_id: str) -> str | None:
+    """The table a round ID names, when it has the table's own form ``TABLE-NNNNNN`` (the
+    daemon numbers its rounds so: ``T-BG-01-000100`` is round 100 of table ``T-BG-01``);
+    None for any other form (``R7``, ``100``)."""
+    found = TABLE_ROUND.fullmatch(round_id)
+    return found.group(1) if found else None
+
+
+def _link(
+    profile: Profile, name: str, raw: Any, round_id: str = ""
+) -> dict[tuple[str, str, int], int]:
     """CH-9: ``[{"table": "T2", "round": "T2-000117", "stakes": {"1": 100}}]``, the Jumbo 7
-    stakes each other participating table had in play at the hit."""
+    stakes each other participating table had in play at the hit: one round per table, never
+    this round nor this round's table, seats of the profile (participating tables play the
+    same profile), positive whole stakes."""
     where = f"pools.{name}.link"
     if not isinstance(raw, list):
         raise RoundError(f"{where}: expected a list of the other tables' rounds in play", "CH-9")
+    own_table = table_of_round(round_id)
     link: dict[tuple[str, str, int], int] = {}
-    seen: set[tuple[str, str]] = set()
-    for entry in raw:
+    listed: dict[str, int] = {}  # table -> its entry's index
+    for index, entry in enumerate(raw):
+        at = f"{where}[{index}]"
         if not isinstance(entry, dict):
-            raise RoundError(f"{where}: each entry is {{table, round, stakes}}", "CH-9")
-        _unknown_keys(entry, LINK_KEYS, where)
+            raise RoundError(f"{at}: each entry is {{table, round, stakes}}", "CH-9")
+        _unknown_keys(entry, LINK_KEYS, at)
         table, rid, stakes = entry.get("table"), entry.get("round"), entry.get("stakes")
         if not (isinstance(table, str) and table and isinstance(rid, str) and rid):
-            raise RoundError(f"{where}: each entry names its table and round", "CH-9")
-        if (table, rid) in seen:
-            raise RoundError(f"{where}: round {rid} of table {table} is listed twice", "CH-9")
-        seen.add((table, rid))
+            raise RoundError(f"{at}: each entry names its table and round", "CH-9")
+        if round_id and rid == round_id:
+            raise RoundError(
+                f"{at}.round: {rid} is this round, the one that hit; the link lists the other"
+                " participating tables' rounds",
+                "CH-9",
+            )
+        if own_table is not None and table == own_table:
+            raise RoundError(
+                f"{at}.table: {table} is this round's own table (round {round_id}); the link"
+                " lists the other participating tables' rounds",
+                "CH-9",
+            )
+        if table in listed:
+            raise RoundError(
+                f"{at}.table: table {table} is listed twice (entry {listed[table]} too); a table"
+                " has one round in play",
+                "CH-9",
+            )
+        listed[table] = index
         if not isinstance(stakes, dict) or not stakes:
-            raise RoundError(f"{where}: {table} {rid}: stakes are seat -> minor units", "CH-9")
+            raise RoundError(f"{at}.stakes: stakes are seat -> minor units", "CH-9")
         for seat, stake in stakes.items():
-            if not str(seat).isdigit() or isinstance(stake, bool) or not isinstance(stake, int):
-                raise RoundError(f"{where}: {table} {rid}: stakes are seat -> minor units", "CH-9")
-            if stake <= 0:
-                raise RoundError(f"{where}: {table} {rid} seat {seat}: stake {stake}", "CH-9")
+            if not (LINK_SEAT.fullmatch(str(seat)) and 1 <= int(seat) <= profile.seats):
+                raise RoundError(
+                    f"{at}.stakes: seat {seat!r}: participating tables play profile"
+                    f" {profile.name}, whose seats are numbered 1..{profile.seats}",
+                    "CH-9",
+                )
+            if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
+                raise RoundError(
+                    f"{at}.stakes.{seat}: stake {stake!r} must be a positive whole number of"
+                    " minor units",
+                    "CH-9",
+                )
             link[(table, rid, int(seat))] = stake
     return link

@@ -239,7 +239,7 @@ class Tally:
         self.digest_lines.append(f"{rid} settled {row['paid']}")
         if archive is None:
             return  # settled just before a crash: its record went with the memory
-        result = settle(self.world.profile, archive.record).to_json()
+        result = settle(self.world.profile, archive.record, table_record=True).to_json()
         if result != archive.result.to_json():
             self.fail("settlement", rid, "the engine settles the recorded round differently")
         paid = {int(s): w for s, w in json.loads(row["paid"] or "{}").items()}

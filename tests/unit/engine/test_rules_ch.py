@@ -205,6 +205,39 @@ def test_jackpot_shared_by_every_jumbo7_bettor_of_the_round_table_scope():
     assert result["pools"]["jumbo7"]["after"] == 100_000
 
 
+def test_the_hitting_seat_wins_its_share_even_when_it_rounds_to_0():
+    # CH-9: a pool of 1 cent over stakes 100 (seat 1, the seven-card straight flush) and 200
+    # (seat 2): exact shares 1/3 and 2/3 of a cent, floors 0 and 0, the leftover cent to the
+    # largest fraction, seat 2's. Seat 1 hit the jackpot line and won its share, 0: "win"
+    # with the line, never "lose" (it read "lose" with no line before)
+    result = settled(
+        ch(
+            "Kc Qd",
+            "3h 4h 5h 6h 7h",
+            seat(1, "Ah 2h", ante=1000, jumbo7=100),
+            seat(2, "Kh Kd", None, jumbo7=200),
+            pools={"jumbo7": {"amount": 1}},
+        )
+    )
+    assert outcome(result, 1, "jumbo7") == ("win", 100, 0, "CH-9")
+    assert seat_of(result, 1)["wagers"]["jumbo7"]["line"] == "seven-card-straight-flush"
+    assert outcome(result, 2, "jackpot-share") == ("win", 0, 1, "CH-9")
+    assert result["pools"]["jumbo7"]["jackpot_seats"] == [1]
+
+
+def test_a_jumbo7_pool_below_its_seed_is_refused_prg5():
+    # a pool of 1.00 on a 1,000.00 seed: the jackpot paid 1.00 and the pool "grew" to its seed
+    data = ch(
+        "Kc Qd",
+        "3h 4h 5h 6h 7h",
+        seat(1, "Ah 2h", ante=1000, jumbo7=100),
+        pools={"jumbo7": {"amount": 100, "seed": 100_000}},
+    )
+    error = refused(data)
+    assert error["rule"] == "PRG-5"
+    assert error["message"].startswith("pools.jumbo7.amount: 100 is below the seed 100000")
+
+
 def _link_round() -> dict:
     # seat 1 Ah 2h: A-7 seven-card straight flush; seat 2 (200) plays the board's 3-7
     return ch(
@@ -247,6 +280,83 @@ def test_a_link_list_is_refused_when_the_profile_shares_by_table(tmp_path: Path)
     table = profile_file(tmp_path, "ch-bg", progressive={"share_scope": "table"})
     error = refused(_link_round(), "--profile", table)
     assert error["rule"] == "CH-9" and "shares no jackpot across the link" in error["message"]
+
+
+def _link_entries(*entries: dict, round_id: str | None = None) -> dict:
+    data = _link_round()
+    data["pools"]["jumbo7"]["link"] = list(entries)
+    if round_id is not None:
+        data["round"] = round_id
+    return data
+
+
+ENTRY = {"table": "T-BG-02", "round": "T-BG-02-000117", "stakes": {"1": 100}}
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        # the hitting round itself listed on the link: half the jackpot went to a phantom share
+        (
+            _link_entries(
+                ENTRY,
+                {"table": "T-BG-01", "round": "T-BG-01-000100", "stakes": {"1": 100}},
+                round_id="T-BG-01-000100",
+            ),
+            "pools.jumbo7.link[1].round",
+        ),
+        (_link_entries({**ENTRY, "round": "R7"}, round_id="R7"), "pools.jumbo7.link[0].round"),
+        # another round of this round's own table (the round ID names it): one round in play
+        (
+            _link_entries(
+                {"table": "T-BG-01", "round": "T-BG-01-000099", "stakes": {"1": 100}},
+                round_id="T-BG-01-000100",
+            ),
+            "pools.jumbo7.link[0].table",
+        ),
+        # one table, two rounds: a table has one round in play
+        (
+            _link_entries(ENTRY, {**ENTRY, "round": "T-BG-02-000118"}),
+            "pools.jumbo7.link[1].table",
+        ),
+        # seats outside ch-bg's 1..7, or not written as a seat number
+        (_link_entries({**ENTRY, "stakes": {"0": 100}}), "pools.jumbo7.link[0].stakes"),
+        (_link_entries({**ENTRY, "stakes": {"99": 100}}), "pools.jumbo7.link[0].stakes"),
+        (_link_entries({**ENTRY, "stakes": {"8": 100}}), "pools.jumbo7.link[0].stakes"),
+        (_link_entries({**ENTRY, "stakes": {"1": 100, "01": 200}}), "pools.jumbo7.link[0].stakes"),
+        (_link_entries({**ENTRY, "stakes": {"\u00b2": 100}}), "pools.jumbo7.link[0].stakes"),
+        # stakes: positive whole minor units
+        (_link_entries({**ENTRY, "stakes": {"1": 0}}), "pools.jumbo7.link[0].stakes.1"),
+        (_link_entries({**ENTRY, "stakes": {"1": -100}}), "pools.jumbo7.link[0].stakes.1"),
+        (_link_entries({**ENTRY, "stakes": {"1": 100.0}}), "pools.jumbo7.link[0].stakes.1"),
+        (_link_entries({**ENTRY, "stakes": {"1": True}}), "pools.jumbo7.link[0].stakes.1"),
+    ],
+)
+def test_a_link_entry_that_cannot_be_another_tables_round_in_play_is_refused(data, field):
+    # CH-9: the link lists the *other* participating tables' rounds in play at the hit, one
+    # per table, with seats of the profile they all play and positive stakes
+    error = refused(data)
+    assert error["rule"] == "CH-9"
+    assert error["message"].startswith(f"{field}: "), error["message"]
+
+
+def test_the_link_may_list_other_tables_beside_this_rounds_id():
+    # this round T-BG-01-000100; T-BG-02 and T-BG-03 each had one round in play: 100,140 over
+    # 100 + 200 here, 100 at T-BG-02 and 300 at T-BG-03 is the documented split, by table
+    data = _link_entries(
+        {"table": "T-BG-02", "round": "T-BG-02-000117", "stakes": {"1": 100}},
+        {"table": "T-BG-03", "round": "T-BG-03-000040", "stakes": {"7": 300}},
+        round_id="T-BG-01-000100",
+    )
+    result = settled(data)
+    assert outcome(result, 1, "jumbo7") == ("win", 100, 14_306, "CH-9")
+    assert outcome(result, 2, "jackpot-share") == ("win", 0, 28_611, "CH-9")
+    assert [
+        (s["table"], s["seat"], s["share"]) for s in result["pools"]["jumbo7"]["link_shares"]
+    ] == [
+        ("T-BG-02", 1, 14_306),
+        ("T-BG-03", 7, 42_917),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -127,6 +127,70 @@ def test_the_pool_amount_is_needed_only_when_the_pool_is_won():
     assert error["rule"] == "PRG-3" and "pool amount" in error["message"]
 
 
+def test_a_hole_card_royal_wins_the_pool_even_a_pool_that_holds_0():
+    # PRG-3: the royal with a hole card wins the pool, whatever it holds; a pool of 0 (given
+    # without a seed) pays 0, but the seat won it: its progressive reads "win" with the line,
+    # and the others get their envy (PRG-4) as for any pool win. It read "lose" before.
+    result = settled(
+        round_file(
+            "As Ks Qs Js 4c",
+            seat(1, "Ts 5h", **main_stakes()),
+            seat(2, "9c 9d", **main_stakes()),
+            pools={"progressive": 0},
+        )
+    )
+    wager = seat_of(result, 1)["wagers"]["progressive"]
+    assert outcome(result, 1, "progressive") == ("win", 100, 0, "PRG-3")
+    assert wager["line"] == "royal-flush"
+    assert outcome(result, 2, "progressive") == ("lose", 100, 0, "PRG-3")
+    assert outcome(result, 2, "envy") == ("win", 0, 10_000, "PRG-4")
+    assert result["pools"]["progressive"]["jackpot_seats"] == [1]
+
+
+HOLE_ROYAL = ("As Ks Qs Js 4c", "Ts 5h")  # seat 1's hole-card royal (PRG-3)
+
+
+def test_a_pool_below_its_seed_is_refused_prg5():
+    # PRG-5: after a 100% award the pool resets to its seed, so a pool never stands below it;
+    # a file with 1,000 on a 500,000 seed paid 1,000 and then showed "after 500,000": the pool
+    # grew after a 100% award
+    board, hole = HOLE_ROYAL
+    pools = {"progressive": {"amount": 1_000, "seed": 500_000}}
+    error = refused(round_file(board, seat(1, hole, **main_stakes()), pools=pools))
+    assert error["rule"] == "PRG-5"
+    assert error["message"].startswith("pools.progressive.amount: 1000 is below the seed 500000")
+
+
+def test_a_pool_at_its_seed_pays_the_seed_and_a_pool_without_a_seed_still_settles():
+    board, hole = HOLE_ROYAL
+    pools = {"progressive": {"amount": 500_000, "seed": 500_000}}
+    result = settled(round_file(board, seat(1, hole, **main_stakes()), pools=pools))
+    assert outcome(result, 1, "progressive") == ("win", 100, 500_000, "PRG-3")
+    assert result["pools"]["progressive"]["after"] == 500_000
+    # without a seed nothing is compared; the reset amount is unknown, so no "after"
+    result = settled(
+        round_file(board, seat(1, hole, **main_stakes()), pools={"progressive": 1_000})
+    )
+    assert outcome(result, 1, "progressive") == ("win", 100, 1_000, "PRG-3")
+    assert "after" not in result["pools"]["progressive"]
+
+
+def test_the_tables_own_record_in_an_evidence_bundle_settles_its_pool_as_it_stood():
+    # the live pool may stand below its seed (a technician's correction, a raised seed, a void
+    # after a reset of a linked pool): the table settled it as it stood, pays the pool and
+    # resets it to the seed (PRG-5), and so does `croupier settle BUNDLE`
+    board, hole = HOLE_ROYAL
+    record = round_file(board, seat(1, hole, **main_stakes()))
+    record["pools"] = {"progressive": {"amount": 1_000, "seed": 500_000}}
+    del record["profile"]
+    bundle = {
+        "report": {"document": "jackpot-evidence", "profile": "uth-gr", "round_record": record}
+    }
+    result = settled(bundle)
+    assert outcome(result, 1, "progressive") == ("win", 100, 1_000, "PRG-3")
+    assert result["pools"]["progressive"]["after"] == 500_000
+
+
 def test_a_linked_uth_pool_still_pays_envy_only_at_this_table(tmp_path: Path):
     # PRG-4 "at the same table": a uth-gr profile whose pool is linked (PRG-6 style) pays the
     # same envy to this round's seats; the link's tables are not seats of this round, and a

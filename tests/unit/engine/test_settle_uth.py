@@ -3,6 +3,8 @@
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.engine.games import settle
 from controller.engine.profiles import load_profile
@@ -252,3 +254,25 @@ def test_unknown_wager_and_bad_amounts():
         play(GR, "Jd 3c", "2c 7d 9h Js Qs", seat(1, "Kd Tc", bonus=100))
     with pytest.raises(RoundError, match="whole number of minor units"):
         play(GR, "Jd 3c", "2c 7d 9h Js Qs", seat(1, "Kd Tc", trips=1.5))
+
+
+@settings(max_examples=200)
+@given(amount=st.integers(0, 10**12), seed=st.integers(0, 10**12), own=st.booleans())
+def test_a_round_files_pool_never_stands_below_its_seed_prg5(amount, seed, own):
+    # PRG-5: a round file's pool below its seed is refused; the table's own record (its live
+    # pool, which a correction may have set below the seed) settles as it stands. Either way
+    # a hole-card royal takes the whole pool and the pool resets to the seed
+    data = {
+        "dealer": ["2d", "3d"],
+        "community": ["As", "Ks", "Qs", "Js", "4c"],
+        "seats": [seat(1, "Ts 5h", progressive=100)],
+        "pools": {"progressive": {"amount": amount, "seed": seed}},
+    }
+    if amount < seed and not own:
+        with pytest.raises(RoundError, match=r"^pools\.progressive\.amount: ") as info:
+            settle(GR, data)
+        assert info.value.rule == "PRG-5"
+        return
+    result = settle(GR, data, table_record=own)
+    assert result.seats[0].wagers["progressive"].paid == amount
+    assert result.pools["progressive"]["after"] == seed

@@ -6,6 +6,7 @@ from controller.engine import games
 from controller.engine.cards import parse_cards
 from controller.engine.deal.validator import Packet
 from controller.engine.profiles import load_profile
+from controller.errors import RoundError
 from controller.table.events import (
     AppendJournal,
     Button,
@@ -148,6 +149,30 @@ def test_full_round_with_royal_jackpot_and_envy():
     t.send(JackpotAck("tech-7"))
     assert t.m.state == TableState.OPEN
     assert t.journal("jackpot-acknowledged") == [{"technician": "tech-7"}]
+
+
+def test_a_live_pool_below_its_seed_is_settled_as_it_stands():
+    # `croupier meters correct POOL current V` may set the pool below its seed (so may a seed
+    # raised by configuration, or a void after another table's reset of a linked pool): the
+    # table settles its live pool as the books hold it, never refusing its own round (a round
+    # file with that pool is refused, PRG-5, docs/settle.md)
+    t = Table()
+    t.open(pool=400_000)  # seed 500,000
+    t.send(StakeSensed(1, True))
+    t.send(StakeSensed(3, True))
+    t.lock_and_open_ledger()
+    deal(t)
+    out = t.send(DealerPressed(Button.CONFIRM))
+    assert t.m.state == TableState.SHOWDOWN and not t.of(Refused)
+    settle = out[-1]
+    seats = {s.seat: s for s in settle.result.seats}
+    assert seats[1].wagers["progressive"].paid == 400_000  # PRG-3 100% of the pool
+    assert settle.result.pools["progressive"]["after"] == 500_000  # PRG-5
+    record = t.m.round.record
+    assert games.settle(GR, record, table_record=True) == settle.result
+    with pytest.raises(RoundError) as info:
+        games.settle(GR, record)  # the same pool in a round file from outside
+    assert info.value.rule == "PRG-5"
 
 
 def test_round_without_jackpot_reopens_on_confirm_or_after_display_time():

@@ -45,8 +45,11 @@ class RoundRecord:
     limits: dict[str, Limit] | None = None  # the table's limits, when the file carries them
 
 
-def settle(profile: Profile, round_data: dict[str, Any]) -> RoundResult:
-    """Settle a recorded blackjack round of ``profile`` (the ``croupier settle`` JSON)."""
+def settle(
+    profile: Profile, round_data: dict[str, Any], *, table_record: bool = False
+) -> RoundResult:
+    """Settle a recorded blackjack round of ``profile`` (the ``croupier settle`` JSON).
+    ``table_record`` changes nothing: a blackjack round has no pool."""
     record = parse_round(round_data, profile)
     rules = BlackjackRules.from_profile(profile, record.decks, record.limits)
     return round_result(replay(rules, record), profile.name)
