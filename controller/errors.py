@@ -46,6 +46,11 @@ class WagerNotOffered(RoundError):
     a progressive pool, UTH-2, CH-2; an unknown wager). Refused, never dropped."""
 
 
+class ProcedureNotOffered(RoundError):
+    """A procedure the profile's rules do not have (``no-play``, MD-X4, outside the Italian
+    rules). Refused, naming the rule and the profile, never applied."""
+
+
 class StakeBelowMinimum(RoundError):
     """A stake below the table minimum of its wager (BJ-1, TRX-1, UTH-2, CH-2). A stake above
     the maximum is not an error: it is capped and the excess returned

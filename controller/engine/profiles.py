@@ -13,6 +13,10 @@ such choice is a hidden constant:
 - ``rules.dealer_exposure`` (UTH with a shuffler): ``none`` (the document has no procedure:
   the floor decides) or ``reinsert`` (MD-X3, Italian: exposed dealer cards go back into the
   machine, which deals replacements);
+- ``rules.board_exposure`` (UTH): ``none`` (the document has no such procedure: the floor
+  decides; the Greek rules replace wrongly exposed community cards, MD-X2, or void the round,
+  MD-S3) or ``no-play`` (MD-X4, Italian: a seat that had not acted when the board was exposed
+  stays in without a Play bet, decision ``no-play``);
 - ``progressive.contribution_rate`` within ``progressive.contribution_band`` (PRG-1);
 - ``progressive.award``: ``winner`` or ``share-round`` (CH-9);
 - ``progressive.share_scope`` (CH-9, with ``share-round``): ``link`` (default: the share runs
@@ -59,6 +63,7 @@ DEAL_MODES = ("shuffler", "manual")
 ROUNDING = ("down", "nearest")
 DEALER_NOT_QUALIFIED = ("ante-pushes", "ante-wins")
 DEALER_EXPOSURE = ("none", "reinsert")  # MD-X3
+BOARD_EXPOSURE = ("none", "no-play")  # MD-X4
 AWARD_POLICIES = ("winner", "share-round")
 SHARE_SCOPES = ("link", "table")  # CH-9 [interpretation]
 MULTIPLE_HITS = ("split-equally", "seat-order")
@@ -220,6 +225,7 @@ def _read_uth_options(sec: Section) -> dict[str, Any]:
             "dealer_not_qualified", DEALER_NOT_QUALIFIED, "ante-pushes"
         ),
         "dealer_exposure": sec.choice("dealer_exposure", DEALER_EXPOSURE, "none"),
+        "board_exposure": sec.choice("board_exposure", BOARD_EXPOSURE, "none"),
     }
 
 

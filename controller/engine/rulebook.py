@@ -80,6 +80,7 @@ _KEY_RULES: dict[str, str | dict[str, str]] = {
     "rules.ante_equals_blind": "UTH-2",
     "rules.dealer_not_qualified": "UTH-7",
     "rules.dealer_exposure": "MD-X3",
+    "rules.board_exposure": "MD-X4",
     "rules.decks": "BJ-1",
     "rules.bet_": "BJ-1",
     "rules.trilux_": "TRX-1",

@@ -472,3 +472,27 @@ def test_every_shipped_configuration_still_loads():
             load_table_config(path)
         except ConfigError as exc:
             assert [key for key, _ in exc.problems] == ["shuffler.firmware_allow[0]"], path
+
+
+# --- what the profile's rules do not have: one line naming the rule (audit h40) ---------------
+
+
+def _royal_with(**seat_one) -> dict:
+    data = json.loads(json.dumps(ROYAL))
+    data["seats"][0].update(seat_one)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        # MD-X4 is Italian: a Greek seat left in without a Play bet is refused
+        (_royal_with(decision=["check", "no-play"]), ("profile uth-gr", "(MD-X4)")),
+        (_royal_with(decision="no-play"), ("profile uth-gr", "(MD-X4)")),
+    ],
+)
+def test_settle_refuses_what_the_profile_does_not_have_in_one_line(tmp_path, capsys, data, words):
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    err = one_line_failure(in_process(capsys, "settle", str(path)), *words)
+    assert len(err.strip().splitlines()) == 1, err

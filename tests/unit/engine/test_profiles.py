@@ -41,6 +41,12 @@ def test_only_the_italian_profile_reinserts_exposed_dealer_cards():
     assert load_profile("uth-gr").options["dealer_exposure"] == "none"
 
 
+def test_only_the_italian_profile_leaves_seats_in_without_a_play_bet():
+    assert load_profile("uth-it").options["board_exposure"] == "no-play"  # MD-X4
+    assert load_profile("uth-gr").options["board_exposure"] == "none"  # MD-X2, MD-S3
+    assert load_profile("uth-sk").options["board_exposure"] == "none"  # silent
+
+
 def test_jumbo7_profile():
     prog = load_profile("ch-bg").progressive
     assert prog.award == "share-round"  # CH-9
