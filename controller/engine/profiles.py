@@ -23,7 +23,9 @@ such choice is a hidden constant:
   over every Jumbo 7 stake accepted in the round each participating table has in play at the
   hit) or ``table`` (only the hitting table's bettors);
 - ``progressive.multiple_hits``: ``split-equally`` or ``seat-order`` (PRG-3 with several
-  100% hits in one round);
+  100% hits in one round, award ``winner``); under ``share-round`` the round's bettors share
+  one jackpot by stake however many seats hit (CH-9), so ``seat-order`` is refused there and
+  ``split-equally`` has no effect;
 - blackjack ``rules.double_on`` (BJ-6), ``rules.split_same_rank_only`` (BJ-7),
   ``rules.enhc_loses`` (BJ-9) and ``rules.dealer_draws`` (BJ-4 when no hand is left to decide).
 
@@ -199,6 +201,12 @@ def _read_progressive(sec: Section, game: str) -> Progressive | None:
     if sec.has("share_scope") and award != "share-round":
         sec.problems.add(sec.key("share_scope"), "only with award = 'share-round' (CH-9)")
     multiple = sec.choice("multiple_hits", MULTIPLE_HITS, default="split-equally")
+    if multiple == "seat-order" and award == "share-round":
+        sec.problems.add(
+            sec.key("multiple_hits"),
+            "'seat-order' only with award = 'winner': under award = 'share-round' every bettor"
+            " of the round shares one jackpot by stake however many seats hit it (CH-9)",
+        )
     linked = sec.get("linked", bool, default=False)
     table = _paytable(sec.section("paytable"), bet)
     if table is not None and sum(isinstance(p, PoolPercent) for p in table.pays.values()) > 1:

@@ -496,3 +496,34 @@ def test_settle_refuses_what_the_profile_does_not_have_in_one_line(tmp_path, cap
     path.write_text(json.dumps(data))
     err = one_line_failure(in_process(capsys, "settle", str(path)), *words)
     assert len(err.strip().splitlines()) == 1, err
+
+
+def _profile_with(tmp_path: Path, name: str, section: str, **values) -> Path:
+    """Shipped profile ``name`` with keys of ``section`` changed, written to ``tmp_path``."""
+    data = tomllib.loads((ROOT / "config" / "profiles" / f"{name}.toml").read_text())
+    data[section].update(values)
+    path = tmp_path / f"{name}-changed.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "section", "values", "round_file", "words"),
+    [
+        # CH-9 shares one jackpot by stake: several hits are never paid in seat order
+        (
+            "ch-bg",
+            "progressive",
+            {"multiple_hits": "seat-order"},
+            "ch-bg-jumbo7.json",
+            ("progressive.multiple_hits", "award = 'share-round'", "(CH-9)"),
+        ),
+    ],
+)
+def test_settle_refuses_a_profile_outside_the_rule_book_in_one_line(
+    tmp_path, capsys, name, section, values, round_file, words
+):
+    profile = _profile_with(tmp_path, name, section, **values)
+    args = ("settle", str(ROOT / "examples" / round_file), "--profile", str(profile))
+    err = one_line_failure(in_process(capsys, *args), *words)
+    assert len(err.strip().splitlines()) == 1, err

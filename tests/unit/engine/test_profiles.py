@@ -138,3 +138,18 @@ def test_bool_is_not_an_int():
     data = _greek()
     data["rules"]["seats"] = True
     assert "expected a whole number" in _problems(data)["rules.seats"]
+
+
+def test_seat_order_is_refused_where_the_round_shares_the_jackpot():
+    # CH-9: under award "share-round" every bettor shares one jackpot by stake, however many
+    # seats hit it; "seat-order" (PRG-3/PRG-5 with award "winner") would be ignored there
+    data = tomllib.loads(Path(find_profile("ch-bg")).read_text())
+    data["progressive"]["multiple_hits"] = "seat-order"
+    problem = _problems(data)["progressive.multiple_hits"]
+    assert "award = 'share-round'" in problem and problem.endswith("(CH-9)")
+    assert "\n" not in problem
+    data["progressive"]["multiple_hits"] = "split-equally"
+    parse_profile(data, "ch.toml")
+    greek = _greek()
+    greek["progressive"]["multiple_hits"] = "seat-order"  # award "winner": meaningful
+    assert parse_profile(greek, "gr.toml").progressive.multiple_hits == "seat-order"

@@ -266,6 +266,8 @@ def test_a_link_list_is_refused_when_the_profile_shares_by_table(tmp_path: Path)
         ({"paytables.bonus": {"pair": "7:1"}}, "paytables.bonus.pair", "CH-7"),
         ({"rules": {"burns": 2}}, "rules.burns", "CH-3"),
         ({"progressive": {"linked": False}}, "progressive.linked", "PRG-6"),
+        # CH-9 shares one jackpot by stake: several hits are never paid in seat order
+        ({"progressive": {"multiple_hits": "seat-order"}}, "progressive.multiple_hits", "CH-9"),
     ],
 )
 def test_profile_keys_outside_the_rule_book_are_refused_naming_the_rule(
