@@ -365,7 +365,17 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
     top.finish()
     _check_odds_only(paytables, problems)
     if game in GAME_SECTIONS and not problems:
-        problems.items += check_profile_rules(game, seats, burns, paytables, progressive)
+        problems.items += check_profile_rules(
+            game,
+            seats,
+            burns,
+            paytables,
+            progressive,
+            name=name,
+            source=source_doc or "",
+            deal=deal or "shuffler",
+            options=options,
+        )
     problems.items[:] = [(key, tag_rule(key, why, game)) for key, why in problems.items]
     problems.raise_if_any()
     # every problem raised above, so the head's required keys were read

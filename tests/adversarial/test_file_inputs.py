@@ -518,6 +518,10 @@ def _profile_with(tmp_path: Path, name: str, section: str, **values) -> Path:
             "ch-bg-jumbo7.json",
             ("progressive.multiple_hits", "award = 'share-round'", "(CH-9)"),
         ),
+        # UTH-11: the Slovak deal burns 2, the Greek none, the Italian 3 by hand
+        ("uth-sk", "rules", {"burns": 3}, "uth-sk-burns.json", ("rules.burns", "(UTH-11)")),
+        ("uth-gr", "rules", {"burns": 2}, "uth-gr-royal.json", ("rules.burns", "(UTH-11)")),
+        ("uth-it", "rules", {"burns": 2}, "uth-sk-burns.json", ("rules.burns", "(UTH-11)")),
     ],
 )
 def test_settle_refuses_a_profile_outside_the_rule_book_in_one_line(

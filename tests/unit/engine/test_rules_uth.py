@@ -368,6 +368,8 @@ def test_a_malformed_round_file_is_one_line_naming_the_field(tmp_path, raw, fiel
         ({"rules": {"ante_equals_blind": False}}, "rules.ante_equals_blind", "UTH-2"),
         ({"rules": {"dealer_not_qualified": "ante-loses"}}, "rules.dealer_not_qualified", "UTH-7"),
         ({"rules": {"burns": 1}}, "rules.burns", "UTH-11"),
+        ({"rules": {"burns": 2}}, "rules.burns", "UTH-11"),  # the Greek deal burns none
+        ({"rules": {"board_exposure": "no-play"}}, "rules.board_exposure", "MD-X4"),
         ({"paytables.blind": {"flush": "2:1"}}, "paytables.blind.flush", "UTH-8"),
         (
             {"paytables.trips": {"three-of-a-kind": "2:1"}},
