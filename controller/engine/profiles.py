@@ -87,7 +87,7 @@ MAX_SEATS = 7
 @dataclass(frozen=True)
 class Money:
     currency: str = "EUR"
-    chip_unit: int = 1  # minor units; winnings are rounded to a multiple of it
+    chip_unit: int = 1  # minor units; stakes are whole chips, winnings rounded to a chip
     rounding: str = "down"  # "down" (never overpay) or "nearest" (half up)
 
     def round_winnings(self, exact: Fraction) -> int:
@@ -364,6 +364,7 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
         prog_sec.finish()
     top.finish()
     _check_odds_only(paytables, problems)
+    _check_whole_chips(money, options, progressive, problems)
     if game in GAME_SECTIONS and not problems:
         problems.items += check_profile_rules(
             game,
@@ -395,6 +396,25 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
         progressive,
         path=source,
     )
+
+
+def _check_whole_chips(
+    money: Money, options: dict[str, Any], progressive: Progressive | None, problems: Problems
+) -> None:
+    """The stakes a profile sets itself are whole chips (``[money] chip_unit``), as every stake
+    is (controller/engine/wagers.py): the progressive's fixed stake and the blackjack limits,
+    at which a stake is capped."""
+    amounts = {
+        f"rules.{k}": options.get(k) for k in ("bet_min", "bet_max", "trilux_min", "trilux_max")
+    }
+    if progressive is not None:
+        amounts["progressive.stake"] = progressive.stake
+    for key, amount in amounts.items():
+        if isinstance(amount, int) and amount % money.chip_unit:
+            problems.add(
+                key,
+                f"{amount} is not a whole number of chips of {money.chip_unit} ([money] chip_unit)",
+            )
 
 
 def _check_odds_only(paytables: dict[str, PayTable], problems: Problems) -> None:

@@ -531,3 +531,16 @@ def test_settle_refuses_a_profile_outside_the_rule_book_in_one_line(
     args = ("settle", str(ROOT / "examples" / round_file), "--profile", str(profile))
     err = one_line_failure(in_process(capsys, *args), *words)
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_settle_refuses_a_stake_of_a_fraction_of_a_chip_in_one_line(tmp_path, capsys):
+    # audit k02: chips of 25, an Ante of 1010 (40.4 chips) was taken and its 1:1 win paid 1000
+    profile = _profile_with(tmp_path, "uth-gr", "money", chip_unit=25)
+    data = json.loads(json.dumps(ROYAL))
+    data["profile"] = str(profile)
+    data["seats"][0]["stakes"].update(ante=1010, blind=1010)
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    words = ("seat 1: ante 1010 is not a whole number of chips", "chip_unit", "(UTH-2)")
+    err = one_line_failure(in_process(capsys, "settle", str(path)), *words)
+    assert len(err.strip().splitlines()) == 1, err

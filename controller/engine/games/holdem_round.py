@@ -27,6 +27,7 @@ from controller.engine.wagers import (
     Limit,
     accept,
     check_offered,
+    check_whole_chips,
     fixed_stake_limits,
     parse_limits,
 )
@@ -197,6 +198,7 @@ def _stakes(profile: Profile, seat: int, raw: Any) -> dict[str, int]:
             )
         if amount:
             stakes[name] = amount
+    check_whole_chips(profile, seat, stakes)
     return stakes
 
 

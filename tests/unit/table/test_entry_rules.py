@@ -4,7 +4,9 @@ as a round file (``croupier settle``):
 
 - ``no-play`` (MD-X4: a seat left in without a Play bet because the board was exposed before it
   acted) is the Italian procedure (``board_exposure = "no-play"``, uth-it); the Greek and
-  Slovak tables refuse it, naming the rule and the profile.
+  Slovak tables refuse it, naming the rule and the profile;
+- a stake is a whole number of the profile's chips (``[money] chip_unit``): a player stakes
+  chips, and an even-money win on a fraction of a chip would be rounded below 1:1.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import asyncio
 import tomllib
 
 import pytest
+import tomli_w
 from runner_support import NoShuffler, start_loop, stop_loop
 
+from controller.engine.profiles import find_profile
 from controller.table.commands import Commands
 from controller.table.control.protocol import Request
 from controller.table.control.wire import ControlError
@@ -27,7 +31,7 @@ STAKES = {"ante": 1000, "blind": 1000}
 
 def table_config(profile: str):
     data = tomllib.loads(f'[table]\nid = "T9"\nprofile = "{profile}"\n[shuffler]\nemulate = true\n')
-    if profile == "uth-gr":
+    if "uth-gr" in profile:
         data["pools"] = {"main": {"seed": 500000}}
     return parse_table_config(data, "t.toml")
 
@@ -81,3 +85,32 @@ def test_no_play_is_entered_on_the_italian_table(tmp_path, decision):
     )
     assert answer == "entered"
     assert entered == {1: (STAKES, decision)}
+
+
+def chip_profile(tmp_path, unit: int) -> str:
+    """uth-gr staking and paying in chips of ``unit`` (a casino's money setting)."""
+    data = tomllib.loads(find_profile("uth-gr").read_text())
+    data["profile"]["name"] = f"uth-gr-c{unit}"
+    data["money"]["chip_unit"] = unit
+    path = tmp_path / f"uth-gr-c{unit}.toml"
+    path.write_text(tomli_w.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("stakes", "words"),
+    [
+        ({"ante": 1010, "blind": 1010}, "ante 1010 is not a whole number of chips"),
+        ({"ante": 1000, "blind": 1000, "trips": 130}, "trips 130 is not a whole number of chips"),
+    ],
+)
+def test_a_stake_of_a_fraction_of_a_chip_is_refused_at_the_socket(tmp_path, stakes, words):
+    profile = chip_profile(tmp_path, 25)
+    args = {"seat": 1, "stakes": stakes, "decision": "4x"}
+    error, entered = enter(tmp_path / "state", profile, "round.stake", **args)
+    assert isinstance(error, ControlError), error
+    assert error.code == "refused"
+    assert words in str(error) and "chips of 25 minor units ([money] chip_unit)" in str(error)
+    assert str(error).endswith("(UTH-2)") and entered == {}
+    answer, entered = enter(tmp_path / "state2", profile, "round.stake", seat=1, stakes=STAKES)
+    assert answer == "entered" and entered == {1: (STAKES, None)}
