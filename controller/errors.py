@@ -46,6 +46,17 @@ class WagerNotOffered(RoundError):
     a progressive pool, UTH-2, CH-2; an unknown wager). Refused, never dropped."""
 
 
+class ProcedureNotOffered(RoundError):
+    """A procedure the profile's rules do not have (``no-play``, MD-X4, outside the Italian
+    rules). Refused, naming the rule and the profile, never applied."""
+
+
+class StakeNotWholeChips(RoundError):
+    """A stake that is not a whole number of the profile's chips (``[money] chip_unit``): a
+    player stakes chips, and a fraction of a chip would have its even-money win rounded below
+    1:1. Refused, naming the wager and the chip unit."""
+
+
 class StakeBelowMinimum(RoundError):
     """A stake below the table minimum of its wager (BJ-1, TRX-1, UTH-2, CH-2). A stake above
     the maximum is not an error: it is capped and the excess returned

@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("seat", type=integer(1, 99), help="the seat number")
     s.add_argument("stakes", nargs="+", metavar="WAGER=AMOUNT", help="e.g. ante=1000 blind=1000")
-    s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold; CH play fold")
+    s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold (no-play: uth-it, MD-X4); CH play fold")
     se = add_daemon_action(
         ra, "seats", "declare the seats in play besides the sensed ones", round_seats
     )
@@ -60,7 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     d.add_argument("seat", type=integer(1, 99), help="the seat number")
     d.add_argument(
-        "decision", help="4x 3x 2x 1x fold | play fold | hit stand double split insurance"
+        "decision",
+        help="4x 3x 2x 1x fold no-play (uth-it, MD-X4) | play fold"
+        " | hit stand double split insurance",
     )
     d.add_argument("--amount", type=money, default=0, help="insurance stake (minor units)")
     cards = add_daemon_action(ra, "cards", "enter the cards of a manually dealt round", round_cards)

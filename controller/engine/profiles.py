@@ -13,13 +13,19 @@ such choice is a hidden constant:
 - ``rules.dealer_exposure`` (UTH with a shuffler): ``none`` (the document has no procedure:
   the floor decides) or ``reinsert`` (MD-X3, Italian: exposed dealer cards go back into the
   machine, which deals replacements);
+- ``rules.board_exposure`` (UTH): ``none`` (the document has no such procedure: the floor
+  decides; the Greek rules replace wrongly exposed community cards, MD-X2, or void the round,
+  MD-S3) or ``no-play`` (MD-X4, Italian: a seat that had not acted when the board was exposed
+  stays in without a Play bet, decision ``no-play``);
 - ``progressive.contribution_rate`` within ``progressive.contribution_band`` (PRG-1);
 - ``progressive.award``: ``winner`` or ``share-round`` (CH-9);
 - ``progressive.share_scope`` (CH-9, with ``share-round``): ``link`` (default: the share runs
   over every Jumbo 7 stake accepted in the round each participating table has in play at the
   hit) or ``table`` (only the hitting table's bettors);
 - ``progressive.multiple_hits``: ``split-equally`` or ``seat-order`` (PRG-3 with several
-  100% hits in one round);
+  100% hits in one round, award ``winner``); under ``share-round`` the round's bettors share
+  one jackpot by stake however many seats hit (CH-9), so ``seat-order`` is refused there and
+  ``split-equally`` has no effect;
 - blackjack ``rules.double_on`` (BJ-6), ``rules.split_same_rank_only`` (BJ-7),
   ``rules.enhc_loses`` (BJ-9) and ``rules.dealer_draws`` (BJ-4 when no hand is left to decide).
 
@@ -59,6 +65,7 @@ DEAL_MODES = ("shuffler", "manual")
 ROUNDING = ("down", "nearest")
 DEALER_NOT_QUALIFIED = ("ante-pushes", "ante-wins")
 DEALER_EXPOSURE = ("none", "reinsert")  # MD-X3
+BOARD_EXPOSURE = ("none", "no-play")  # MD-X4
 AWARD_POLICIES = ("winner", "share-round")
 SHARE_SCOPES = ("link", "table")  # CH-9 [interpretation]
 MULTIPLE_HITS = ("split-equally", "seat-order")
@@ -80,7 +87,7 @@ MAX_SEATS = 7
 @dataclass(frozen=True)
 class Money:
     currency: str = "EUR"
-    chip_unit: int = 1  # minor units; winnings are rounded to a multiple of it
+    chip_unit: int = 1  # minor units; stakes are whole chips, winnings rounded to a chip
     rounding: str = "down"  # "down" (never overpay) or "nearest" (half up)
 
     def round_winnings(self, exact: Fraction) -> int:
@@ -194,6 +201,12 @@ def _read_progressive(sec: Section, game: str) -> Progressive | None:
     if sec.has("share_scope") and award != "share-round":
         sec.problems.add(sec.key("share_scope"), "only with award = 'share-round' (CH-9)")
     multiple = sec.choice("multiple_hits", MULTIPLE_HITS, default="split-equally")
+    if multiple == "seat-order" and award == "share-round":
+        sec.problems.add(
+            sec.key("multiple_hits"),
+            "'seat-order' only with award = 'winner': under award = 'share-round' every bettor"
+            " of the round shares one jackpot by stake however many seats hit it (CH-9)",
+        )
     linked = sec.get("linked", bool, default=False)
     table = _paytable(sec.section("paytable"), bet)
     if table is not None and sum(isinstance(p, PoolPercent) for p in table.pays.values()) > 1:
@@ -220,6 +233,7 @@ def _read_uth_options(sec: Section) -> dict[str, Any]:
             "dealer_not_qualified", DEALER_NOT_QUALIFIED, "ante-pushes"
         ),
         "dealer_exposure": sec.choice("dealer_exposure", DEALER_EXPOSURE, "none"),
+        "board_exposure": sec.choice("board_exposure", BOARD_EXPOSURE, "none"),
     }
 
 
@@ -350,8 +364,19 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
         prog_sec.finish()
     top.finish()
     _check_odds_only(paytables, problems)
+    _check_whole_chips(money, options, progressive, problems)
     if game in GAME_SECTIONS and not problems:
-        problems.items += check_profile_rules(game, seats, burns, paytables, progressive)
+        problems.items += check_profile_rules(
+            game,
+            seats,
+            burns,
+            paytables,
+            progressive,
+            name=name,
+            source=source_doc or "",
+            deal=deal or "shuffler",
+            options=options,
+        )
     problems.items[:] = [(key, tag_rule(key, why, game)) for key, why in problems.items]
     problems.raise_if_any()
     # every problem raised above, so the head's required keys were read
@@ -371,6 +396,25 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
         progressive,
         path=source,
     )
+
+
+def _check_whole_chips(
+    money: Money, options: dict[str, Any], progressive: Progressive | None, problems: Problems
+) -> None:
+    """The stakes a profile sets itself are whole chips (``[money] chip_unit``), as every stake
+    is (controller/engine/wagers.py): the progressive's fixed stake and the blackjack limits,
+    at which a stake is capped."""
+    amounts = {
+        f"rules.{k}": options.get(k) for k in ("bet_min", "bet_max", "trilux_min", "trilux_max")
+    }
+    if progressive is not None:
+        amounts["progressive.stake"] = progressive.stake
+    for key, amount in amounts.items():
+        if isinstance(amount, int) and amount % money.chip_unit:
+            problems.add(
+                key,
+                f"{amount} is not a whole number of chips of {money.chip_unit} ([money] chip_unit)",
+            )
 
 
 def _check_odds_only(paytables: dict[str, PayTable], problems: Problems) -> None:

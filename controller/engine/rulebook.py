@@ -5,6 +5,12 @@ A profile (config/profiles/*.toml) may choose only what the rule book leaves ope
 limits, money). Everything the rule book fixes is checked here, each problem naming the key
 and the rule, e.g. ``paytables.main.blackjack: BJ-5 pays 3:2, this profile pays 6:5 (BJ-5)``.
 
+A profile file also claims one profile of RULES.md section 7 (:data:`RULEBOOK_PROFILES`), by
+the rule document its ``[profile] source`` names or by carrying its name; what the rule book
+fixes for that profile beyond its game (the deal and its burns, UTH-11; the Italian misdeal
+procedures MD-X3 and MD-X4) must be that profile's, e.g. ``rules.burns: the Slovak rules
+(uth-sk) burn 2 cards (...), got 3 (UTH-11)``. The **[interpretation]** options stay the file's.
+
 Pay tables are compared by what they *pay*, not by how they are written: every hand a bet can
 see (each class of lines it satisfies, best first) must be paid exactly as the rule book pays
 it, so ``high-card = "1:1"`` and ``straight = "1:1"`` + ``high-card = "1:1"`` are the same Ante
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -68,6 +75,137 @@ BURNS_RULE = {
     "casino-holdem": ((0,), "CH-3"),
     "blackjack": ((0,), "BJ-2"),
 }
+
+
+@dataclass(frozen=True)
+class RuleBookProfile:
+    """A profile of RULES.md section 7: its game, its rule document (``seeds/<document>.txt``)
+    and what the rule book fixes for it beyond its game's rules. A profile file claims one by
+    its ``[profile] source`` naming the document, or by carrying its name."""
+
+    name: str
+    game: str
+    document: str
+    rules_of: str  # "the Greek rules"
+    burns: int = 0  # UTH-11: the burn cards of a deal by hand
+    burn_points: str = ""
+    deals: tuple[str, ...] = ("shuffler", "manual")  # UTH-11: the deals the document has
+    # [rules] options fixed by a rule of this profile's document: key -> (value, rule, why)
+    options: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+
+
+_REINSERT = "re-inserting exposed dealer cards into the shuffler is Italian"
+_NO_PLAY = "leaving a seat in without a Play bet when the board was exposed early is Italian"
+RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
+    p.name: p
+    for p in (
+        RuleBookProfile(
+            "uth-gr",
+            "uth",
+            "000_c1b9c501f051b6d4",
+            "the Greek rules",
+            burns=0,
+            burn_points="neither the manual deal nor the shuffler's burns one",
+            options={
+                "dealer_exposure": ("none", "MD-X3", _REINSERT),
+                "board_exposure": ("none", "MD-X4", _NO_PLAY),
+            },
+        ),
+        RuleBookProfile(
+            "uth-sk",
+            "uth",
+            "002_6e0a4e62d6ebb134",
+            "the Slovak rules",
+            burns=2,
+            burn_points="before the flop, before the turn and river",
+            deals=("manual",),
+            options={
+                "dealer_exposure": ("none", "MD-X3", _REINSERT),
+                "board_exposure": ("none", "MD-X4", _NO_PLAY),
+            },
+        ),
+        RuleBookProfile(
+            "uth-it",
+            "uth",
+            "004_c8c14ad3d28c0129",
+            "the Italian rules",
+            burns=3,
+            burn_points="by hand: before the flop, the turn and the river",
+            options={
+                "dealer_exposure": ("reinsert", "MD-X3", "the Shuffler Mate procedure"),
+                "board_exposure": ("no-play", "MD-X4", "players who had not acted stay in"),
+            },
+        ),
+        RuleBookProfile("ch-bg", "casino-holdem", "003_ee7d03a150f977a3", "the Bulgarian rules"),
+        RuleBookProfile("trilux-gr", "blackjack", "001_f3a4b69a38d0bb93", "the Greek rules"),
+    )
+}
+
+
+def claimed_profile(
+    name: str | None, source: str
+) -> tuple[RuleBookProfile | None, list[tuple[str, str]]]:
+    """The rule-book profile a profile file claims (by its source document, else by its
+    name) and the problem when its name and its source claim two different ones."""
+    by_source = next((p for p in RULEBOOK_PROFILES.values() if p.document in source), None)
+    by_name = RULEBOOK_PROFILES.get(name or "")
+    if by_source and by_name and by_source is not by_name:
+        return by_source, [
+            (
+                "profile.source",
+                f"profile {by_name.name} follows seeds/{by_name.document}.txt, this file names"
+                f" seeds/{by_source.document}.txt ({by_source.name}) ({PROFILE_SECTION})",
+            )
+        ]
+    return by_source or by_name, []
+
+
+def check_variant(
+    claimed: RuleBookProfile, game: str, deal: str, burns: int, options: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """What the rule book fixes for the claimed profile (RULES.md section 7) and the file
+    states otherwise: its game, its deals and burns (UTH-11), its misdeal procedures (MD-X3,
+    MD-X4). The [interpretation] options stay the file's choice."""
+    if game != claimed.game:
+        return [
+            (
+                "profile.game",
+                f"{claimed.name} (seeds/{claimed.document}.txt) is a {claimed.game} profile, got"
+                f" {game!r} ({PROFILE_SECTION})",
+            )
+        ]
+    problems: list[tuple[str, str]] = []
+    if game != "uth":
+        return problems
+    if deal not in claimed.deals:
+        allowed = " or ".join(repr(d) for d in claimed.deals)
+        problems.append(
+            (
+                "rules.deal",
+                f"{claimed.rules_of} ({claimed.name}) deal {allowed}, got {deal!r} (UTH-11)",
+            )
+        )
+    if burns != claimed.burns:
+        problems.append(
+            (
+                "rules.burns",
+                f"{claimed.rules_of} ({claimed.name}) burn {claimed.burns} cards"
+                f" ({claimed.burn_points}), got {burns} (UTH-11)",
+            )
+        )
+    for key, (want, rule, why) in claimed.options.items():
+        got = options.get(key)
+        if got != want:
+            problems.append(
+                (
+                    f"rules.{key}",
+                    f"{claimed.rules_of} ({claimed.name}) have {key} = {want!r} ({why}),"
+                    f" got {got!r} ({rule})",
+                )
+            )
+    return problems
+
+
 PRG1_GREEK_BAND = (Fraction(15, 100), Fraction(20, 100))  # PRG-1: the casino retains 15%..20%
 PRG4_GREEK_ENVY = 10000  # PRG-4: EUR 100 in cents
 GAME_AWARD = {"uth": ("winner", "PRG-3"), "casino-holdem": ("share-round", "CH-9")}
@@ -80,6 +218,7 @@ _KEY_RULES: dict[str, str | dict[str, str]] = {
     "rules.ante_equals_blind": "UTH-2",
     "rules.dealer_not_qualified": "UTH-7",
     "rules.dealer_exposure": "MD-X3",
+    "rules.board_exposure": "MD-X4",
     "rules.decks": "BJ-1",
     "rules.bet_": "BJ-1",
     "rules.trilux_": "TRX-1",
@@ -179,16 +318,27 @@ def check_profile_rules(
     burns: int,
     paytables: Mapping[str, PayTable],
     progressive: Any,
+    *,
+    name: str | None = None,
+    source: str = "",
+    deal: str = "shuffler",
+    options: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, str]]:
     """Everything RULES.md fixes that a profile of ``game`` states: seats, burns, every pay
     table, the progressive's contribution band (PRG-1), envy (PRG-4), award (PRG-3, CH-9) and
-    Jumbo 7's wide-area link (PRG-6)."""
-    problems: list[tuple[str, str]] = []
+    Jumbo 7's wide-area link (PRG-6); and, for a file claiming a profile of section 7 (its
+    ``source`` document or its ``name``), that profile's deal, burns and misdeal procedures
+    (:func:`check_variant`)."""
+    claimed, problems = claimed_profile(name, source)
+    if claimed is not None:
+        problems += check_variant(claimed, game, deal, burns, options or {})
+        if claimed.game != game:
+            return problems
     most, rule, why = MAX_SEATS_RULE[game]
     if seats > most:
         problems.append(("rules.seats", f"at most {most} seats, got {seats}: {why} ({rule})"))
     allowed, rule = BURNS_RULE[game]
-    if burns not in allowed:
+    if burns not in allowed and not (claimed and game == "uth"):  # checked: the claimed count
         counts = " or ".join(str(n) for n in allowed)
         problems.append(("rules.burns", f"{counts} burn cards, got {burns} ({rule})"))
     for bet, table in paytables.items():

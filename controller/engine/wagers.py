@@ -7,7 +7,11 @@ Every stake passes two checks before a round takes it, here in the engine so tha
 1. **Offered.** A wager is taken only if the profile offers it: the game's table wagers, plus
    the progressive bet only where the profile has a progressive pool (UTH-2 "Ultimate
    Progressive (Greek profile)", CH-2 Jumbo 7). A stake on anything else is refused with
-   :class:`~controller.errors.WagerNotOffered`, never dropped.
+   :class:`~controller.errors.WagerNotOffered`, never dropped. A stake is also a whole number
+   of the profile's chips (``[money] chip_unit``; :class:`~controller.errors.StakeNotWholeChips`
+   otherwise): chips are what a player stakes, and the payout rounding to the chip would pay
+   an even-money win on a fraction of a chip below 1:1. Limits are whole chips too, so that a
+   capped stake is.
 2. **Within the table limits** (BJ-1 [interpretation], applied to every wager of every game):
    a stake below the minimum is refused (:class:`~controller.errors.StakeBelowMinimum`); a
    stake above the maximum is **capped at the maximum and the excess returned** to the player
@@ -37,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.engine.profiles import GAME_PROGRESSIVE_BET, TRILUX_MAX_OVER_MIN, Profile
-from controller.errors import StakeBelowMinimum, WagerNotOffered
+from controller.errors import StakeBelowMinimum, StakeNotWholeChips, WagerNotOffered
 
 # The rule that lists each game's wagers.
 GAME_WAGER_RULE = {"uth": "UTH-2", "casino-holdem": "CH-2", "blackjack": "BJ-1"}
@@ -61,6 +65,16 @@ LIMITED_WAGERS: dict[str, dict[str, str]] = {
 LIMIT_OF = {"blind": "ante"}
 
 CAP_RULE = "BJ-1"  # the over-maximum rule of seed 001, applied to every wager (RULES.md BJ-1)
+
+# The rule that places each wager without table limits of its own (the others: LIMITED_WAGERS).
+WAGER_RULE = {
+    "blind": "UTH-2",
+    "play": "UTH-4",
+    "progressive": "UTH-2",
+    "call": "CH-3",
+    "jumbo7": "CH-2",
+    "insurance": "BJ-8",
+}
 
 
 def offered_wagers(profile: Profile) -> tuple[str, ...]:
@@ -94,6 +108,34 @@ def check_offered(profile: Profile, seat: int | str, names: Iterable[str]) -> No
         if found is not None:
             reason, rule = found
             raise WagerNotOffered(f"seat {seat}: stake on {name!r} refused: {reason}", rule)
+
+
+def wager_rule(profile: Profile, wager: str) -> str:
+    """The rule that places ``wager`` in ``profile``'s game."""
+    limited = LIMITED_WAGERS[profile.game].get(wager)
+    return limited or WAGER_RULE.get(wager, GAME_WAGER_RULE[profile.game])
+
+
+def chips_refusal(profile: Profile, wager: str, amount: Any) -> str | None:
+    """Why ``amount`` is no stake of whole chips of ``profile`` (``[money] chip_unit``), or
+    None. A player stakes chips: a stake between two chips would have an even-money win
+    rounded below 1:1 by the payout rounding (the one rounding, applied to winnings)."""
+    unit = profile.money.chip_unit
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount % unit == 0:
+        return None
+    return (
+        f"{wager} {amount} is not a whole number of chips: profile {profile.name} takes stakes"
+        f" in chips of {unit} minor units ([money] chip_unit)"
+    )
+
+
+def check_whole_chips(profile: Profile, seat: int | str, stakes: Mapping[str, Any]) -> None:
+    """Raise :class:`StakeNotWholeChips` for the first stake that is not a whole number of
+    the profile's chips (amounts of another type are the caller's to refuse)."""
+    for name, amount in stakes.items():
+        why = chips_refusal(profile, name, amount)
+        if why is not None:
+            raise StakeNotWholeChips(f"seat {seat}: {why}", wager_rule(profile, name))
 
 
 @dataclass(frozen=True)
@@ -134,9 +176,10 @@ def check_entry(
     profile: Profile, limits: Mapping[str, Limit], seat: int, stakes: Mapping[str, int]
 ) -> None:
     """What the table checks when stakes are entered (the dealer's tablet, the control
-    socket): every wager offered, none under its minimum. The cap is applied when the round
-    takes the stakes, so the excess is recorded with the round."""
+    socket): every wager offered, every stake whole chips, none under its minimum. The cap is
+    applied when the round takes the stakes, so the excess is recorded with the round."""
     check_offered(profile, seat, stakes)
+    check_whole_chips(profile, seat, stakes)
     for name, amount in stakes.items():
         accept(limits, seat, name, amount)
 
@@ -212,6 +255,15 @@ def parse_limits(profile: Profile, raw: Any) -> tuple[dict[str, Limit], list[tup
         if prog is not None and wager == prog.bet and low > prog.stake:
             problems.append(
                 (key, f"min {low} is above the fixed {wager} stake {prog.stake} ({rule})")
+            )
+            continue
+        if odd := [v for v in (low, high) if v % profile.money.chip_unit]:
+            problems.append(
+                (
+                    key,
+                    f"{odd[0]} is not a whole number of chips of {profile.money.chip_unit}"
+                    f" ([money] chip_unit): a stake capped at it would not be ({rule})",
+                )
             )
             continue
         if wager == "trilux" and high > TRILUX_MAX_OVER_MIN * low:

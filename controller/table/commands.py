@@ -35,7 +35,7 @@ from controller.engine.cards import parse_cards
 from controller.engine.games.holdem_round import parse_decision
 from controller.engine.profiles import GAME_PROGRESSIVE_BET
 from controller.engine.wagers import TABLE_WAGERS, check_entry, refusal
-from controller.errors import CroupierError, RoundError
+from controller.errors import CroupierError, ProcedureNotOffered, RoundError
 from controller.table.alerts import AlertError, conditions_of
 from controller.table.control.guard import FailureLimiter, RefusalTally
 from controller.table.control.protocol import Request
@@ -589,7 +589,9 @@ class Commands:
         if isinstance(raw, list) and len(raw) > 3:
             raise _bad("'decision': at most one action per street (UTH-4)")
         try:
-            parse_decision(game, seat, raw)
+            parse_decision(self.runner.config.profile, seat, raw)
+        except ProcedureNotOffered as exc:  # well formed, not in this profile's rules (MD-X4)
+            raise ControlError(str(exc), "refused") from None
         except CroupierError as exc:
             raise _bad(f"'decision': {exc}") from None
         return raw

@@ -472,3 +472,75 @@ def test_every_shipped_configuration_still_loads():
             load_table_config(path)
         except ConfigError as exc:
             assert [key for key, _ in exc.problems] == ["shuffler.firmware_allow[0]"], path
+
+
+# --- what the profile's rules do not have: one line naming the rule (audit h40) ---------------
+
+
+def _royal_with(**seat_one) -> dict:
+    data = json.loads(json.dumps(ROYAL))
+    data["seats"][0].update(seat_one)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        # MD-X4 is Italian: a Greek seat left in without a Play bet is refused
+        (_royal_with(decision=["check", "no-play"]), ("profile uth-gr", "(MD-X4)")),
+        (_royal_with(decision="no-play"), ("profile uth-gr", "(MD-X4)")),
+    ],
+)
+def test_settle_refuses_what_the_profile_does_not_have_in_one_line(tmp_path, capsys, data, words):
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    err = one_line_failure(in_process(capsys, "settle", str(path)), *words)
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def _profile_with(tmp_path: Path, name: str, section: str, **values) -> Path:
+    """Shipped profile ``name`` with keys of ``section`` changed, written to ``tmp_path``."""
+    data = tomllib.loads((ROOT / "config" / "profiles" / f"{name}.toml").read_text())
+    data[section].update(values)
+    path = tmp_path / f"{name}-changed.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "section", "values", "round_file", "words"),
+    [
+        # CH-9 shares one jackpot by stake: several hits are never paid in seat order
+        (
+            "ch-bg",
+            "progressive",
+            {"multiple_hits": "seat-order"},
+            "ch-bg-jumbo7.json",
+            ("progressive.multiple_hits", "award = 'share-round'", "(CH-9)"),
+        ),
+        # UTH-11: the Slovak deal burns 2, the Greek none, the Italian 3 by hand
+        ("uth-sk", "rules", {"burns": 3}, "uth-sk-burns.json", ("rules.burns", "(UTH-11)")),
+        ("uth-gr", "rules", {"burns": 2}, "uth-gr-royal.json", ("rules.burns", "(UTH-11)")),
+        ("uth-it", "rules", {"burns": 2}, "uth-sk-burns.json", ("rules.burns", "(UTH-11)")),
+    ],
+)
+def test_settle_refuses_a_profile_outside_the_rule_book_in_one_line(
+    tmp_path, capsys, name, section, values, round_file, words
+):
+    profile = _profile_with(tmp_path, name, section, **values)
+    args = ("settle", str(ROOT / "examples" / round_file), "--profile", str(profile))
+    err = one_line_failure(in_process(capsys, *args), *words)
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_settle_refuses_a_stake_of_a_fraction_of_a_chip_in_one_line(tmp_path, capsys):
+    # audit k02: chips of 25, an Ante of 1010 (40.4 chips) was taken and its 1:1 win paid 1000
+    profile = _profile_with(tmp_path, "uth-gr", "money", chip_unit=25)
+    data = json.loads(json.dumps(ROYAL))
+    data["profile"] = str(profile)
+    data["seats"][0]["stakes"].update(ante=1010, blind=1010)
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    words = ("seat 1: ante 1010 is not a whole number of chips", "chip_unit", "(UTH-2)")
+    err = one_line_failure(in_process(capsys, "settle", str(path)), *words)
+    assert len(err.strip().splitlines()) == 1, err

@@ -711,7 +711,7 @@ _shtab_croupier_round_decide_options=(
   "--json[print JSON for scripts]"
   "--amount[insurance stake (minor units)]:amount:"
   ":the seat number:"
-  ":4x 3x 2x 1x fold \| play fold \| hit stand double split insurance:"
+  ":4x 3x 2x 1x fold no-play (uth-it, MD-X4) \| play fold \| hit stand double split insurance:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -781,7 +781,7 @@ _shtab_croupier_round_stake_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
-  "--decision[UTH 4x 3x 2x 1x fold\; CH play fold]:decision:"
+  "--decision[UTH 4x 3x 2x 1x fold (no-play\: uth-it, MD-X4)\; CH play fold]:decision:"
   ":the seat number:"
   "(*):e.g. ante\=1000 blind\=1000:"
 )

@@ -28,10 +28,11 @@ from controller.engine.wagers import (
     Limit,
     accept,
     check_offered,
+    check_whole_chips,
     fixed_stake_limits,
     parse_limits,
 )
-from controller.errors import CardError, RoundError
+from controller.errors import CardError, ProcedureNotOffered, RoundError
 
 # Keys of a round file; anything else is refused by name (a typo must not be ignored).
 ROUND_KEYS = (
@@ -62,9 +63,11 @@ BURN_POINTS = {
 UTH_PLAYS = {"4x": ("preflop", 4), "3x": ("preflop", 3), "2x": ("flop", 2), "1x": ("river", 1)}
 UTH_STREETS = ("preflop", "flop", "river")
 UTH_LEGAL = {"preflop": ("4x", "3x", "check"), "flop": ("2x", "check"), "river": ("1x", "fold")}
-# MD-X4 (Italian; the other documents are silent, so every profile follows it): the board was
-# exposed before the seat acted, so the seat stays in without a Play bet; its Ante and Blind
-# are settled as usual. Allowed on any street, as the seat's last action.
+# MD-X4 (Italian): the board was exposed before the seat acted, so the seat stays in without a
+# Play bet; its Ante and Blind are settled as usual. Allowed on any street, as the seat's last
+# action, and only where the profile has the procedure (``board_exposure = "no-play"``): the
+# Greek rules deal wrongly exposed community cards again (MD-X2) or void the round (MD-S3),
+# the Slovak rules are silent (the floor decides).
 NO_PLAY = "no-play"
 
 
@@ -74,6 +77,22 @@ class Decision:
 
     multiple: int
     folded: bool
+
+    @property
+    def is_no_play(self) -> bool:
+        """In without a Play bet and not folded: MD-X4's ``no-play``."""
+        return self.multiple == 0 and not self.folded
+
+
+def no_play_refusal(profile: Profile) -> str | None:
+    """Why ``profile`` cannot leave a seat in without a Play bet (MD-X4, which the caller
+    names), or ``None`` when it can (the Italian rules, ``board_exposure = "no-play"``)."""
+    if profile.options.get("board_exposure") == "no-play":
+        return None
+    return (
+        f"profile {profile.name} has no procedure for a board exposed before every player"
+        " acted (leaving such a seat in without a Play bet is Italian): call the floor"
+    )
 
 
 @dataclass(frozen=True)
@@ -159,10 +178,16 @@ def _ch_decision(seat: int, raw: Any) -> Decision:
     raise RoundError(f"seat {seat}: decision {raw!r} is not 'play' or 'fold'", "CH-3")
 
 
-def parse_decision(game: str, seat: int, raw: Any) -> Decision:
-    """A seat's decision in ``game`` (``uth``: UTH-4, ``casino-holdem``: CH-3); RoundError
-    naming the rule otherwise. The control socket checks the dealer's entries with it."""
-    return (_uth_decision if game == "uth" else _ch_decision)(seat, raw)
+def parse_decision(profile: Profile, seat: int, raw: Any) -> Decision:
+    """A seat's decision under ``profile`` (``uth``: UTH-4, ``casino-holdem``: CH-3);
+    RoundError naming the rule otherwise, :class:`ProcedureNotOffered` for ``no-play`` where
+    the profile has no MD-X4. The control socket checks the dealer's entries with it."""
+    if profile.game != "uth":
+        return _ch_decision(seat, raw)
+    decision = _uth_decision(seat, raw)
+    if decision.is_no_play and (why := no_play_refusal(profile)) is not None:
+        raise ProcedureNotOffered(f"seat {seat}: decision {raw!r} refused: {why}", "MD-X4")
+    return decision
 
 
 def _stakes(profile: Profile, seat: int, raw: Any) -> dict[str, int]:
@@ -177,6 +202,7 @@ def _stakes(profile: Profile, seat: int, raw: Any) -> dict[str, int]:
             )
         if amount:
             stakes[name] = amount
+    check_whole_chips(profile, seat, stakes)
     return stakes
 
 
@@ -281,7 +307,7 @@ def parse_round(profile: Profile, data: Any, *, table_record: bool = False) -> H
         )
         decision = None
         if "decision" in raw:
-            decision = parse_decision(game, number, raw["decision"])
+            decision = parse_decision(profile, number, raw["decision"])
         seats.append(SeatInput(number, cards, stakes, decision, returned))
     _check_one_deck(dealer, community, burns, seats)
     round_id = data.get("round", "")  # the table's own round ID, for the reviewer

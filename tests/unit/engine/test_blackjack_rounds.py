@@ -39,8 +39,8 @@ def test_blackjack_3_to_2_on_an_odd_stake_rounds_once_by_the_profile_rule():
     assert outcome(play(shoe, seat(1, 1005)), 1, "main")[2] == 1005 + 1507  # down
     nearest = trilux_profile(money={"rounding": "nearest"})
     assert outcome(play(shoe, seat(1, 1005), profile=nearest), 1, "main")[2] == 1005 + 1508
-    chips = trilux_profile(money={"chip_unit": 100})
-    assert outcome(play(shoe, seat(1, 1050), profile=chips), 1, "main")[2] == 1050 + 1500
+    chips = trilux_profile(money={"chip_unit": 100})  # 3:2 on 11 chips is 16.5 chips
+    assert outcome(play(shoe, seat(1, 1100), profile=chips), 1, "main")[2] == 1100 + 1600
 
 
 def test_split_21_is_not_a_blackjack_and_loses_to_a_dealer_blackjack():

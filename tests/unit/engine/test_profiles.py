@@ -41,6 +41,12 @@ def test_only_the_italian_profile_reinserts_exposed_dealer_cards():
     assert load_profile("uth-gr").options["dealer_exposure"] == "none"
 
 
+def test_only_the_italian_profile_leaves_seats_in_without_a_play_bet():
+    assert load_profile("uth-it").options["board_exposure"] == "no-play"  # MD-X4
+    assert load_profile("uth-gr").options["board_exposure"] == "none"  # MD-X2, MD-S3
+    assert load_profile("uth-sk").options["board_exposure"] == "none"  # silent
+
+
 def test_jumbo7_profile():
     prog = load_profile("ch-bg").progressive
     assert prog.award == "share-round"  # CH-9
@@ -132,3 +138,18 @@ def test_bool_is_not_an_int():
     data = _greek()
     data["rules"]["seats"] = True
     assert "expected a whole number" in _problems(data)["rules.seats"]
+
+
+def test_seat_order_is_refused_where_the_round_shares_the_jackpot():
+    # CH-9: under award "share-round" every bettor shares one jackpot by stake, however many
+    # seats hit it; "seat-order" (PRG-3/PRG-5 with award "winner") would be ignored there
+    data = tomllib.loads(Path(find_profile("ch-bg")).read_text())
+    data["progressive"]["multiple_hits"] = "seat-order"
+    problem = _problems(data)["progressive.multiple_hits"]
+    assert "award = 'share-round'" in problem and problem.endswith("(CH-9)")
+    assert "\n" not in problem
+    data["progressive"]["multiple_hits"] = "split-equally"
+    parse_profile(data, "ch.toml")
+    greek = _greek()
+    greek["progressive"]["multiple_hits"] = "seat-order"  # award "winner": meaningful
+    assert parse_profile(greek, "gr.toml").progressive.multiple_hits == "seat-order"

@@ -74,6 +74,15 @@ def test_shipped_profiles_follow_the_rule_book(name):
         ),
         ("uth-gr", "rules", "seats", 7, "rules.seats", "UTH-1"),
         ("uth-sk", "rules", "burns", 1, "rules.burns", "UTH-11"),
+        # what RULES.md 7 fixes for the profile the file claims (UTH-11, MD-X3, MD-X4)
+        ("uth-sk", "rules", "burns", 3, "rules.burns", "UTH-11"),  # Slovak: 2
+        ("uth-gr", "rules", "burns", 2, "rules.burns", "UTH-11"),  # Greek: none
+        ("uth-it", "rules", "burns", 2, "rules.burns", "UTH-11"),  # Italian by hand: 3
+        ("uth-sk", "rules", "deal", "shuffler", "rules.deal", "UTH-11"),  # by hand only
+        ("uth-gr", "rules", "dealer_exposure", "reinsert", "rules.dealer_exposure", "MD-X3"),
+        ("uth-it", "rules", "dealer_exposure", "none", "rules.dealer_exposure", "MD-X3"),
+        ("uth-sk", "rules", "board_exposure", "no-play", "rules.board_exposure", "MD-X4"),
+        ("uth-it", "rules", "board_exposure", "none", "rules.board_exposure", "MD-X4"),
         (
             "uth-gr",
             "progressive",
@@ -152,3 +161,34 @@ def test_every_profile_problem_names_a_rule(name, changes):
     except ConfigError as exc:
         for key, reason in exc.problems:
             assert RULE_ID.search(reason), (key, reason)
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "burns", "found"),
+    [
+        # a copy renamed claims the rules of the document it names as its source
+        ("my-greek", "seeds/000_c1b9c501f051b6d4.txt (Greek)", 2, "the Greek rules (uth-gr)"),
+        # a file carrying a rule-book profile's name claims that profile's rules
+        ("uth-sk", "", 3, "the Slovak rules (uth-sk)"),
+    ],
+)
+def test_a_file_claims_its_profile_by_source_document_or_name(name, source, burns, found):
+    data = data_of("uth-sk" if name == "uth-sk" else "uth-gr")
+    data["profile"].update(name=name, source=source)
+    data["rules"]["burns"] = burns
+    problem = problems(data)["rules.burns"]
+    assert found in problem and problem.endswith("(UTH-11)")
+
+
+def test_a_name_and_a_source_claiming_two_profiles_are_refused():
+    data = data_of("uth-gr")
+    data["profile"]["source"] = "seeds/004_c8c14ad3d28c0129.txt (Italian)"
+    found = problems(data)
+    assert "uth-it" in found["profile.source"] and found["profile.source"].endswith("(RULES.md 7)")
+
+
+def test_a_profile_of_another_game_cannot_claim_a_document():
+    data = data_of("trilux-gr")
+    data["profile"]["source"] = "seeds/000_c1b9c501f051b6d4.txt (Greek)"  # the UTH document
+    data["profile"]["name"] = "bj-x"
+    assert "is a uth profile" in problems(data)["profile.game"]

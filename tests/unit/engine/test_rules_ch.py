@@ -376,6 +376,8 @@ def test_the_link_may_list_other_tables_beside_this_rounds_id():
         ({"paytables.bonus": {"pair": "7:1"}}, "paytables.bonus.pair", "CH-7"),
         ({"rules": {"burns": 2}}, "rules.burns", "CH-3"),
         ({"progressive": {"linked": False}}, "progressive.linked", "PRG-6"),
+        # CH-9 shares one jackpot by stake: several hits are never paid in seat order
+        ({"progressive": {"multiple_hits": "seat-order"}}, "progressive.multiple_hits", "CH-9"),
     ],
 )
 def test_profile_keys_outside_the_rule_book_are_refused_naming_the_rule(

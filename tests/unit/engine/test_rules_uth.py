@@ -368,6 +368,8 @@ def test_a_malformed_round_file_is_one_line_naming_the_field(tmp_path, raw, fiel
         ({"rules": {"ante_equals_blind": False}}, "rules.ante_equals_blind", "UTH-2"),
         ({"rules": {"dealer_not_qualified": "ante-loses"}}, "rules.dealer_not_qualified", "UTH-7"),
         ({"rules": {"burns": 1}}, "rules.burns", "UTH-11"),
+        ({"rules": {"burns": 2}}, "rules.burns", "UTH-11"),  # the Greek deal burns none
+        ({"rules": {"board_exposure": "no-play"}}, "rules.board_exposure", "MD-X4"),
         ({"paytables.blind": {"flush": "2:1"}}, "paytables.blind.flush", "UTH-8"),
         (
             {"paytables.trips": {"three-of-a-kind": "2:1"}},
@@ -391,12 +393,12 @@ def test_profile_keys_outside_the_rule_book_are_refused_naming_the_rule(
 
 
 def test_a_seat_left_in_without_a_play_bet_md_x4_settles_ante_and_blind():
-    # board 2h 7h 9h Js Qc exposed before seats 1 and 2 acted: they stay in without a Play
-    # bet (MD-X4). Dealer Jd 3c = pair of jacks qualifies. Seat 1 Ah 4h (flush) wins: Ante
-    # 1:1, Blind 3:2; seat 2 5c 6d (queen high) loses Ante and Blind; Trips as usual
+    # uth-it: board 2h 7h 9h Js Qc exposed before seats 1 and 2 acted: they stay in without a
+    # Play bet (MD-X4). Dealer Jd 3c = pair of jacks qualifies. Seat 1 Ah 4h (flush) wins:
+    # Ante 1:1, Blind 3:2; seat 2 5c 6d (queen high) loses Ante and Blind; Trips as usual
     result = settled(
         uth(
-            "uth-gr",
+            "uth-it",
             "Jd 3c",
             "2h 7h 9h Js Qc",
             seat(1, "Ah 4h", ["check", "no-play"], trips=500),
@@ -420,3 +422,16 @@ def test_md_x4_with_the_italian_dealer_not_qualified():
         uth("uth-it", "Qc 3d", "Ah Kd 9s 7c 5h", seat(1, "4s 2h", "no-play", play=1000))
     )
     assert error["rule"] == "UTH-4"  # no Play stake with no-play
+
+
+@pytest.mark.parametrize("profile", ["uth-gr", "uth-sk"])
+@pytest.mark.parametrize(
+    "decision", ["no-play", ["check", "no-play"], ["check", "check", "no-play"]]
+)
+def test_md_x4_is_italian_no_play_is_refused_by_the_greek_and_slovak_profiles(profile, decision):
+    # MD-X4 is given for the Italian rules only; the Greek rules replace wrongly exposed
+    # community cards (MD-X2) or void the round (MD-S3), the Slovak ones are silent. A seat
+    # left in without a Play bet is refused there, naming the rule and the profile.
+    error = refused(uth(profile, "Jd 3c", "2h 7h 9h Js Qc", seat(1, "Ah 4h", decision)))
+    assert error["rule"] == "MD-X4" and error["type"] == "ProcedureNotOffered"
+    assert f"profile {profile} has no procedure" in error["message"]

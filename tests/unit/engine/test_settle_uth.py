@@ -53,8 +53,9 @@ def test_blind_flush_pays_3_to_2_rounded_down_once():
     assert w(s[1], "blind") == ("win", 1005 + 1507, "UTH-8")  # 1507.5 rounds down
     assert s[1].wagers["play"].stake == 3015
     chips = dataclasses.replace(GR, money=dataclasses.replace(GR.money, chip_unit=50))
-    r, s = play(chips, "Jd 3c", "2h 7h 9h Js Qs", seat(1, "Ah 4h", "3x", ante=1005))
-    assert w(s[1], "blind") == ("win", 1005 + 1500, "UTH-8")  # to the 50-cent chip below
+    r, s = play(chips, "Jd 3c", "2h 7h 9h Js Qs", seat(1, "Ah 4h", "3x", ante=1050))
+    assert w(s[1], "blind") == ("win", 1050 + 1550, "UTH-8")  # 1575 to the 50-cent chip below
+    assert w(s[1], "play") == ("win", 2 * 3150, "UTH-6")  # whole chips: 1:1 stays 1:1
 
 
 def test_blind_pushes_below_a_straight_when_player_wins():

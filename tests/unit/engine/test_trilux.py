@@ -63,8 +63,8 @@ def test_trilux_rounds(decks, name, shoe, actions, line, paid):
 
 def test_trilux_winnings_use_the_rounding_rule():
     chips = trilux_profile(money={"chip_unit": 50})
-    result = play("2h Kh 9h 8c", seat(1, trilux=130, actions={"main": ["stand"]}), profile=chips)
-    assert outcome(result, 1, "trilux")[2] == 130 + 650  # 5:1 on 130 is exactly 650
+    result = play("2h Kh 9h 8c", seat(1, trilux=150, actions={"main": ["stand"]}), profile=chips)
+    assert outcome(result, 1, "trilux")[2] == 150 + 750  # 5:1 on 3 chips is 15 chips
 
 
 # --- PAR sheet ----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from controller.engine.games import settle
 from controller.engine.profiles import load_profile
 from controller.engine.wagers import Limit, accept, offered_wagers, parse_limits
-from controller.errors import RoundError, StakeBelowMinimum, WagerNotOffered
+from controller.errors import RoundError, StakeBelowMinimum, StakeNotWholeChips, WagerNotOffered
 
 GR, SK, IT, CH = (load_profile(n) for n in ("uth-gr", "uth-sk", "uth-it", "ch-bg"))
 BJ = load_profile("trilux-gr")
@@ -231,3 +231,114 @@ def test_table_configuration_limits_and_progressive_pools_are_checked_with_rules
     bj = tomllib.loads((config / "trilux-gr.toml").read_text())
     bj["shuffler"]["firmware_allow"] = ["ab" * 32]  # the example's placeholder is refused
     assert parse_table_config(bj, "t.toml").limits["main"] == Limit(1000, 100000, "BJ-1")
+
+
+# --- stakes are whole chips ([money] chip_unit) -------------------------------------------
+
+
+def chips_of(profile, unit):
+    """``profile`` staking and paying in chips of ``unit`` minor units."""
+    import dataclasses
+
+    return dataclasses.replace(profile, money=dataclasses.replace(profile.money, chip_unit=unit))
+
+
+GR25 = chips_of(GR, 25)
+
+
+@pytest.mark.parametrize(
+    ("stakes", "wager", "rule"),
+    [
+        ({"ante": 1010, "blind": 1010}, "ante 1010", "UTH-2"),  # audit k02: 1010 = 40.4 chips
+        ({"ante": 1000, "blind": 1000, "trips": 510}, "trips 510", "UTH-2"),
+        ({"ante": 1000, "blind": 1000, "play": 4010}, "play 4010", "UTH-4"),
+    ],
+)
+def test_a_stake_of_a_fraction_of_a_chip_is_refused_naming_wager_and_chip(stakes, wager, rule):
+    # a player stakes chips; 1:1 on 40.4 chips of 25 rounded down to the chip would pay
+    # 1000 on an Ante of 1010 (below 1:1, UTH-6)
+    with pytest.raises(StakeNotWholeChips, match=f"{wager} is not a whole number of chips") as e:
+        uth_round(GR25, stakes, pools={})
+    assert "chips of 25 minor units ([money] chip_unit)" in str(e.value)
+    assert e.value.rule == rule
+
+
+def test_whole_chips_pay_even_money_exactly():
+    # 40 chips of 25: Play 4x = 4000 and Ante win 1:1 exactly (UTH-6), Blind straight 1:1
+    s = uth_round(GR25, {"ante": 1000, "blind": 1000}, pools={})
+    assert (s.wagers["play"].paid, s.wagers["ante"].paid, s.wagers["blind"].paid) == (
+        8000,
+        2000,
+        2000,
+    )
+
+
+def test_blackjack_stakes_and_insurance_are_whole_chips():
+    from blackjack_support import trilux_profile
+
+    chips = trilux_profile(money={"chip_unit": 100})
+    with pytest.raises(StakeNotWholeChips, match="main 1050 is not a whole number") as e:
+        play("Th 6h 7c", seat(1, 1050), profile=chips)
+    assert e.value.rule == "BJ-1"
+    with pytest.raises(StakeNotWholeChips, match="trilux 150 is not") as e:
+        play("Th 6h 7c", seat(1, trilux=150), profile=chips)
+    assert e.value.rule == "TRX-1"
+    with pytest.raises(StakeNotWholeChips, match="insurance 550 is not") as e:
+        play(
+            "Th Ac 7d Ks", seat(1, 1100, insurance=550, actions={"main": ["stand"]}), profile=chips
+        )
+    assert e.value.rule == "BJ-8"
+    # BJ-8 caps the insurance at half the bet: 5.5 chips of 11 is 5 whole chips
+    result = play(
+        "Th Ac 7d Ks", seat(1, 1100, insurance=600, actions={"main": ["stand"]}), profile=chips
+    )
+    assert outcome(result, 1, "insurance") == ("win", 500, 1500, "BJ-8")
+    assert wager(result, 1, "insurance")["returned"] == 100
+
+
+def test_an_insurance_entered_at_the_table_is_whole_chips_too():
+    # the daemon's round decide SEAT insurance --amount N reaches the engine's insure()
+    from blackjack_support import trilux_profile
+
+    from controller.engine.cards import parse_cards
+    from controller.engine.games.blackjack import BlackjackRound, BlackjackRules, SeatBet
+
+    rules = BlackjackRules.from_profile(trilux_profile(money={"chip_unit": 100}))
+    game = BlackjackRound(rules, [SeatBet(1, 1100, 0)])
+    for card in parse_cards("Th Ac 7d", unique=False):
+        game.deal(card)
+    assert game.insurance_limits() == (500, 500)  # half of 11 chips, to whole chips
+    with pytest.raises(StakeNotWholeChips) as e:
+        game.insure(550)
+    assert e.value.rule == "BJ-8" and "chips of 100" in str(e.value)
+    game.insure(500)
+
+
+def test_limits_and_the_profiles_own_stakes_are_whole_chips():
+    _, problems = parse_limits(GR25, {"ante": {"min": 500, "max": 5010}})
+    assert problems == [
+        (
+            "limits.ante",
+            "5010 is not a whole number of chips of 25 ([money] chip_unit): a stake capped at"
+            " it would not be (UTH-2)",
+        )
+    ]
+    import tomllib
+
+    from controller.engine.profiles import find_profile, parse_profile
+    from controller.validation import ConfigError
+
+    data = tomllib.loads(find_profile("trilux-gr").read_text())
+    data["money"]["chip_unit"] = 300  # bet_min 1000, trilux_min 100... are no whole chips
+    with pytest.raises(ConfigError) as info:
+        parse_profile(data, "t.toml")
+    found = dict(info.value.problems)
+    assert found["rules.bet_min"] == (
+        "1000 is not a whole number of chips of 300 ([money] chip_unit) (BJ-1)"
+    )
+    assert {"rules.bet_max", "rules.trilux_min", "rules.trilux_max"} <= set(found)
+    greek = tomllib.loads(find_profile("uth-gr").read_text())
+    greek["money"]["chip_unit"] = 30  # the progressive's fixed stake 100
+    with pytest.raises(ConfigError) as info:
+        parse_profile(greek, "g.toml")
+    assert "(UTH-2)" in dict(info.value.problems)["progressive.stake"]

@@ -48,7 +48,7 @@ from controller.engine.cards import ACE, DECK_SIZE, Card
 from controller.engine.games.blackjack.hand import RANK_VALUES, Hand
 from controller.engine.games.blackjack.rules import INSURANCE_PER_BET, MAX_HANDS, BlackjackRules
 from controller.engine.wagers import accept
-from controller.errors import CardError, RoundError, StakeBelowMinimum
+from controller.errors import CardError, RoundError, StakeBelowMinimum, StakeNotWholeChips
 
 HIT, STAND, DOUBLE, SPLIT = "hit", "stand", "double", "split"
 ACTIONS = (HIT, STAND, DOUBLE, SPLIT)
@@ -206,7 +206,8 @@ class BlackjackRound:
             return None
         low = self.rules.insurance_min
         high = self.seats[self._seat].bet.main * INSURANCE_PER_BET
-        return math.ceil(low), math.floor(high)
+        chip = self.rules.money.chip_unit  # an insurance is staked in whole chips too
+        return math.ceil(low / chip) * chip, math.floor(high / chip) * chip
 
     def current_hand(self) -> Hand:
         return self.seats[self._seat].hands[self._hand]
@@ -269,6 +270,13 @@ class BlackjackRound:
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
             raise RoundError(f"insurance must be an amount in minor units, got {amount!r}", "BJ-8")
         seat = self.seats[self._seat]
+        chip = self.rules.money.chip_unit
+        if amount % chip:
+            raise StakeNotWholeChips(
+                f"seat {seat.seat}: insurance {amount} is not a whole number of chips: chips of"
+                f" {chip} minor units ([money] chip_unit)",
+                "BJ-8",
+            )
         if amount and amount < limits[0]:
             raise StakeBelowMinimum(
                 f"seat {seat.seat}: insurance {amount} is below the minimum {limits[0]} "

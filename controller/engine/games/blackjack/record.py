@@ -30,7 +30,7 @@ from controller.engine.games.blackjack.rules import BlackjackRules
 from controller.engine.games.blackjack.settlement import round_result
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import DECKS, Profile
-from controller.engine.wagers import Limit, check_offered, parse_limits
+from controller.engine.wagers import Limit, check_offered, check_whole_chips, parse_limits
 from controller.errors import RoundError
 from controller.validation import Problems, Section, non_negative_int, positive_int
 
@@ -57,13 +57,15 @@ def settle(
 
 def parse_round(data: Any, profile: Profile | None = None) -> RoundRecord:
     """Check the shape of a round document; RoundError listing every problem at once. With
-    ``profile``, a stake on a wager it does not offer is refused with its rule first."""
+    ``profile``, a stake on a wager it does not offer, or not of whole chips, is refused with
+    its rule first."""
     seats = data.get("seats") if isinstance(data, dict) else None
     if profile is not None and isinstance(seats, list):  # the shape is checked just below
         for index, seat in enumerate(seats):
             stakes = seat.get("stakes") if isinstance(seat, dict) else None
             if isinstance(stakes, dict):
                 check_offered(profile, seat.get("seat", f"#{index + 1}"), stakes)
+                check_whole_chips(profile, seat.get("seat", f"#{index + 1}"), stakes)
     problems = Problems("round")
     top = Section(data, "", problems)
     top.get("profile", str, default="")

@@ -1,0 +1,116 @@
+"""The dealer's entries over the control socket (controller/table/commands.py: ``round.stake``,
+``round.decide``) refuse what the table's profile does not have, with the same words and rule
+as a round file (``croupier settle``):
+
+- ``no-play`` (MD-X4: a seat left in without a Play bet because the board was exposed before it
+  acted) is the Italian procedure (``board_exposure = "no-play"``, uth-it); the Greek and
+  Slovak tables refuse it, naming the rule and the profile;
+- a stake is a whole number of the profile's chips (``[money] chip_unit``): a player stakes
+  chips, and an even-money win on a fraction of a chip would be rounded below 1:1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tomllib
+
+import pytest
+import tomli_w
+from runner_support import NoShuffler, start_loop, stop_loop
+
+from controller.engine.profiles import find_profile
+from controller.table.commands import Commands
+from controller.table.control.protocol import Request
+from controller.table.control.wire import ControlError
+from controller.table.events import Condition, ConditionChanged
+from controller.table.runner import TableRunner
+from controller.table.tableconfig import parse_table_config
+
+STAKES = {"ante": 1000, "blind": 1000}
+
+
+def table_config(profile: str):
+    data = tomllib.loads(f'[table]\nid = "T9"\nprofile = "{profile}"\n[shuffler]\nemulate = true\n')
+    if "uth-gr" in profile:
+        data["pools"] = {"main": {"seed": 500000}}
+    return parse_table_config(data, "t.toml")
+
+
+def enter(tmp_path, profile: str, cmd: str, **args):
+    """Run one dealer's entry on a table of ``profile``: "entered", or the ControlError."""
+
+    async def go():
+        runner = TableRunner(table_config(profile), state_dir=tmp_path)
+        await runner.open()
+        runner.shuffler = NoShuffler()
+        stop, task = await start_loop(runner)
+        try:
+            await runner.take(ConditionChanged(Condition.STARTUP, False))
+            commands = Commands(runner)
+            handler = getattr(commands, cmd.replace(".", "_"))
+            try:
+                return await handler(Request(cmd, args)), runner.machine.entered
+            except ControlError as exc:
+                return exc, runner.machine.entered
+            finally:
+                await commands.aclose()
+        finally:
+            await stop_loop(runner, stop, task)
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("profile", ["uth-gr", "uth-sk"])
+@pytest.mark.parametrize(
+    ("cmd", "args"),
+    [
+        ("round.stake", {"seat": 1, "stakes": STAKES, "decision": "no-play"}),
+        ("round.stake", {"seat": 1, "stakes": STAKES, "decision": ["check", "no-play"]}),
+        ("round.decide", {"seat": 1, "action": "no-play"}),
+    ],
+)
+def test_no_play_is_refused_where_the_profile_has_no_md_x4(tmp_path, profile, cmd, args):
+    error, entered = enter(tmp_path, profile, cmd, **args)
+    assert isinstance(error, ControlError), error
+    assert error.code == "refused"  # well formed; not in this table's rules
+    assert "(MD-X4)" in str(error) and f"profile {profile}" in str(error)
+    assert "\n" not in str(error)
+    assert entered == {}  # nothing was entered
+
+
+@pytest.mark.parametrize("decision", ["no-play", ["check", "no-play"]])
+def test_no_play_is_entered_on_the_italian_table(tmp_path, decision):
+    answer, entered = enter(
+        tmp_path, "uth-it", "round.stake", seat=1, stakes=STAKES, decision=decision
+    )
+    assert answer == "entered"
+    assert entered == {1: (STAKES, decision)}
+
+
+def chip_profile(tmp_path, unit: int) -> str:
+    """uth-gr staking and paying in chips of ``unit`` (a casino's money setting)."""
+    data = tomllib.loads(find_profile("uth-gr").read_text())
+    data["profile"]["name"] = f"uth-gr-c{unit}"
+    data["money"]["chip_unit"] = unit
+    path = tmp_path / f"uth-gr-c{unit}.toml"
+    path.write_text(tomli_w.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("stakes", "words"),
+    [
+        ({"ante": 1010, "blind": 1010}, "ante 1010 is not a whole number of chips"),
+        ({"ante": 1000, "blind": 1000, "trips": 130}, "trips 130 is not a whole number of chips"),
+    ],
+)
+def test_a_stake_of_a_fraction_of_a_chip_is_refused_at_the_socket(tmp_path, stakes, words):
+    profile = chip_profile(tmp_path, 25)
+    args = {"seat": 1, "stakes": stakes, "decision": "4x"}
+    error, entered = enter(tmp_path / "state", profile, "round.stake", **args)
+    assert isinstance(error, ControlError), error
+    assert error.code == "refused"
+    assert words in str(error) and "chips of 25 minor units ([money] chip_unit)" in str(error)
+    assert str(error).endswith("(UTH-2)") and entered == {}
+    answer, entered = enter(tmp_path / "state2", profile, "round.stake", seat=1, stakes=STAKES)
+    assert answer == "entered" and entered == {1: (STAKES, None)}
