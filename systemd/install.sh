@@ -72,7 +72,7 @@ install -m 0644 systemd/croupierd.service "$DESTDIR/etc/systemd/system/croupierd
 install -m 0644 systemd/croupier-web.service "$DESTDIR/etc/systemd/system/croupier-web.service"
 install -m 0644 systemd/99-croupier-shuffler.rules "$DESTDIR/etc/udev/rules.d/99-croupier-shuffler.rules"
 install -m 0644 systemd/croupier.conf "$DESTDIR/etc/tmpfiles.d/croupier.conf"
-install -m 0644 docs/install.md README.md LICENSE "$DESTDIR$DOC/"
+install -m 0644 docs/install.md docs/web.md README.md LICENSE "$DESTDIR$DOC/"
 for command in croupier croupierd; do
     ln -sf "$PREFIX/bin/$command" "$DESTDIR/usr/local/bin/$command"
 done

@@ -56,7 +56,8 @@ def report_date(text: str) -> date:
     last = datetime.now(UTC).date() + timedelta(days=1)
     if not date.fromisoformat(FIRST_DAY) <= day <= last:
         raise argparse.ArgumentTypeError(
-            f"{text} is outside {FIRST_DAY} .. {last.isoformat()} (a gaming day begun)"
+            f"{text} is outside {FIRST_DAY} .. {last.isoformat()}: a report is of a gaming day"
+            " that has begun, and no table's day is more than one day ahead of UTC"
         )
     return day
 
