@@ -412,6 +412,10 @@ def _link(
                 " participating tables' rounds",
                 "CH-9",
             )
+        if (named := table_of_round(rid)) is not None and named != table:
+            raise RoundError(
+                f"{at}.round: {rid} is a round of table {named}, not of {table}", "CH-9"
+            )
         if own_table is not None and table == own_table:
             raise RoundError(
                 f"{at}.table: {table} is this round's own table (round {round_id}); the link"

@@ -314,6 +314,11 @@ ENTRY = {"table": "T-BG-02", "round": "T-BG-02-000117", "stakes": {"1": 100}}
             ),
             "pools.jumbo7.link[0].table",
         ),
+        # a round ID naming another table than the entry's
+        (
+            _link_entries({**ENTRY, "round": "T-BG-03-000117"}),
+            "pools.jumbo7.link[0].round",
+        ),
         # one table, two rounds: a table has one round in play
         (
             _link_entries(ENTRY, {**ENTRY, "round": "T-BG-02-000118"}),
