@@ -252,9 +252,19 @@ def parse_limits(profile: Profile, raw: Any) -> tuple[dict[str, Limit], list[tup
             problems.append((key, f"max {high} is below min {low} ({rule})"))
             continue
         prog = profile.progressive
-        if prog is not None and wager == prog.bet and low > prog.stake:
+        if (
+            prog is not None
+            and wager == prog.bet
+            and (low > prog.stake or high < prog.stake or high % prog.stake)
+        ):
+            # the sensor takes the fixed stake at LOCK and the ledger opens with it: a limit
+            # that refused or capped it would leave the table unable to settle its own round
             problems.append(
-                (key, f"min {low} is above the fixed {wager} stake {prog.stake} ({rule})")
+                (
+                    key,
+                    f"min {low} and max {high} must take the fixed {wager} stake {prog.stake}"
+                    f" (min at most it, max a whole number of it) ({rule})",
+                )
             )
             continue
         if odd := [v for v in (low, high) if v % profile.money.chip_unit]:

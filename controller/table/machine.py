@@ -634,7 +634,7 @@ class TableMachine:
         self.conditions[event.condition] = event.error
         if event.action is LedgerAction.OPEN:  # nothing was taken: the round never existed
             if self.round is not None:  # what the dealer entered waits for the next LOCK
-                self.entered = self.round.entered
+                self.entered = self._entered_again(self.round)
             self.round = None
             target = TableState.OPEN if self._can_open() else TableState.CLOSED
             # a linked pool that went down at LOCK: bets stay open, LOCK again takes no
@@ -644,6 +644,18 @@ class TableMachine:
         elif event.action is LedgerAction.SETTLE:
             self._pending_settle = True  # retried when the condition clears
         return effects
+
+    def _entered_again(self, r: Round) -> dict[int, tuple[dict[str, int], Any]]:
+        """A round that never opened gives back what was entered for it: the wagers entered
+        before LOCK with their pool stakes, and what the dealer entered while the opening was
+        pending (taken into the round's wagers, answered "entered")."""
+        bet = self.pool_name
+        entered = dict(r.entered)
+        for seat, (stakes, decision) in r.wagers.items():
+            before = r.entered.get(seat, ({}, None))[0]
+            pool = {bet: before[bet]} if bet is not None and bet in before else {}
+            entered[seat] = ({**stakes, **pool}, decision)
+        return entered
 
     def _on_packet(self, event: PacketDelivered, now: float) -> list[Effect]:
         r = self.round

@@ -136,8 +136,10 @@ def test_a_jumbo7_stake_of_several_units_is_capped_by_the_tables_limits_bj1():
     s = settle(CH, {**board, "pools": pools, "seats": [entry], "limits": limits}).seats[0]
     jumbo = s.wagers["jumbo7"]
     assert (jumbo.stake, jumbo.returned, jumbo.paid) == (500, 9_999_500, 5 * 500_000)
-    _, problems = parse_limits(CH, {"jumbo7": {"min": 200, "max": 500}})
-    assert problems == [("limits.jumbo7", "min 200 is above the fixed jumbo7 stake 100 (CH-2)")]
+    for low, high in ((200, 500), (50, 50), (100, 250)):  # the sensor's 100 refused or capped
+        _, problems = parse_limits(CH, {"jumbo7": {"min": low, "max": high}})
+        assert [k for k, _ in problems] == ["limits.jumbo7"], (low, high)
+        assert "must take the fixed jumbo7 stake 100" in problems[0][1]
     _, problems = parse_limits(GR, {"progressive": {"min": 100, "max": 500}})
     assert [k for k, _ in problems] == ["limits.progressive"]
 

@@ -696,13 +696,22 @@ def test_a_lock_the_ledger_fails_to_open_keeps_the_entered_wagers_for_the_next_l
     t.send(StakeSensed(1, True))
     t.send(DealerPressed(Button.LOCK))
     rid = t.m.round.round_id
+    # entered while the opening was pending: taken into the round, answered "entered"
+    assert refusal(t.send(EnterWagers(2, {}, "4x"))) is None
+    assert refusal(t.send(EnterWagers(1, {"ante": 500, "blind": 500}))) is None
     t.send(LedgerResult(rid, LedgerAction.OPEN, False, "database or disk is full"))
     assert t.m.state == TableState.CLOSED and t.m.round is None
-    assert t.m.entered == {2: ({"ante": 1000, "blind": 1000, "trips": 500}, None)}
+    assert t.m.entered == {
+        2: ({"ante": 1000, "blind": 1000, "trips": 500}, "4x"),
+        1: ({"ante": 500, "blind": 500}, None),
+    }
     t.send(ConditionChanged(Condition.LEDGER, False))
     assert refusal(t.send(DealerPressed(Button.LOCK))) is None
     assert t.m.round.seats == (1, 2)
-    assert t.m.round.wagers == {2: ({"ante": 1000, "blind": 1000, "trips": 500}, None)}
+    assert t.m.round.wagers == {
+        1: ({"ante": 500, "blind": 500}, None),
+        2: ({"ante": 1000, "blind": 1000, "trips": 500}, "4x"),
+    }
 
 
 def test_a_linked_pool_down_at_lock_keeps_the_entered_wagers_and_takes_no_jumbo7():
