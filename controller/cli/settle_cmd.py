@@ -4,11 +4,13 @@ disputed round). The round names its profile; formats in docs/settle.md."""
 from __future__ import annotations
 
 import argparse
+import sys
 
-from controller.cli.argtypes import UsageError, input_file
+from controller.cli.argtypes import UsageError, input_file, shortened
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
-from controller.errors import RoundError
+from controller.cli.paths import REPORT_PUBLIC_KEY
+from controller.errors import CroupierError, RoundError
 from display.money import currency, format_money
 
 TYPE_CHECKING = False
@@ -33,6 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "round", type=input_file, metavar="ROUND.json", help="the recorded round (- for stdin)"
     )
     p.add_argument("--profile", help="profile name or file (default: the round's 'profile')")
+    p.add_argument(
+        "--public-key",
+        type=input_file,
+        default=REPORT_PUBLIC_KEY,
+        help="for an evidence bundle: the table's public key; a bundle it verifies is settled"
+        f" as the table's own record (default {REPORT_PUBLIC_KEY})",
+    )
     add_json_flag(p)
     add_json_errors(p)
     p.set_defaults(func=run)
@@ -55,13 +64,29 @@ def read_round(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def _signed(bundle: dict[str, Any], args: argparse.Namespace) -> bool:
+    """Whether the table's public key verifies ``bundle``; if not, a note on stderr: the
+    bundle is then settled as a round file, every check applied (anyone can write one)."""
+    from controller.books.reports.signing import SignatureError, load_public, verify_signed
+
+    try:
+        verify_signed(bundle, load_public(args.public_key))
+    except (SignatureError, CroupierError) as exc:
+        print(
+            shortened(f"croupier settle: the bundle is settled as a round file: {exc}"),
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.cli.evidence_cmd import round_from_bundle
     from controller.engine.games import settle
     from controller.engine.profiles import load_profile
     from controller.validation import ConfigError
 
-    data = read_round(args.round)
+    data = raw = read_round(args.round)
     bundled = round_from_bundle(data)  # a jackpot evidence bundle (docs/evidence.md)
     data = bundled or data
     name = data.get("profile") if args.profile is None else args.profile  # '' is refused
@@ -75,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
         if args.profile is not None:  # named on the command line: a usage error, as par's
             raise UsageError(str(exc)) from exc
         raise
-    # a bundle's round is the table's own record: its live pool is settled as it stood
-    result = settle(profile, data, table_record=bundled is not None)
+    # a bundle the table signed holds its own record: its live pool is settled as it stood
+    result = settle(profile, data, table_record=bundled is not None and _signed(raw, args))
     cur = currency(profile.money.currency)
     if args.json:
         print_json({**result.to_json(), "currency": cur.code, "minor_units": cur.exponent})

@@ -155,3 +155,31 @@ def test_the_standard_library_ed25519_agrees_with_cryptography(message, flip):
     bad[flip] ^= 1
     assert not evidence_verify.ed25519_verify(public, message, bytes(bad))
     assert not evidence_verify.ed25519_verify(public, message + b"x", signature)
+
+
+def test_only_a_bundle_the_table_signed_is_settled_as_its_own_record(tmp_path, capsys):
+    """A bundle's record settles as the table's own (its live pool as it stood, even below
+    the seed after a correction, PRG-5) only when the table's key verifies it: the same
+    round wrapped in an unsigned "bundle" was settled past the round-file checks."""
+    from controller.books.reports.signing import create_key, load_private, sign_json
+
+    record = {
+        "profile": "uth-gr",
+        "dealer": ["2d", "3d"],
+        "community": ["As", "Ks", "Qs", "Js", "4c"],
+        "seats": [{"seat": 1, "cards": ["Ts", "5h"], "stakes": {"progressive": 100}}],
+        "pools": {"progressive": {"amount": 1000, "seed": 500000}},  # below its seed
+    }
+    document = {"document": "jackpot-evidence", "profile": "uth-gr", "round_record": record}
+    key = tmp_path / "report-key.pem"
+    create_key(key)
+    signed = tmp_path / "signed.json"
+    signed.write_text(json.dumps(sign_json(document, load_private(key))))
+    public = ["--public-key", str(public_key_path(key))]
+    assert main(["settle", str(signed), *public, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pools"]["progressive"]["after"] == 500000
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps({"report": document}))
+    assert main(["settle", str(forged), *public]) == 1
+    err = capsys.readouterr().err
+    assert "settled as a round file" in err and "pools.progressive.amount" in err

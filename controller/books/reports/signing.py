@@ -257,6 +257,12 @@ def _verify_json(data: bytes, public: Ed25519PublicKey) -> Verified:
         if exc.problems and exc.problems[0][0] == "(duplicate)":
             raise SignatureError(_first_problem(exc)) from None
         raise SignatureError(f"not a signed JSON document: {_first_problem(exc)}") from None
+    return verify_signed(signed, public)
+
+
+def verify_signed(signed: Any, public: Ed25519PublicKey) -> Verified:
+    """Check a signed JSON document already read (through the checked reader, which refuses
+    a key written twice); raises SignatureError naming what is wrong."""
     sig = signed.get("signature") if isinstance(signed, dict) else None
     document = signed.get("report") if isinstance(signed, dict) else None
     if not isinstance(document, dict) or not isinstance(sig, dict):

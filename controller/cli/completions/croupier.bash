@@ -24,7 +24,7 @@ _shtab_croupier_rig_subparsers=(run soak)
 _shtab_croupier_subparsers=(eval settle par shuffler emulator meters events selfcheck ledger-key sensors lamps sign status jackpot seat round config pool report verify-software evidence rig sim completion)
 
 _shtab_croupier_eval_option_strings=(-h --help --json --socket)
-_shtab_croupier_settle_option_strings=(-h --help --profile --json --socket)
+_shtab_croupier_settle_option_strings=(-h --help --profile --public-key --json --socket)
 _shtab_croupier_par_option_strings=(-h --help --profile --decks --json --socket)
 _shtab_croupier_shuffler_info_option_strings=(-h --help --port --baud --json)
 _shtab_croupier_shuffler_status_option_strings=(-h --help --port --baud --json)

@@ -895,6 +895,7 @@ _shtab_croupier_sensors_watch_defaults_added=0
 _shtab_croupier_settle_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--profile[profile name or file (default\: the round\'s \'profile\')]:profile:"
+  "--public-key[for an evidence bundle\: the table\'s public key\; a bundle it verifies is settled as the table\'s own record (default \/etc\/croupier\/report-key.pub.pem)]:public_key:"
   "--json[print JSON for scripts]"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   ":the recorded round (- for stdin):"
