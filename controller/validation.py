@@ -427,7 +427,7 @@ def non_negative_int(value: int) -> str | None:
 # A rate or fraction as written in a file: "0.15", "15%", "3/20". Digits are bounded and
 # exponents are not accepted: Fraction("1e999999999") would compute 10**999999999 (a hang).
 # ASCII digits only (\d and Fraction() read the digits of every script: "\u0662\u0660%").
-_FRACTION = re.compile(r"^[+-]?([0-9]{1,18}(\.[0-9]{0,18})?|\.[0-9]{1,18})(/[0-9]{1,18})?$")
+_FRACTION = re.compile(r"^[+-]?([0-9]{1,18}(\.[0-9]{0,18})?|\.[0-9]{1,18})(/[0-9]{1,18})?\Z")
 
 
 def parse_fraction(text: Any) -> Fraction:

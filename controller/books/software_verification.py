@@ -41,7 +41,7 @@ ALIASES = {"sha1": "hmac-sha1", "sha256": "hmac-sha256"}
 SEED_BYTES = (1, 128)  # a seed of 1 to 128 bytes (RFC 2202 tests keys of 80)
 KIND = "software.verified"
 CHUNK = 1 << 16
-HEX = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
+HEX = re.compile(r"^(?:[0-9a-fA-F]{2})+\Z")
 
 
 class VerificationError(CroupierError, ValueError):

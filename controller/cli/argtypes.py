@@ -329,7 +329,7 @@ def output_or_stdout(text: str) -> Path | str:
 
 # A pool's name as the configuration writes it (controller.engine.pools.config.NAME_PATTERN,
 # held equal by tests/unit/cli/test_cli_light_choices.py): not a pattern compiled for --help
-POOL_NAME = r"^[a-z0-9][a-z0-9_-]{0,39}$"
+POOL_NAME = r"^[a-z0-9][a-z0-9_-]{0,39}\Z"
 
 
 def pool_name(text: str) -> str:
@@ -347,7 +347,7 @@ def pool_name(text: str) -> str:
 
 # A round ID as the ledger takes one (controller.books.ledger.inputs.ROUND_ID, held equal by
 # tests/unit/cli/test_cli_light_choices.py)
-ROUND_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+ROUND_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}\Z"
 
 
 def round_name(text: str) -> str:

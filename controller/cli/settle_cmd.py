@@ -4,9 +4,8 @@ disputed round). The round names its profile; formats in docs/settle.md."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from controller.cli.argtypes import UsageError, input_file, shortened
+from controller.cli.argtypes import UsageError, input_file
 from controller.cli.main import add_command
 from controller.cli.output import add_json_errors, add_json_flag, print_json
 from controller.cli.paths import REPORT_PUBLIC_KEY
@@ -64,20 +63,16 @@ def read_round(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def _signed(bundle: dict[str, Any], args: argparse.Namespace) -> bool:
-    """Whether the table's public key verifies ``bundle``; if not, a note on stderr: the
-    bundle is then settled as a round file, every check applied (anyone can write one)."""
+def _unsigned(bundle: dict[str, Any], args: argparse.Namespace) -> str | None:
+    """Why the table's public key does not verify ``bundle`` (None: it does). A bundle it
+    does not verify is settled as a round file, every check applied: anyone can write one."""
     from controller.books.reports.signing import SignatureError, load_public, verify_signed
 
     try:
         verify_signed(bundle, load_public(args.public_key))
     except (SignatureError, CroupierError) as exc:
-        print(
-            shortened(f"croupier settle: the bundle is settled as a round file: {exc}"),
-            file=sys.stderr,
-        )
-        return False
-    return True
+        return str(exc)
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,7 +96,15 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from exc
         raise
     # a bundle the table signed holds its own record: its live pool is settled as it stood
-    result = settle(profile, data, table_record=bundled is not None and _signed(raw, args))
+    unsigned = _unsigned(raw, args) if bundled is not None else None
+    try:
+        result = settle(profile, data, table_record=bundled is not None and unsigned is None)
+    except RoundError as exc:
+        if unsigned is None:
+            raise
+        message = str(exc).removesuffix(f" ({exc.rule})") if exc.rule else str(exc)
+        why = f"{message}; settled as a round file, not the table's own record: {unsigned}"
+        raise RoundError(why, exc.rule) from None
     cur = currency(profile.money.currency)
     if args.json:
         print_json({**result.to_json(), "currency": cur.code, "minor_units": cur.exponent})

@@ -80,7 +80,7 @@ async def _evidence(runner: TableRunner, round_id: str) -> Any:
 BJ_ACTIONS = ("hit", "stand", "double", "split", "insurance")
 MAX_WAGERS = 8  # wagers in one stake entry: more than any game has
 MAX_WAGER_NAME = 32  # characters: the longest wager of any game is far shorter
-ROUND_REF = re.compile(r"^(last|[A-Za-z0-9][A-Za-z0-9._:-]{0,63})$")
+ROUND_REF = re.compile(r"^(last|[A-Za-z0-9][A-Za-z0-9._:-]{0,63})\Z")
 
 # The arguments each command takes; anything else is refused (a typo must not be ignored).
 ARGS: dict[str, frozenset[str]] = {

@@ -121,7 +121,7 @@ def condition_effect(name: Condition) -> str:
     return "table closed"
 
 
-MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])$")
+MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])\Z")
 BJ_INSURANCE = (
     "seat {seat}: an insurance is not a stake entry: it is offered when the dealer's first card"
     " is an ace, with round decide SEAT insurance --amount N (BJ-8)"

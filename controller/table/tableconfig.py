@@ -83,8 +83,8 @@ from drivers.gpio.buses import BOOT_CONFIG, bus_pins, read_boot_config
 from drivers.tableio import TableIO, validate_table_io
 from drivers.transport import port_problem
 
-TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
-SHA256 = re.compile(r"^[0-9a-f]{64}$")
+TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}\Z")
+SHA256 = re.compile(r"^[0-9a-f]{64}\Z")
 PLACEHOLDER_DIGEST = "0" * 64  # what the shipped examples say until a technician fills it in
 MAX_SECONDS = 3600.0  # a timeout or display time beyond an hour is a typo, not a setting
 STAKE_MAX_DEFAULT = 100_000_000  # EUR 1,000,000.00 a wager
@@ -186,7 +186,7 @@ def _control_socket(value: str) -> str | None:
     return _non_empty(value)
 
 
-USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}\$?$")  # a POSIX login name (useradd's rule)
+USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}\$?\Z")  # a POSIX login name (useradd's rule)
 MAX_OBSERVERS = 16
 
 
@@ -204,7 +204,7 @@ def _absolute_path(value: str) -> str | None:
 
 
 def _witness_url(value: str) -> str | None:
-    ok = re.match(r"^https?://[A-Za-z0-9.\-\[\]:]+(/[\x21-\x7e]*)?$", value)
+    ok = re.match(r"^https?://[A-Za-z0-9.\-\[\]:]+(/[\x21-\x7e]*)?\Z", value)
     return None if ok and len(value) <= 2048 else "an http:// or https:// URL (host[:port][/path])"
 
 

@@ -38,8 +38,8 @@ from controller.table.credentials import check_stored
 from controller.validation import ConfigError, Problems, Section, read_toml
 from display.money import CURRENCY_CODES
 
-NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
-USER = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}\Z")
+USER = re.compile(r"^[A-Za-z0-9_.@-]{1,64}\Z")
 MAX_TABLES = 64
 DEFAULT_LISTEN = "127.0.0.1:8080"
 

@@ -183,3 +183,4 @@ def test_only_a_bundle_the_table_signed_is_settled_as_its_own_record(tmp_path, c
     assert main(["settle", str(forged), *public]) == 1
     err = capsys.readouterr().err
     assert "settled as a round file" in err and "pools.progressive.amount" in err
+    assert err.count("\n") == 1 and err.rstrip().endswith("(PRG-5)")

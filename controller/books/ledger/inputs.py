@@ -15,7 +15,7 @@ from controller.books.ledger.errors import BadRoundError
 from controller.books.ledger.records import Stakes
 from controller.validation import MONEY_MAX
 
-ROUND_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
+ROUND_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}\Z")
 
 
 def round_id(value: Any) -> str:

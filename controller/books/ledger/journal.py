@@ -42,7 +42,7 @@ from controller.books.ledger.keys import Keyring, LedgerKey, digest
 from controller.books.ledger.schema import GUARDS
 
 GENESIS = "0" * 64
-KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$")
+KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*\Z")
 # Kinds only the ledger writes; the replay in verify.py trusts them to be its own.
 LEDGER_KINDS = frozenset(
     {

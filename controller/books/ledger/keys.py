@@ -32,7 +32,7 @@ from controller.books.ledger.errors import LedgerError
 from controller.files import FileRefused, check_named, open_regular, write_atomic, write_new
 
 KEY_BYTES = 32
-_LINE = re.compile(r"^[0-9a-f]{64}$")
+_LINE = re.compile(r"^[0-9a-f]{64}\Z")
 _ID_TEXT = b"croupier ledger key id"
 
 

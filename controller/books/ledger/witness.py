@@ -34,7 +34,7 @@ from controller.books.ledger.reader import LedgerView
 
 log = logging.getLogger(__name__)
 
-HASH = re.compile(r"^[0-9a-f]{64}$")
+HASH = re.compile(r"^[0-9a-f]{64}\Z")
 MAX_SEQ = 2**63 - 1
 TIMEOUT = 3.0  # seconds for one request to the witness
 MAX_ANSWER = 4096  # bytes read from a witness answer

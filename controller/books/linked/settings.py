@@ -25,7 +25,7 @@ from typing import Any
 from controller.engine.pools.config import NAME_PATTERN
 from controller.validation import Problems, Section
 
-TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,39}$")
+TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,39}\Z")
 LOCAL_ONLY = ("seed", "contribution_rate", "reserve_rate", "cap")
 
 

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.errors import CroupierError
 
-BOUNDARY = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
+BOUNDARY = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])\Z")
 DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # YYYY-MM-DD only (not 20261126, not 2026-1-5)
 # The first gaming day a report may be asked for (no table kept books before); the last is
 # the one in progress. controller/cli/report_cmd.py repeats it for its parse-time check.

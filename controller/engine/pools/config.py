@@ -30,7 +30,7 @@ from controller.engine.paytable import FixedPerUnit, Odds, Pay, PayTable, PoolPe
 from controller.engine.profiles import Progressive
 from controller.validation import ConfigError, Problems, parse_fraction
 
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}\Z")
 
 
 @dataclass(frozen=True)

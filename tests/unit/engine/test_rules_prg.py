@@ -175,20 +175,26 @@ def test_a_pool_at_its_seed_pays_the_seed_and_a_pool_without_a_seed_still_settle
     assert "after" not in result["pools"]["progressive"]
 
 
-def test_the_tables_own_record_in_an_evidence_bundle_settles_its_pool_as_it_stood():
+def test_the_tables_own_record_in_an_evidence_bundle_settles_its_pool_as_it_stood(tmp_path):
     # the live pool may stand below its seed (a technician's correction, a raised seed, a void
     # after a reset of a linked pool): the table settled it as it stood, pays the pool and
-    # resets it to the seed (PRG-5), and so does `croupier settle BUNDLE`
+    # resets it to the seed (PRG-5), and so does `croupier settle BUNDLE` for a bundle the
+    # table's key verifies; an unsigned one is a round file, refused
+    from controller.books.reports.signing import create_key, load_private, sign_json
+
     board, hole = HOLE_ROYAL
     record = round_file(board, seat(1, hole, **main_stakes()))
     record["pools"] = {"progressive": {"amount": 1_000, "seed": 500_000}}
     del record["profile"]
-    bundle = {
-        "report": {"document": "jackpot-evidence", "profile": "uth-gr", "round_record": record}
-    }
-    result = settled(bundle)
+    document = {"document": "jackpot-evidence", "profile": "uth-gr", "round_record": record}
+    key = tmp_path / "report-key.pem"
+    public = create_key(key)
+    assert public is not None
+    signed = sign_json(document, load_private(key))
+    result = settled(signed, "--public-key", str(tmp_path / "report-key.pub.pem"))
     assert outcome(result, 1, "progressive") == ("win", 100, 1_000, "PRG-3")
     assert result["pools"]["progressive"]["after"] == 500_000
+    assert refused({"report": document})["rule"] == "PRG-5"
 
 
 def test_a_linked_uth_pool_still_pays_envy_only_at_this_table(tmp_path: Path):
