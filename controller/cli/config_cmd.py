@@ -94,6 +94,7 @@ def _installation_problems(file: str, config: TableConfig) -> list[tuple[str, st
     """What the file's values say of this machine: the ledger's path holds something that
     is not a ledger; and, for the configuration the unit reads, a ledger outside the
     directory its sandbox lets croupierd write (ProtectSystem=strict: StateDirectory)."""
+    import os
     from pathlib import Path
 
     from controller.books.ledger.paths import STATE_DIR, ledger_file_problem
@@ -102,8 +103,9 @@ def _installation_problems(file: str, config: TableConfig) -> list[tuple[str, st
     problems = []
     if (problem := ledger_file_problem(str(ledger))) is not None:
         problems.append(("ledger.path", problem))
-    inside = ledger.parent == Path(STATE_DIR) or Path(STATE_DIR) in ledger.parents
-    if file == SYSTEM_CONFIG and not inside:
+    # where the path leads (`..`, symlinks), for the file the unit reads however it is named
+    inside = Path(os.path.realpath(ledger)).is_relative_to(os.path.realpath(STATE_DIR))
+    if os.path.realpath(file) == os.path.realpath(SYSTEM_CONFIG) and not inside:
         problems.append(
             (
                 "ledger.path",

@@ -197,6 +197,10 @@ def test_the_units_configuration_keeps_its_ledger_where_the_sandbox_lets_it_writ
     (problem,) = _installation_problems(SYSTEM_CONFIG, elsewhere)
     assert problem[0] == "ledger.path" and "outside /var/lib/croupier" in problem[1]
     assert _installation_problems(str(tmp_path / "table.toml"), elsewhere) == []
+    assert _installation_problems("/etc/croupier//table.toml", elsewhere) != []  # one file
+    out = "/var/lib/croupier/../../srv/ledger.sqlite3"  # the text starts inside; it is not
+    escaping = load_table_config(sim_with(tmp_path, ledger={"path": out}))
+    assert [k for k, _ in _installation_problems(SYSTEM_CONFIG, escaping)] == ["ledger.path"]
     inside = load_table_config(sim_with(tmp_path, ledger={"path": "/var/lib/croupier/x.db"}))
     assert _installation_problems(SYSTEM_CONFIG, inside) == []
     relative = load_table_config(sim_with(tmp_path))  # ledger.sqlite3, under the state dir
