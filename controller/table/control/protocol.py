@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.table.control.wire import MAX_LINE, ControlError
-from controller.validation import ConfigError, DocumentLimits, loads_json
+from controller.validation import ConfigError, DocumentLimits, DocumentLimitsError, loads_json
 
 MAX_ID = 64  # characters of a string request ID
 REQUEST_LIMITS = DocumentLimits(max_bytes=MAX_LINE, max_depth=8)
@@ -50,12 +50,23 @@ class BadRequest(ControlError):
         self.request_id = request_id
 
 
+def _valid_id(data: Any) -> int | str | None:
+    """The request's ``id`` when the object holds a valid one, else None."""
+    rid = data.get("id") if isinstance(data, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        return None
+    return None if isinstance(rid, str) and len(rid) > MAX_ID else rid
+
+
 def decode_request(line: bytes) -> Request:
     """Parse one request line; :class:`BadRequest` for anything malformed."""
     if len(line) > MAX_LINE:
         raise BadRequest(f"request longer than {MAX_LINE} bytes")
     try:
         data = loads_json(line, "request", REQUEST_LIMITS)
+    except DocumentLimitsError as exc:  # read, but a value past the limits: the id may stand
+        key, reason = exc.problems[0]
+        raise BadRequest(f"request: {key}: {reason}", _valid_id(exc.document)) from None
     except ConfigError as exc:
         key, reason = exc.problems[0]
         raise BadRequest(f"request: {key}: {reason}") from None

@@ -116,6 +116,8 @@ def test_errors_keep_the_server_serving(server):
         b'{"id":1,"cmd":"status","credential":7}\n',
         b'{"id":1,"cmd":"status","extra":true}\n',
         b'{"id":1,"cmd":"' + b"x" * 65 + b'"}\n',
+        b'{"id":1,"cmd":"echo","args":{"x":"a\\u0000"}}\n',  # past the document's limits
+        b'{"id":1,"cmd":"echo","args":{"n":123456789012345678901}}\n',
     ],
 )
 def test_a_malformed_request_is_answered_with_its_own_id(server, request_line):
