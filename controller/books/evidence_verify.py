@@ -273,9 +273,13 @@ def _check_limits(value):
         if depth > MAX_DEPTH:
             raise Invalid(f"nested deeper than {MAX_DEPTH} levels")
         if isinstance(item, dict):
+            if any("\x00" in key for key in item):
+                raise Invalid("a key with a NUL character")
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str) and "\x00" in item:  # as controller.validation refuses it
+            raise Invalid("a text with a NUL character (\\u0000)")
         elif isinstance(item, int) and not isinstance(item, bool) and not low <= item <= high:
             raise Invalid(f"an integer outside {low}..{high}")
 

@@ -79,6 +79,10 @@ def test_the_evidence_verifier_holds_the_documents_limits() -> None:
         evidence_verify.load_json(json.loads(nested)["data"])
     with pytest.raises(evidence_verify.Invalid, match="outside"):
         evidence_verify.load_json("[9223372036854775808]")
+    # a NUL, which every document the CLI reads refuses (controller.validation)
+    for text in ('{"x": "a\\u0000b"}', '{"a\\u0000": 1}'):
+        with pytest.raises(evidence_verify.Invalid, match="NUL"):
+            evidence_verify.load_json(text)
 
 
 def _signed_json(key: Path, **signature: object) -> bytes:
