@@ -838,7 +838,11 @@ class TableMachine:
         r = self.round
         assert r is not None
         if r.deal.unrecognised():
-            reason = "cards not recognised by the shuffler; enter the round for settlement"
+            reason = (
+                "cards still to be entered (croupier round cards)"
+                if isinstance(r.deal, ManualDeal)
+                else "cards not recognised by the shuffler; enter the round for settlement"
+            )
             raise EventRefused("showdown-waiting", {"reason": reason})
         if not r.deal.is_complete:
             raise EventRefused("confirm-ignored", {"reason": "the round is still being played"})

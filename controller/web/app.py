@@ -174,8 +174,10 @@ def _user(request: web.Request) -> str | None:
 
 
 def _set_cookie(response: web.StreamResponse, session: Session | None, config: WebConfig) -> None:
-    if session is None:
-        response.del_cookie(COOKIE, path="/")
+    if session is None:  # the cookie that ends a session carries the same flags
+        response.del_cookie(
+            COOKIE, path="/", secure=config.cookie_secure, httponly=True, samesite="Strict"
+        )
         return
     response.set_cookie(
         COOKIE,

@@ -141,8 +141,12 @@ def test_a_login_gives_a_new_session_and_logout_ends_it(web_table, tmp_path):
             headers={"X-CSRF-Token": client.csrf("/table/SIM-1")},
         )
         assert ack[0] == 409 and b"no alert 999" in ack[2]  # forwarded: the daemon answered
-        status, _, _ = client.request("POST", "/logout", data={"csrf": client.csrf("/table/SIM-1")})
+        status, headers, _ = client.request(
+            "POST", "/logout", data={"csrf": client.csrf("/table/SIM-1")}
+        )
         assert status == 303
+        ended = headers["Set-Cookie"].lower()  # the cookie that ends it is locked down too
+        assert "httponly" in ended and "samesite=strict" in ended and "max-age=0" in ended
         _, _, page = client.request("GET", "/table/SIM-1")
         assert b'data-user=""' in page
         assert SIM_CREDENTIAL not in web.log.read_text().replace(web.url, "")

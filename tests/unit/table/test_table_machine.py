@@ -432,8 +432,12 @@ def test_manual_deal_confirmed_by_the_dealer_then_cards_entered():
     assert t.m.state == TableState.DEALING and not t.of(RequestPacket)
     t.send(DealerPressed(Button.CONFIRM))  # the initial deal is out
     assert t.m.state == TableState.VERIFIED
-    t.send(DealerPressed(Button.CONFIRM))
+    out = t.send(DealerPressed(Button.CONFIRM))
     assert t.journal("showdown-waiting")  # the cards are not entered yet
+    # a table dealt by hand has no shuffler to blame: the dealer is told what to do
+    assert [e.text() for e in out if isinstance(e, Refused)] == [
+        "cards still to be entered (croupier round cards)"
+    ]
     for dest, cards in [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")]:
         t.send(EnterCards(dest, tuple(parse_cards(cards))))
     t.send(EnterCards("seat:1", tuple(parse_cards("Kd Jd"))))  # Jd is the dealer's
