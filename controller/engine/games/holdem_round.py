@@ -178,14 +178,18 @@ def _ch_decision(seat: int, raw: Any) -> Decision:
     raise RoundError(f"seat {seat}: decision {raw!r} is not 'play' or 'fold'", "CH-3")
 
 
-def parse_decision(profile: Profile, seat: int, raw: Any) -> Decision:
+def parse_decision(
+    profile: Profile, seat: int, raw: Any, *, table_record: bool = False
+) -> Decision:
     """A seat's decision under ``profile`` (``uth``: UTH-4, ``casino-holdem``: CH-3);
     RoundError naming the rule otherwise, :class:`ProcedureNotOffered` for ``no-play`` where
-    the profile has no MD-X4. The control socket checks the dealer's entries with it."""
+    the profile has no MD-X4, unless ``table_record`` (a round the table took so, before it
+    refused the procedure there: settled as it was played). The control socket checks the
+    dealer's entries with it."""
     if profile.game != "uth":
         return _ch_decision(seat, raw)
     decision = _uth_decision(seat, raw)
-    if decision.is_no_play and (why := no_play_refusal(profile)) is not None:
+    if decision.is_no_play and not table_record and (why := no_play_refusal(profile)) is not None:
         raise ProcedureNotOffered(f"seat {seat}: decision {raw!r} refused: {why}", "MD-X4")
     return decision
 
@@ -307,7 +311,7 @@ def parse_round(profile: Profile, data: Any, *, table_record: bool = False) -> H
         )
         decision = None
         if "decision" in raw:
-            decision = parse_decision(profile, number, raw["decision"])
+            decision = parse_decision(profile, number, raw["decision"], table_record=table_record)
         seats.append(SeatInput(number, cards, stakes, decision, returned))
     _check_one_deck(dealer, community, burns, seats)
     round_id = data.get("round", "")  # the table's own round ID, for the reviewer

@@ -435,3 +435,16 @@ def test_md_x4_is_italian_no_play_is_refused_by_the_greek_and_slovak_profiles(pr
     error = refused(uth(profile, "Jd 3c", "2h 7h 9h Js Qc", seat(1, "Ah 4h", decision)))
     assert error["rule"] == "MD-X4" and error["type"] == "ProcedureNotOffered"
     assert f"profile {profile} has no procedure" in error["message"]
+
+
+def test_a_no_play_the_table_took_before_md_x4_was_italian_only_settles_as_played():
+    # the table's own record (settle(table_record=True): `round settle`, a signed bundle) of
+    # a Greek round with a seat left in without a Play bet, taken before such a decision was
+    # refused there, settles as it was played; a round file is refused (above)
+    from controller.engine.games import settle
+    from controller.engine.profiles import load_profile
+
+    data = uth("uth-gr", "Jd 3c", "2h 7h 9h Js Qc", seat(1, "Ah 4h", ["check", "no-play"]))
+    del data["profile"]
+    result = settle(load_profile("uth-gr"), data, table_record=True)
+    assert result.seats[0].wagers["ante"].result in ("win", "lose", "push")
