@@ -12,6 +12,10 @@ It imports nothing: the CLI's quick paths check a ``--technician`` with it (cont
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # nothing imported at run time: the CLI's quick paths use this module
+    from collections.abc import Iterable
+
 MAX_TEXT = 200  # characters of a reason, a technician's name, a destination
 
 
@@ -23,6 +27,15 @@ def text_problem(value: object) -> str | None:
     if len(value) > MAX_TEXT or not value.isprintable():
         return f"must be at most {MAX_TEXT} printable characters"
     return None
+
+
+def suggestion(word: str, known: Iterable[str]) -> str:
+    """``"; did you mean ante?"`` for ``antee``: the closest of ``known`` (difflib, as
+    argparse's choices are suggested), or ``""`` when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def escaped(text: str) -> str:

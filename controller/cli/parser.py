@@ -111,11 +111,10 @@ class CroupierParser(argparse.ArgumentParser):
         choices = action.choices
         if choices is None or value in choices:
             return
-        import difflib
+        from controller.texts import suggestion
 
         names = [str(c) for c in choices]
-        close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]}?" if close else f" (choose from {', '.join(names)})"
+        hint = suggestion(str(value), names) or f" (choose from {', '.join(names)})"
         raise argparse.ArgumentError(action, f"invalid choice {value!r}{hint}")
 
 

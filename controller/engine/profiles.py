@@ -51,6 +51,7 @@ from controller.engine.paytable import (
     parse_pay,
 )
 from controller.engine.rulebook import check_profile_rules, tag_rule
+from controller.texts import suggestion
 from controller.validation import (
     ConfigError,
     Problems,
@@ -447,18 +448,12 @@ def find_profile(name: str) -> Path:
         if path.is_file():
             return path
     searched = ", ".join(str(d) for d in profile_dirs())
-    raise ConfigError(
-        name, [("(profile)", f"unknown profile; looked in {searched}{_near_profile(name)}")]
-    )
+    near = suggestion(name, _installed_profiles())
+    raise ConfigError(name, [("(profile)", f"unknown profile; looked in {searched}{near}")])
 
 
-def _near_profile(name: str) -> str:
-    """``"; did you mean uth-gr?"`` for ``uthgr``: the closest profile installed, if any."""
-    import difflib
-
-    known = sorted({path.stem for d in profile_dirs() if d.is_dir() for path in d.glob("*.toml")})
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]}?" if close else ""
+def _installed_profiles() -> list[str]:
+    return sorted({path.stem for d in profile_dirs() if d.is_dir() for path in d.glob("*.toml")})
 
 
 def load_profile(name_or_path: str) -> Profile:

@@ -96,6 +96,11 @@ class RuleBookProfile:
 
 _REINSERT = "re-inserting exposed dealer cards into the shuffler is Italian"
 _NO_PLAY = "leaving a seat in without a Play bet when the board was exposed early is Italian"
+# the misdeal procedures the Greek and Slovak rules do not have (MD-X3, MD-X4 are Italian)
+_NOT_ITALIAN = {
+    "dealer_exposure": ("none", "MD-X3", _REINSERT),
+    "board_exposure": ("none", "MD-X4", _NO_PLAY),
+}
 RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
     p.name: p
     for p in (
@@ -106,10 +111,7 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             "the Greek rules",
             burns=0,
             burn_points="neither the manual deal nor the shuffler's burns one",
-            options={
-                "dealer_exposure": ("none", "MD-X3", _REINSERT),
-                "board_exposure": ("none", "MD-X4", _NO_PLAY),
-            },
+            options=_NOT_ITALIAN,
         ),
         RuleBookProfile(
             "uth-sk",
@@ -119,10 +121,7 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             burns=2,
             burn_points="before the flop, before the turn and river",
             deals=("manual",),
-            options={
-                "dealer_exposure": ("none", "MD-X3", _REINSERT),
-                "board_exposure": ("none", "MD-X4", _NO_PLAY),
-            },
+            options=_NOT_ITALIAN,
         ),
         RuleBookProfile(
             "uth-it",

@@ -60,7 +60,7 @@ from controller.table.events import (
 from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
 from controller.table.runner import Handover, TableRunner
 from controller.table.shuffler_link import ResetShuffler
-from controller.texts import text_problem
+from controller.texts import suggestion, text_problem
 from drivers.errors import DriverError
 
 log = logging.getLogger("croupier.control")
@@ -175,14 +175,6 @@ def _text(args: dict[str, Any], name: str, *, required: bool = True) -> str:
     if problem is not None:
         raise _bad(f"'{name}' {problem}")
     return value.strip()
-
-
-def _near_wager(name: str, known: tuple[str, ...]) -> str:
-    """``"; did you mean ante?"`` for ``antee``: the closest wager of the game, if any."""
-    import difflib
-
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]}?" if close else ""
 
 
 MAX_KINDS = 32  # journal kinds in one events.tail filter: there are fewer kinds than that
@@ -614,7 +606,7 @@ class Commands:
             if unknown := [name for name in stakes if name not in known]:
                 # a name this game does not have: a malformed request, not the table's refusal
                 reason, rule = refusal(config.profile, unknown[0]) or (str(exc), exc.rule)
-                raise _bad(f"'stakes': {reason} ({rule}){_near_wager(unknown[0], known)}") from None
+                raise _bad(f"'stakes': {reason} ({rule}){suggestion(unknown[0], known)}") from None
             raise ControlError(str(exc), "refused") from None
         await self._hand(EnterWagers(seat, dict(stakes), decision))
         return "entered"

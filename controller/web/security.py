@@ -47,6 +47,11 @@ class Session:
     user: str | None = None
     secret: str | None = field(default=None, repr=False)  # never printed, never logged
 
+    @classmethod
+    def fresh(cls, now: float) -> Session:
+        """A new session: a random ID and CSRF token, seen ``now``, nobody logged in."""
+        return cls(secrets.token_urlsafe(32), secrets.token_urlsafe(32), now, now)
+
     def csrf_ok(self, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(self.csrf.encode(), str(token).encode())
 
@@ -78,7 +83,7 @@ class SessionStore:
         self.sweep(now)
         while len(self._anonymous) >= self.max_anonymous:
             self._anonymous.popitem(last=False)
-        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), now, now)
+        session = Session.fresh(now)
         self._anonymous[session.id] = session
         return session
 
@@ -114,7 +119,7 @@ class SessionStore:
                     "log out of one, or wait for one to end"
                 )
         self.end(old.id)
-        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), now, now)
+        session = Session.fresh(now)
         session.user, session.secret = user, secret
         self._logged_in[session.id] = session
         return session

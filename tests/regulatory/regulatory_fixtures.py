@@ -164,6 +164,19 @@ def new_ledger(path, wall: SetWall) -> Ledger:
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
+def fixture_bundle(reader: LedgerReader, store: SurveillanceStore, **extra: Any) -> dict[str, Any]:
+    """The evidence bundle of the fixture history's jackpot round (day-3) at table T-7."""
+    return build_bundle(
+        reader,
+        recorded_round(store, "day-3"),
+        "day-3",
+        table_id="T-7",
+        generated="2026-11-24T09:00:00+00:00",
+        manifest=None,
+        **extra,
+    )
+
+
 def signed_bundle(root: Path) -> tuple[Path, dict[str, Any]]:
     """The jackpot round of the fixture history (day-3), recorded as the royal example,
     bundled and signed with ``root/key.pem`` (made here) into ``root/day-3.json``; returns
@@ -179,14 +192,7 @@ def signed_bundle(root: Path) -> tuple[Path, dict[str, Any]]:
     )
     create_key(root / "key.pem")
     with LedgerReader.open(root / "ledger.sqlite3") as reader:
-        bundle = build_bundle(
-            reader,
-            recorded_round(store, "day-3"),
-            "day-3",
-            table_id="T-7",
-            generated="2026-11-24T09:00:00+00:00",
-            manifest=None,
-        )
+        bundle = fixture_bundle(reader, store)
     store.close()
     path = root / "day-3.json"
     path.write_text(json.dumps(sign_json(bundle, load_private(root / "key.pem")), indent=1))

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from regulatory_fixtures import SetWall, new_ledger, play_history
+from regulatory_fixtures import SetWall, fixture_bundle, new_ledger, play_history
 
 from controller.books import evidence_verify
-from controller.books.evidence import NO_FRAMES, build_bundle, link_record, recorded_round
+from controller.books.evidence import NO_FRAMES, link_record
 from controller.books.ledger.reader import LedgerReader
 from controller.books.reports.signing import create_key, load_private, public_key_path, sign_json
 from controller.books.surveillance import SurveillanceStore
@@ -84,23 +84,8 @@ def framed(tmp_path_factory):
     store.add_deck_check(deck_check(20, 40.0), WALL + 40.5)
     create_key(root / "key.pem")
     with LedgerReader.open(root / "ledger.sqlite3") as reader:
-        bundle = build_bundle(
-            reader,
-            recorded_round(store, "day-3"),
-            "day-3",
-            table_id="T-7",
-            generated="2026-11-24T09:00:00+00:00",
-            manifest=None,
-            link=link_record(store, "day-3"),
-        )
-        bare = build_bundle(
-            reader,
-            recorded_round(store, "day-3"),
-            "day-3",
-            table_id="T-7",
-            generated="2026-11-24T09:00:00+00:00",
-            manifest=None,
-        )
+        bundle = fixture_bundle(reader, store, link=link_record(store, "day-3"))
+        bare = fixture_bundle(reader, store)
     store.close()
     path = root / "day-3.json"
     key = load_private(root / "key.pem")

@@ -50,12 +50,19 @@ class BadRequest(ControlError):
         self.request_id = request_id
 
 
+def _id_problem(rid: Any) -> str | None:
+    """What is wrong with a request's ``id`` (absent is fine), or None."""
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int | str)):
+        return "'id' must be a number or a string"
+    if isinstance(rid, str) and len(rid) > MAX_ID:
+        return f"'id' longer than {MAX_ID} characters"
+    return None
+
+
 def _valid_id(data: Any) -> int | str | None:
     """The request's ``id`` when the object holds a valid one, else None."""
     rid = data.get("id") if isinstance(data, dict) else None
-    if isinstance(rid, bool) or not isinstance(rid, int | str):
-        return None
-    return None if isinstance(rid, str) and len(rid) > MAX_ID else rid
+    return None if _id_problem(rid) else rid
 
 
 def decode_request(line: bytes) -> Request:
@@ -73,10 +80,8 @@ def decode_request(line: bytes) -> Request:
     if not isinstance(data, dict):
         raise BadRequest("request must be a JSON object")
     rid = data.get("id")
-    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int | str)):
-        raise BadRequest("'id' must be a number or a string")
-    if isinstance(rid, str) and len(rid) > MAX_ID:
-        raise BadRequest(f"'id' longer than {MAX_ID} characters")
+    if (problem := _id_problem(rid)) is not None:
+        raise BadRequest(problem)
     unknown = sorted(set(data) - {"id", "cmd", "args", "credential"})
     if unknown:
         raise BadRequest(f"unknown request field(s): {', '.join(unknown)[:200]}", rid)
