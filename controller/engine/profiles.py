@@ -22,6 +22,10 @@ such choice is a hidden constant:
 - ``progressive.share_scope`` (CH-9, with ``share-round``): ``link`` (default: the share runs
   over every Jumbo 7 stake accepted in the round each participating table has in play at the
   hit) or ``table`` (only the hitting table's bettors);
+- ``progressive.envy_to_winner`` (PRG-4): ``false`` (default: the envy bonus goes to every
+  *other* progressive seat of the table, "the winner is not paid envy on top of the pool") or
+  ``true`` (the seed's literal "to the players taking part at the same table": the pool's
+  winner gets it too);
 - ``progressive.multiple_hits``: ``split-equally`` or ``seat-order`` (PRG-3 with several
   100% hits in one round, award ``winner``); under ``share-round`` the round's bettors share
   one jackpot by stake however many seats hit (CH-9), so ``seat-order`` is refused there and
@@ -115,6 +119,9 @@ class Progressive:
     linked: bool  # PRG-6: a wide-area pool shared by several tables
     paytable: PayTable
     share_scope: str = "link"  # CH-9 with award share-round: SHARE_SCOPES
+    # PRG-4 [interpretation]: False (default) pays the envy bonus to the *other* progressive
+    # seats only; True to every progressive seat of the table, the pool's winner included
+    envy_to_winner: bool = False
 
     def jackpot_line(self) -> str | None:
         """The line paying a percentage of the pool (at most one)."""
@@ -197,6 +204,9 @@ def _read_progressive(sec: Section, game: str) -> Progressive | None:
     rate_raw = sec.get("contribution_rate", str, check=_fraction)
     rate = parse_fraction(rate_raw) if rate_raw is not None else None
     envy = sec.get("envy_bonus", int, default=0, check=non_negative_int)
+    envy_to_winner = sec.get("envy_to_winner", bool, default=False)
+    if envy_to_winner and not envy:
+        sec.problems.add(sec.key("envy_to_winner"), "only with an envy_bonus (PRG-4)")
     award = sec.choice("award", AWARD_POLICIES, default="winner")
     scope = sec.choice("share_scope", SHARE_SCOPES, default="link")
     if sec.has("share_scope") and award != "share-round":
@@ -215,7 +225,17 @@ def _read_progressive(sec: Section, game: str) -> Progressive | None:
     if stake is None or band is None or rate is None or table is None:
         return None
     progressive = Progressive(
-        bet, stake, rate, band, envy, award, multiple, linked, table, scope or "link"
+        bet,
+        stake,
+        rate,
+        band,
+        envy,
+        award,
+        multiple,
+        linked,
+        table,
+        scope or "link",
+        bool(envy_to_winner),
     )
     reason = progressive.check_rate(rate)
     if reason:

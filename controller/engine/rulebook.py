@@ -228,6 +228,7 @@ _KEY_RULES: dict[str, str | dict[str, str]] = {
     "progressive.stake": {"uth": "UTH-2", "casino-holdem": "CH-2"},
     "progressive.contribution": "PRG-1",
     "progressive.envy_bonus": "PRG-4",
+    "progressive.envy_to_winner": "PRG-4",
     "progressive.award": {"uth": "PRG-3", "casino-holdem": "CH-9"},
     "progressive.share_scope": "CH-9",
     "progressive.multiple_hits": "PRG-3",

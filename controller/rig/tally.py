@@ -149,7 +149,7 @@ class PoolTally:
             if pay.percent == 100:
                 self.meters["current"] += self.config.seed
             for other in books.stakes:
-                if other != seat:
+                if other != seat or self.config.rules.envy_to_winner:  # PRG-4
                     paid[other] += self.config.rules.envy_bonus
                     self.meters["envy_paid"] += self.config.rules.envy_bonus
         books.outcome, books.paid = "settled", paid

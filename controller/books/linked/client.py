@@ -69,7 +69,16 @@ NOTIFY_LIMITS = DocumentLimits(max_bytes=8000, max_depth=4)  # PostgreSQL's payl
 
 QUEUE_LIMIT = 256  # events kept per subscriber that does not keep up (oldest dropped)
 UNSTAKED_MEMORY = 64  # recent rounds opened without a stake on the pool
-RULE_FIELDS = ("bet", "stake", "award", "share_scope", "multiple_hits", "envy_bonus", "paytable")
+RULE_FIELDS = (
+    "bet",
+    "stake",
+    "award",
+    "share_scope",
+    "multiple_hits",
+    "envy_bonus",
+    "envy_to_winner",
+    "paytable",
+)
 
 
 def one_line(exc: BaseException) -> str:

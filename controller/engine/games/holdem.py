@@ -320,6 +320,7 @@ def _settle_progressive(
         award=prog.award,
         multiple_hits=prog.multiple_hits,
         envy_bonus=prog.envy_bonus,
+        envy_to_winner=prog.envy_to_winner,
         others=pool.link,
     )
     return _progressive_wagers(prog.bet, outcome, rules, jackpot, prog.award), _pool_report(

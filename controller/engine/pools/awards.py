@@ -40,7 +40,9 @@ Rules applied, with their sources:
   at this table receives the envy bonus (once per pool-winning seat), a folded seat included
   (its progressive stays in action, UTH-4). A seat that wins the pool is never paid envy,
   not even for another seat's win in the same round (**[interpretation]** of PRG-4: "the
-  winner is not paid envy on top of the pool"). A community royal (PRG-3) wins no pool and
+  winner is not paid envy on top of the pool"; profile key ``progressive.envy_to_winner =
+  false``, the default; ``true`` pays every progressive seat of the table, the winner
+  included, once per pool win). A community royal (PRG-3) wins no pool and
   pays no envy. Envy is paid by the house, whether the pool is local or linked: only this
   table's seats are ever paid it ("at the same table").
 """
@@ -141,6 +143,7 @@ def resolve_awards(
     award: str = WINNER,
     multiple_hits: str = SPLIT_EQUALLY,
     envy_bonus: int = 0,
+    envy_to_winner: bool = False,
     others: Mapping[LinkSeat, int] | None = None,
     received: Mapping[int, int] | None = None,
 ) -> ProgressiveOutcome:
@@ -212,10 +215,12 @@ def resolve_awards(
 
     # PRG-4: each pool win pays the envy bonus to every *other* progressive seat; a seat that
     # won the pool itself is paid no envy on top of it, even when another seat won too
+    # ([interpretation], ``envy_to_winner = false``); with ``envy_to_winner`` every
+    # progressive seat of the table is paid it, the winner included
     envy = dict.fromkeys(seats, 0)
     if envy_bonus and award == WINNER:
         for s in seats:
-            if s not in jackpot_seats:
+            if s not in jackpot_seats or envy_to_winner:
                 envy[s] = envy_bonus * len(jackpot_seats)
 
     awards = {

@@ -71,6 +71,8 @@ class PoolConfig:
             "multiple_hits": r.multiple_hits,
             "linked": r.linked,
             "paytable": {line: pay_to_json(pay) for line, pay in r.paytable.pays.items()},
+            # PRG-4: only when set, so pools stored before the key read back the same
+            **({"envy_to_winner": True} if r.envy_to_winner else {}),
         }
 
     @classmethod
@@ -83,6 +85,7 @@ class PoolConfig:
             contribution_rate=rate,
             contribution_band=(band[0], band[1]),
             envy_bonus=data["envy_bonus"],
+            envy_to_winner=data.get("envy_to_winner", False),  # PRG-4, stored only when set
             award=data["award"],
             share_scope=data.get("share_scope", "table"),  # stored before CH-9 changed
             multiple_hits=data["multiple_hits"],

@@ -269,6 +269,7 @@ def resolve(
         award=config.rules.award,
         multiple_hits=config.rules.multiple_hits,
         envy_bonus=config.rules.envy_bonus,
+        envy_to_winner=config.rules.envy_to_winner,
         others=others,
         received=received,
     )

@@ -307,3 +307,63 @@ def test_a_community_royal_beside_a_hole_card_royal_is_paid_its_line_and_envy():
     assert (out.awards[1].amount, out.awards[1].envy) == (1_000_000, 0)
     assert (out.awards[2].amount, out.awards[2].envy) == (100_000, 10_000)
     assert out.jackpot_paid == 1_000_000  # the community royal is paid by the house
+
+
+# --- PRG-4 [interpretation]: the profile key envy_to_winner -----------------------------------
+
+
+def test_envy_to_winner_is_the_named_profile_key_of_prg4_defaulting_to_false(tmp_path: Path):
+    # RULES.md: every [interpretation] is a profile key with its default. PRG-4's ("the winner
+    # is not paid envy on top of the pool") was a hidden constant; uth-gr states it now
+    shipped = Path(__file__).resolve().parents[3] / "config" / "profiles" / "uth-gr.toml"
+    assert "envy_to_winner = false" in shipped.read_text()
+    board = "As Ks Qs Js 4c"
+    seats = (
+        seat(1, "Ts 5h", **main_stakes()),
+        seat(2, "9c 9d", **main_stakes()),
+        seat(3, "8c 7h", "fold", **main_stakes()),
+    )
+    default = settled(round_file(board, *seats))
+    assert "envy" not in seat_of(default, 1)["wagers"]
+    # the alternative, the seed's literal "to the players taking part at the same table":
+    # every progressive seat of the table, the winner too, gets EUR 100 once per pool win;
+    # the pool is paid as before (1,234,567 to seat 1) and resets to its seed
+    literal = profile_file(tmp_path, "uth-gr", progressive={"envy_to_winner": True})
+    result = settled(round_file(board, *seats), "--profile", literal)
+    assert outcome(result, 1, "progressive") == ("win", 100, 1_234_567, "PRG-3")
+    for n in (1, 2, 3):
+        assert outcome(result, n, "envy") == ("win", 0, 10_000, "PRG-4")
+    assert result["pools"]["progressive"]["after"] == 500_000
+
+
+def test_envy_to_winner_in_the_award_engine_two_winners_each_paid_per_win():
+    # two pool wins (a linked pool's tables, or the engine): with envy_to_winner each of the
+    # four progressive seats is paid 2 x 10,000, the winners included; without, only 4 and 6
+    hits = {
+        1: ("royal-flush", PoolPercent(Fraction(100))),
+        3: ("royal-flush", PoolPercent(Fraction(100))),
+        4: None,
+        6: None,
+    }
+    for to_winner, envies in ((False, [0, 0, 20_000, 20_000]), (True, [20_000] * 4)):
+        out = resolve_awards(
+            hits=hits,
+            stakes=dict.fromkeys(hits, 100),
+            pool=1_000_000,
+            seed=500_000,
+            unit_stake=100,
+            envy_bonus=10_000,
+            envy_to_winner=to_winner,
+        )
+        assert [out.awards[s].envy for s in (1, 3, 4, 6)] == envies
+        assert [out.awards[s].amount for s in (1, 3)] == [500_000, 500_000]
+
+
+def test_envy_to_winner_needs_an_envy_bonus(tmp_path: Path):
+    bad = profile_file(tmp_path, "uth-gr", progressive={"envy_bonus": 0, "envy_to_winner": True})
+    error = refused(
+        round_file("9h 9c 7h 2c Kd", seat(1, "9s 9d", **main_stakes())), "--profile", bad
+    )
+    assert {p["key"]: p["rule"] for p in error["problems"]}.get(
+        "progressive.envy_to_winner"
+    ) == "PRG-4", error
