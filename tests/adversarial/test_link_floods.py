@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from controller.table.shuffler_events import FaultStorm, Storm
 from firmware_bridge.framing import encode_frame
 from firmware_bridge.log_budget import LOG_INTERVAL, LogBudget
 from firmware_bridge.messages import CardEvent, FaultEvent, Pong
@@ -101,3 +102,17 @@ def test_events_that_skip_sequence_numbers_are_delivered_and_logged_within_the_b
     assert len(delivered) == FLOOD
     assert session.stats["event_gaps"] == FLOOD - 1
     assert len(lines(caplog)) <= 2, lines(caplog)[:3]
+
+
+def test_a_fault_storm_begins_past_the_limit_and_ends_after_a_quiet_window():
+    storm = FaultStorm(limit=3, window=1.0)
+    assert [storm.report(t) for t in (0.0, 0.1, 0.2)] == [Storm.PASS] * 3
+    assert storm.report(2.0) is Storm.PASS  # the window slid: still ordinary faults
+    assert [storm.report(t) for t in (2.1, 2.2, 2.25)] == [Storm.PASS, Storm.PASS, Storm.BEGINS]
+    assert storm.raging and "faster than 3 in 1 s" in storm.detail
+    assert [storm.report(2.3 + i / 1000) for i in range(500)] == [Storm.WITHIN] * 500
+    assert storm.calm(3.0) is None  # not quiet for a whole window yet
+    assert storm.calm_at() == 2.3 + 499 / 1000 + 1.0
+    assert storm.calm(storm.calm_at()) == 500
+    assert not storm.raging and storm.detail == ""
+    assert storm.report(10.0) is Storm.PASS
