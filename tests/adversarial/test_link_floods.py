@@ -8,9 +8,11 @@ still a protocol violation every time).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from controller.table.shuffler_events import FaultStorm, Storm
+from drivers.shuffler_client import EVENT_BACKLOG, ShufflerClient
 from firmware_bridge.framing import encode_frame
 from firmware_bridge.log_budget import LOG_INTERVAL, LogBudget
 from firmware_bridge.messages import CardEvent, FaultEvent, Pong
@@ -116,3 +118,45 @@ def test_a_fault_storm_begins_past_the_limit_and_ends_after_a_quiet_window():
     assert storm.calm(storm.calm_at()) == 500
     assert not storm.raging and storm.detail == ""
     assert storm.report(10.0) is Storm.PASS
+
+
+class _Wire:
+    """A transport the test writes the device's bytes into."""
+
+    description = "a test wire"
+
+    async def open(self, on_data, on_lost) -> None:
+        self.on_data = on_data
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_events_past_the_backlog_are_reported_to_the_controller_not_dropped_silently(caplog):
+    """A controller busy elsewhere (an identify, a deck check) while the device sends more
+    than EVENT_BACKLOG events: the oldest went without a word, a card or a fault the table
+    never saw. Now the drop is a ProtocolViolation (MD-S2 for a round in play)."""
+
+    async def main():
+        wire = _Wire()
+        client = ShufflerClient(wire, nonce=7)
+        await client.connect(identify=False)
+        wire.on_data(frame(0, Pong(boot_id=1, state=2)))
+        flood = b"".join(frame(i % 255 + 1, FaultEvent(4, 0)) for i in range(EVENT_BACKLOG + 50))
+        with caplog.at_level(logging.ERROR, logger="drivers.shuffler_client"):
+            wire.on_data(flood)
+        queued = []
+        while not client._events.empty():
+            queued.append(client._events.get_nowait())
+        await client.close()
+        return client, queued
+
+    client, queued = asyncio.run(main())
+    assert client.events_dropped > 50
+    violations = [e for e in queued if isinstance(e, ProtocolViolation)]
+    assert violations and "dropped" in violations[-1].reason
+    assert queued[-1] is violations[-1]  # the newest: the controller hears of it last
+    assert len([r for r in caplog.records if "dropped" in r.getMessage()]) == 1
