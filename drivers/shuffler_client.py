@@ -27,6 +27,7 @@ from drivers.errors import TransportError
 from drivers.reconnect import Backoff
 from drivers.transport import Transport
 from firmware_bridge.errors import RequestFailed
+from firmware_bridge.log_budget import LogBudget
 from firmware_bridge.messages import (
     DealReply,
     DealRequest,
@@ -59,6 +60,9 @@ from firmware_bridge.session import (
 log = logging.getLogger(__name__)
 
 ClientEvent = DeviceEvent | LinkUp | LinkDownEvent | DeviceRebooted | ProtocolViolation
+# Events waiting for the controller. Past this the oldest goes, and the controller is told
+# (a ProtocolViolation: a machine malfunction for the round in play, MD-S2), never silently:
+# a card or a fault it never saw would leave the round wrong without a verdict.
 EVENT_BACKLOG = 1000
 
 
@@ -80,6 +84,8 @@ class ShufflerClient:
         self._reconnect: asyncio.Task[None] | None = None
         self._closed = False
         self.events_dropped = 0
+        self._dropped_unreported = 0
+        self._log_budget = LogBudget()
 
     @property
     def identity(self) -> IdentifyReply | None:
@@ -232,7 +238,22 @@ class ShufflerClient:
                 else:
                     future.set_exception(ev.error)
             else:
-                if self._events.full():
-                    self._events.get_nowait()
-                    self.events_dropped += 1
-                self._events.put_nowait(ev)
+                self._queue_event(ev)
+        if self._dropped_unreported:
+            dropped, self._dropped_unreported = self._dropped_unreported, 0
+            why = (
+                f"{dropped} shuffler event(s) dropped: more than {EVENT_BACKLOG} waited for"
+                " the controller"
+            )
+            if self._log_budget.allow("dropped", asyncio.get_running_loop().time()):
+                log.error("shuffler: %s", why)  # each report is an event of its own too
+            self._queue_event(ProtocolViolation(why))
+
+    def _queue_event(self, ev: ClientEvent) -> None:
+        """Queue an event for :meth:`events`; with the backlog full the oldest goes, counted
+        (``events_dropped``) and reported by :meth:`_dispatch` as a ProtocolViolation."""
+        if self._events.full():
+            self._events.get_nowait()
+            self.events_dropped += 1
+            self._dropped_unreported += 1
+        self._events.put_nowait(ev)

@@ -32,6 +32,10 @@ Theory of operation (after Klipper's serialqueue, in h11's shape). The caller fe
   and **up** again at the next intact frame.
 - A bad frame is a counted, logged event (``stats``), answered ``NAK CORRUPT`` (rate-limited)
   so the device retransmits at once. Nothing the device sends can raise out of here.
+- What the device does wrong is logged within a budget (:mod:`firmware_bridge.log_budget`):
+  per :class:`Complaint`, the first of a quiet period at once, the rest of its window counted
+  and summarised in one line; the frame ring is dumped at most once per window. A device
+  babbling at line speed costs a few lines, not one per byte or 64 per frame.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import logging
 import random
 from collections import deque
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import NamedTuple
 
 from firmware_bridge.codes import NakCode
@@ -54,6 +59,7 @@ from firmware_bridge.errors import (
     RequestFailed,
 )
 from firmware_bridge.framing import IDLE_GAP, Frame, FrameDecoder, Garbage, encode_frame
+from firmware_bridge.log_budget import LogBudget
 from firmware_bridge.messages import (
     EVENTS,
     PROTOCOL_VERSION,
@@ -183,6 +189,18 @@ SessionEvent = (
 RING_FRAMES = 32  # frames kept each way for the debug dump
 
 
+class Complaint(Enum):
+    """What the device did wrong, as the log budget counts it; the value names it in the
+    summary of the complaints not logged one by one."""
+
+    GARBAGE = "runs of discarded bytes"
+    UNDECODABLE = "undecodable frames"
+    EVENT_GAP = "events that skip sequence numbers"
+    CARD_ORDER = "shoe cards out of order"
+    BAD_REPLY = "replies that do not answer their request"
+    RING_DUMP = "dumps of the frame ring"
+
+
 class RingFrame(NamedTuple):
     """One frame as it crossed the link: when, which way (``tx`` host to device, ``rx``),
     its SEQ, TYPE and payload (bytes discarded as garbage are only counted, in ``note``)."""
@@ -277,6 +295,7 @@ class HostSession:
         self.events_window = EventWindow()
         self.cards = CardOrder()
         self.recent_frames: deque[RingFrame] = deque(maxlen=2 * RING_FRAMES)
+        self.log_budget = LogBudget()
         self._out = bytearray()
         self._events: deque[SessionEvent] = deque()
         self._last_rx = 0.0
@@ -336,6 +355,7 @@ class HostSession:
 
     def poll(self, now: float) -> None:
         t = self.timing
+        self._log_summaries(now)
         if self.decoder.buffered and now >= self._last_rx_bytes + t.idle_gap:
             for ev in self.decoder.idle():
                 self._on_frame_event(ev, now)
@@ -393,6 +413,35 @@ class HostSession:
             "\n".join(lines) or "(none)",
         )
 
+    def _complain(
+        self,
+        kind: Complaint,
+        now: float,
+        text: str,
+        *,
+        level: int = logging.ERROR,
+        dump: bool = False,
+    ) -> None:
+        """Log ``text`` (the device did something wrong) within the log budget; ``dump``:
+        with the frame ring (itself at most once per budget window, else the line alone)."""
+        self._log_summaries(now)
+        if not self.log_budget.allow(kind, now):
+            return
+        if dump and self.log_budget.allow(Complaint.RING_DUMP, now):
+            self.dump_recent_frames(text)
+        else:
+            log.log(level, "shuffler link: %s", text)
+
+    def _log_summaries(self, now: float) -> None:
+        for summary in self.log_budget.due(now):
+            if summary.kind is not Complaint.RING_DUMP:  # each dump was a complaint's line
+                log.warning(
+                    "shuffler link: %d more %s in the last %.1f s, counted, not logged one by one",
+                    summary.count,
+                    summary.kind.value,
+                    now - summary.since,
+                )
+
     def _ping(self, now: float) -> None:
         self._ping_seq = self._ping_seq % 255 + 1
         self._write(encode_frame(self._ping_seq, Ping.TYPE), now)
@@ -435,7 +484,8 @@ class HostSession:
             self.recent_frames.append(
                 RingFrame(now, "rx", 0, 0, b"", f"<{ev.nbytes} bytes discarded: {ev.reason}>")
             )
-            log.warning("shuffler link: discarded %d bytes (%s)", ev.nbytes, ev.reason)
+            text = f"discarded {ev.nbytes} bytes ({ev.reason})"
+            self._complain(Complaint.GARBAGE, now, text, level=logging.WARNING)
             if self.connected and now >= self._last_corrupt_nak + self.timing.corrupt_nak_interval:
                 self._last_corrupt_nak = now
                 self._write(encode_frame(0, Nak.TYPE, Nak(NakCode.CORRUPT).encode()), now)
@@ -455,7 +505,7 @@ class HostSession:
             self._boot(msg.boot_id)
         elif isinstance(msg, EVENTS):
             self._write(encode_frame(ev.seq, Ack.TYPE), now)
-            self._on_device_event(ev.seq, msg)
+            self._on_device_event(ev.seq, msg, now)
         else:
             self._on_reply(ev.seq, msg, now, ev.raw)
 
@@ -468,14 +518,14 @@ class HostSession:
         if self.events_window.new_boot(boot_id):
             self.cards.forget()
 
-    def _on_device_event(self, seq: int, msg: Message) -> None:
+    def _on_device_event(self, seq: int, msg: Message, now: float) -> None:
         verdict = self.events_window.accept(seq)
         if verdict is Verdict.DUPLICATE:
             self.stats["duplicate_events"] += 1
             return
         if verdict is Verdict.GAP:
             self.stats["event_gaps"] += 1
-            log.error("shuffler event seq %d skips events (last was before it)", seq)
+            self._complain(Complaint.EVENT_GAP, now, f"event seq {seq} skips events")
         if isinstance(msg, CardEvent):
             if self.cards.late(msg.index):
                 self.stats["cards_before_shuffle"] += 1
@@ -488,14 +538,17 @@ class HostSession:
             problem = self.cards.check(msg.index)
             if problem is not None:
                 self.stats["card_order"] += 1
-                self.dump_recent_frames(f"protocol violation: {problem}")
+                self._complain(
+                    Complaint.CARD_ORDER, now, f"protocol violation: {problem}", dump=True
+                )
                 self._events.append(ProtocolViolation(problem))
                 return
         self._events.append(DeviceEvent(msg))
 
     def _undecodable(self, ev: Frame, exc: MessageError, now: float) -> None:
         self.stats["undecodable"] += 1
-        self.dump_recent_frames(f"protocol error: an undecodable {ev.type:#04x} frame ({exc})")
+        what = f"protocol error: an undecodable {ev.type:#04x} frame ({exc})"
+        self._complain(Complaint.UNDECODABLE, now, what, dump=True)
         if ev.type in {cls.TYPE for cls in EVENTS}:
             code = (
                 NakCode.UNKNOWN_TYPE if isinstance(exc, UnknownMessageType) else NakCode.BAD_PAYLOAD
@@ -536,12 +589,12 @@ class HostSession:
             return self._finish_failed(DeviceError(msg.code, msg.detail), now)
         if REPLY_OF[p.request.TYPE] != msg.TYPE:
             what = f"the shuffler answered {type(p.request).__name__} with {type(msg).__name__}"
-            self.dump_recent_frames(f"protocol error: {what}")
+            self._complain(Complaint.BAD_REPLY, now, f"protocol error: {what}", dump=True)
             return self._finish_failed(RemoteProtocolError(what), now)
         mismatch = reply_mismatch(p.request, msg)
         if mismatch is not None:
             self.stats["mismatched_replies"] += 1
-            self.dump_recent_frames(f"protocol error: {mismatch}")
+            self._complain(Complaint.BAD_REPLY, now, f"protocol error: {mismatch}", dump=True)
             error = RemoteProtocolError(f"the shuffler's reply does not match: {mismatch}")
             return self._finish_failed(error, now)
         if not p.acked:

@@ -10,12 +10,17 @@
 - ``IDENTIFY_RETRY_*``: when an identify refused with the link up is tried again.
 - :func:`deal_events`: a DEAL reply as the table's events; a packet cut short by a jam is
   reported as the fault first (MD-S2, a malfunction), then as the packet.
+- :class:`FaultStorm`: faults reported faster than a machine with a person at it makes them
+  (a bouncing door switch, a loose connector, a hostile device) are one storm, not one
+  journal entry and one STATUS request each.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 
 from controller.engine.deal.validator import COMMUNITY, DEALER, Packet
 from controller.table.events import (
@@ -45,6 +50,11 @@ DEALER_TAG = 15
 IDENTIFY_RETRY_FIRST = 1.0
 IDENTIFY_RETRY_MAX = 60.0
 SHOE = "shoe"  # the destination of a card from the shoe
+# More than STORM_FAULTS faults (FAULT events raised or cleared, protocol violations) within
+# STORM_WINDOW seconds is a storm; it ends after STORM_WINDOW seconds without one. A jam
+# cleared by a technician, with the door opened and shut, is four or five events in a minute.
+STORM_FAULTS = 20
+STORM_WINDOW = 10.0
 
 
 @dataclass(frozen=True)
@@ -99,14 +109,16 @@ def firmware_condition(identity: IdentifyReply, allow: set[str]) -> ConditionCha
     )
 
 
-def status_condition(status: StatusReply) -> ConditionChanged:
-    problems = []
-    if status.fault != ErrorCode.OK:
+def status_condition(status: StatusReply | None, storm: str = "") -> ConditionChanged:
+    """The ``shuffler`` condition from the last STATUS (``None``: none answered yet) and a
+    fault storm's description (``""``: no storm)."""
+    problems = [storm] if storm else []
+    if status is not None and status.fault != ErrorCode.OK:
         problems.append(
             f"{ErrorCode(status.fault).name} active: clear it, then reset the"
             " shuffler (croupier shuffler reset)"
         )
-    if status.door_open:
+    if status is not None and status.door_open:
         problems.append("the shuffler's door is open")
     return ConditionChanged(Condition.SHUFFLER, bool(problems), "; ".join(problems))
 
@@ -159,3 +171,69 @@ def deal_events(
         )
     events.append(PacketDelivered(packet, arrived, round_id))
     return events
+
+
+class Storm(Enum):
+    """What :meth:`FaultStorm.report` says about one more fault."""
+
+    PASS = "pass"  # an ordinary fault: the table hears of it
+    BEGINS = "begins"  # this one makes the storm: say so once, then count
+    WITHIN = "within"  # the storm goes on: counted only
+
+
+class FaultStorm:
+    """Faults the machine reports, in a sliding window (pure, time is an input).
+
+    Before this, every FAULT event was a ``shuffler-fault`` journal entry (a ledger commit),
+    a STATUS request and, with the door, a ``condition`` entry and two transitions, however
+    fast they came: a bouncing door switch or a babbling device grew the ledger and the
+    request queue without bound. During a storm the table is closed (the ``shuffler``
+    condition says why) and the faults are counted; a round being dealt when it begins is
+    void (MD-S2, the storm is a malfunction); once the machine is quiet for a whole window
+    the storm is over, its count is logged and the STATUS the link then asks opens the table
+    again."""
+
+    def __init__(self, limit: int = STORM_FAULTS, window: float = STORM_WINDOW) -> None:
+        self.limit = limit
+        self.window = window
+        self.raging = False
+        self.counted = 0  # faults not passed on during the storm
+        self._times: deque[float] = deque(maxlen=limit + 1)
+
+    def report(self, now: float) -> Storm:
+        times = self._times
+        times.append(now)
+        while times[0] <= now - self.window:
+            times.popleft()
+        if self.raging:
+            self.counted += 1
+            return Storm.WITHIN
+        if len(times) > self.limit:
+            self.raging = True
+            return Storm.BEGINS
+        return Storm.PASS
+
+    def calm_at(self) -> float | None:
+        """When the storm may be over (``None``: no storm)."""
+        return self._times[-1] + self.window if self.raging else None
+
+    def calm(self, now: float) -> int | None:
+        """End the storm if the machine has been quiet for a whole window: the faults it
+        counted; ``None`` while it goes on (or there is none)."""
+        at = self.calm_at()
+        if at is None or now < at:
+            return None
+        counted, self.counted, self.raging = self.counted, 0, False
+        self._times.clear()
+        return counted
+
+    @property
+    def detail(self) -> str:
+        """The storm as the ``shuffler`` condition says it (``""``: no storm)."""
+        if not self.raging:
+            return ""
+        return (
+            f"the shuffler reports faults faster than {self.limit} in {self.window:g} s"
+            " (a bouncing door switch, a loose connector?): counted, not journaled one by one,"
+            f" until it is quiet for {self.window:g} s"
+        )

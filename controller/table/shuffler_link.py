@@ -9,9 +9,12 @@
 - translates the client's events: link up/down -> ``ConditionChanged(LINK)``, a device fault
   -> ``ShufflerFault``, a card leaving the shoe -> ``PacketDelivered`` (shoe mode);
 - keeps the table closed while the machine reports a fault or an open door (the ``shuffler``
-  condition, from a STATUS asked at identify and after every fault event): a jam stays until
-  a technician clears it and resets the machine (:class:`ResetShuffler`, ``croupier shuffler
-  reset``);
+  condition, from a STATUS asked at identify and after fault events, one STATUS waiting at
+  most): a jam stays until a technician clears it and resets the machine
+  (:class:`ResetShuffler`, ``croupier shuffler reset``);
+- bounds what a machine reporting faults faster than people make them costs
+  (:class:`~controller.table.shuffler_events.FaultStorm`): the storm closes the table once,
+  its faults are counted, and it ends after a quiet window;
 - carries out the machine's shuffler effects one at a time, in order (shuffle, deal a packet,
   take cards back for MD-X3, count the deck), feeding each outcome back as an event. A packet
   cut short by a jam is reported as the fault first (MD-S2, a malfunction), then as the
@@ -52,7 +55,9 @@ from controller.table.link_evidence import exchange_entry
 from controller.table.shuffler_events import (
     IDENTIFY_RETRY_FIRST,
     IDENTIFY_RETRY_MAX,
+    FaultStorm,
     ResetShuffler,
+    Storm,
     deal_events,
     deck_condition,
     describe_deck,
@@ -70,8 +75,10 @@ from firmware_bridge.messages import (
     DealRequest,
     DeckCheckReply,
     DeckCheckRequest,
+    FaultEvent,
     IdentifyReply,
     ShuffleMode,
+    StatusReply,
 )
 from firmware_bridge.session import (
     Completed,
@@ -128,6 +135,10 @@ class ShufflerLink:
         self._closing = False
         self._commands: asyncio.Queue[tuple[Any, str | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
+        self._status_queued = False  # a STATUS waits in _commands: another would read the same
+        self._last_status: StatusReply | None = None
+        self.storm = FaultStorm()
+        self._storm_timer: asyncio.TimerHandle | None = None
 
     async def start(self) -> None:
         self.post(
@@ -142,6 +153,8 @@ class ShufflerLink:
 
     async def close(self) -> None:
         self._closing = True
+        if self._storm_timer is not None:
+            self._storm_timer.cancel()
         if self._retry_task is not None:
             self._tasks.append(self._retry_task)
         for task in self._tasks:
@@ -192,7 +205,8 @@ class ShufflerLink:
                 # no event before the next IDENTIFY (docs/protocol.md sec. 2.3, 2.4)
                 await self._identify()
             elif isinstance(event, ProtocolViolation):
-                self.post(ShufflerFault(f"the shuffler broke the protocol: {event.reason}"))
+                if self._passes_storm():
+                    self.post(ShufflerFault(f"the shuffler broke the protocol: {event.reason}"))
             elif isinstance(event, DeviceEvent):
                 self._device_event(event)
 
@@ -249,11 +263,44 @@ class ShufflerLink:
         self.post(ConditionChanged(Condition.LINK, False))
 
     def _device_event(self, event: DeviceEvent) -> None:
+        if isinstance(event.message, FaultEvent) and not self._passes_storm():
+            return
         events, check_status = device_event(event.message, self.shoe)
         for posted in events:
             self.post(posted)
         if check_status:
+            self._want_status()
+
+    def _want_status(self) -> None:
+        """Ask the machine's STATUS, unless a STATUS is already waiting its turn (it will
+        read the state this one would)."""
+        if not self._status_queued:
+            self._status_queued = True
             self._commands.put_nowait((_CheckStatus(), None))
+
+    def _passes_storm(self) -> bool:
+        """Count one fault the machine reported; False when it is part of a storm (counted,
+        not passed on). The fault that begins a storm is a malfunction (MD-S2 for a round
+        being dealt) and closes the table with the ``shuffler`` condition."""
+        loop = asyncio.get_running_loop()
+        verdict = self.storm.report(loop.time())
+        if verdict is Storm.BEGINS:
+            detail = self.storm.detail
+            log.error("shuffler: %s", detail)
+            self.post(ShufflerFault(detail))
+            self.post(status_condition(self._last_status, detail))
+            self._storm_timer = loop.call_at(self.storm.calm_at() or loop.time(), self._storm_over)
+        return verdict is Storm.PASS
+
+    def _storm_over(self) -> None:
+        loop = asyncio.get_running_loop()
+        counted = self.storm.calm(loop.time())
+        if counted is None:  # faults came meanwhile: wait for a whole quiet window
+            self._storm_timer = loop.call_at(self.storm.calm_at() or loop.time(), self._storm_over)
+            return
+        self._storm_timer = None
+        log.warning("shuffler: the fault storm is over (%d faults counted during it)", counted)
+        self._want_status()  # the condition follows the machine again
 
     # --- commands ----------------------------------------------------------------------
 
@@ -275,6 +322,7 @@ class ShufflerLink:
                 elif isinstance(effect, CheckDeck):
                     await self._check_deck()
                 elif isinstance(effect, _CheckStatus):
+                    self._status_queued = False  # a fault from now on needs a STATUS of its own
                     await self._check_status()
                 elif isinstance(effect, ResetShuffler):
                     await self.client.reset(0)
@@ -335,7 +383,8 @@ class ShufflerLink:
         except (LinkError, DriverError) as exc:
             log.warning("shuffler status: %s", exc)
             return
-        self.post(status_condition(status))
+        self._last_status = status
+        self.post(status_condition(status, self.storm.detail))
 
     async def _check_deck(self) -> None:
         try:

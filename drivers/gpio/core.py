@@ -112,7 +112,7 @@ class TableCore:
             n: _Seat(
                 n,
                 Debouncer(initial.get(f"seat{n}", False), c.sensor_debounce),
-                EdgeCounter(c.chatter_window),
+                EdgeCounter(c.chatter_window, c.chatter_edges + 1),
             )
             for n in c.seats
         }

@@ -60,12 +60,18 @@ class Debouncer:
 
 
 class EdgeCounter:
-    def __init__(self, window: float) -> None:
+    """Raw edges in a sliding ``window``, counted up to ``cap`` (``None``: no cap). Chatter
+    needs only to know that more than ``chatter_edges`` came, so the daemon caps the count
+    there: a flooded input (a shorted sensor, the rig socket) kept every edge of the window
+    in memory, 200,000 of them for 200,000 edges in 0.2 s."""
+
+    def __init__(self, window: float, cap: int | None = None) -> None:
         self.window = window
-        self._times: deque[float] = deque()
+        self._times: deque[float] = deque(maxlen=cap)
 
     def add(self, now: float) -> int:
-        """Count an edge at ``now``; returns the edges within the window ending at ``now``."""
+        """Count an edge at ``now``; returns the edges within the window ending at ``now``
+        (at most ``cap``)."""
         self._times.append(now)
         while self._times and self._times[0] <= now - self.window:
             self._times.popleft()

@@ -110,6 +110,16 @@ def test_the_same_edges_spread_over_the_window_are_not_chatter():
     assert c.seat_state(5) is not SeatState.EXCLUDED
 
 
+def test_a_flooded_sensor_keeps_a_bounded_count_and_is_excluded_once():
+    """200,000 edges within the window: the counter kept every one of them in memory."""
+    c = core(chatter_edges=12, chatter_window_ms=1000)
+    chatter(c, "seat5", 200_000, 2.0, 1e-6)
+    chatters = [e for e in c.poll(2.5) if isinstance(e, SensorChatter)]
+    assert chatters == [SensorChatter(2.0 + 12e-6, 5, 13, 1.0)]
+    assert len(c._seats[5].edges._times) <= 13
+    assert c.seat_state(5) is SeatState.EXCLUDED
+
+
 def test_exactly_the_limit_is_still_allowed():
     c = core(chatter_edges=12)
     chatter(c, "seat5", 12, 0.0, 0.01)

@@ -18,6 +18,7 @@ from controller.table.events import (
     ShuffleDeck,
     ShufflerFault,
 )
+from controller.table.shuffler_events import FaultStorm
 from controller.table.shuffler_link import ResetShuffler, ShufflerLink
 from drivers.shuffler_client import ShufflerClient
 from drivers.transport import open_transport
@@ -208,3 +209,40 @@ def test_a_shoe_busy_when_the_daemon_starts_is_identified_once_it_is_free(slow_s
     refused, opened = run_link(slow_shoe, scenario, shoe=True, wait_up=False)
     assert "BUSY" in refused.detail
     assert opened.detail == ""
+
+
+def test_a_bouncing_door_is_one_storm_not_a_journal_entry_and_a_status_each(emulator):
+    """A door switch bouncing 200 times: each FAULT was a ``shuffler-fault`` entry in the
+    ledger's journal, a STATUS request and a condition change; now the first faults pass,
+    the storm closes the table once (MD-S2 for a round being dealt), the rest are counted,
+    and once the machine is quiet the STATUS it then asks opens the table again."""
+
+    async def scenario(link, posted):
+        link.storm = FaultStorm(limit=6, window=0.5)
+        asked = []
+        status = link.client.status
+
+        async def counting():
+            asked.append(1)
+            return await status()
+
+        link.client.status = counting
+        for i in range(200):
+            emulator.call(lambda fw, now, is_open=(i % 2 == 0): fw.set_door(is_open, now))
+            await asyncio.sleep(0.001)
+        await posted.until(lambda e: isinstance(e, ShufflerFault) and "faster than 6" in str(e))
+        await posted.until(shuffler_condition(False))  # quiet for 0.5 s: the storm is over
+        await asyncio.sleep(0.7)  # anything still to come
+        while not posted.queue.empty():
+            posted.seen.append(posted.queue.get_nowait())
+        return posted.seen, asked
+
+    seen, asked = run_link(emulator, scenario)
+    faults = [e for e in seen if isinstance(e, ShufflerFault)]
+    shuffler = [e for e in seen if isinstance(e, ConditionChanged) and e.name == "shuffler"]
+    assert len(faults) <= 4 + 1, faults  # 3 door openings of the 6 faults let through + storm
+    # the identify's, one per fault let through at most, the one after the storm
+    assert len(asked) <= 1 + 6 + 1, len(asked)
+    assert len(shuffler) <= 2 * 6 + 2, shuffler
+    assert shuffler[-1].blocking is False  # the door ended shut: the table may open
+    assert any("faster than 6 in 0.5 s" in e.detail for e in shuffler if e.blocking)
