@@ -85,7 +85,7 @@ class ShufflerClient:
         self._closed = False
         self.events_dropped = 0
         self._dropped_unreported = 0
-        self._log_budget = LogBudget()
+        self._log_budget: LogBudget[str] = LogBudget()
 
     @property
     def identity(self) -> IdentifyReply | None:

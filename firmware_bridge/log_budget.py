@@ -17,9 +17,11 @@ only the log lines are bounded, to two per kind per window.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Generic, TypeVar
 
+KindT = TypeVar("KindT", bound=Hashable)  # what a complaint is counted by (an enum, a name)
 LOG_INTERVAL: Final = 10.0  # seconds: at most one line (and one summary) per kind per window
 
 
@@ -30,23 +32,23 @@ class _Window:
 
 
 @dataclass(frozen=True)
-class Suppressed:
+class Suppressed(Generic[KindT]):
     """The complaints of ``kind`` counted but not logged in the window that began at
     ``since``."""
 
-    kind: str
+    kind: KindT
     count: int
     since: float
 
 
-class LogBudget:
+class LogBudget(Generic[KindT]):
     def __init__(self, interval: float = LOG_INTERVAL) -> None:
         if not interval > 0:
             raise ValueError("a log budget needs an interval above zero")
         self.interval = interval
-        self._windows: dict[str, _Window] = {}
+        self._windows: dict[KindT, _Window] = {}
 
-    def allow(self, kind: str, now: float) -> bool:
+    def allow(self, kind: KindT, now: float) -> bool:
         """A complaint of ``kind`` at ``now``: True when it may be logged, False when it is
         counted for the summary instead. Call :meth:`due` first so that an ended window's
         summary comes before the next line."""
@@ -57,10 +59,10 @@ class LogBudget:
         window.suppressed += 1
         return False
 
-    def due(self, now: float) -> list[Suppressed]:
+    def due(self, now: float) -> list[Suppressed[KindT]]:
         """The summaries of the windows that ended by ``now`` with complaints not logged;
         those windows are closed (the next complaint opens a new one and is logged)."""
-        out = []
+        out: list[Suppressed[KindT]] = []
         for kind, window in list(self._windows.items()):
             if now >= window.started + self.interval:
                 del self._windows[kind]

@@ -295,7 +295,7 @@ class HostSession:
         self.events_window = EventWindow()
         self.cards = CardOrder()
         self.recent_frames: deque[RingFrame] = deque(maxlen=2 * RING_FRAMES)
-        self.log_budget = LogBudget()
+        self.log_budget: LogBudget[Complaint] = LogBudget()
         self._out = bytearray()
         self._events: deque[SessionEvent] = deque()
         self._last_rx = 0.0
