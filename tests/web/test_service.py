@@ -15,6 +15,7 @@ import urllib.parse
 import urllib.request
 from http.client import HTTPResponse
 from pathlib import Path
+from typing import Any
 
 import pytest
 from web_service import USER, WebService
@@ -197,34 +198,85 @@ def test_an_anonymous_flood_leaves_a_logged_in_user_logged_in(web_table, tmp_pat
         web.stop()
 
 
-@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
-def test_a_login_beyond_the_limit_is_refused_and_nobody_is_logged_out(tmp_path):
-    """In process (256 real logins would be 256 scrypt checks): the service with room for
-    one logged-in session; the second login is refused with the reason, the first stays."""
-    from aiohttp.test_utils import TestClient, TestServer
+def in_process_service(tmp_path: Path) -> Any:
+    """croupier-web in process (no daemon behind it), user USER with the credential "pw"."""
+    from aiohttp.test_utils import TestServer
 
     config = tmp_path / "web.toml"
     config.write_text(
         '[web]\ncookie_secure = false\n[[tables]]\nname = "T1"\n'
         f'socket = "{tmp_path / "none.sock"}"\n[users]\n{USER} = "{hash_credential("pw")}"\n'
     )
+    return TestServer(build_app(load_web_config(config)))
+
+
+async def try_login(client: Any, secret: str, user: str = USER) -> tuple[int, str]:
+    page = await (await client.get("/login")).text()
+    token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    form = {"user": user, "secret": secret, "csrf": token}
+    reply = await client.post("/login", data=form, allow_redirects=False)
+    return reply.status, await reply.text()
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_a_login_beyond_the_limit_is_refused_and_nobody_is_logged_out(tmp_path):
+    """In process (256 real logins would be 256 scrypt checks): the service with room for
+    one logged-in session; the second login is refused with the reason, the first stays."""
+    from aiohttp.test_utils import TestClient
 
     async def scenario() -> None:
-        app = build_app(load_web_config(config))
-        app[SESSIONS] = SessionStore(app[SESSIONS].idle, max_logged_in=1)
-        server = TestServer(app)
+        server = in_process_service(tmp_path)
+        server.app[SESSIONS] = SessionStore(server.app[SESSIONS].idle, max_logged_in=1)
         async with TestClient(server) as first, TestClient(server) as second:
-            replies = []
-            for client in (first, second):
-                page = await (await client.get("/login")).text()
-                token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-                form = {"user": USER, "secret": "pw", "csrf": token}
-                reply = await client.post("/login", data=form, allow_redirects=False)
-                replies.append((reply.status, await reply.text()))
+            replies = [await try_login(client, "pw") for client in (first, second)]
             assert replies[0][0] == 303
             assert replies[1][0] == 503 and "sessions are logged in" in replies[1][1]
             page = await (await first.get("/table/T1")).text()
             assert f'data-user="{USER}"' in page  # the first login is untouched
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_failed_logins_by_a_stranger_do_not_lock_the_pit_out(tmp_path):
+    """Five wrong tries as the pit's name, from the pit's own address (as through the
+    reverse proxy), used to keep the pit out for the window. A browser that logged in
+    before still logs in; a browser that never did waits, so guessing stays throttled."""
+    from aiohttp.test_utils import TestClient
+
+    async def scenario() -> None:
+        server = in_process_service(tmp_path)
+        async with TestClient(server) as pit, TestClient(server) as stranger:
+            new_browser = TestClient(server)  # shares the server: closed with it
+            await new_browser.start_server()
+            assert (await try_login(pit, "pw"))[0] == 303  # the pit's browser, once
+            for _ in range(5):
+                assert (await try_login(stranger, "guess"))[0] == 403
+            status, page = await try_login(stranger, "guess")
+            assert status == 429 and "too many failed logins" in page
+            assert (await try_login(stranger, "pw"))[0] == 429  # throttled, even right
+            assert (await try_login(new_browser, "pw"))[0] == 429  # never logged in here
+            assert (await try_login(pit, "pw"))[0] == 303  # the known browser gets in
+            for _ in range(5):
+                assert (await try_login(pit, "typo"))[0] == 403
+            status, page = await try_login(pit, "pw")
+            assert status == 429 and "from this browser" in page
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_guesses_sent_at_once_are_throttled_like_guesses_in_a_row(tmp_path):
+    """The limiter counted a failure after its check: 30 guesses sent together all passed
+    the count while their checks ran. An attempt is now counted before its check."""
+    from aiohttp.test_utils import TestClient
+
+    async def scenario() -> None:
+        server = in_process_service(tmp_path)
+        async with TestClient(server) as client:
+            replies = await asyncio.gather(*(try_login(client, f"guess{i}") for i in range(30)))
+        checked = [status for status, _ in replies if status == 403]
+        assert len(checked) <= 5 and len(replies) - len(checked) >= 25, replies
 
     asyncio.run(scenario())
 
