@@ -44,6 +44,7 @@ from controller.table.credentials import hash_credential, verify
 from controller.web.config import WebConfig
 from controller.web.daemon_link import DaemonUnreachable
 from controller.web.feed import TableFeed
+from controller.web.http_log import quiet_bad_requests
 from controller.web.login_guard import DEVICE_COOKIE, DEVICE_MAX_AGE, LoginGuard
 from controller.web.metrics import TableSample, exposition
 from controller.web.par import HouseEdges
@@ -69,7 +70,9 @@ LEDGER_THREAD = web.AppKey("ledger_thread", ThreadPoolExecutor)
 
 
 def build_app(config: WebConfig, *, clock: Callable[[], float] = time.monotonic) -> web.Application:
-    app = web.Application(middlewares=[_headers, _sessions(clock)], client_max_size=MAX_FORM * 4)
+    app = web.Application(middlewares=[_sessions(clock)], client_max_size=MAX_FORM * 4)
+    app.on_response_prepare.append(_security_headers)
+    quiet_bad_requests()
     ledger_thread = ThreadPoolExecutor(1, thread_name_prefix="croupier-web-ledger")
     app[CONFIG] = config
     app[LEDGER_THREAD] = ledger_thread
@@ -108,23 +111,17 @@ async def _stop_feeds(app: web.Application) -> None:
     app[LEDGER_THREAD].shutdown(wait=True)
 
 
-# --- middlewares -----------------------------------------------------------------------
+# --- headers and middlewares ---------------------------------------------------------
 
 
-@web.middleware
-async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        response = await handler(request)
-    except web.HTTPException as exc:
-        response = exc
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """On every response as it is sent: pages, errors, and the live streams too (a stream's
+    headers go out when it starts, before any middleware after the handler would run)."""
     response.headers["Content-Security-Policy"] = CSP
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "same-origin"  # "no-referrer" makes Origin null
     response.headers["X-Frame-Options"] = "DENY"
     response.headers.setdefault("Cache-Control", "no-store")
-    if isinstance(response, web.HTTPException):
-        raise response
-    return response
 
 
 def _sessions(clock: Callable[[], float]) -> Any:

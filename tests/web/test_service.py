@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import logging
 import random
 import re
 import signal
+import socket
 import time
 import urllib.error
 import urllib.parse
@@ -17,7 +19,9 @@ from http.client import HTTPResponse
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from aiohttp import web as aiohttp_web
 from web_service import USER, WebService
 
 from controller.engine.cards import card_name
@@ -277,6 +281,87 @@ def test_guesses_sent_at_once_are_throttled_like_guesses_in_a_row(tmp_path):
             replies = await asyncio.gather(*(try_login(client, f"guess{i}") for i in range(30)))
         checked = [status for status, _ in replies if status == 403]
         assert len(checked) <= 5 and len(replies) - len(checked) >= 25, replies
+
+    asyncio.run(scenario())
+
+
+def raw_exchange(port: int, data: bytes, wait: float = 5.0) -> bytes:
+    """What the service answers to ``data`` on a fresh connection, until it closes it (or
+    ``wait`` seconds pass: then ``b"<open>"`` is appended)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(data)
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except TimeoutError:
+            answer += b"<open>"
+        except ConnectionResetError:
+            pass
+        return answer
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_a_malformed_request_is_one_log_line_not_a_traceback(tmp_path, caplog):
+    """A header over 8190 bytes, 50,000 headers, a broken chunked body: aiohttp answers 400
+    and logged each with the parser's whole traceback."""
+    from aiohttp.test_utils import TestClient
+
+    bad = [
+        b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 100_000 + b"\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X: a\r\n" * 50_000 + b"\r\n",
+        b"POST /login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"GET /\x1b[31m HTTP/1.1\r\nHost: x\r\n\r\n",
+    ]
+
+    async def scenario() -> None:
+        async with TestClient(in_process_service(tmp_path)) as client:
+            port = client.server.port
+            loop = asyncio.get_running_loop()
+            for data in bad:
+                answer = await loop.run_in_executor(None, raw_exchange, port, data)
+                assert answer.startswith(b"HTTP/1.") and b" 400 " in answer.split(b"\r\n")[0]
+
+    with caplog.at_level(logging.DEBUG, logger="aiohttp.server"):
+        asyncio.run(scenario())
+    records = [r for r in caplog.records if r.name == "aiohttp.server"]
+    assert len(records) >= 3
+    for record in records:
+        line = record.getMessage()
+        assert record.exc_info is None and "\n" not in line and "\x1b" not in line, line
+        assert "bad request refused (400" in line
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_a_slow_or_silent_client_is_closed_but_a_live_stream_stays(tmp_path):
+    """An AppRunner keeps a connection that never sends a whole request for 3630 s: a
+    thousand of them held the service's file descriptors for an hour."""
+
+    from controller.web.main import make_runner
+
+    async def scenario() -> None:
+        server = in_process_service(tmp_path)
+        runner = make_runner(server.app, client_seconds=1.0)
+        await runner.setup()
+        site = aiohttp_web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        loop = asyncio.get_running_loop()
+        try:
+            slow = loop.run_in_executor(
+                None, raw_exchange, port, b"GET /floor HTTP/1.1\r\nHost: x\r\n", 4.0
+            )
+            silent = loop.run_in_executor(None, raw_exchange, port, b"", 4.0)
+            async with aiohttp.ClientSession() as session:
+                url = f"http://127.0.0.1:{port}/floor/events"
+                async with session.get(url) as stream:
+                    assert stream.headers["Cache-Control"] == "no-store"
+                    assert "frame-ancestors 'none'" in stream.headers["Content-Security-Policy"]
+                    await asyncio.sleep(2.5)  # past client_seconds: a stream is not idle
+                    assert not stream.connection.transport.is_closing()
+            assert not (await slow).endswith(b"<open>") and not (await silent).endswith(b"<open>")
+        finally:
+            await runner.cleanup()
 
     asyncio.run(scenario())
 
