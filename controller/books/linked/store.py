@@ -311,6 +311,19 @@ async def connect(dsn: str, **params: Any) -> AsyncConnection:
     return conn
 
 
+async def pool_amount(conn: AsyncConnection, pool: str) -> tuple[int, int, int]:
+    """(amount displayed, seed, journal seq) of the pool row as ``conn`` sees it, checked
+    (:func:`~controller.books.linked.rows.pool_row`)."""
+    cur = await conn.execute(
+        f"SELECT config, {_METERS}, head_seq FROM croupier.pools WHERE name = %s", (pool,)
+    )
+    row = await cur.fetchone()
+    if row is None:
+        raise LinkedStoreError(f"the linked pool {pool!r} has disappeared from the store")
+    config, state = pool_row(pool, row[0], row[1:-1])
+    return state.current, config.seed, row[-1]
+
+
 class PoolTransactions:
     """A table's round events on one linked pool (see the module docstring); ``conn`` comes
     from :func:`connect` and serves one operation at a time."""
@@ -355,15 +368,7 @@ class PoolTransactions:
     async def amount(self) -> tuple[int, int, int]:
         """(amount displayed, seed, journal seq) as the store has them now."""
         async with self.conn.transaction():
-            cur = await self.conn.execute(
-                f"SELECT config, {_METERS}, head_seq FROM croupier.pools WHERE name = %s",
-                (self.pool,),
-            )
-            row = await cur.fetchone()
-        if row is None:
-            raise LinkedStoreError(f"the linked pool {self.pool!r} has disappeared from the store")
-        config, state = pool_row(self.pool, row[0], row[1:-1])
-        return state.current, config.seed, row[-1]
+            return await pool_amount(self.conn, self.pool)
 
     async def _round(self, rid: str) -> dict[str, Any] | None:
         cur = await self.conn.execute(SELECT_ROUND, (self.pool, self.table, rid))
