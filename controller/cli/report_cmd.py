@@ -254,6 +254,7 @@ def verify(args: argparse.Namespace) -> int:
     from controller.books.reports.signing import (
         DEFAULT_KEY,
         SignatureError,
+        about,
         load_public,
         public_key_path,
         read_signed,
@@ -274,10 +275,17 @@ def verify(args: argparse.Namespace) -> int:
         else:
             print(f"{name}: NOT VALID: {exc}")
         return 1
+    what = about(checked)
     if args.json:
-        print_json({"file": name, "ok": True, "key_id": checked.key_id, "form": checked.form})
+        print_json(
+            {"file": name, "ok": True, "key_id": checked.key_id, "form": checked.form, **what}
+        )
     else:
-        print(f"{name}: signature OK (key {checked.key_id}, {checked.form} form)")
+        said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in what.items())
+        print(
+            f"{name}: signature OK (key {checked.key_id}, {checked.form} form): "
+            + (said or "a PDF: its pages name the table and the day")
+        )
     return 0
 
 

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import html
 import io
 import json
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -38,13 +40,15 @@ from typing import Any
 from aiohttp import web
 
 from controller.table.control.wire import ControlError
-from controller.table.credentials import verify
+from controller.table.credentials import hash_credential, verify
 from controller.web.config import WebConfig
 from controller.web.daemon_link import DaemonUnreachable
 from controller.web.feed import TableFeed
+from controller.web.http_log import quiet_bad_requests
+from controller.web.login_guard import DEVICE_COOKIE, DEVICE_MAX_AGE, LoginGuard
 from controller.web.metrics import TableSample, exposition
 from controller.web.par import HouseEdges
-from controller.web.security import LoginLimiter, Session, SessionsFull, SessionStore
+from controller.web.security import Session, SessionsFull, SessionStore
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
@@ -60,19 +64,21 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CONFIG = web.AppKey("config", WebConfig)
 FEEDS = web.AppKey("feeds", dict)
 SESSIONS = web.AppKey("sessions", SessionStore)
-LIMITER = web.AppKey("limiter", LoginLimiter)
+GUARD = web.AppKey("login_guard", LoginGuard)
 EDGES = web.AppKey("edges", HouseEdges)
 LEDGER_THREAD = web.AppKey("ledger_thread", ThreadPoolExecutor)
 
 
 def build_app(config: WebConfig, *, clock: Callable[[], float] = time.monotonic) -> web.Application:
-    app = web.Application(middlewares=[_headers, _sessions(clock)], client_max_size=MAX_FORM * 4)
+    app = web.Application(middlewares=[_sessions(clock)], client_max_size=MAX_FORM * 4)
+    app.on_response_prepare.append(_security_headers)
+    quiet_bad_requests()
     ledger_thread = ThreadPoolExecutor(1, thread_name_prefix="croupier-web-ledger")
     app[CONFIG] = config
     app[LEDGER_THREAD] = ledger_thread
     app[FEEDS] = {t.name: TableFeed(t, config, ledger_thread) for t in config.tables}
     app[SESSIONS] = SessionStore(config.session_idle)
-    app[LIMITER] = LoginLimiter(config.login_attempts, config.login_window)
+    app[GUARD] = LoginGuard(config.login_attempts, config.login_window, config.users)
     app[EDGES] = HouseEdges()
     app.router.add_get("/", index)
     app.router.add_get("/table/{name}", table_page)
@@ -105,23 +111,17 @@ async def _stop_feeds(app: web.Application) -> None:
     app[LEDGER_THREAD].shutdown(wait=True)
 
 
-# --- middlewares -----------------------------------------------------------------------
+# --- headers and middlewares ---------------------------------------------------------
 
 
-@web.middleware
-async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        response = await handler(request)
-    except web.HTTPException as exc:
-        response = exc
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """On every response as it is sent: pages, errors, and the live streams too (a stream's
+    headers go out when it starts, before any middleware after the handler would run)."""
     response.headers["Content-Security-Policy"] = CSP
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "same-origin"  # "no-referrer" makes Origin null
     response.headers["X-Frame-Options"] = "DENY"
     response.headers.setdefault("Cache-Control", "no-store")
-    if isinstance(response, web.HTTPException):
-        raise response
-    return response
 
 
 def _sessions(clock: Callable[[], float]) -> Any:
@@ -389,32 +389,61 @@ async def login(request: web.Request) -> web.Response:
     if not isinstance(user, str) or not isinstance(secret, str) or len(secret) > 256:
         return _login_form(request, "user and credential are required")
     now: float = request["now"]
-    keys = [f"addr:{request.remote}", f"user:{user[:64]}"]
-    wait = app[LIMITER].wait(keys, now)
+    guard = app[GUARD]
+    keys = guard.keys(user, request.remote, request.cookies.get(DEVICE_COOKIE), now)
+    wait = guard.wait(keys, now)
     if wait > 0:
         log.warning("login refused for %r from %s: too many failures", user[:64], request.remote)
-        return _login_form(request, f"too many failed logins: try again in {wait:.0f} s")
-    stored = app[CONFIG].users.get(user)
-    ok = False
-    if stored is not None:
-        ok = await asyncio.get_running_loop().run_in_executor(None, verify, secret, stored)
-    if not ok:
-        app[LIMITER].failed(keys, now)
+        return _login_form(request, _too_many(keys, wait))
+    guard.attempt(keys, now)  # counted before the check: guesses sent at once wait too
+    ok = await asyncio.get_running_loop().run_in_executor(
+        None, verify, secret, app[CONFIG].users.get(user) or _unknown_user_hash()
+    )
+    if not ok or user not in app[CONFIG].users:
         log.warning("failed login for %r from %s", user[:64], request.remote)
         return _login_form(request, "wrong user or credential")
-    app[LIMITER].succeeded(keys)
+    guard.succeeded(keys)
     try:
         request["session"] = app[SESSIONS].login(_session(request), user, secret, now)
     except SessionsFull as exc:
         log.warning("login refused for %r from %s: %s", user[:64], request.remote, exc)
         return _login_form(request, f"login refused: {exc}", status=503)
+    request["device"] = guard.devices.issue(user, now)
     log.info("%s logged in from %s", user, request.remote)
     raise _redirect_with_session(request, "/")
 
 
+def _too_many(keys: list[str], wait: float) -> str:
+    if keys[0].startswith("device:"):
+        return f"too many failed logins from this browser: try again in {wait:.0f} s"
+    return (
+        f"too many failed logins: try again in {wait:.0f} s, or log in from a browser "
+        "that has logged in here before"
+    )
+
+
+@functools.cache
+def _unknown_user_hash() -> str:
+    """A stored credential nobody knows, checked for a name not in ``[users]`` so that
+    the answer takes as long as for a real one (made once, on the first such login)."""
+    return hash_credential(secrets.token_urlsafe(32))
+
+
 def _redirect_with_session(request: web.Request, where: str) -> web.HTTPSeeOther:
     redirect = web.HTTPSeeOther(where)
-    _set_cookie(redirect, request["session"], request.app[CONFIG])
+    config = request.app[CONFIG]
+    _set_cookie(redirect, request["session"], config)
+    device = request.get("device")
+    if device is not None:  # "this browser logged in here": see login_guard.py
+        redirect.set_cookie(
+            DEVICE_COOKIE,
+            device,
+            max_age=int(DEVICE_MAX_AGE),
+            httponly=True,
+            secure=config.cookie_secure,
+            samesite="Strict",
+            path="/login",
+        )
     return redirect
 
 

@@ -8,7 +8,8 @@ Every key, its type and its limits::
     cookie_secure = true        # session cookie only over HTTPS (and http://localhost)
     view_needs_login = false    # true: the pages too need a login (default: read-only view)
     session_idle = 900          # seconds, 60..86400: an idle session ends
-    login_attempts = 5          # failed logins per client address per window, 1..100
+    login_attempts = 5          # failed logins per window: per known browser, or per name
+                                # and per address for others (login_guard.py), 1..100
     login_window = 300          # seconds, 10..86400
     poll = 0.1                  # seconds between status reads while a page watches, 0.02..5
     idle_poll = 1.0             # seconds between reads while nobody watches, 0.1..30

@@ -22,6 +22,7 @@ from controller.web.config import WebConfig, load_web_config
 
 log = logging.getLogger("croupier-web")
 SHUTDOWN_SECONDS = 2.0
+CLIENT_SECONDS = 15.0  # a request's headers arrive, and an idle keep-alive ends, within this
 CLEANUP_SECONDS = 10.0
 
 
@@ -34,12 +35,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def make_runner(app: web.Application, client_seconds: float = CLIENT_SECONDS) -> web.AppRunner:
+    """The app's runner. Live streams never end on their own: a stop gives them
+    SHUTDOWN_SECONDS, not aiohttp's 60. A connection that sends no whole request (a slow
+    or half-open client) or sits idle between requests is closed after ``client_seconds``:
+    an AppRunner's default is 3630 s, so a thousand such connections held the service's
+    file descriptors for an hour. A running stream is not idle: it stays."""
+    return web.AppRunner(
+        app,
+        access_log_format='%a "%r" %s %b %Tfs',
+        shutdown_timeout=SHUTDOWN_SECONDS,
+        keepalive_timeout=client_seconds,
+    )
+
+
 async def serve(config: WebConfig) -> None:
     app = build_app(config)
-    # live streams never end on their own: a stop gives them SHUTDOWN_SECONDS, not aiohttp's 60
-    runner = web.AppRunner(
-        app, access_log_format='%a "%r" %s %b %Tfs', shutdown_timeout=SHUTDOWN_SECONDS
-    )
+    runner = make_runner(app)
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port)
     await site.start()

@@ -21,8 +21,9 @@
   store is used (amortised O(1) a call); an expired session is never returned.
 - Every state-changing request carries the session's CSRF token (a form field or the
   ``X-CSRF-Token`` header), compared in constant time.
-- Failed logins are counted per client address and per user name; after ``attempts`` in
-  ``window`` seconds further tries are refused until the window has passed.
+- Failed logins are counted in a bounded :class:`LoginLimiter` that never forgets a key
+  whose window is still open; which keys a login counts under (a browser that logged in
+  before, the name, the address) is :mod:`controller.web.login_guard`'s.
 """
 
 from __future__ import annotations
@@ -157,32 +158,69 @@ class SessionStore:
 
 
 class LoginLimiter:
-    def __init__(self, attempts: int, window: float) -> None:
+    """Failed logins per key in a sliding window of ``window`` seconds, at most ``capacity``
+    keys remembered (:data:`MAX_TRACKED`).
+
+    Which keys a login is counted under is :mod:`controller.web.login_guard`'s policy. What
+    this class guarantees: a key's count never drops while its window lasts. Beyond
+    ``capacity`` the keys whose last failure has left the window are forgotten first (the
+    table is ordered by last failure, so that costs O(1) a key); when every remembered key
+    is still live, a new key is not remembered and :meth:`wait` refuses it until the oldest
+    live one expires, so a flood of new keys (names, addresses) fails closed instead of
+    making room by forgetting somebody's failures. Each key keeps at most ``attempts``
+    times: only the last ``attempts`` decide.
+    """
+
+    def __init__(self, attempts: int, window: float, *, capacity: int = MAX_TRACKED) -> None:
         self.attempts = attempts
         self.window = window
-        self._failures: dict[str, deque[float]] = {}
+        self.capacity = capacity
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
 
     def wait(self, keys: list[str], now: float) -> float:
-        """Seconds before any of ``keys`` may try again (0: now)."""
+        """Seconds before all of ``keys`` may try again (0: now)."""
+        self._forget_expired(now)
         longest = 0.0
         for key in keys:
-            times = self._recent(key, now)
-            if len(times) >= self.attempts:
-                longest = max(longest, times[0] + self.window - now)
+            times = self._failures.get(key)
+            if times is None:
+                if len(self._failures) >= self.capacity:  # no room to count it: refuse
+                    longest = max(longest, self._oldest_expiry(now))
+                continue
+            live = [t for t in times if t > now - self.window]
+            if len(live) >= self.attempts:
+                longest = max(longest, live[0] + self.window - now)
         return longest
 
     def failed(self, keys: list[str], now: float) -> None:
+        """Count a failure for each key (a key there is no room for is left out: :meth:`wait`
+        refuses it while the table is full)."""
+        self._forget_expired(now)
         for key in keys:
-            if key not in self._failures and len(self._failures) >= MAX_TRACKED:
-                self._failures.pop(next(iter(self._failures)))
-            self._recent(key, now).append(now)
+            times = self._failures.get(key)
+            if times is None:
+                if len(self._failures) >= self.capacity:
+                    continue
+                times = self._failures[key] = deque(maxlen=self.attempts)
+            times.append(now)
+            self._failures.move_to_end(key)
 
     def succeeded(self, keys: list[str]) -> None:
         for key in keys:
             self._failures.pop(key, None)
 
-    def _recent(self, key: str, now: float) -> deque[float]:
-        times = self._failures.setdefault(key, deque())
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        return times
+    def __len__(self) -> int:
+        return len(self._failures)
+
+    def _forget_expired(self, now: float) -> None:
+        """Drop the keys whose last failure left the window, from the least recently failed
+        end (each key is looked at once more than it is dropped)."""
+        while self._failures:
+            times = next(iter(self._failures.values()))
+            if times and times[-1] > now - self.window:
+                break
+            self._failures.popitem(last=False)
+
+    def _oldest_expiry(self, now: float) -> float:
+        times = next(iter(self._failures.values()))
+        return max(times[-1] + self.window - now, 0.0)

@@ -271,3 +271,37 @@ def test_bad_calls_are_refused_before_anything_is_sent(dsn):
             await a.void_round("r1", 3.0, rule="MD-S1", cause="test")
 
     asyncio.run(main())
+
+
+def test_a_forged_notify_shows_for_a_heartbeat_at_most_and_never_freezes_the_sign(dsn):
+    """Anyone who may connect to the database may NOTIFY on the pool's channel. A payload
+    claiming sequence 2^62 was shown, and every genuine one after it looked old: the sign
+    stayed at the forged amount until the daemon restarted. The pool row read every
+    heartbeat overrides it."""
+    forged = '{"amount": 999999, "seed": 1, "seq": 4611686018427387904, "table": "X"}'
+
+    async def main():
+        async with (
+            LinkedPool(settings(dsn), "A", RULES) as a,
+            LinkedPool(settings(dsn), "B", RULES) as b,
+        ):
+            await a.wait_up(WAIT)
+            await b.wait_up(WAIT)
+            sign = Watcher(b)
+            async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as stranger:
+                await stranger.execute("SELECT pg_notify('croupier_pool:jumbo7', %s)", (forged,))
+            await sign.wait_for(lambda e: isinstance(e, AmountChanged) and e.amount == 999999)
+            after = len(sign.seen)
+            back = await sign.wait_for(  # the next heartbeat's reading of the row
+                lambda e: (
+                    isinstance(e, AmountChanged) and e.amount == SEED and e in sign.seen[after:]
+                )
+            )
+            await a.open_round("r1", {1: {"jumbo7": 100}}, 1.0)
+            genuine = await sign.wait_for(lambda e: isinstance(e, AmountChanged) and e.table == "A")
+            await sign.close()
+            return back, genuine, b.amount
+
+    back, genuine, shown = asyncio.run(main())
+    assert back.seq < 2**62 and genuine.amount == SEED + 20
+    assert shown.amount == SEED + 20

@@ -212,3 +212,29 @@ def test_cli_refuses_a_day_that_does_not_reconcile(table, tmp_path, capsys):
     assert code == 1 and not out.exists()  # a failure: the day does not reconcile
     err = capsys.readouterr().err
     assert "does not reconcile" in err and len(err.strip().splitlines()) == 1
+
+
+def test_verify_says_which_table_and_day_a_document_is_about(table, tmp_path, capsys):
+    """`report verify` said only "signature OK": yesterday's genuine report renamed as
+    today's passed unseen. It now names the document, table, gaming day and when it was
+    made (JSON and CSV; a PDF shows them on its pages)."""
+    root, _, _ = table
+    base = ["report", "day", "--config", str(_config(root)), "--db", str(root / "ledger.sqlite3")]
+    pub = public_key_path(root / "report-key.pem")
+    for form in ("json", "csv", "pdf"):
+        out = tmp_path / f"today.{form}"
+        assert main([*base, "--date", DAY.isoformat(), "--format", form, "--output", str(out)]) == 0
+        capsys.readouterr()
+        assert main(["report", "verify", str(out), "--public-key", str(pub)]) == 0
+        said = capsys.readouterr().out
+        if form == "pdf":
+            assert "its pages name the table and the day" in said, said
+            continue
+        assert f"gaming day {DAY.isoformat()}" in said and "document gaming-day-report" in said
+        assert "table SIM-1" in said and "generated" in said, said
+    assert (
+        main(["report", "verify", str(tmp_path / "today.json"), "--public-key", str(pub), "--json"])
+        == 0
+    )
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["gaming_day"] == DAY.isoformat() and verdict["table"] == "SIM-1"

@@ -6,17 +6,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import logging
 import random
 import re
 import signal
+import socket
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from http.client import HTTPResponse
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import pytest
+from aiohttp import web as aiohttp_web
 from web_service import USER, WebService
 
 from controller.engine.cards import card_name
@@ -197,34 +202,166 @@ def test_an_anonymous_flood_leaves_a_logged_in_user_logged_in(web_table, tmp_pat
         web.stop()
 
 
-@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
-def test_a_login_beyond_the_limit_is_refused_and_nobody_is_logged_out(tmp_path):
-    """In process (256 real logins would be 256 scrypt checks): the service with room for
-    one logged-in session; the second login is refused with the reason, the first stays."""
-    from aiohttp.test_utils import TestClient, TestServer
+def in_process_service(tmp_path: Path) -> Any:
+    """croupier-web in process (no daemon behind it), user USER with the credential "pw"."""
+    from aiohttp.test_utils import TestServer
 
     config = tmp_path / "web.toml"
     config.write_text(
         '[web]\ncookie_secure = false\n[[tables]]\nname = "T1"\n'
         f'socket = "{tmp_path / "none.sock"}"\n[users]\n{USER} = "{hash_credential("pw")}"\n'
     )
+    return TestServer(build_app(load_web_config(config)))
+
+
+async def try_login(client: Any, secret: str, user: str = USER) -> tuple[int, str]:
+    page = await (await client.get("/login")).text()
+    token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    form = {"user": user, "secret": secret, "csrf": token}
+    reply = await client.post("/login", data=form, allow_redirects=False)
+    return reply.status, await reply.text()
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_a_login_beyond_the_limit_is_refused_and_nobody_is_logged_out(tmp_path):
+    """In process (256 real logins would be 256 scrypt checks): the service with room for
+    one logged-in session; the second login is refused with the reason, the first stays."""
+    from aiohttp.test_utils import TestClient
 
     async def scenario() -> None:
-        app = build_app(load_web_config(config))
-        app[SESSIONS] = SessionStore(app[SESSIONS].idle, max_logged_in=1)
-        server = TestServer(app)
+        server = in_process_service(tmp_path)
+        server.app[SESSIONS] = SessionStore(server.app[SESSIONS].idle, max_logged_in=1)
         async with TestClient(server) as first, TestClient(server) as second:
-            replies = []
-            for client in (first, second):
-                page = await (await client.get("/login")).text()
-                token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-                form = {"user": USER, "secret": "pw", "csrf": token}
-                reply = await client.post("/login", data=form, allow_redirects=False)
-                replies.append((reply.status, await reply.text()))
+            replies = [await try_login(client, "pw") for client in (first, second)]
             assert replies[0][0] == 303
             assert replies[1][0] == 503 and "sessions are logged in" in replies[1][1]
             page = await (await first.get("/table/T1")).text()
             assert f'data-user="{USER}"' in page  # the first login is untouched
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_failed_logins_by_a_stranger_do_not_lock_the_pit_out(tmp_path):
+    """Five wrong tries as the pit's name, from the pit's own address (as through the
+    reverse proxy), used to keep the pit out for the window. A browser that logged in
+    before still logs in; a browser that never did waits, so guessing stays throttled."""
+    from aiohttp.test_utils import TestClient
+
+    async def scenario() -> None:
+        server = in_process_service(tmp_path)
+        async with TestClient(server) as pit, TestClient(server) as stranger:
+            new_browser = TestClient(server)  # shares the server: closed with it
+            await new_browser.start_server()
+            assert (await try_login(pit, "pw"))[0] == 303  # the pit's browser, once
+            for _ in range(5):
+                assert (await try_login(stranger, "guess"))[0] == 403
+            status, page = await try_login(stranger, "guess")
+            assert status == 429 and "too many failed logins" in page
+            assert (await try_login(stranger, "pw"))[0] == 429  # throttled, even right
+            assert (await try_login(new_browser, "pw"))[0] == 429  # never logged in here
+            assert (await try_login(pit, "pw"))[0] == 303  # the known browser gets in
+            for _ in range(5):
+                assert (await try_login(pit, "typo"))[0] == 403
+            status, page = await try_login(pit, "pw")
+            assert status == 429 and "from this browser" in page
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_guesses_sent_at_once_are_throttled_like_guesses_in_a_row(tmp_path):
+    """The limiter counted a failure after its check: 30 guesses sent together all passed
+    the count while their checks ran. An attempt is now counted before its check."""
+    from aiohttp.test_utils import TestClient
+
+    async def scenario() -> None:
+        server = in_process_service(tmp_path)
+        async with TestClient(server) as client:
+            replies = await asyncio.gather(*(try_login(client, f"guess{i}") for i in range(30)))
+        checked = [status for status, _ in replies if status == 403]
+        assert len(checked) <= 5 and len(replies) - len(checked) >= 25, replies
+
+    asyncio.run(scenario())
+
+
+def raw_exchange(port: int, data: bytes, wait: float = 5.0) -> bytes:
+    """What the service answers to ``data`` on a fresh connection, until it closes it (or
+    ``wait`` seconds pass: then ``b"<open>"`` is appended)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(data)
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except TimeoutError:
+            answer += b"<open>"
+        except ConnectionResetError:
+            pass
+        return answer
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_a_malformed_request_is_one_log_line_not_a_traceback(tmp_path, caplog):
+    """A header over 8190 bytes, 50,000 headers, a broken chunked body: aiohttp answers 400
+    and logged each with the parser's whole traceback."""
+    from aiohttp.test_utils import TestClient
+
+    bad = [
+        b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 100_000 + b"\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X: a\r\n" * 50_000 + b"\r\n",
+        b"POST /login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"GET /\x1b[31m HTTP/1.1\r\nHost: x\r\n\r\n",
+    ]
+
+    async def scenario() -> None:
+        async with TestClient(in_process_service(tmp_path)) as client:
+            port = client.server.port
+            loop = asyncio.get_running_loop()
+            for data in bad:
+                answer = await loop.run_in_executor(None, raw_exchange, port, data)
+                assert answer.startswith(b"HTTP/1.") and b" 400 " in answer.split(b"\r\n")[0]
+
+    with caplog.at_level(logging.DEBUG, logger="aiohttp.server"):
+        asyncio.run(scenario())
+    records = [r for r in caplog.records if r.name == "aiohttp.server"]
+    assert len(records) >= 3
+    for record in records:
+        line = record.getMessage()
+        assert record.exc_info is None and "\n" not in line and "\x1b" not in line, line
+        assert "bad request refused (400" in line
+
+
+@pytest.mark.filterwarnings("ignore:It is recommended to use web.RequestKey")
+def test_a_slow_or_silent_client_is_closed_but_a_live_stream_stays(tmp_path):
+    """An AppRunner keeps a connection that never sends a whole request for 3630 s: a
+    thousand of them held the service's file descriptors for an hour."""
+
+    from controller.web.main import make_runner
+
+    async def scenario() -> None:
+        server = in_process_service(tmp_path)
+        runner = make_runner(server.app, client_seconds=1.0)
+        await runner.setup()
+        site = aiohttp_web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        loop = asyncio.get_running_loop()
+        try:
+            slow = loop.run_in_executor(
+                None, raw_exchange, port, b"GET /floor HTTP/1.1\r\nHost: x\r\n", 4.0
+            )
+            silent = loop.run_in_executor(None, raw_exchange, port, b"", 4.0)
+            async with aiohttp.ClientSession() as session:
+                url = f"http://127.0.0.1:{port}/floor/events"
+                async with session.get(url) as stream:
+                    assert stream.headers["Cache-Control"] == "no-store"
+                    assert "frame-ancestors 'none'" in stream.headers["Content-Security-Policy"]
+                    await asyncio.sleep(2.5)  # past client_seconds: a stream is not idle
+                    assert not stream.connection.transport.is_closing()
+            assert not (await slow).endswith(b"<open>") and not (await silent).endswith(b"<open>")
+        finally:
+            await runner.cleanup()
 
     asyncio.run(scenario())
 

@@ -14,6 +14,7 @@ from controller.validation import ConfigError
 from controller.web import security
 from controller.web.config import load_web_config
 from controller.web.ledger_stats import LedgerStats
+from controller.web.login_guard import DeviceCookies, LoginGuard, address_key
 from controller.web.metrics import TableSample, exposition
 from controller.web.security import MAX_AGE, LoginLimiter, SessionStore
 from controller.web.view import CARD, card_free, money, table_view
@@ -163,6 +164,67 @@ def test_the_limiter_counts_failures_per_key_in_a_window():
     assert limiter.wait(keys, 100.5) == 0  # the first failure left the window
     limiter.succeeded(keys)
     assert limiter.wait(keys, 101) == 0
+
+
+def test_nobody_without_the_credential_locks_a_known_browser_out():
+    """Five wrong tries as "pit" used to keep "pit" out for the window, from anywhere. A
+    browser that logged in before (a device cookie) is counted on its own; browsers that
+    never did are throttled per name, from every address together."""
+    guard = LoginGuard(attempts=5, window=300, users={"pit"})
+    cookie = guard.devices.issue("pit", 0.0)  # the pit's browser logged in once
+    for t in range(5):  # the attacker: no cookie, from the pit's own address (a proxy)
+        keys = guard.keys("pit", "127.0.0.1", None, 10.0 + t)
+        assert guard.wait(keys, 10.0 + t) == 0
+        guard.attempt(keys, 10.0 + t)
+    assert guard.wait(guard.keys("pit", "127.0.0.1", None, 20.0), 20.0) > 0
+    assert guard.wait(guard.keys("pit", "203.0.113.9", None, 20.0), 20.0) > 0  # the name
+    known = guard.keys("pit", "127.0.0.1", cookie, 20.0)
+    assert known[0].startswith("device:") and guard.wait(known, 20.0) == 0
+    for t in range(5):  # a known browser's own failures count against it alone
+        guard.attempt(known, 30.0 + t)
+    assert guard.wait(known, 40.0) > 0
+    fresh = guard.devices.issue("pit", 40.0)  # the same user's other browser
+    assert guard.wait(guard.keys("pit", "127.0.0.1", fresh, 40.0), 40.0) == 0
+
+
+def test_a_device_cookie_is_only_good_for_its_user_its_key_and_its_age():
+    devices = DeviceCookies(key=b"k" * 32, max_age=100)
+    token = devices.issue("pit", 1000.0)
+    assert devices.device(token, "pit", 1050.0) is not None
+    assert devices.device(token, "alice", 1050.0) is None  # another user's
+    assert devices.device(token, "pit", 1101.0) is None  # too old
+    assert DeviceCookies(key=b"x" * 32).device(token, "pit", 1050.0) is None  # another key
+    body, mac = token.rsplit(".", 1)
+    forged = body.replace(".1000.", ".1049.") + "." + mac
+    for bad in (forged, "", "a.b.c", "." * 3, token + "x" * 300, "\x00.1.2.3"):
+        assert devices.device(bad, "pit", 1050.0) is None
+
+
+def test_names_not_in_the_user_list_are_not_counted_and_ipv6_counts_by_its_64():
+    guard = LoginGuard(attempts=5, window=300, users={"pit"})
+    assert guard.keys("nobody", "10.0.0.1", None, 0.0) == ["addr:10.0.0.1"]
+    assert guard.keys("pit", "10.0.0.1", None, 0.0) == ["addr:10.0.0.1", "user:pit"]
+    assert address_key("2001:db8::1") == address_key("2001:db8::ffff:1") == "addr:2001:db8::/64"
+    assert address_key("::ffff:10.0.0.1") == "addr:10.0.0.1"
+
+
+def test_a_flood_of_new_keys_never_resets_a_live_count():
+    """The memory cap used to drop the oldest keys: 10,000 new names or addresses reset
+    everybody's failures, the flooder's own among them. Now expired keys go first, and
+    while every key is live a new one is refused, not counted in somebody's place."""
+    limiter = LoginLimiter(attempts=3, window=100, capacity=50)
+    for t in (0, 1, 2):
+        limiter.failed(["addr:attacker"], t)
+    assert limiter.wait(["addr:attacker"], 3) > 0
+    for i in range(10_000):
+        if limiter.wait([f"addr:{i}"], 4) == 0:
+            limiter.failed([f"addr:{i}"], 4)
+    assert len(limiter) == 50
+    assert limiter.wait(["addr:attacker"], 5) == pytest.approx(95)  # still counted
+    assert limiter.wait(["addr:newcomer"], 5) == pytest.approx(97)  # full: till one expires
+    assert limiter.wait(["addr:attacker"], 102.5) == 0  # its window passed
+    assert limiter.wait(["addr:newcomer"], 104.5) == 0  # the flood's keys expired: room
+    assert len(limiter) == 0
 
 
 cards = st.integers(0, 51).map(card_name)

@@ -17,8 +17,8 @@ from psycopg import AsyncConnection
 
 from controller.books.ledger.errors import RoundStateError
 from controller.books.ledger.journal import GENESIS, canonical
-from controller.books.ledger.reader import config_from_text
 from controller.books.linked.errors import LinkedStoreError
+from controller.books.linked.rows import pool_row
 from controller.books.linked.schema import POOL_METERS, SCHEMA_VERSION, require_current
 from controller.books.linked.store import (
     TABLE_TOTALS,
@@ -28,7 +28,7 @@ from controller.books.linked.store import (
     write_entry,
 )
 from controller.engine.pools.config import PoolConfig, check_change
-from controller.engine.pools.meters import PoolState, identity_problems, new_pool
+from controller.engine.pools.meters import identity_problems, new_pool
 
 APPLICATION_PREFIX = "croupier "  # application_name of a table's connections
 
@@ -134,8 +134,7 @@ async def pool_status(conn: AsyncConnection, pool: str | None = None) -> dict[st
     pools = []
     for row in pool_rows:
         name, text = row[0], row[1]
-        config = config_from_text(text)
-        state = PoolState.from_row({**dict(zip(POOL_METERS, row[2:-2], strict=True)), "name": name})
+        config, state = pool_row(name, text, row[2:-2])
         tables = []
         for t in table_rows:
             if t[0] != name:

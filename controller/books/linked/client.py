@@ -207,6 +207,12 @@ class LinkedPool:
         if news is not None:
             self._broadcast(news)
 
+    def _read(self, change: AmountChanged) -> None:
+        """The store's own reading: shown whatever a NOTIFY claimed before it."""
+        news = self._amounts.read(change)
+        if news is not None:
+            self._broadcast(news)
+
     def _lose(self, reason: str) -> None:
         """The link is down from now on: tell the subscribers, stop listening (the
         supervisor then drops the connections and reconnects after the backoff)."""
@@ -294,15 +300,21 @@ class LinkedPool:
         self._link.joined()
         self._up.set()
         self._broadcast(LinkChanged(self.name, True, "", tuple(recovered), latest))
-        self._offer(AmountChanged(self.name, amount, seed, seq))
+        self._read(AmountChanged(self.name, amount, seed, seq))
 
     async def _listen(self) -> None:
+        """Notifications as they come; every heartbeat the pool row itself, read on the
+        listening connection (which also shows that the connection lives): it overrides
+        whatever a NOTIFY claimed, so a forged one shows for one heartbeat at most."""
         listener, timeout = self._listener, self.settings.operation_timeout
         assert listener is not None
         while True:
             async for note in listener.notifies(timeout=self.settings.heartbeat):
                 self._on_notify(note.payload)
-            await asyncio.wait_for(listener.execute("SELECT 1"), timeout)
+            amount, seed, seq = await asyncio.wait_for(
+                store.pool_amount(listener, self.pool), timeout
+            )
+            self._read(AmountChanged(self.name, amount, seed, seq))
             if not self._write_lock.locked():
                 async with self._write_lock:
                     await asyncio.wait_for(self._ping_writer(), timeout)

@@ -113,3 +113,15 @@ class AmountTracker:
             return None
         self.last = change
         return change
+
+    def read(self, change: AmountChanged) -> AmountChanged | None:
+        """The store's own reading of the pool row, which overrides any NOTIFY: anyone who
+        may connect to the database may NOTIFY on the channel, and one claiming a sequence
+        far ahead made every genuine one look old (the sign froze at its amount). A reading
+        is taken after every notification before it was delivered, so it is never behind a
+        genuine one. The reading if it differs from what is shown, else None."""
+        last = self.last
+        if last is not None and (last.seq, last.amount) == (change.seq, change.amount):
+            return None
+        self.last = change
+        return change

@@ -42,10 +42,10 @@ from controller.books.ledger import rounds
 from controller.books.ledger.errors import BadRoundError, RoundConflictError, RoundStateError
 from controller.books.ledger.inputs import ROUND_ID
 from controller.books.ledger.journal import Entry, canonical, chained, wall_text
-from controller.books.ledger.reader import config_from_text
 from controller.books.ledger.records import RoundOpened, RoundSettled, RoundVoided, Stakes
 from controller.books.ledger.rounds import LinkShares, round_key
 from controller.books.linked.errors import LinkedStoreError
+from controller.books.linked.rows import pool_row
 from controller.books.linked.schema import POOL_METERS
 from controller.engine.pools.awards import outcome_from_json
 from controller.engine.pools.config import PoolConfig
@@ -209,11 +209,10 @@ async def lock_pool(conn: AsyncConnection, name: str) -> LockedPool:
     row = await cur.fetchone()
     if row is None:
         raise LinkedStoreError(f"there is no linked pool {name!r} in the store")
-    values = dict(zip(POOL_METERS, row[1:-3], strict=True))
-    values["name"] = name
+    config, state = pool_row(name, row[0], row[1:-3])
     return LockedPool(
-        config_from_text(row[0]),
-        PoolState.from_row(values),
+        config,
+        state,
         (row[-3], row[-2]),
         wall_text(float(row[-1])),
     )
@@ -312,6 +311,19 @@ async def connect(dsn: str, **params: Any) -> AsyncConnection:
     return conn
 
 
+async def pool_amount(conn: AsyncConnection, pool: str) -> tuple[int, int, int]:
+    """(amount displayed, seed, journal seq) of the pool row as ``conn`` sees it, checked
+    (:func:`~controller.books.linked.rows.pool_row`)."""
+    cur = await conn.execute(
+        f"SELECT config, {_METERS}, head_seq FROM croupier.pools WHERE name = %s", (pool,)
+    )
+    row = await cur.fetchone()
+    if row is None:
+        raise LinkedStoreError(f"the linked pool {pool!r} has disappeared from the store")
+    config, state = pool_row(pool, row[0], row[1:-1])
+    return state.current, config.seed, row[-1]
+
+
 class PoolTransactions:
     """A table's round events on one linked pool (see the module docstring); ``conn`` comes
     from :func:`connect` and serves one operation at a time."""
@@ -349,22 +361,14 @@ class PoolTransactions:
                 "listener_pid = excluded.listener_pid",
                 (self.pool, self.table, client, listener_pid),
             )
-            values = {**dict(zip(POOL_METERS, row[1:-1], strict=True)), "name": self.pool}
-            return config_from_text(row[0]), PoolState.from_row(values), row[-1]
+            return (*pool_row(self.pool, row[0], row[1:-1]), row[-1])
 
         return await serializable(self.conn, work)
 
     async def amount(self) -> tuple[int, int, int]:
         """(amount displayed, seed, journal seq) as the store has them now."""
         async with self.conn.transaction():
-            cur = await self.conn.execute(
-                "SELECT current, config, head_seq FROM croupier.pools WHERE name = %s",
-                (self.pool,),
-            )
-            row = await cur.fetchone()
-        if row is None:
-            raise LinkedStoreError(f"the linked pool {self.pool!r} has disappeared from the store")
-        return row[0], config_from_text(row[1]).seed, row[2]
+            return await pool_amount(self.conn, self.pool)
 
     async def _round(self, rid: str) -> dict[str, Any] | None:
         cur = await self.conn.execute(SELECT_ROUND, (self.pool, self.table, rid))

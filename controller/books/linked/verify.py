@@ -36,9 +36,10 @@ from typing import Any
 import psycopg
 
 from controller.books.ledger.journal import check_chain
-from controller.books.ledger.reader import config_from_text
 from controller.books.ledger.rounds import round_key
 from controller.books.ledger.verify import MONEY_KINDS, Replay, Report, pool_differences
+from controller.books.linked.errors import LinkedStoreError
+from controller.books.linked.rows import pool_row
 from controller.books.linked.schema import GUARDS, POOL_METERS, check_version
 from controller.books.linked.store import TABLE_TOTALS, table_deltas
 from controller.engine.pools.meters import PoolState, identity_problems
@@ -96,8 +97,11 @@ def verify_pool(conn: psycopg.Connection, pool: str) -> Report:
     if row is None:
         report.problems.append(f"there is no linked pool {pool!r} in the store")
         return report
-    config = config_from_text(row[0])
-    state = PoolState.from_row({**dict(zip(POOL_METERS, row[1:-2], strict=True)), "name": pool})
+    try:
+        config, state = pool_row(pool, row[0], row[1:-2])
+    except LinkedStoreError as exc:
+        report.problems.append(str(exc))
+        return report
     report.problems += [f"pool {pool}: {p}" for p in identity_problems(state, config)]
 
     replay = Replay()

@@ -306,6 +306,28 @@ def verify_document(data: bytes, public: Ed25519PublicKey) -> Verified:
     return Verified("bytes", parts[1], None, body)
 
 
+ABOUT = ("document", "table", "round", "gaming_day", "generated")  # what a verify line names
+CSV_HEADER = b"section,name,field,value\n"
+
+
+def about(checked: Verified) -> dict[str, str]:
+    """What a verified document says it is (its kind, table, gaming day or round, when it
+    was made), so that an old signed document passed off as a new one, or one of another
+    table signed with its own key, shows in the verify line itself. The JSON form and the
+    CSV's ``report`` rows say it; a PDF says it on its pages ({} here)."""
+    if checked.document is not None:
+        found = {k: checked.document.get(k) for k in ABOUT}
+    elif checked.body.startswith(CSV_HEADER):
+        import csv
+        import io
+
+        lines = io.StringIO(checked.body.decode("utf-8", "replace"))
+        found = {f: v for section, _, f, v, *_ in csv.reader(lines) if section == "report"}
+    else:
+        return {}
+    return {k: shown(found[k]) for k in ABOUT if found.get(k) not in (None, "")}
+
+
 def read_signed(path: str | Path) -> bytes:
     """The bytes of a signed document to check (``-``: standard input), at most one byte more
     than :data:`MAX_SIGNED_BYTES` (verify_document refuses that). A regular file only (a fifo
