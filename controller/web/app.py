@@ -45,7 +45,7 @@ from controller.web.config import WebConfig
 from controller.web.daemon_link import DaemonUnreachable
 from controller.web.feed import TableFeed
 from controller.web.http_log import quiet_bad_requests
-from controller.web.login_guard import DEVICE_COOKIE, DEVICE_MAX_AGE, LoginGuard
+from controller.web.login_guard import DEVICE_COOKIE, DEVICE_KEY, DEVICE_MAX_AGE, LoginGuard
 from controller.web.metrics import TableSample, exposition
 from controller.web.par import HouseEdges
 from controller.web.security import Session, SessionsFull, SessionStore
@@ -414,7 +414,7 @@ async def login(request: web.Request) -> web.Response:
 
 
 def _too_many(keys: list[str], wait: float) -> str:
-    if keys[0].startswith("device:"):
+    if keys[0].startswith(DEVICE_KEY):
         return f"too many failed logins from this browser: try again in {wait:.0f} s"
     return (
         f"too many failed logins: try again in {wait:.0f} s, or log in from a browser "

@@ -42,6 +42,7 @@ from controller.web.security import LoginLimiter
 
 DEVICE_COOKIE = "croupier_device"
 DEVICE_MAX_AGE = 30 * 86400.0  # seconds a device cookie is honoured after its login
+DEVICE_KEY = "device:"  # the limiter key of a known device: this prefix and its nonce
 DEVICE_TOKEN_MAX = 256  # characters of a device cookie read; a longer one is unknown
 
 
@@ -104,7 +105,11 @@ class LoginGuard:
         *,
         devices: DeviceCookies | None = None,
     ) -> None:
+        # Two tables: strangers can fill theirs (many addresses: a full table refuses new
+        # keys), but only a browser holding a cookie this process signed makes a key in
+        # the devices' table, so no flood of strangers keeps a known browser out.
         self.limiter = LoginLimiter(attempts, window)
+        self.device_limiter = LoginLimiter(attempts, window)
         self.devices = devices or DeviceCookies()
         self.users = frozenset(users)
 
@@ -114,18 +119,23 @@ class LoginGuard:
         """What an attempt to log in as ``user`` counts against (see the module's header)."""
         device = self.devices.device(device_token, user, now)
         if device is not None:
-            return [f"device:{device}"]
+            return [f"{DEVICE_KEY}{device}"]
         keys = [address_key(remote)]
         if user in self.users:
             keys.append(f"user:{user}")
         return keys
 
     def wait(self, keys: list[str], now: float) -> float:
-        return self.limiter.wait(keys, now)
+        return self._limiter(keys).wait(keys, now)
 
     def attempt(self, keys: list[str], now: float) -> None:
         """Count the attempt now, before its check (undone by :meth:`succeeded`)."""
-        self.limiter.failed(keys, now)
+        self._limiter(keys).failed(keys, now)
 
     def succeeded(self, keys: list[str]) -> None:
-        self.limiter.succeeded(keys)
+        self._limiter(keys).succeeded(keys)
+
+    def _limiter(self, keys: list[str]) -> LoginLimiter:
+        """The devices' table for a known device's key (:meth:`keys` gives it alone), the
+        strangers' otherwise."""
+        return self.device_limiter if keys[0].startswith(DEVICE_KEY) else self.limiter

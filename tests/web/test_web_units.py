@@ -316,3 +316,18 @@ def test_the_shipped_example_loads():
     example = Path(__file__).resolve().parents[2] / "config" / "web" / "web.toml"
     config = load_web_config(example)
     assert config.host == "127.0.0.1" and config.tables[0].name == "T1" and config.users == {}
+
+
+def test_a_flood_of_strangers_that_fills_the_limiter_does_not_keep_a_known_browser_out():
+    """A full table refuses new keys; a known browser's key was new there too, so addresses
+    enough (one IPv6 /48 holds 65,536 /64s) kept the pit's own browser out. Known devices
+    have a table of their own, which only cookies this process signed can fill."""
+    guard = LoginGuard(attempts=5, window=300, users={"pit"})
+    guard.limiter = LoginLimiter(attempts=5, window=300, capacity=50)
+    cookie = guard.devices.issue("pit", 0.0)
+    for i in range(60):
+        keys = guard.keys("nobody", f"2001:db8:{i:x}::1", None, 1.0)
+        if guard.wait(keys, 1.0) == 0:
+            guard.attempt(keys, 1.0)
+    assert guard.wait(guard.keys("nobody", "2001:db8:ffff::1", None, 2.0), 2.0) > 0  # full
+    assert guard.wait(guard.keys("pit", "2001:db8:ffff::1", cookie, 2.0), 2.0) == 0
