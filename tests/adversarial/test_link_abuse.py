@@ -15,12 +15,11 @@ import logging
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from linksim import LinkSim
+from linksim import LinkSim, frame, hostile_session
 
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import ShufflerMachine
 from firmware_bridge.errors import RemoteProtocolError
-from firmware_bridge.framing import encode_frame
 from firmware_bridge.messages import (
     CardEvent,
     DealReply,
@@ -46,18 +45,6 @@ from firmware_bridge.session import (
 def event_seq(n: int) -> int:
     """The device's SEQ of its n-th event (n from 1): 1..255, then 1 again."""
     return (n - 1) % 255 + 1
-
-
-def frame(seq: int, msg) -> bytes:
-    return encode_frame(seq, msg.TYPE, msg.encode())
-
-
-def hostile_session() -> HostSession:
-    session = HostSession(nonce=7)
-    session.connection_made(0.0)
-    session.receive_data(frame(0, Pong(boot_id=1, state=2)), 0.0)
-    session.data_to_send()
-    return session
 
 
 def delivered(session: HostSession) -> list:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from linksim import frame, hostile_session
+
 from controller.table.shuffler_events import FaultStorm, Storm
 from drivers.shuffler_client import EVENT_BACKLOG, ShufflerClient
 from firmware_bridge.framing import encode_frame
@@ -20,18 +22,6 @@ from firmware_bridge.session import DeviceEvent, HostSession, ProtocolViolation
 
 LOGGER = "firmware_bridge.session"
 FLOOD = 2000
-
-
-def frame(seq: int, msg) -> bytes:
-    return encode_frame(seq, msg.TYPE, msg.encode())
-
-
-def hostile_session() -> HostSession:
-    session = HostSession(nonce=7)
-    session.connection_made(0.0)
-    session.receive_data(frame(0, Pong(boot_id=1, state=2)), 0.0)
-    session.data_to_send()
-    return session
 
 
 def drain(session: HostSession) -> list:

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from firmware_bridge.emulator.firmware import DeviceFirmware
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
-from firmware_bridge.messages import Message
+from firmware_bridge.framing import encode_frame
+from firmware_bridge.messages import Message, Pong
 from firmware_bridge.session import Completed, Failed, HostSession, LinkTiming, SessionEvent
 
 
@@ -118,3 +119,18 @@ class LinkSim:
 
     def of_type(self, cls: type) -> list:
         return [e for e in self.events if isinstance(e, cls)]
+
+
+def frame(seq: int, msg: Message) -> bytes:
+    """``msg`` framed as the device sends it, with SEQ ``seq``."""
+    return encode_frame(seq, msg.TYPE, msg.encode())
+
+
+def hostile_session() -> HostSession:
+    """A host session whose link is up (the device answered its PING), fed bytes by a test
+    as a hostile or broken device would send them."""
+    session = HostSession(nonce=7)
+    session.connection_made(0.0)
+    session.receive_data(frame(0, Pong(boot_id=1, state=2)), 0.0)
+    session.data_to_send()
+    return session
