@@ -69,7 +69,13 @@ from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
 from controller.engine.wagers import GAME_WAGER_RULE
 from controller.errors import CroupierError, RoundError
-from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
+from controller.table.deals import (
+    HandFormingDeal,
+    ManualDeal,
+    RoundStakes,
+    ShoeDeal,
+    check_positions,
+)
 from controller.table.events import (
     AppendJournal,
     Button,
@@ -106,6 +112,8 @@ from controller.table.events import (
     VoidRound,
 )
 from controller.table.exposure import (
+    HELD,
+    ExposureProcedure,
     before_first_action,
     exposure_procedure,
     no_procedure,
@@ -733,21 +741,7 @@ class TableMachine:
     def _on_cards_exposed(self, event: CardsExposed, now: float) -> list[Effect]:
         """MD-X1, MD-X2, MD-X3: the exposed cards go back into the remaining cards and are
         replaced (with a shuffler: back to DEALING for the replacement packet)."""
-        procedure = exposure_procedure(self.profile, event.destination)
-        if procedure is None:
-            why, rule = no_procedure(self.profile, event.destination)
-            raise self._exposure_refused(event, why, rule)
-        r = self.round
-        kind = "hand-forming" if procedure.shuffler_only else "hand-forming or manual"
-        too_early = f"only after a verified {kind} deal, before the showdown ({self.state})"
-        dealt = (HandFormingDeal,) if procedure.shuffler_only else (HandFormingDeal, ManualDeal)
-        if r is None or not isinstance(r.deal, dealt) or self.state not in TAKEN_IN[CardsExposed]:
-            raise self._exposure_refused(event, too_early, procedure.rule)
-        if procedure.after_first_action and not player_acted(r.wagers):
-            manual = isinstance(r.deal, ManualDeal)
-            exposed = 0 if manual else r.deal.validator.exposed
-            why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
-            raise self._exposure_refused(event, why, procedure.rule)
+        procedure, r = self._exposure_taken(event)
         try:
             effects = r.deal.replace_exposed(
                 event.destination, event.positions, procedure.rule, now
@@ -760,6 +754,32 @@ class TableMachine:
             return [AppendJournal("cards-exposed", {**where, "rule": procedure.rule, "note": note})]
         move = self._move(TableState.DEALING, procedure.cause, rule=procedure.rule, **where)
         return [move, *effects]
+
+    def _exposure_taken(self, event: CardsExposed) -> tuple[ExposureProcedure, Round]:
+        """The profile's procedure for ``event`` and the round it applies to; EventRefused
+        when the profile has none, out of turn, for positions the place does not hold, and
+        for MD-X1 before a player acted (with the misdeal to declare instead)."""
+        procedure = exposure_procedure(self.profile, event.destination)
+        if procedure is None:
+            why, rule = no_procedure(self.profile, event.destination)
+            raise self._exposure_refused(event, why, rule)
+        r = self.round
+        kind = "hand-forming" if procedure.shuffler_only else "hand-forming or manual"
+        too_early = f"only after a verified {kind} deal, before the showdown ({self.state})"
+        dealt = (HandFormingDeal,) if procedure.shuffler_only else (HandFormingDeal, ManualDeal)
+        if r is None or not isinstance(r.deal, dealt) or self.state not in TAKEN_IN[CardsExposed]:
+            raise self._exposure_refused(event, too_early, procedure.rule)
+        try:
+            held = HELD[event.destination]
+            check_positions(event.destination, event.positions, held, procedure.rule)
+        except RoundError as exc:
+            raise self._exposure_refused(event, str(exc), exc.rule) from None
+        if procedure.after_first_action and not player_acted(r.wagers):
+            manual = isinstance(r.deal, ManualDeal)
+            exposed = 0 if manual else r.deal.validator.exposed
+            why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
+            raise self._exposure_refused(event, why, procedure.rule)
+        return procedure, r
 
     @staticmethod
     def _exposure_refused(event: CardsExposed, reason: str, rule: str | None) -> EventRefused:

@@ -192,9 +192,11 @@ def test_two_replacement_cards_face_up_are_md_s3():
         (GR, (4, 4), "community", "cannot be exposed", "MD-X2"),
         (GR, (), "community", "cannot be exposed", "MD-X2"),
         (IT, (4,), "community", "profile uth-it has no procedure for wrongly exposed", "MD-X2"),
+        # the positions first: no MD-S3 advice for cards the dealer does not hold
+        (GR, (3,), "dealer", "positions [3] cannot be exposed", "MD-X1"),
     ],
 )
-def test_community_exposure_refused(profile, positions, destination, why, rule):
+def test_exposure_refused_for_positions_or_procedure(profile, positions, destination, why, rule):
     t = verified_greek_round(profile=profile, packets=IT_DEAL if profile is IT else GR_DEAL)
     refusal = refused_with(t, t.send(CardsExposed(positions, destination)))
     assert why in refusal["reason"] and refusal["rule"] == rule
