@@ -469,7 +469,8 @@ class DealReply(Message):
 
 @dataclass(frozen=True, slots=True)
 class ReinsertRequest(Message):
-    """Put cards back into the machine (MD-X3); ``None`` for a card the dealer cannot name."""
+    """Put delivered cards back into the machine (MD-X1..X3: the dealer's or community cards);
+    ``None`` for a card the dealer cannot name."""
 
     TYPE: ClassVar[int] = 0x15
     MECHANICAL: ClassVar[bool] = True

@@ -233,8 +233,12 @@ COMMANDS = {
         QuickCommand(
             ("round", "expose"),
             (ROUND, "round_expose"),
-            {"--card": Option("positions", whole_number(1, 2), repeat=True), **GLOBAL},
-            {"positions": None},
+            {
+                "--card": Option("positions", whole_number(1, 2), repeat=True),
+                "--community": Option("community", whole_number(1, 5), repeat=True),
+                **GLOBAL,
+            },
+            {"positions": None, "community": None},
         ),
         QuickCommand(
             ("seat", "clear"), (TECHNICIAN_ACTS, "seat_clear"), TECHNICIAN, arguments=(SEAT,)

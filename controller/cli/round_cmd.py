@@ -38,6 +38,7 @@ EXAMPLES = {
         "croupier round stake 2 ante=1000 blind=1000 --decision 4x",
         "croupier round lock",
         "croupier round show last",
+        "croupier round expose --community 4 --community 5",
     ],
 }
 
@@ -74,7 +75,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("rule", help="e.g. MD-M2")
     m.add_argument("reason", type=journal_text, help="what happened (journaled)")
     x = add_daemon_action(
-        ra, "expose", "the dealer exposed his cards: re-insert them (MD-X3)", round_expose
+        ra,
+        "expose",
+        "cards exposed at the wrong time: replace them (dealer MD-X1/MD-X3, community MD-X2)",
+        round_expose,
     )
     x.add_argument(
         "--card",
@@ -83,6 +87,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         dest="positions",
         metavar="N",
         help="which of the dealer's cards (1 or 2; default both)",
+    )
+    x.add_argument(
+        "--community",
+        type=integer(1, 5),
+        action="append",
+        metavar="N",
+        help="a wrongly exposed community card instead (flop 1-3, turn 4, river 5; MD-X2)",
     )
     add_daemon_action(ra, "lock", "press LOCK (bets closed)", round_button)
     add_daemon_action(ra, "confirm", "press CONFIRM", round_button)
@@ -133,8 +144,14 @@ def round_seats(args: argparse.Namespace) -> int:
 
 
 def round_expose(args: argparse.Namespace) -> int:
-    result = call(args, "round.expose", positions=args.positions or [1, 2])
-    print_json(result) if args.json else print(f"dealer cards: {result}")
+    if args.positions and args.community:
+        raise UsageError("--card and --community: one exposure at a time (dealer or community)")
+    if args.community:
+        result = call(args, "round.expose", destination="community", positions=args.community)
+    else:
+        result = call(args, "round.expose", positions=args.positions or [1, 2])
+    where = "community cards" if args.community else "dealer cards"
+    print_json(result) if args.json else print(f"{where}: {result}")
     return 0
 
 

@@ -10,9 +10,14 @@ such choice is a hidden constant:
 
 - ``rules.dealer_not_qualified`` (UTH-7): ``ante-pushes`` (Greek, Slovak) or ``ante-wins``
   (Italian: Ante paid 1:1, Play and Blind push);
-- ``rules.dealer_exposure`` (UTH with a shuffler): ``none`` (the document has no procedure:
-  the floor decides) or ``reinsert`` (MD-X3, Italian: exposed dealer cards go back into the
-  machine, which deals replacements);
+- ``rules.dealer_exposure`` (UTH, :class:`DealerExposure`): ``none`` (the document has no
+  procedure: the floor decides), ``reinsert`` (MD-X3, Italian, with a shuffler: exposed dealer
+  cards go back into the machine, which deals replacements) or ``after-action`` (MD-X1, Greek:
+  the dealer's cards exposed after the first player action go back into the remaining cards
+  and new closed cards are dealt; before it they are a misdeal, MD-S3 / MD-M6);
+- ``rules.community_exposure`` (UTH, :class:`CommunityExposure`): ``none`` (the floor decides)
+  or ``replace`` (MD-X2, Greek: wrongly exposed community cards are collected, go back into
+  the remaining cards and their positions are dealt again, closed);
 - ``rules.board_exposure`` (UTH): ``none`` (the document has no such procedure: the floor
   decides; the Greek rules replace wrongly exposed community cards, MD-X2, or void the round,
   MD-S3) or ``no-play`` (MD-X4, Italian: a seat that had not acted when the board was exposed
@@ -42,6 +47,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -69,7 +75,25 @@ from controller.validation import (
 DEAL_MODES = ("shuffler", "manual")
 ROUNDING = ("down", "nearest")
 DEALER_NOT_QUALIFIED = ("ante-pushes", "ante-wins")
-DEALER_EXPOSURE = ("none", "reinsert")  # MD-X3
+
+
+class DealerExposure(StrEnum):
+    """``rules.dealer_exposure``: what the table does when the dealer exposes his own cards."""
+
+    NONE = "none"  # the document has no procedure: the floor decides
+    REINSERT = "reinsert"  # MD-X3 (Italian, with a shuffler): with only the flop shown
+    AFTER_ACTION = "after-action"  # MD-X1 (Greek): after the first player action
+
+
+class CommunityExposure(StrEnum):
+    """``rules.community_exposure``: what the table does with wrongly exposed community cards."""
+
+    NONE = "none"  # the document has no procedure: the floor decides
+    REPLACE = "replace"  # MD-X2 (Greek): collected, back into the rest, dealt again closed
+
+
+DEALER_EXPOSURE = tuple(e.value for e in DealerExposure)  # MD-X1, MD-X3
+COMMUNITY_EXPOSURE = tuple(e.value for e in CommunityExposure)  # MD-X2
 BOARD_EXPOSURE = ("none", "no-play")  # MD-X4
 AWARD_POLICIES = ("winner", "share-round")
 SHARE_SCOPES = ("link", "table")  # CH-9 [interpretation]
@@ -254,6 +278,7 @@ def _read_uth_options(sec: Section) -> dict[str, Any]:
             "dealer_not_qualified", DEALER_NOT_QUALIFIED, "ante-pushes"
         ),
         "dealer_exposure": sec.choice("dealer_exposure", DEALER_EXPOSURE, "none"),
+        "community_exposure": sec.choice("community_exposure", COMMUNITY_EXPOSURE, "none"),
         "board_exposure": sec.choice("board_exposure", BOARD_EXPOSURE, "none"),
     }
 

@@ -7,9 +7,10 @@ and the rule, e.g. ``paytables.main.blackjack: BJ-5 pays 3:2, this profile pays 
 
 A profile file also claims one profile of RULES.md section 7 (:data:`RULEBOOK_PROFILES`), by
 the rule document its ``[profile] source`` names or by carrying its name; what the rule book
-fixes for that profile beyond its game (the deal and its burns, UTH-11; the Italian misdeal
-procedures MD-X3 and MD-X4) must be that profile's, e.g. ``rules.burns: the Slovak rules
-(uth-sk) burn 2 cards (...), got 3 (UTH-11)``. The **[interpretation]** options stay the file's.
+fixes for that profile beyond its game (the deal and its burns, UTH-11; the procedures for
+exposed cards, the Greek MD-X1 and MD-X2, the Italian MD-X3 and MD-X4) must be that
+profile's, e.g. ``rules.burns: the Slovak rules (uth-sk) burn 2 cards (...), got 3
+(UTH-11)``. The **[interpretation]** options stay the file's.
 
 Pay tables are compared by what they *pay*, not by how they are written: every hand a bet can
 see (each class of lines it satisfies, best first) must be paid exactly as the rule book pays
@@ -94,13 +95,9 @@ class RuleBookProfile:
     options: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
-_REINSERT = "re-inserting exposed dealer cards into the shuffler is Italian"
 _NO_PLAY = "leaving a seat in without a Play bet when the board was exposed early is Italian"
-# the misdeal procedures the Greek and Slovak rules do not have (MD-X3, MD-X4 are Italian)
-_NOT_ITALIAN = {
-    "dealer_exposure": ("none", "MD-X3", _REINSERT),
-    "board_exposure": ("none", "MD-X4", _NO_PLAY),
-}
+_NOT_GREEK = "replacing wrongly exposed community cards is Greek"
+_SILENT = "the Slovak rules have no procedure for exposed cards"
 RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
     p.name: p
     for p in (
@@ -111,7 +108,19 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             "the Greek rules",
             burns=0,
             burn_points="neither the manual deal nor the shuffler's burns one",
-            options=_NOT_ITALIAN,
+            options={
+                "dealer_exposure": (
+                    "after-action",
+                    "MD-X1",
+                    "the dealer's cards exposed after the first player action are replaced",
+                ),
+                "community_exposure": (
+                    "replace",
+                    "MD-X2",
+                    "wrongly exposed community cards are replaced",
+                ),
+                "board_exposure": ("none", "MD-X4", _NO_PLAY),
+            },
         ),
         RuleBookProfile(
             "uth-sk",
@@ -121,7 +130,11 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             burns=2,
             burn_points="before the flop, before the turn and river",
             deals=("manual",),
-            options=_NOT_ITALIAN,
+            options={
+                "dealer_exposure": ("none", "MD-X1", _SILENT),
+                "community_exposure": ("none", "MD-X2", _SILENT),
+                "board_exposure": ("none", "MD-X4", _NO_PLAY),
+            },
         ),
         RuleBookProfile(
             "uth-it",
@@ -132,6 +145,7 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             burn_points="by hand: before the flop, the turn and the river",
             options={
                 "dealer_exposure": ("reinsert", "MD-X3", "the Shuffler Mate procedure"),
+                "community_exposure": ("none", "MD-X2", _NOT_GREEK),
                 "board_exposure": ("no-play", "MD-X4", "players who had not acted stay in"),
             },
         ),
@@ -163,8 +177,8 @@ def check_variant(
     claimed: RuleBookProfile, game: str, deal: str, burns: int, options: Mapping[str, Any]
 ) -> list[tuple[str, str]]:
     """What the rule book fixes for the claimed profile (RULES.md section 7) and the file
-    states otherwise: its game, its deals and burns (UTH-11), its misdeal procedures (MD-X3,
-    MD-X4). The [interpretation] options stay the file's choice."""
+    states otherwise: its game, its deals and burns (UTH-11), its procedures for exposed
+    cards (MD-X1..MD-X4). The [interpretation] options stay the file's choice."""
     if game != claimed.game:
         return [
             (
@@ -217,6 +231,7 @@ _KEY_RULES: dict[str, str | dict[str, str]] = {
     "rules.ante_equals_blind": "UTH-2",
     "rules.dealer_not_qualified": "UTH-7",
     "rules.dealer_exposure": "MD-X3",
+    "rules.community_exposure": "MD-X2",
     "rules.board_exposure": "MD-X4",
     "rules.decks": "BJ-1",
     "rules.bet_": "BJ-1",

@@ -14,7 +14,8 @@ Each expectation of an ``expect`` step (see :mod:`controller.rig.scenario`) read
   ``seat.N.wagers``), ``journal`` (an entry of that kind whose data holds these values);
 - ``cards_as_delivered``: the controller's record of the last round (``round show``, the
   technician's surveillance view) deals exactly the cards the shuffler delivered, in order
-  (the emulator's own record).
+  (the emulator's own record); ``"same cards"``: the same cards in any order (community
+  cards replaced, MD-X2, sit in the board's positions but came out of the machine last).
 
 Tables are compared as subsets: only the keys written in the scenario must match.
 """
@@ -27,6 +28,7 @@ from typing import Any
 from controller.engine.cards import card_name
 from controller.rig.target import TableUnderTest
 
+SAME_CARDS = "same cards"  # cards_as_delivered: the same cards, in any order
 LAMP_WINDOW = 1.2  # seconds: a slow blink (1 Hz) changes twice within it
 
 
@@ -158,11 +160,14 @@ class Expectations:
                 return f"no entry like {wanted}"
         return None
 
-    def _cards_as_delivered(self, want: bool, status: dict[str, Any]) -> str | None:
+    def _cards_as_delivered(self, want: bool | str, status: dict[str, Any]) -> str | None:
         shown = self.table.call("round.show", privileged=True, round="last")
         recorded = dealt_in_order(shown["record"])
         delivered = [
             card_name(c) if c is not None else "?" for c in self.table.emulate("state")["delivered"]
         ]
-        same = recorded == delivered
+        if want == SAME_CARDS:
+            same, want = sorted(recorded) == sorted(delivered), True
+        else:
+            same = recorded == delivered
         return None if same == want else f"recorded {recorded}, the shuffler delivered {delivered}"

@@ -32,6 +32,7 @@ from controller.books.ledger.journal import verify_chain
 from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
+from controller.engine.deal.validator import DEALER
 from controller.engine.games.holdem_round import parse_decision
 from controller.engine.profiles import GAME_PROGRESSIVE_BET
 from controller.engine.wagers import TABLE_WAGERS, check_entry, refusal
@@ -45,7 +46,7 @@ from controller.table.core import Input
 from controller.table.credentials import verify
 from controller.table.events import (
     Button,
-    DealerCardsExposed,
+    CardsExposed,
     DealerPressed,
     DeclareMisdeal,
     DeclareSeats,
@@ -57,7 +58,8 @@ from controller.table.events import (
     Refused,
     SeatDecision,
 )
-from controller.table.machine import MISDEAL_RULES, TableState, reinsert_refusal
+from controller.table.exposure import HELD, exposure_refusal
+from controller.table.machine import MISDEAL_RULES, TableState
 from controller.table.runner import Handover, TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from controller.texts import suggestion, text_problem
@@ -108,7 +110,7 @@ ARGS: dict[str, frozenset[str]] = {
         "sign.state": (),
         "metrics": (),
         "seat.clear": ("technician", "seat"),
-        "round.expose": ("positions",),
+        "round.expose": ("positions", "destination"),
         "round.last": (),
         "shuffler.reset": ("technician",),
         "alerts": (),
@@ -666,20 +668,37 @@ class Commands:
         return "declared"
 
     async def round_expose(self, request: Request) -> str:
-        """The dealer exposed his cards with only the flop shown (MD-X3, where the profile
-        has the procedure): ``positions`` of his hand, 1-based, default both."""
-        if (refused := reinsert_refusal(self.runner.config.profile)) is not None:
+        """Cards exposed at the wrong time, where the profile has the procedure: the dealer's
+        (MD-X1 Greek, MD-X3 Italian) or the community's (MD-X2 Greek). ``destination``:
+        ``dealer`` (default) or ``community``; ``positions``: 1-based, default the dealer's
+        both cards."""
+        destination = request.args.get("destination", DEALER)
+        if not isinstance(destination, str) or destination not in HELD:
+            raise _bad("'destination' must be dealer or community")
+        positions = self._exposed(request, destination)
+        if (refused := exposure_refusal(self.runner.config.profile, destination)) is not None:
             raise ControlError(refused)
-        positions = request.args.get("positions", [1, 2])
+        await self._hand(CardsExposed(positions, destination))
+        return "entered"
+
+    @staticmethod
+    def _exposed(request: Request, destination: str) -> tuple[int, ...]:
+        """The ``positions`` of ``destination``'s cards: distinct, within what it holds."""
+        held = HELD[destination]
+        positions = request.args.get("positions", [1, 2] if destination == DEALER else None)
         if (
             not isinstance(positions, list)
-            or not 1 <= len(positions) <= 2
-            or not all(type(p) is int and p in (1, 2) for p in positions)
+            or not 1 <= len(positions) <= held
+            or not all(type(p) is int and 1 <= p <= held for p in positions)
             or len(set(positions)) != len(positions)
         ):
-            raise _bad("'positions' must list the dealer's cards, [1], [2] or [1, 2]")
-        await self._hand(DealerCardsExposed(tuple(positions)))
-        return "entered"
+            what = (
+                "the dealer's cards, [1], [2] or [1, 2]"
+                if destination == DEALER
+                else "community positions 1..5 once each (flop 1-3, turn 4, river 5)"
+            )
+            raise _bad(f"'positions' must list {what}")
+        return tuple(positions)
 
     async def round_lock(self, request: Request) -> str:
         await self._hand(DealerPressed(Button.LOCK))

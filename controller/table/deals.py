@@ -7,8 +7,10 @@ says when to poll, and once the cards are all in, :meth:`record` gives the round
 
 - :class:`HandFormingDeal` (UTH, Casino Hold'em, UTH-11): the controller asks the shuffler for
   each packet of the plan and checks it with the :class:`DealValidator`; VERIFIED at the last
-  packet; the dealer's CONFIRM starts the showdown. Dealer cards exposed after the deal go
-  back into the shuffler and are replaced (:meth:`HandFormingDeal.reinsert_dealer`, MD-X3).
+  packet; the dealer's CONFIRM starts the showdown. Dealer or community cards exposed after
+  the deal go back into the shuffler and are replaced in their positions
+  (:meth:`HandFormingDeal.replace_exposed`: MD-X1, MD-X2, MD-X3; :mod:`controller.table.
+  exposure` says which the profile has).
 - :class:`ShoeDeal` (Trilux blackjack): the shoe reports every card as it leaves; the blackjack
   engine knows how many cards are due and where each goes, and the players' decisions come in
   between. A card when none is due is a wrong count (MD-S1); a card due but not coming within
@@ -90,6 +92,21 @@ def holdem_record(
     return data
 
 
+def check_positions(destination: str, positions: tuple[int, ...], held: int, rule: str) -> None:
+    """RoundError (citing ``rule``) unless ``positions`` name distinct cards of the ``held``
+    that ``destination`` holds."""
+    if (
+        not positions
+        or len(set(positions)) != len(positions)
+        or not all(1 <= p <= held for p in positions)
+    ):
+        raise RoundError(
+            f"the {destination} holds cards 1..{held}: positions {list(positions)}"
+            " cannot be exposed",
+            rule,
+        )
+
+
 class HandFormingDeal:
     needs_confirm = True  # the showdown waits for the dealer's CONFIRM
 
@@ -98,7 +115,10 @@ class HandFormingDeal:
         self.validator = DealValidator(
             holdem_plan(seats, game=profile.game), started=now, packet_timeout=timeout
         )
-        self.reinserted: list[int | None] = []  # dealer cards sent back (MD-X3)
+        self._planned = len(self.validator.plan.packets)
+        # the positions sent back, in order: the k-th replaced by the k-th packet after the
+        # plan (MD-X1, MD-X2, MD-X3)
+        self.replaced: list[tuple[str, tuple[int, ...]]] = []
 
     def plan_text(self) -> list[str]:
         return [f"{p.count}->{p.destination}" for p in self.validator.plan.packets]
@@ -119,34 +139,32 @@ class HandFormingDeal:
     def fault(self, description: str, now: float) -> Verdict:
         return self.validator.fault(description, now)
 
-    def reinsert_dealer(self, positions: tuple[int, ...], now: float) -> list[Effect]:
-        """MD-X3: the dealer's cards at ``positions`` (1-based) were exposed: they go back
-        into the shuffler, which shuffles the rest and deals as many replacements. Raises
-        RoundError for positions the dealer does not hold."""
-        hand = self._cards()[DEALER]
-        if (
-            not positions
-            or len(set(positions)) != len(positions)
-            or not all(1 <= p <= len(hand) for p in positions)
-        ):
-            raise RoundError(
-                f"the dealer holds cards 1..{len(hand)}: positions {list(positions)}"
-                " cannot be exposed",
-                "MD-X3",
-            )
+    def replace_exposed(
+        self, destination: str, positions: tuple[int, ...], rule: str, now: float
+    ) -> list[Effect]:
+        """MD-X1, MD-X2, MD-X3 (``rule``): the cards of ``destination`` (dealer, community) at
+        ``positions`` (1-based) were exposed: they go back into the shuffler, which shuffles
+        the rest and deals as many replacements, checked like any packet. Raises RoundError
+        for positions ``destination`` does not hold."""
+        hand = self._cards().get(destination, [])
+        check_positions(destination, positions, len(hand), rule)
         back = tuple(hand[p - 1] for p in positions)
-        self.validator.replace(DEALER, back, now)
-        self.reinserted += back
-        return [ReinsertCards(back), RequestPacket(DEALER, len(back))]
+        self.validator.replace(destination, back, now)
+        self.replaced.append((destination, positions))
+        return [ReinsertCards(back), RequestPacket(destination, len(back))]
 
     def _cards(self) -> dict[str, list[int | None]]:
-        """The cards each destination holds: every packet it got, less the cards it sent
-        back into the shuffler (MD-X3)."""
+        """The cards each destination holds: the packets of the plan, each replacement packet
+        in the positions whose cards went back into the shuffler (MD-X1..X3)."""
         cards: dict[str, list[int | None]] = {}
-        for p in self.validator.delivered:
+        delivered = self.validator.delivered
+        for p in delivered[: self._planned]:
             cards.setdefault(p.destination, []).extend(p.cards)
-        for card in self.reinserted:
-            cards[DEALER].remove(card)
+        for (destination, positions), p in zip(
+            self.replaced, delivered[self._planned :], strict=False
+        ):
+            for position, card in zip(positions, p.cards, strict=False):
+                cards[destination][position - 1] = card
         return cards
 
     def poll(self, now: float) -> Verdict:
@@ -211,6 +229,17 @@ class ManualDeal:
         self.dealt = True
         self.verdict = Verdict(VERIFIED, None, "the dealer confirmed the manual deal")
         return self.verdict
+
+    def replace_exposed(
+        self, destination: str, positions: tuple[int, ...], rule: str, now: float
+    ) -> list[Effect]:
+        """MD-X1, MD-X2 dealt by hand: the dealer puts the exposed cards of ``destination``
+        back into the remaining cards and deals new ones. The cards entered for that place
+        are dropped: the dealer enters them again, the new ones with the others (RoundError
+        for positions it does not hold)."""
+        check_positions(destination, positions, self.expected_cards().get(destination, 0), rule)
+        self.cards.pop(destination, None)
+        return []
 
     def enter_cards(self, destination: str, cards: tuple[int, ...]) -> None:
         wanted = self.expected_cards()

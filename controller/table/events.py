@@ -194,12 +194,14 @@ class DeclareMisdeal:
 
 
 @dataclass(frozen=True)
-class DealerCardsExposed:
-    """Control socket: the dealer exposed his own cards (``positions``, 1-based, of his hand)
-    with only the flop shown: with a profile that allows it they go back into the shuffler
-    and replacements are dealt (MD-X3)."""
+class CardsExposed:
+    """Control socket: cards of ``destination`` (``dealer``: his own cards, ``community``:
+    the board) exposed at the wrong time, ``positions`` 1-based: with a profile that has the
+    procedure they go back into the remaining cards and are replaced (MD-X1, MD-X2, MD-X3;
+    :mod:`controller.table.exposure`)."""
 
     positions: tuple[int, ...]
+    destination: str = "dealer"
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,7 @@ Event = (
     | SeatDecision
     | EnterCards
     | DeclareMisdeal
-    | DealerCardsExposed
+    | CardsExposed
     | JackpotAck
 )
 
@@ -295,7 +297,7 @@ class ShuffleDeck:
 @dataclass(frozen=True)
 class ReinsertCards:
     """Shuffler: take these delivered cards back into the remaining stack and shuffle it
-    (MD-X3); the replacement packet follows as a :class:`RequestPacket`."""
+    (MD-X1, MD-X2, MD-X3); the replacement packet follows as a :class:`RequestPacket`."""
 
     cards: tuple[int | None, ...]
 

@@ -14,9 +14,12 @@ States (``TableState``)::
     LOCKED --ledger open failed: nothing taken--> OPEN (or CLOSED)
     OPEN --a condition--> CLOSED;  SETTLED / VOID / JACKPOT --> CLOSED if one is pending
 
-MD-X3 (a profile with ``dealer_exposure = "reinsert"``, Italian): dealer cards exposed after
-the deal (VERIFIED, before the showdown) go back into the shuffler, VERIFIED -> DEALING until
-the replacement packet is in and counted, then VERIFIED again.
+Exposed cards that are not a misdeal (:mod:`controller.table.exposure`: MD-X1 and MD-X2 on
+uth-gr, MD-X3 on uth-it): dealer or community cards exposed after the deal (VERIFIED, before
+the showdown) go back into the shuffler, VERIFIED -> DEALING until the replacement packet is
+in and counted, then VERIFIED again. Dealt by hand (MD-X1, MD-X2) the table stays VERIFIED:
+the cards entered for that place are dropped and entered again. MD-X1 only once a player
+acted (a decision entered); before, the dealer is told which misdeal to declare.
 
 Blackjack: VERIFIED once the initial deal (BJ-2) is in; the players' decisions and the cards
 they call for keep coming in VERIFIED (a card when none is due is MD-S1, a shoe fault MD-S2),
@@ -66,15 +69,21 @@ from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
 from controller.engine.wagers import GAME_WAGER_RULE
 from controller.errors import CroupierError, RoundError
-from controller.table.deals import HandFormingDeal, ManualDeal, RoundStakes, ShoeDeal
+from controller.table.deals import (
+    HandFormingDeal,
+    ManualDeal,
+    RoundStakes,
+    ShoeDeal,
+    check_positions,
+)
 from controller.table.events import (
     AppendJournal,
     Button,
+    CardsExposed,
     CheckDeck,
     ClearSeats,
     Condition,
     ConditionChanged,
-    DealerCardsExposed,
     DealerPressed,
     DeclareMisdeal,
     DeclareSeats,
@@ -101,6 +110,14 @@ from controller.table.events import (
     TechnicianKeyTurned,
     Tick,
     VoidRound,
+)
+from controller.table.exposure import (
+    HELD,
+    ExposureProcedure,
+    before_first_action,
+    exposure_procedure,
+    no_procedure,
+    player_acted,
 )
 from controller.table.machine_settings import MachineSettings
 from controller.table.seats import ReportedSeats, SeatBoard
@@ -147,7 +164,7 @@ TRANSITIONS: Mapping[TableState, frozenset[TableState]] = {
     S.OPEN: frozenset({S.CLOSED, S.LOCKED}),  # a condition; LOCK
     S.LOCKED: frozenset({S.DEALING, S.OPEN, S.CLOSED}),  # ledger open ok / failed
     S.DEALING: frozenset({S.VERIFIED, S.VOID}),  # count verified; misdeal
-    S.VERIFIED: frozenset({S.SHOWDOWN, S.VOID, S.DEALING}),  # CONFIRM; misdeal; MD-X3
+    S.VERIFIED: frozenset({S.SHOWDOWN, S.VOID, S.DEALING}),  # CONFIRM; misdeal; MD-X1..3
     S.SHOWDOWN: frozenset({S.SETTLED, S.JACKPOT}),  # ledger settle ok
     S.SETTLED: frozenset({S.OPEN, S.CLOSED}),  # CONFIRM or display time over
     S.VOID: frozenset({S.OPEN, S.CLOSED}),  # CONFIRM
@@ -164,7 +181,7 @@ TAKEN_IN: Mapping[object, frozenset[TableState]] = {
     EnterWagers: frozenset(TableState) - ROUND_OVER - {S.SHOWDOWN},
     EnterCards: frozenset({S.DEALING, S.VERIFIED}),
     DeclareMisdeal: frozenset({S.DEALING, S.VERIFIED}),
-    DealerCardsExposed: frozenset({S.VERIFIED}),
+    CardsExposed: frozenset({S.VERIFIED}),
 }
 
 
@@ -181,18 +198,6 @@ class EventRefused(CroupierError):
         self.kind = kind
         self.data = data
         super().__init__(f"{kind}: {data.get('reason', data)}")
-
-
-def reinsert_refusal(profile: Profile) -> str | None:
-    """Why this profile cannot put exposed dealer cards back into the shuffler (MD-X3), or
-    ``None`` when it can (the Italian Shuffler Mate procedure, ``dealer_exposure =
-    "reinsert"``)."""
-    if profile.options.get("dealer_exposure") == "reinsert":
-        return None
-    return (
-        f"profile {profile.name} has no re-insertion procedure for exposed dealer cards (MD-X3"
-        " is Italian): call the floor"
-    )
 
 
 @dataclass
@@ -263,7 +268,7 @@ class TableMachine:
             SeatDecision: self._on_seat_decision,
             EnterCards: self._on_enter_cards,
             DeclareMisdeal: self._on_declare_misdeal,
-            DealerCardsExposed: self._on_dealer_cards_exposed,
+            CardsExposed: self._on_cards_exposed,
             JackpotAck: self._on_jackpot_ack,
         }
 
@@ -733,29 +738,53 @@ class TableMachine:
         verdict = Verdict(MISDEAL, event.rule, f"declared by the dealer: {event.reason}")
         return self._after_verdict(verdict, [], now)
 
-    def _on_dealer_cards_exposed(self, event: DealerCardsExposed, now: float) -> list[Effect]:
-        """MD-X3: the exposed dealer cards go back into the shuffler, replacements follow."""
-        positions = list(event.positions)
-        r = self.round
-
-        def refused(reason: str) -> EventRefused:
-            data = {"positions": positions, "reason": reason, "rule": "MD-X3"}
-            return EventRefused("exposure-refused", data)
-
-        if (why := reinsert_refusal(self.profile)) is not None:
-            raise refused(why)
-        too_early = f"only after a verified hand-forming deal, before the showdown ({self.state})"
-        if r is None or not isinstance(r.deal, HandFormingDeal):
-            raise refused(too_early)
-        refusal = {"positions": positions, "reason": too_early, "rule": "MD-X3"}
-        self._take(DealerCardsExposed, "exposure-refused", **refusal)
+    def _on_cards_exposed(self, event: CardsExposed, now: float) -> list[Effect]:
+        """MD-X1, MD-X2, MD-X3: the exposed cards go back into the remaining cards and are
+        replaced (with a shuffler: back to DEALING for the replacement packet)."""
+        procedure, r = self._exposure_taken(event)
         try:
-            effects = r.deal.reinsert_dealer(event.positions, now)
+            effects = r.deal.replace_exposed(
+                event.destination, event.positions, procedure.rule, now
+            )
         except RoundError as exc:
-            raise refused(str(exc)) from None
-        cause = "dealer cards exposed: back into the shuffler, replacements dealt"
-        move = self._move(TableState.DEALING, cause, rule="MD-X3", positions=positions)
+            raise self._exposure_refused(event, str(exc), exc.rule) from None
+        where = {"destination": event.destination, "positions": list(event.positions)}
+        if isinstance(r.deal, ManualDeal):  # the dealer enters the new cards
+            note = f"{event.destination} cards exposed: replaced by hand, enter them again"
+            return [AppendJournal("cards-exposed", {**where, "rule": procedure.rule, "note": note})]
+        move = self._move(TableState.DEALING, procedure.cause, rule=procedure.rule, **where)
         return [move, *effects]
+
+    def _exposure_taken(self, event: CardsExposed) -> tuple[ExposureProcedure, Round]:
+        """The profile's procedure for ``event`` and the round it applies to; EventRefused
+        when the profile has none, out of turn, for positions the place does not hold, and
+        for MD-X1 before a player acted (with the misdeal to declare instead)."""
+        procedure = exposure_procedure(self.profile, event.destination)
+        if procedure is None:
+            why, rule = no_procedure(self.profile, event.destination)
+            raise self._exposure_refused(event, why, rule)
+        r = self.round
+        kind = "hand-forming" if procedure.shuffler_only else "hand-forming or manual"
+        too_early = f"only after a verified {kind} deal, before the showdown ({self.state})"
+        dealt = (HandFormingDeal,) if procedure.shuffler_only else (HandFormingDeal, ManualDeal)
+        if r is None or not isinstance(r.deal, dealt) or self.state not in TAKEN_IN[CardsExposed]:
+            raise self._exposure_refused(event, too_early, procedure.rule)
+        try:
+            held = HELD[event.destination]
+            check_positions(event.destination, event.positions, held, procedure.rule)
+        except RoundError as exc:
+            raise self._exposure_refused(event, str(exc), exc.rule) from None
+        if procedure.after_first_action and not player_acted(r.wagers):
+            manual = isinstance(r.deal, ManualDeal)
+            exposed = 0 if manual else r.deal.validator.exposed
+            why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
+            raise self._exposure_refused(event, why, procedure.rule)
+        return procedure, r
+
+    @staticmethod
+    def _exposure_refused(event: CardsExposed, reason: str, rule: str | None) -> EventRefused:
+        data = {"destination": event.destination, "positions": list(event.positions)}
+        return EventRefused("exposure-refused", {**data, "reason": reason, "rule": rule})
 
     def _on_shuffler_fault(self, event: ShufflerFault, now: float) -> list[Effect]:
         effects: list[Effect] = [

@@ -16,7 +16,7 @@
   (:class:`~controller.table.shuffler_events.FaultStorm`): the storm closes the table once,
   its faults are counted, and it ends after a quiet window;
 - carries out the machine's shuffler effects one at a time, in order (shuffle, deal a packet,
-  take cards back for MD-X3, count the deck), feeding each outcome back as an event. A packet
+  take cards back for MD-X1..X3, count the deck), feeding each outcome back as an event. A packet
   cut short by a jam is reported as the fault first (MD-S2, a malfunction), then as the
   packet.
 

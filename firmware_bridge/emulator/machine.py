@@ -228,7 +228,8 @@ class ShufflerMachine:
         return CardEvent(len(self.out), read.card, FACE_UP if read.face_up else 0)
 
     def reinsert(self, cards: tuple[int | None, ...]) -> ReinsertReply:
-        """Cards come back into the remaining stack, which is shuffled again (MD-X3)."""
+        """Delivered cards (any destination) come back into the remaining stack, which is
+        shuffled again (MD-X1..X3)."""
         self._require_ready(self.mode)
         still_out = list(self.out)
         for card in cards:

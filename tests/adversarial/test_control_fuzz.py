@@ -167,6 +167,35 @@ def test_cards_a_misdeal_or_an_exposure_the_table_does_not_take_are_refused(tabl
     assert machine.state.value == "open"
 
 
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        ({"destination": "seat:1", "positions": [1]}, "'destination' must be dealer or community"),
+        ({"destination": ["community"], "positions": [1]}, "'destination'"),
+        ({"destination": "community", "positions": [6]}, "'positions' must list community"),
+        ({"destination": "community", "positions": [4, 4]}, "'positions'"),
+        ({"destination": "community"}, "'positions'"),  # no default for the board
+        ({"destination": "community", "positions": [1, 2, 3, 4, 5, 1]}, "'positions'"),
+        ({"positions": [3]}, "'positions' must list the dealer's cards"),
+        ({"positions": [True]}, "'positions'"),
+    ],
+    ids=repr,
+)
+def test_an_exposure_is_checked_at_entry(table, args, field):
+    """MD-X1, MD-X2, MD-X3: the place and the positions are checked before the profile is
+    asked, each problem naming its field."""
+    reply = table.request("round.expose", **args)
+    assert reply["code"] == "bad-request" and field in reply["error"], reply
+
+
+def test_an_exposure_the_profile_has_no_procedure_for_is_refused(table):
+    """uth-sk: the Slovak rules have no procedure for exposed cards (MD-X1..MD-X3)."""
+    for destination, what in (("dealer", "dealer cards"), ("community", "community cards")):
+        reply = table.request("round.expose", destination=destination, positions=[1])
+        assert reply["code"] == "refused" and "profile uth-sk has no procedure" in reply["error"]
+        assert what in reply["error"]
+
+
 def test_a_stake_at_the_limit_settles_and_the_table_reopens(table):
     """The largest stake the table accepts goes through a whole round to the ledger."""
     top = STAKE_MAX_DEFAULT

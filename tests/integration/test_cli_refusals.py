@@ -23,6 +23,7 @@ MALFORMED = [
 ]
 REFUSED = [
     ("round", "expose"),  # no round in play
+    ("round", "expose", "--community", "4"),  # MD-X2: no round in play either
     ("round", "lock"),  # no seat in play
     ("round", "confirm"),  # nothing to confirm on an open table
 ]

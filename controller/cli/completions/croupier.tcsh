@@ -15,7 +15,7 @@ complete croupier \
         'c/--algorithm=/(hmac-sha1 hmac-sha256 sha1 sha256)/' \
         'c/--profile=/(uth-gr ch-bg trilux-gr)/' \
         'c/--profile=/(uth-gr uth-sk uth-it ch-bg trilux-gr)/' \
-        'c/--/(accept-rows algorithm all amount at backend battery baud cap capture card card-time config contribution-rate control crash-rate currency cycles date db decision decks dsn duration edges events exit-with-parent faults follow format from full help history interval json junit key kill-rate kind lamp ledger-key level link manifest name no-recognition no-software output pin-factory png pool port profile public-key reason reason-code reserve-rate rig-socket rig-wait rounds rounds-per-hour royals seats seed sequences shoe shuffle-time shuffles socket state-dir step tables tablet tag technician trace transfer-to verbose version wired)/' \
+        'c/--/(accept-rows algorithm all amount at backend battery baud cap capture card card-time community config contribution-rate control crash-rate currency cycles date db decision decks dsn duration edges events exit-with-parent faults follow format from full help history interval json junit key kill-rate kind lamp ledger-key level link manifest name no-recognition no-software output pin-factory png pool port profile public-key reason reason-code reserve-rate rig-socket rig-wait rounds rounds-per-hour royals seats seed sequences shoe shuffle-time shuffles socket state-dir step tables tablet tag technician trace transfer-to verbose version wired)/' \
         'c/-/(- V f h n v)/' \
         'n/--reason-code/(closure malfunction)/' \
         'n/--pin-factory/(auto lgpio rpigpio mock rig)/' \

@@ -130,7 +130,7 @@ _shtab_croupier_round_commands() {
     cards:'enter the cards of a manually dealt round'
     confirm:'press CONFIRM'
     decide:'a seat'"'"'s decision (UTH/CH decision, blackjack action)'
-    expose:'the dealer exposed his cards: re-insert them (MD-X3)'
+    expose:'cards exposed at the wrong time: replace them (dealer MD-X1/MD-X3, community MD-X2)'
     lock:'press LOCK (bets closed)'
     misdeal:'declare a misdeal with its rule (MD-S*, MD-M*)'
     seats:'declare the seats in play besides the sensed ones'
@@ -722,6 +722,7 @@ _shtab_croupier_round_expose_options=(
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
   "*--card[which of the dealer\'s cards (1 or 2\; default both)]:N:"
+  "*--community[a wrongly exposed community card instead (flop 1-3, turn 4, river 5\; MD-X2)]:N:"
 )
 
 # guard to ensure default positional specs are added only once per session

@@ -24,9 +24,12 @@ the right counts: the green light of UTH-11 Italian), or ``MISDEAL`` with its ru
 A single exposed card is not a misdeal (MD-S3 needs two); it is reported in ``notes`` so the
 daemon journals it. After a MISDEAL the validator stays in that verdict: the round is void.
 
-MD-X3 (Italian, with a shuffler): once the deal is VERIFIED, :meth:`DealValidator.replace`
-takes cards back into the machine and plans one more packet of as many replacements; the
-verdict is OK again until it arrives (the cards taken back may come out again).
+Exposed cards that are not a misdeal (MD-X1 and MD-X2, Greek; MD-X3, Italian): once the deal
+is VERIFIED, :meth:`DealValidator.replace` takes cards of one destination (the dealer's, the
+community's) back into the machine and plans one more packet of as many replacements to it;
+the verdict is OK again until it arrives, and that packet is checked like any other (a wrong
+count or place is MD-S1, face-up cards count towards MD-S3). The cards taken back are no
+longer counted as delivered, so they may come out again without being a deck error.
 """
 
 from __future__ import annotations
@@ -207,11 +210,17 @@ class DealValidator:
                 )
         return None
 
+    @property
+    def exposed(self) -> int:
+        """The cards the shuffler delivered face up in this round (MD-S3 counts them)."""
+        return self._exposed
+
     def replace(self, destination: str, cards: Sequence[int | None], now: float) -> None:
-        """MD-X3: ``cards`` of ``destination`` went back into the shuffler; one more packet of
-        as many replacements to ``destination`` is due. Only after a verified deal."""
+        """MD-X1, MD-X2, MD-X3: ``cards`` of ``destination`` went back into the shuffler; one
+        more packet of as many replacements to ``destination`` is due. Only after a verified
+        deal (ValueError otherwise)."""
         if self.verdict.status != VERIFIED:
-            raise ValueError("cards are replaced only after the deal was verified (MD-X3)")
+            raise ValueError("cards are replaced only after the deal was verified (MD-X1..X3)")
         for card in cards:
             places = self._seen.get(card) if card is not None else None
             if places and destination in places:

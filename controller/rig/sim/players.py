@@ -19,19 +19,20 @@ from typing import TYPE_CHECKING
 
 from controller.engine.cards import Card
 from controller.engine.games.blackjack.strategy import choose
+from controller.engine.profiles import DealerExposure
 from controller.rig.dealer import royal_order
 from controller.rig.sim.shuffler import FAST_MACHINE
 from controller.table.deals import ManualDeal, ShoeDeal
 from controller.table.events import (
+    CardsExposed,
     Condition,
-    DealerCardsExposed,
     DeclareMisdeal,
     EnterCards,
     EnterWagers,
     JackpotAck,
     SeatDecision,
 )
-from controller.table.machine import TableState, reinsert_refusal
+from controller.table.machine import TableState
 from controller.table.shuffler_events import ResetShuffler
 from drivers.gpio.events import SeatState
 from firmware_bridge.codes import ErrorCode
@@ -142,7 +143,10 @@ class Dealer:
             plan.extra_card, plan.allowed = True, {None, "MD-S1"}
         elif w.shoe and rng.random() < f * 0.1:
             plan.misfeed, plan.allowed = True, {None, "MD-S2"}
-        if reinsert_refusal(w.profile) is None and rng.random() < f * 0.3:
+        # MD-X3 only: MD-X1 and MD-X2 (uth-gr) are not planned by the simulator yet
+        if w.profile.options.get("dealer_exposure") == DealerExposure.REINSERT and (
+            rng.random() < f * 0.3
+        ):
             plan.expose = True
         if rng.random() < f * 0.05:
             plan.stuck = rng.choice(seats)
@@ -353,7 +357,7 @@ class Dealer:
             return
         if plan.expose and "expose" not in self.done:
             self.done.add("expose")
-            w.post(DealerCardsExposed((1, 2)))
+            w.post(CardsExposed((1, 2)))
             return
         w.press("confirm")
 

@@ -289,3 +289,19 @@ def test_every_whole_number_has_the_same_largest_value():
     }
     assert highs["sim seed"] == INT64_MAX
     assert max(highs.values()) == INT64_MAX
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--card", "1", "--community", "4"], "--card and --community: one exposure at a time"),
+        (["--community", "6"], "--community: 6 is above 5"),
+        (["--community", "0"], "--community: 0 is below 1"),
+        (["--card", "3"], "--card: 3 is above 2"),
+    ],
+    ids=" ".join,
+)
+def test_round_expose_names_one_place_and_its_positions(argv, says, capsys):
+    """MD-X1/MD-X3 (the dealer's cards, --card 1..2) or MD-X2 (the board, --community 1..5):
+    a usage error before the daemon is asked, read by argparse and the quick reading alike."""
+    usage_error(capsys, ["round", "expose", *argv], says)

@@ -36,9 +36,16 @@ def test_italian_dealer_not_qualified_option():
     assert load_profile("uth-it").options["dealer_not_qualified"] == "ante-wins"
 
 
-def test_only_the_italian_profile_reinserts_exposed_dealer_cards():
+def test_each_profile_has_its_documents_procedure_for_exposed_dealer_cards():
     assert load_profile("uth-it").options["dealer_exposure"] == "reinsert"  # MD-X3
-    assert load_profile("uth-gr").options["dealer_exposure"] == "none"
+    assert load_profile("uth-gr").options["dealer_exposure"] == "after-action"  # MD-X1
+    assert load_profile("uth-sk").options["dealer_exposure"] == "none"  # silent
+
+
+def test_only_the_greek_profile_replaces_wrongly_exposed_community_cards():
+    assert load_profile("uth-gr").options["community_exposure"] == "replace"  # MD-X2
+    assert load_profile("uth-it").options["community_exposure"] == "none"
+    assert load_profile("uth-sk").options["community_exposure"] == "none"  # silent
 
 
 def test_only_the_italian_profile_leaves_seats_in_without_a_play_bet():

@@ -74,12 +74,17 @@ def test_shipped_profiles_follow_the_rule_book(name):
         ),
         ("uth-gr", "rules", "seats", 7, "rules.seats", "UTH-1"),
         ("uth-sk", "rules", "burns", 1, "rules.burns", "UTH-11"),
-        # what RULES.md 7 fixes for the profile the file claims (UTH-11, MD-X3, MD-X4)
+        # what RULES.md 7 fixes for the profile the file claims (UTH-11, MD-X1..MD-X4)
         ("uth-sk", "rules", "burns", 3, "rules.burns", "UTH-11"),  # Slovak: 2
         ("uth-gr", "rules", "burns", 2, "rules.burns", "UTH-11"),  # Greek: none
         ("uth-it", "rules", "burns", 2, "rules.burns", "UTH-11"),  # Italian by hand: 3
         ("uth-sk", "rules", "deal", "shuffler", "rules.deal", "UTH-11"),  # by hand only
-        ("uth-gr", "rules", "dealer_exposure", "reinsert", "rules.dealer_exposure", "MD-X3"),
+        ("uth-gr", "rules", "dealer_exposure", "reinsert", "rules.dealer_exposure", "MD-X1"),
+        ("uth-gr", "rules", "dealer_exposure", "none", "rules.dealer_exposure", "MD-X1"),
+        ("uth-sk", "rules", "dealer_exposure", "after-action", "rules.dealer_exposure", "MD-X1"),
+        ("uth-gr", "rules", "community_exposure", "none", "rules.community_exposure", "MD-X2"),
+        ("uth-it", "rules", "community_exposure", "replace", "rules.community_exposure", "MD-X2"),
+        ("uth-sk", "rules", "community_exposure", "replace", "rules.community_exposure", "MD-X2"),
         ("uth-it", "rules", "dealer_exposure", "none", "rules.dealer_exposure", "MD-X3"),
         ("uth-sk", "rules", "board_exposure", "no-play", "rules.board_exposure", "MD-X4"),
         ("uth-it", "rules", "board_exposure", "none", "rules.board_exposure", "MD-X4"),

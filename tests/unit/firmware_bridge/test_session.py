@@ -264,6 +264,24 @@ def test_reinsert_exposed_card_and_deal_replacement():
         sim.reply(ReinsertRequest((exposed,) if exposed not in sim.machine.out else (None,) * 9))
 
 
+def test_reinsert_wrongly_exposed_community_cards_and_deal_them_again():
+    """MD-X2: community cards (tag 0) go back over the link like the dealer's, whatever
+    packet they left in, and the replacements are dealt to tag 0."""
+    sim = ready()
+    board = sim.reply(DealRequest(5, 0))
+    sim.reply(DealRequest(2, 1))
+    sim.reply(DealRequest(2, 15))
+    turn_river = tuple(c.card for c in board.cards[3:])
+    back = sim.reply(ReinsertRequest(turn_river))
+    assert back.accepted == 2 and back.cards_ready == 52 - 9 + 2
+    replacement = sim.reply(DealRequest(2, 0))
+    assert replacement.tag == 0 and replacement.count == 2
+    kept = [c.card for c in board.cards[:3]]
+    assert sim.machine.out[:3] == kept and sim.machine.out[-2:] == [
+        c.card for c in replacement.cards
+    ]
+
+
 def test_deck_check_reports_missing_duplicate_and_foreign():
     sim = LinkSim(decks=2)
     sim.reply(sim.host.identify_request())

@@ -10,10 +10,10 @@ from controller.errors import RoundError
 from controller.table.events import (
     AppendJournal,
     Button,
+    CardsExposed,
     CheckDeck,
     Condition,
     ConditionChanged,
-    DealerCardsExposed,
     DealerPressed,
     DeclareMisdeal,
     DeclareSeats,
@@ -522,7 +522,7 @@ def verified_italian_round():
 
 def test_exposed_dealer_cards_are_reinserted_and_replaced_md_x3():
     t = verified_italian_round()
-    out = t.send(DealerCardsExposed((1, 2)))
+    out = t.send(CardsExposed((1, 2)))
     assert t.m.state == TableState.DEALING  # green lamp off until the replacements are counted
     assert out[-2:] == [ReinsertCards(tuple(parse_cards("2d 3d"))), RequestPacket("dealer", 2)]
     assert t.journal("transition")[-1]["rule"] == "MD-X3"
@@ -536,7 +536,7 @@ def test_exposed_dealer_cards_are_reinserted_and_replaced_md_x3():
 
 def test_one_exposed_card_may_come_back_as_its_own_replacement():
     t = verified_italian_round()
-    out = t.send(DealerCardsExposed((2,)))
+    out = t.send(CardsExposed((2,)))
     assert out[-2:] == [ReinsertCards(tuple(parse_cards("3d"))), RequestPacket("dealer", 1)]
     t.send(packet("dealer", "3d"))  # reshuffled into the rest, it may be dealt again
     assert t.m.state == TableState.VERIFIED
@@ -546,7 +546,7 @@ def test_one_exposed_card_may_come_back_as_its_own_replacement():
 
 def test_a_wrong_replacement_count_is_still_md_s1():
     t = verified_italian_round()
-    t.send(DealerCardsExposed((1, 2)))
+    t.send(CardsExposed((1, 2)))
     t.send(packet("dealer", "Kh"))
     assert t.m.state == TableState.VOID and t.m.round.verdict.rule == "MD-S1"
 
@@ -554,7 +554,7 @@ def test_a_wrong_replacement_count_is_still_md_s1():
 @pytest.mark.parametrize(
     ("profile", "when", "positions", "why"),
     [
-        (GR, "verified", (1, 2), "no re-insertion procedure"),
+        (GR, "verified", (1, 2), "declare MD-S3"),  # MD-X1 only after a player acted
         (IT, "dealing", (1, 2), "only after a verified"),
         (IT, "verified", (3,), "positions [3] cannot be exposed"),
         (IT, "verified", (1, 1), "cannot be exposed"),
@@ -568,7 +568,7 @@ def test_exposure_refused_without_the_procedure_or_out_of_turn(profile, when, po
     t.lock_and_open_ledger()
     deal(t, IT_DEAL if when == "verified" else IT_DEAL[:1])
     before = t.m.state
-    out = t.send(DealerCardsExposed(positions))
+    out = t.send(CardsExposed(positions))
     assert t.m.state == before
     assert not any(isinstance(e, ReinsertCards | RequestPacket) for e in out)
     assert why in t.journal("exposure-refused")[-1]["reason"]
