@@ -741,22 +741,22 @@ class TableMachine:
     def _on_cards_exposed(self, event: CardsExposed, now: float) -> list[Effect]:
         """MD-X1, MD-X2, MD-X3: the exposed cards go back into the remaining cards and are
         replaced (with a shuffler: back to DEALING for the replacement packet)."""
-        procedure, r = self._exposure_taken(event)
+        procedure, deal = self._exposure_taken(event)
         try:
-            effects = r.deal.replace_exposed(
-                event.destination, event.positions, procedure.rule, now
-            )
+            effects = deal.replace_exposed(event.destination, event.positions, procedure.rule, now)
         except RoundError as exc:
             raise self._exposure_refused(event, str(exc), exc.rule) from None
         where = {"destination": event.destination, "positions": list(event.positions)}
-        if isinstance(r.deal, ManualDeal):  # the dealer enters the new cards
+        if isinstance(deal, ManualDeal):  # the dealer enters the new cards
             note = f"{event.destination} cards exposed: replaced by hand, enter them again"
             return [AppendJournal("cards-exposed", {**where, "rule": procedure.rule, "note": note})]
         move = self._move(TableState.DEALING, procedure.cause, rule=procedure.rule, **where)
         return [move, *effects]
 
-    def _exposure_taken(self, event: CardsExposed) -> tuple[ExposureProcedure, Round]:
-        """The profile's procedure for ``event`` and the round it applies to; EventRefused
+    def _exposure_taken(
+        self, event: CardsExposed
+    ) -> tuple[ExposureProcedure, HandFormingDeal | ManualDeal]:
+        """The profile's procedure for ``event`` and the deal it applies to; EventRefused
         when the profile has none, out of turn, for positions the place does not hold, and
         for MD-X1 before a player acted (with the misdeal to declare instead)."""
         procedure = exposure_procedure(self.profile, event.destination)
@@ -766,8 +766,13 @@ class TableMachine:
         r = self.round
         kind = "hand-forming" if procedure.shuffler_only else "hand-forming or manual"
         too_early = f"only after a verified {kind} deal, before the showdown ({self.state})"
-        dealt = (HandFormingDeal,) if procedure.shuffler_only else (HandFormingDeal, ManualDeal)
-        if r is None or not isinstance(r.deal, dealt) or self.state not in TAKEN_IN[CardsExposed]:
+        deal = None if r is None else r.deal
+        if (
+            r is None
+            or not isinstance(deal, HandFormingDeal | ManualDeal)
+            or (procedure.shuffler_only and isinstance(deal, ManualDeal))
+            or self.state not in TAKEN_IN[CardsExposed]
+        ):
             raise self._exposure_refused(event, too_early, procedure.rule)
         try:
             held = HELD[event.destination]
@@ -775,11 +780,11 @@ class TableMachine:
         except RoundError as exc:
             raise self._exposure_refused(event, str(exc), exc.rule) from None
         if procedure.after_first_action and not player_acted(r.wagers):
-            manual = isinstance(r.deal, ManualDeal)
-            exposed = 0 if manual else r.deal.validator.exposed
+            manual = isinstance(deal, ManualDeal)
+            exposed = 0 if isinstance(deal, ManualDeal) else deal.validator.exposed
             why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
             raise self._exposure_refused(event, why, procedure.rule)
-        return procedure, r
+        return procedure, deal
 
     @staticmethod
     def _exposure_refused(event: CardsExposed, reason: str, rule: str | None) -> EventRefused:
