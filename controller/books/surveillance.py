@@ -33,7 +33,9 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
+import os
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +102,26 @@ class RoundReusedError(SurveillanceError):
     aside in ``reused``; an alarm (a rolled-back ledger, or a round numbered twice)."""
 
 
+PRIVATE = 0o600  # card identities: the daemon's user only, not the socket's group
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def _make_private(path: Path) -> None:
+    """The store readable by its owner only. The state directory is the socket group's to
+    read (the unit's UMask=0027 makes files 0640): the ledger is the technicians', the cards
+    are not (every member of the group, the web service too, read them past the credentialed
+    surveillance commands). A new file is created 0600 before SQLite opens it; one from
+    before is narrowed, its WAL and shared-memory files too (SQLite gives those the
+    database's mode when it creates them). OSError (a store the user does not own) as
+    opening it would raise."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
+    for name in (path, *(Path(f"{path}{side}") for side in SQLITE_SIDE_FILES)):
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_IMODE(os.stat(name).st_mode) != PRIVATE:
+                os.chmod(name, PRIVATE)
+
+
 class SurveillanceStore:
     def __init__(
         self, path: Path, *, read_only: bool = False, keyring: Keyring | None = None
@@ -112,6 +134,7 @@ class SurveillanceStore:
             self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
+            _make_private(path)
             self.db = sqlite3.connect(path)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")

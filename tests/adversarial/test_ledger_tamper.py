@@ -10,6 +10,7 @@ keyed (a keyring in the test's directory, mode 0400), as on a real table.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -455,6 +456,31 @@ def test_without_a_witness_a_rollback_is_caught_when_a_round_id_is_reused(tmp_pa
     store = SurveillanceStore(table.state_dir / "surveillance.sqlite3", read_only=True)
     assert store.round("SIM-1-000002")["result"] == kept
     store.close()
+
+
+@pytest.fixture
+def daemon_umask():
+    old = os.umask(0o027)  # the unit's UMask=: files of the state directory are 0640
+    yield
+    os.umask(old)
+
+
+def test_the_surveillance_store_is_not_the_socket_groups_to_read(tmp_path, daemon_umask):
+    """The state directory is the control group's to read (the ledger is the technicians'),
+    so the store, created 0640 under the unit's umask, gave every member of the group (the
+    web service too) the cards of every round, past the credentialed surveillance commands.
+    A new store is 0600, and one from before is narrowed with its WAL files when opened."""
+    new = tmp_path / "new.sqlite3"
+    store = SurveillanceStore(new)
+    store.add_round("T1-000001", "uth-gr", {"cards": ["As", "Ks"]}, {"paid": 1}, 1.0)
+    files = [new, Path(f"{new}-wal"), Path(f"{new}-shm")]
+    assert {oct(f.stat().st_mode & 0o777) for f in files} == {"0o600"}
+    store.close()
+    old = tmp_path / "old.sqlite3"
+    for path in (old, Path(f"{old}-wal")):
+        path.touch(mode=0o640)
+    SurveillanceStore(old).close()
+    assert oct(old.stat().st_mode & 0o777) == "0o600"
 
 
 def test_a_swapped_surveillance_record_is_refused(tmp_path, keyring):

@@ -2,7 +2,13 @@
 technician clears it, meters readable throughout."""
 
 import json
+import marshal
+import os
+import py_compile
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from ledger_fixtures import FakeWall, uth_pool
@@ -37,8 +43,52 @@ def test_the_manifest_covers_the_installed_packages_and_profiles(manifest):
     files = json.loads(manifest.read_text())["files"]
     assert "controller/books/ledger/selfcheck.py" in files
     assert "profiles/uth-gr.toml" in files
-    assert not any("__pycache__" in name for name in files)
     assert selfcheck.check_software(manifest) == []
+
+
+def bytecode_with(pyc: bytes, source: str) -> bytes:
+    """``pyc`` (a cache of some source) with the code of ``source`` and its own header: the
+    source's mtime and size, which is all Python checks before it runs the cached code."""
+    return pyc[:16] + marshal.dumps(compile(source, "pay.py", "exec"))
+
+
+def run_pay(root):
+    code = "import pay; print(pay.ROYAL)"
+    env = {"PYTHONPATH": str(root), "PATH": os.environ.get("PATH", "")}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+
+def test_changed_bytecode_beside_an_untouched_source_is_caught(tmp_path, monkeypatch):
+    """Python runs __pycache__/pay.*.pyc instead of pay.py when the cache's header names the
+    source's mtime and size: a pay table changed there ran while every .py hashed as
+    installed. Now every file of a package is in the manifest (an added one too: a sourceless
+    .pyc, an extension module, which Python prefers to the .py of the same name)."""
+    root = tmp_path / "site"
+    package = root / "controller"
+    package.mkdir(parents=True)
+    source = root / "pay.py"  # a module Python finds on the path, as the packages are
+    source.write_text("ROYAL = 50\n")
+    pyc = Path(py_compile.compile(str(source), doraise=True))
+    (package / "pay.py").write_text(source.read_text())
+    (package / "__pycache__").mkdir()
+    cached = package / "__pycache__" / pyc.name
+    cached.write_bytes(pyc.read_bytes())
+    monkeypatch.setattr(selfcheck, "software_roots", lambda: {"controller": package})
+    made = tmp_path / "manifest.json"
+    files = selfcheck.make_manifest(made, "2026-11-27T00:00:00Z")["files"]
+    assert f"controller/__pycache__/{pyc.name}" in files
+    assert selfcheck.check_software(made) == []
+
+    forged = bytecode_with(pyc.read_bytes(), "ROYAL = 5000\n")
+    pyc.write_bytes(forged)
+    assert run_pay(root).stdout == "5000\n"  # the interpreter runs the forged bytecode
+    cached.write_bytes(forged)
+    (package / "paytable.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    assert [f.text for f in selfcheck.check_software(made)] == [
+        f"controller/__pycache__/{pyc.name} differs from the installed version",
+        "controller/paytable.cpython-311-x86_64-linux-gnu.so was added after the manifest"
+        " was made",
+    ]
 
 
 def test_changed_missing_and_added_files_are_named(manifest):

@@ -1,8 +1,9 @@
 """The power-up self-check: the software is what was installed, the ledger is sound.
 
 Software. At build or install time ``croupier selfcheck manifest`` hashes every file of the
-installed packages (``controller``, ``firmware_bridge``, ``drivers``, ``display``: ``.py``,
-``.toml``, ``.json``) and the shipped rule profiles into a manifest, by default
+installed packages (``controller``, ``firmware_bridge``, ``drivers``, ``display``: every file,
+the bytecode in ``__pycache__`` and any extension module too, since the interpreter runs them)
+and the shipped rule profiles into a manifest, by default
 ``<prefix>/share/croupier/manifest.json`` (``$CROUPIER_MANIFEST`` overrides it; ``make
 manifest`` writes it for the venv). At power-up every file must be present with its hash, and
 no file may have been added to the packages. Without a manifest file the check fails: a
@@ -47,7 +48,11 @@ from controller.books.ledger.verify import pool_problems, selfcheck_row_problems
 from controller.files import write_atomic
 
 PACKAGES = ("controller", "firmware_bridge", "drivers", "display")
-SUFFIXES = (".py", ".toml", ".json")
+# Every file under a package is software: Python runs a module's bytecode from __pycache__
+# when its header names the source's mtime and size (a changed .pyc beside an untouched .py
+# runs the changed code), a sourceless .pyc, and an extension module (.so) before the .py of
+# the same name. Only the profiles directory holds data of one kind.
+PROFILE_SUFFIX = ".toml"
 TAIL = 1000  # journal entries whose chain the quick check recomputes
 
 
@@ -78,19 +83,25 @@ def _shipped_profiles() -> Path:
     return source_tree if source_tree.is_dir() else Path(sys.prefix) / "share/croupier/profiles"
 
 
-def software_files() -> dict[str, Path]:
-    """The files the manifest covers, by the name the manifest gives them."""
+def software_roots() -> dict[str, Path]:
+    """The directories the manifest covers: the shipped profiles and each package."""
     roots = {"profiles": _shipped_profiles()}
     for package in PACKAGES:
         spec = importlib.util.find_spec(package)
         if spec and spec.submodule_search_locations:
             roots[package] = Path(next(iter(spec.submodule_search_locations)))
+    return roots
+
+
+def software_files() -> dict[str, Path]:
+    """The files the manifest covers, by the name the manifest gives them: every regular file
+    of a package (PACKAGES), the ``.toml`` files of the profiles."""
     files = {}
-    for name, root in roots.items():
+    for name, root in software_roots().items():
         if not root.is_dir():
             continue
         for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in SUFFIXES and "__pycache__" not in path.parts:
+            if path.is_file() and (name != "profiles" or path.suffix == PROFILE_SUFFIX):
                 files[f"{name}/{path.relative_to(root).as_posix()}"] = path
     return files
 
