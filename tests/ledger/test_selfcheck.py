@@ -86,8 +86,7 @@ def test_changed_bytecode_beside_an_untouched_source_is_caught(tmp_path, monkeyp
     (package / "paytable.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
     assert [f.text for f in selfcheck.check_software(made)] == [
         f"controller/__pycache__/{pyc.name} differs from the installed version",
-        "controller/paytable.cpython-311-x86_64-linux-gnu.so was added after the manifest"
-        " was made",
+        "controller/paytable.cpython-311-x86_64-linux-gnu.so was added after the manifest was made",
     ]
 
 
@@ -214,3 +213,17 @@ def test_the_quick_check_sees_a_broken_journal_tail(ledger, db_path):
         "CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal "
         "BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;",
     )
+
+
+def test_a_module_first_imported_after_the_manifest_adds_no_file(tmp_path, monkeypatch):
+    """Every file of a package is in the manifest, bytecode too; a module whose .pyc Python
+    wrote when it was first imported, after the manifest was made, was an added file and
+    failed the power-up check (a development or rig tree, with bytecode writing on)."""
+    package = tmp_path / "controller"
+    package.mkdir()
+    (package / "late.py").write_text("LATE = 1\n")
+    monkeypatch.setattr(selfcheck, "software_roots", lambda: {"controller": package})
+    made = tmp_path / "manifest.json"
+    selfcheck.make_manifest(made, "2026-11-27T00:00:00Z")
+    py_compile.compile(str(package / "late.py"), doraise=True)  # what its first import writes
+    assert selfcheck.check_software(made) == []

@@ -110,9 +110,24 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _compile_packages() -> None:
+    """Write every module's bytecode before the manifest is made. Python writes a module's
+    ``.pyc`` when it first imports it (unless bytecode writing is off): in a tree pip did not
+    compile whole (a development venv, the rig's) a module imported for the first time after
+    the manifest added a file, and the power-up check failed on it. A tree that cannot be
+    written keeps what it has."""
+    import compileall
+
+    for name, root in software_roots().items():
+        if name != "profiles" and root.is_dir():
+            compileall.compile_dir(root, quiet=2)
+
+
 def make_manifest(path: Path, wall: str) -> dict[str, Any]:
-    """Hash the installed software into ``path`` (written atomically; FileRefused for a path
-    that is not a regular file: controller.files.write_atomic)."""
+    """Hash the installed software into ``path``, its bytecode compiled first (written
+    atomically; FileRefused for a path that is not a regular file:
+    controller.files.write_atomic)."""
+    _compile_packages()
     manifest = {
         "format": 1,
         "version": __version__,
