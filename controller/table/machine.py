@@ -10,9 +10,14 @@ States (``TableState``)::
     SHOWDOWN --ledger settle ok--> SETTLED --CONFIRM or display time--> OPEN
                                  \\-> JACKPOT (a 100% award) --technician ack--> OPEN
     DEALING --misdeal (MD-S1/S2/S3)--> VOID --ledger void ok, CONFIRM--> OPEN
-    VERIFIED --misdeal declared (MD-M*), or a shoe's wrong count (blackjack)--> VOID
+    VERIFIED --misdeal declared, or a shoe's wrong count (blackjack)--> VOID
     LOCKED --ledger open failed: nothing taken--> OPEN (or CLOSED)
     OPEN --a condition--> CLOSED;  SETTLED / VOID / JACKPOT --> CLOSED if one is pending
+
+A declared misdeal (DEALING or VERIFIED) names a rule of the round's deal mode (MD-S* from a
+shuffler or shoe, MD-M* by hand), and a rule of the initial deal (MD-M2, M4, M6, M7) only
+before any player acted: :mod:`controller.engine.deal.misdeals` says which, the dealer is told
+why not (``misdeal-refused``).
 
 MD-X3 (a profile with ``dealer_exposure = "reinsert"``, Italian): dealer cards exposed after
 the deal (VERIFIED, before the showdown) go back into the shuffler, VERIFIED -> DEALING until
@@ -54,12 +59,12 @@ the daemon must send the next :class:`Tick`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from controller.engine.deal.misdeals import DealMode, declaration_refusal, rule_text
 from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
 from controller.engine.games import settle
 from controller.engine.games.results import RoundResult
@@ -121,7 +126,6 @@ def condition_effect(name: Condition) -> str:
     return "table closed"
 
 
-MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])\Z")
 BJ_INSURANCE = (
     "seat {seat}: an insurance is not a stake entry: it is offered when the dealer's first card"
     " is an ace, with round decide SEAT insurance --amount N (BJ-8)"
@@ -207,6 +211,18 @@ class Round:
     record: dict[str, Any] | None = None  # the round as `croupier settle` reads it
     result: RoundResult | None = None
     settled_at: float | None = None
+    decided: bool = False  # a blackjack player's decision was taken (BJ-6..8)
+
+    @property
+    def mode(self) -> DealMode:
+        """How the round's cards come: by hand (MD-M*) or from a machine (MD-S*)."""
+        return DealMode.MANUAL if isinstance(self.deal, ManualDeal) else DealMode.SHUFFLER
+
+    @property
+    def player_acted(self) -> bool:
+        """A player's decision is in for the round (a hold'em decision entered, a blackjack
+        decision taken): the initial deal's misdeals no longer apply (MD-M2/M4/M6/M7)."""
+        return self.decided or any(d is not None for _, d in self.wagers.values())
 
 
 # Digits of a round number another record may hold: beyond, it is not this table's numbering
@@ -696,6 +712,7 @@ class TableMachine:
             raise EventRefused(
                 "decision-refused", {**refusal, "reason": str(exc), "rule": exc.rule}
             ) from None
+        r.decided = True
         effects: list[Effect] = [
             AppendJournal(
                 "decision", {"seat": event.seat, "action": event.action, "amount": event.amount}
@@ -723,14 +740,18 @@ class TableMachine:
         ]
 
     def _on_declare_misdeal(self, event: DeclareMisdeal, now: float) -> list[Effect]:
+        """A misdeal the dealer declares: taken only with a rule of the round's deal mode, and
+        a rule of the initial deal only before any player acted (RULES.md section 6)."""
+        r = self.round
         refusal = {"rule": event.rule, "reason": "no deal in progress"}
-        if self.round is None:
+        if r is None:
             raise EventRefused("misdeal-refused", refusal)
         self._take(DeclareMisdeal, "misdeal-refused", **refusal)
-        if not MISDEAL_RULES.match(event.rule):
-            reason = "not a misdeal rule (MD-S1..3, MD-M1..7)"
-            raise EventRefused("misdeal-refused", {"rule": event.rule, "reason": reason})
-        verdict = Verdict(MISDEAL, event.rule, f"declared by the dealer: {event.reason}")
+        why = declaration_refusal(event.rule, r.mode, player_acted=r.player_acted)
+        if why is not None:
+            raise EventRefused("misdeal-refused", {"rule": event.rule, "reason": why})
+        reason = f"declared by the dealer: {event.reason}"
+        verdict = Verdict(MISDEAL, event.rule, reason, detail=rule_text(event.rule))
         return self._after_verdict(verdict, [], now)
 
     def _on_dealer_cards_exposed(self, event: DealerCardsExposed, now: float) -> list[Effect]:

@@ -447,16 +447,91 @@ def test_manual_deal_confirmed_by_the_dealer_then_cards_entered():
     assert seat.wagers["play"].paid == 8000  # straight beats jacks (UTH-6)
 
 
-def test_declared_misdeal_voids_with_its_rule():
+def manual_round():
     t = Table(SK)
     t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(DeclareSeats((1, 2)))
     t.lock_and_open_ledger()
+    return t
+
+
+def refusals(out):
+    return [e.text() for e in out if isinstance(e, Refused)]
+
+
+def test_declared_misdeal_voids_with_its_rule():
+    t = manual_round()
     t.send(DeclareMisdeal("MD-X1", "not a misdeal rule"))
     assert t.m.state == TableState.DEALING
     t.send(DeclareMisdeal("MD-M2", "a card exposed face up during the deal"))
     assert t.m.state == TableState.VOID
     assert t.of(VoidRound)[0].rule == "MD-M2"
+
+
+def test_a_manual_deal_rule_is_refused_on_a_shuffler_round_md_s3():
+    """MD-S3: with a shuffler one exposed card is no misdeal; MD-M2 is no way round it."""
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")])
+    out = t.send(DeclareMisdeal("MD-M2", "one card face up"))
+    assert t.m.state == TableState.VERIFIED and not t.of(VoidRound)
+    assert refusals(out) == [
+        "MD-M2 is a manual-deal rule; with a shuffler two or more exposed cards are MD-S3"
+        " (one is not a misdeal)"
+    ]
+    assert t.journal("misdeal-refused")[-1]["rule"] == "MD-M2"
+    t.send(DeclareMisdeal("MD-S3", "two cards face up"))
+    assert t.of(VoidRound)[0].rule == "MD-S3"
+
+
+def test_a_shoe_round_takes_shuffler_rules_only():
+    t = blackjack_table()
+    out = t.send(DeclareMisdeal("MD-M6", "dealer card exposed"))
+    assert "manual-deal rule" in refusals(out)[0] and not t.of(VoidRound)
+    t.send(DeclareMisdeal("MD-S2", "the shoe jammed"))
+    assert t.of(VoidRound)[0].rule == "MD-S2"
+
+
+def test_a_blackjack_decision_is_a_player_action():
+    t = blackjack_table()
+    for card in ("Ts", "9h", "7c", "8d", "5s"):
+        t.send(shoe(card))
+    assert not t.m.round.player_acted
+    t.send(SeatDecision(1, "stand"))
+    assert t.m.round.player_acted
+
+
+def test_a_shuffler_rule_is_refused_on_a_round_dealt_by_hand():
+    t = manual_round()
+    out = t.send(DeclareMisdeal("MD-S3", "two cards face up"))
+    assert refusals(out) == [
+        "MD-S3 is a shuffler rule; by hand a card exposed during the deal is MD-M2"
+    ]
+    assert t.m.state == TableState.DEALING
+
+
+def test_md_m6_once_a_player_acted_is_refused_md_x1():
+    t = manual_round()
+    t.send(DealerPressed(Button.CONFIRM))  # the initial deal is out
+    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000}, "4x"))  # seat 1 acted
+    out = t.send(DeclareMisdeal("MD-M6", "the dealer turned his cards"))
+    assert t.m.state == TableState.VERIFIED and not t.of(VoidRound)
+    assert "MD-X1, not a misdeal" in refusals(out)[0]
+    assert t.journal("misdeal-refused")[-1]["rule"] == "MD-M6"
+    out = t.send(DeclareMisdeal("MD-M2", "a card face up"))
+    assert "a player has acted" in refusals(out)[0]
+    t.send(DeclareMisdeal("MD-M3", "seat 2 holds three cards"))  # no moment in its text
+    assert t.of(VoidRound)[0].rule == "MD-M3"
+
+
+def test_md_m6_before_any_player_acted_voids():
+    t = manual_round()
+    t.send(DealerPressed(Button.CONFIRM))
+    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000}))  # stakes, no decision
+    t.send(DeclareMisdeal("MD-M6", "the dealer turned his cards"))
+    assert t.of(VoidRound)[0].rule == "MD-M6"
 
 
 def test_linked_pool_down_closes_the_progressive_not_the_table():
