@@ -67,6 +67,7 @@ from typing import Any
 from controller.engine.deal.misdeals import DealMode, declaration_refusal, rule_text
 from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
 from controller.engine.games import settle
+from controller.engine.games.holdem_round import stakes_before_showdown
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
 from controller.engine.wagers import GAME_WAGER_RULE
@@ -799,7 +800,8 @@ class TableMachine:
                     TableState.VOID, verdict.reason, rule=verdict.rule, detail=verdict.detail
                 )
             )
-            effects.append(VoidRound(r.round_id, verdict.rule or "MD-S2", verdict.reason))
+            rule = verdict.rule or "MD-S2"
+            effects.append(VoidRound(r.round_id, rule, verdict.reason, self._stakes_now(r)))
             if verdict.rule == "MD-S1" or verdict.deck_error:
                 # a wrong count takes the deck out of play until the dealer confirms a
                 # replacement (shuffler trust)
@@ -809,6 +811,23 @@ class TableMachine:
             r.verdict = verdict
             effects.append(self._move(TableState.VERIFIED, "card count verified"))
         return effects + requests + self._maybe_complete(now)
+
+    def _stakes_now(self, r: Round) -> dict[int, dict[str, int]]:
+        """Every stake the round holds now, as its settlement would record them: the pool
+        stakes LOCK took, a shoe round's bets as played so far, a hold'em seat's wagers and
+        the Play or Call its decision placed. What a void returns (MD)."""
+        if isinstance(r.deal, ShoeDeal):
+            every = r.deal.stakes_now()
+        else:
+            limits = self.settings.limits
+            every = {
+                seat: stakes_before_showdown(self.profile, limits, seat, stakes, decision)
+                for seat, (stakes, decision) in r.wagers.items()
+            }
+        if self.pool_name is not None:
+            for seat, stake in r.progressive.items():
+                every.setdefault(seat, {})[self.pool_name] = stake
+        return {seat: wagers for seat, wagers in every.items() if wagers}
 
     def _maybe_complete(self, now: float) -> list[Effect]:
         """A shoe round goes to the showdown by itself once the engine has every card."""

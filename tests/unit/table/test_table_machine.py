@@ -1,11 +1,14 @@
 """The round state machine, scripted on a fake clock: every path of a hold'em round."""
 
+from dataclasses import replace
+
 import pytest
 
 from controller.engine import games
 from controller.engine.cards import parse_cards
 from controller.engine.deal.validator import Packet
 from controller.engine.profiles import load_profile
+from controller.engine.wagers import Limit
 from controller.errors import RoundError
 from controller.table.events import (
     AppendJournal,
@@ -198,7 +201,14 @@ def test_wrong_count_voids_md_s1_and_takes_the_deck_out_of_play():
     t.lock_and_open_ledger()
     out = deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc 5s")])
     voids = t.of(VoidRound)
-    assert voids == [VoidRound("T1-000001", "MD-S1", "seat:1 received 3 card(s), expected 2")]
+    assert voids == [
+        VoidRound(
+            "T1-000001",
+            "MD-S1",
+            "seat:1 received 3 card(s), expected 2",
+            {1: {"progressive": 100}},  # every stake of the round is returned (MD)
+        )
+    ]
     assert t.m.state == TableState.VOID
     assert "deck" in t.m.conditions
     assert not any(isinstance(e, RequestPacket) for e in out[-1])
@@ -392,6 +402,17 @@ def test_blackjack_round_from_the_shoe():
     assert t.m.state == TableState.SETTLED
 
 
+def test_a_blackjack_void_returns_the_double_with_the_opening_bets():
+    t = blackjack_table()
+    for card in ("5s", "9h", "7c", "4d", "5h"):  # seat 1: 9
+        t.send(shoe(card))
+    t.send(SeatDecision(1, "double"))  # BJ-6: a second bet equal to the first
+    t.send(ShufflerFault("jam"))
+    (void,) = t.of(VoidRound)
+    assert void.rule == "MD-S2"
+    assert void.stakes == {1: {"main": 2000, "trilux": 100}, 2: {"main": 1000}}
+
+
 def test_blackjack_card_when_none_is_due_is_md_s1():
     t = blackjack_table()
     for card in ("Ts", "9h", "7c", "8d", "5s"):
@@ -492,6 +513,27 @@ def test_a_shoe_round_takes_shuffler_rules_only():
     assert "manual-deal rule" in refusals(out)[0] and not t.of(VoidRound)
     t.send(DeclareMisdeal("MD-S2", "the shoe jammed"))
     assert t.of(VoidRound)[0].rule == "MD-S2"
+
+
+def test_a_holdem_void_returns_every_wager_entered_and_the_play_decided():
+    """MD: every wager of the round is returned: the progressive LOCK took, the table wagers
+    within the limits (BJ-1: the Ante capped, the Blind with it) and the Play its decision
+    placed on the accepted Ante (UTH-4), as the settlement would have recorded them."""
+    t = Table()
+    t.m.settings = replace(t.m.settings, limits={"ante": Limit(100, 800, "UTH-2")})
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000, "trips": 500}))
+    t.send(EnterWagers(3, {"ante": 500, "blind": 500}))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("seat:3", "4h 4s")])
+    t.send(EnterWagers(1, {}, "4x"))
+    t.send(DeclareMisdeal("MD-S3", "two cards face up"))
+    (void,) = t.of(VoidRound)
+    assert void.stakes == {
+        1: {"progressive": 100, "ante": 800, "blind": 800, "trips": 500, "play": 3200},
+        3: {"ante": 500, "blind": 500},
+    }
 
 
 def test_a_blackjack_decision_is_a_player_action():
