@@ -4,7 +4,7 @@ into the real code with monkeypatch; a bounded sweep must report it within a few
 from dataclasses import replace
 
 import pytest
-from simsweep import first_violation
+from simsweep import first_violation, plant_a_void_that_forgets_one_stake
 
 import controller.books.ledger.store as ledger_store
 import controller.rig.sim.shuffler as sim_shuffler
@@ -16,17 +16,7 @@ SEEDS = range(1, 9)
 
 
 def test_a_void_that_forgets_one_stake(monkeypatch):
-    """The void's row pays back all but the last seat's stakes. (Planted in what the void
-    writes: a void that reads the opening's stakes wrong is refused by the ledger itself,
-    as the table's stakes at the void must hold them.)"""
-    closed_row = ledger_store.rounds.closed_round_row
-
-    def forgetful(row, state, entry, paid, *args):
-        if state == "voided" and paid:
-            paid = {seat: wagers for seat, wagers in paid.items() if seat != max(paid)}
-        return closed_row(row, state, entry, paid, *args)
-
-    monkeypatch.setattr(ledger_store.rounds, "closed_round_row", forgetful)
+    plant_a_void_that_forgets_one_stake(monkeypatch)
     found = first_violation("uth-gr", SEEDS, 30)
     assert found is not None
     assert found.violations[0]["invariant"] in ("void", "books"), found.violations
