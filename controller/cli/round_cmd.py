@@ -70,9 +70,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     cards.add_argument("destination", help="community, dealer or seat:N")
     cards.add_argument("cards", nargs="+", metavar="CARD", help="e.g. As Kd")
     m = add_daemon_action(
-        ra, "misdeal", "declare a misdeal with its rule (MD-S*, MD-M*)", round_misdeal
+        ra,
+        "misdeal",
+        "declare a misdeal with its rule: MD-S* from a shuffler or shoe, MD-M* by hand"
+        " (MD-M2/M4/M6/M7 before any player acted)",
+        round_misdeal,
     )
-    m.add_argument("rule", help="e.g. MD-M2")
+    m.add_argument("rule", help="e.g. MD-S3 (shuffler), MD-M2 (by hand)")
     m.add_argument("reason", type=journal_text, help="what happened (journaled)")
     x = add_daemon_action(
         ra,

@@ -32,6 +32,7 @@ from controller.books.ledger.journal import verify_chain
 from controller.books.surveillance import SurveillanceError
 from controller.engine import games
 from controller.engine.cards import parse_cards
+from controller.engine.deal.misdeals import is_misdeal_rule, rule_ids
 from controller.engine.deal.validator import DEALER
 from controller.engine.games.holdem_round import parse_decision
 from controller.engine.profiles import GAME_PROGRESSIVE_BET
@@ -59,7 +60,7 @@ from controller.table.events import (
     SeatDecision,
 )
 from controller.table.exposure import HELD, exposure_refusal
-from controller.table.machine import MISDEAL_RULES, TableState
+from controller.table.machine import TableState
 from controller.table.runner import Handover, TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from controller.texts import suggestion, text_problem
@@ -661,9 +662,13 @@ class Commands:
         return "entered"
 
     async def round_misdeal(self, request: Request) -> str:
+        """A misdeal the dealer declares: a rule ID that does not exist is a bad request;
+        whether the round takes it (its deal mode, a player acted) is the table's to say,
+        journaled (``misdeal-refused``), from the same rule table
+        (:mod:`controller.engine.deal.misdeals`)."""
         rule = _text(request.args, "rule")
-        if not MISDEAL_RULES.match(rule):
-            raise _bad("'rule' must be a misdeal rule: MD-S1..MD-S3 or MD-M1..MD-M7")
+        if not is_misdeal_rule(rule):
+            raise _bad(f"'rule' must be a misdeal rule: {rule_ids()}")
         await self._hand(DeclareMisdeal(rule, _text(request.args, "reason")))
         return "declared"
 

@@ -328,6 +328,11 @@ class ShoeDeal:
             stakes[bet.seat] = {"main": bet.main} | ({"trilux": bet.trilux} if bet.trilux else {})
         return stakes
 
+    def stakes_now(self) -> dict[int, dict[str, int]]:
+        """Each seat's stakes as the round holds them now (a double, a split, an insurance
+        included): what a void returns (MD)."""
+        return self.game.stakes()
+
     def start(self, now: float) -> list[Effect]:
         self._last = now
         return []  # the dealer draws from the shoe; the shoe reports each card

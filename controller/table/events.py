@@ -266,11 +266,15 @@ class OpenRound:
 
 @dataclass(frozen=True)
 class VoidRound:
-    """Ledger: void the round: every stake returned, contributions reversed (MD)."""
+    """Ledger: void the round: every stake returned, contributions reversed (MD). ``stakes``:
+    every stake the table knows at the void (seat -> wager -> stake: the pool stakes LOCK
+    took, the table wagers, those placed during the round), recorded as returned, as a
+    settlement records its stakes; ``None``: only those the opening took are known."""
 
     round_id: str
     rule: str
     reason: str
+    stakes: dict[int, dict[str, int]] | None = None
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,7 @@ replace_exposed`); dealt by hand the dealer does it and enters the new cards
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from controller.engine.deal.validator import COMMUNITY, DEALER
 from controller.engine.profiles import CommunityExposure, DealerExposure, Profile
@@ -100,11 +98,6 @@ def exposure_refusal(profile: Profile, destination: str) -> str | None:
     if exposure_procedure(profile, destination) is not None:
         return None
     return no_procedure(profile, destination)[0]
-
-
-def player_acted(wagers: Mapping[int, tuple[Any, Any]]) -> bool:
-    """A decision has been entered for the round: a player acted (MD-X1's lower bound)."""
-    return any(decision is not None for _stakes, decision in wagers.values())
 
 
 def before_first_action(positions: int, *, manual: bool, machine_exposed: int) -> str:

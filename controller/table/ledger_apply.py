@@ -66,7 +66,10 @@ def apply_write(
                 done = ledger.open_round(e.round_id, e.every_stake(), now)
                 amounts |= done.pools
             elif isinstance(e, VoidRound):
-                voided = ledger.void_round(e.round_id, now, rule=e.rule, cause=e.reason)
+                # every stake the table knows at the void, as a settlement's (MD)
+                voided = ledger.void_round(
+                    e.round_id, now, rule=e.rule, cause=e.reason, stakes=e.stakes
+                )
                 amounts |= voided.pools
             elif isinstance(e, SettleRound):
                 paid = linked_paid.get(e.round_id, {})

@@ -10,9 +10,14 @@ States (``TableState``)::
     SHOWDOWN --ledger settle ok--> SETTLED --CONFIRM or display time--> OPEN
                                  \\-> JACKPOT (a 100% award) --technician ack--> OPEN
     DEALING --misdeal (MD-S1/S2/S3)--> VOID --ledger void ok, CONFIRM--> OPEN
-    VERIFIED --misdeal declared (MD-M*), or a shoe's wrong count (blackjack)--> VOID
+    VERIFIED --misdeal declared, or a shoe's wrong count (blackjack)--> VOID
     LOCKED --ledger open failed: nothing taken--> OPEN (or CLOSED)
     OPEN --a condition--> CLOSED;  SETTLED / VOID / JACKPOT --> CLOSED if one is pending
+
+A declared misdeal (DEALING or VERIFIED) names a rule of the round's deal mode (MD-S* from a
+shuffler or shoe, MD-M* by hand), and a rule of the initial deal (MD-M2, M4, M6, M7) only
+before any player acted: :mod:`controller.engine.deal.misdeals` says which, the dealer is told
+why not (``misdeal-refused``).
 
 Exposed cards that are not a misdeal (:mod:`controller.table.exposure`: MD-X1 and MD-X2 on
 uth-gr, MD-X3 on uth-it): dealer or community cards exposed after the deal (VERIFIED, before
@@ -57,14 +62,15 @@ the daemon must send the next :class:`Tick`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from controller.engine.deal.misdeals import DealMode, declaration_refusal, rule_text
 from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
 from controller.engine.games import settle
+from controller.engine.games.holdem_round import stakes_before_showdown
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
 from controller.engine.wagers import GAME_WAGER_RULE
@@ -117,7 +123,6 @@ from controller.table.exposure import (
     before_first_action,
     exposure_procedure,
     no_procedure,
-    player_acted,
 )
 from controller.table.machine_settings import MachineSettings
 from controller.table.seats import ReportedSeats, SeatBoard
@@ -138,7 +143,6 @@ def condition_effect(name: Condition) -> str:
     return "table closed"
 
 
-MISDEAL_RULES = re.compile(r"^MD-(S[1-3]|M[1-7])\Z")
 BJ_INSURANCE = (
     "seat {seat}: an insurance is not a stake entry: it is offered when the dealer's first card"
     " is an ace, with round decide SEAT insurance --amount N (BJ-8)"
@@ -212,6 +216,19 @@ class Round:
     record: dict[str, Any] | None = None  # the round as `croupier settle` reads it
     result: RoundResult | None = None
     settled_at: float | None = None
+    decided: bool = False  # a blackjack player's decision was taken (BJ-6..8)
+
+    @property
+    def mode(self) -> DealMode:
+        """How the round's cards come: by hand (MD-M*) or from a machine (MD-S*)."""
+        return DealMode.MANUAL if isinstance(self.deal, ManualDeal) else DealMode.SHUFFLER
+
+    @property
+    def player_acted(self) -> bool:
+        """A player's decision is in for the round (a hold'em decision entered, a blackjack
+        decision taken), the table's lower bound of "a player acted": the initial deal's
+        misdeals no longer apply (MD-M2/M4/M6/M7), MD-X1 does."""
+        return self.decided or any(d is not None for _, d in self.wagers.values())
 
 
 # Digits of a round number another record may hold: beyond, it is not this table's numbering
@@ -701,6 +718,7 @@ class TableMachine:
             raise EventRefused(
                 "decision-refused", {**refusal, "reason": str(exc), "rule": exc.rule}
             ) from None
+        r.decided = True
         effects: list[Effect] = [
             AppendJournal(
                 "decision", {"seat": event.seat, "action": event.action, "amount": event.amount}
@@ -728,14 +746,18 @@ class TableMachine:
         ]
 
     def _on_declare_misdeal(self, event: DeclareMisdeal, now: float) -> list[Effect]:
+        """A misdeal the dealer declares: taken only with a rule of the round's deal mode, and
+        a rule of the initial deal only before any player acted (RULES.md section 6)."""
+        r = self.round
         refusal = {"rule": event.rule, "reason": "no deal in progress"}
-        if self.round is None:
+        if r is None:
             raise EventRefused("misdeal-refused", refusal)
         self._take(DeclareMisdeal, "misdeal-refused", **refusal)
-        if not MISDEAL_RULES.match(event.rule):
-            reason = "not a misdeal rule (MD-S1..3, MD-M1..7)"
-            raise EventRefused("misdeal-refused", {"rule": event.rule, "reason": reason})
-        verdict = Verdict(MISDEAL, event.rule, f"declared by the dealer: {event.reason}")
+        why = declaration_refusal(event.rule, r.mode, player_acted=r.player_acted)
+        if why is not None:
+            raise EventRefused("misdeal-refused", {"rule": event.rule, "reason": why})
+        reason = f"declared by the dealer: {event.reason}"
+        verdict = Verdict(MISDEAL, event.rule, reason, detail=rule_text(event.rule))
         return self._after_verdict(verdict, [], now)
 
     def _on_cards_exposed(self, event: CardsExposed, now: float) -> list[Effect]:
@@ -779,7 +801,7 @@ class TableMachine:
             check_positions(event.destination, event.positions, held, procedure.rule)
         except RoundError as exc:
             raise self._exposure_refused(event, str(exc), exc.rule) from None
-        if procedure.after_first_action and not player_acted(r.wagers):
+        if procedure.after_first_action and not r.player_acted:
             manual = isinstance(deal, ManualDeal)
             exposed = 0 if isinstance(deal, ManualDeal) else deal.validator.exposed
             why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
@@ -812,7 +834,8 @@ class TableMachine:
                     TableState.VOID, verdict.reason, rule=verdict.rule, detail=verdict.detail
                 )
             )
-            effects.append(VoidRound(r.round_id, verdict.rule or "MD-S2", verdict.reason))
+            rule = verdict.rule or "MD-S2"
+            effects.append(VoidRound(r.round_id, rule, verdict.reason, self._stakes_now(r)))
             if verdict.rule == "MD-S1" or verdict.deck_error:
                 # a wrong count takes the deck out of play until the dealer confirms a
                 # replacement (shuffler trust)
@@ -822,6 +845,23 @@ class TableMachine:
             r.verdict = verdict
             effects.append(self._move(TableState.VERIFIED, "card count verified"))
         return effects + requests + self._maybe_complete(now)
+
+    def _stakes_now(self, r: Round) -> dict[int, dict[str, int]]:
+        """Every stake the round holds now, as its settlement would record them: the pool
+        stakes LOCK took, a shoe round's bets as played so far, a hold'em seat's wagers and
+        the Play or Call its decision placed. What a void returns (MD)."""
+        if isinstance(r.deal, ShoeDeal):
+            every = r.deal.stakes_now()
+        else:
+            limits = self.settings.limits
+            every = {
+                seat: stakes_before_showdown(self.profile, limits, seat, stakes, decision)
+                for seat, (stakes, decision) in r.wagers.items()
+            }
+        if self.pool_name is not None:
+            for seat, stake in r.progressive.items():
+                every.setdefault(seat, {})[self.pool_name] = stake
+        return {seat: wagers for seat, wagers in every.items() if wagers}
 
     def _maybe_complete(self, now: float) -> list[Effect]:
         """A shoe round goes to the showdown by itself once the engine has every card."""

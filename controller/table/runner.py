@@ -637,7 +637,7 @@ class TableRunner:
             ]
         if isinstance(effect, VoidRound):
             done = await pool.void_round(
-                effect.round_id, now, rule=effect.rule, cause=effect.reason
+                effect.round_id, now, rule=effect.rule, cause=effect.reason, stakes=effect.stakes
             )
             return [
                 AppendJournal(

@@ -249,6 +249,34 @@ def test_a_progressive_stake_cannot_change_by_settlement(pool_dsn):
     assert run(pool_dsn, work).paid == {1: {"jumbo7": 0}}
 
 
+def test_a_void_with_the_tables_stakes_returns_the_pools_and_keeps_prg2(pool_dsn):
+    """The table's stakes at the void (MD): the pool's own stay the opening's (PRG-2), the
+    table wagers are the table's ledger's; the entry says whether they were given."""
+
+    async def work(tx):
+        await tx.open_round("r1", {1: 100}, 1.0)
+        await tx.open_round("r2", {1: 100}, 1.0)
+        with pytest.raises(BadRoundError, match="PRG-2"):
+            await tx.void_round(
+                "r1", 2.0, rule="MD-S3", cause="x", final={1: {"jumbo7": 200, "ante": 500}}
+            )
+        given = await tx.void_round(
+            "r1", 2.0, rule="MD-S3", cause="x", final={1: {"jumbo7": 100, "ante": 500}}
+        )
+        recovered = await tx.void_round("r2", 3.0, rule="MD-S2", cause="restart")
+        return given, recovered
+
+    given, recovered = run(pool_dsn, work)
+    assert given.returned == recovered.returned == {1: {"jumbo7": 100}}
+    entries = sql(
+        pool_dsn, "SELECT data FROM croupier.journal WHERE kind = 'round.voided' ORDER BY seq"
+    )
+    first, second = (json.loads(d) for (d,) in entries)
+    assert first["added"] == {} and "opening_only" not in first
+    assert second["opening_only"] is True and "added" not in second
+    assert status(pool_dsn)["meters"]["current"] == SEED  # both contributions taken back
+
+
 def test_an_opening_in_doubt_is_voided_if_it_counted_and_blocked_if_not(pool_dsn):
     async def work(tx):
         await tx.open_round("counted", {1: 100}, 1.0)

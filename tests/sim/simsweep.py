@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import controller.books.ledger.store as ledger_store
 from controller.rig.sim.run import SimReport, simulate
 from controller.rig.sim.world import SimSettings
 
@@ -15,3 +16,17 @@ def first_violation(
         if report.violations:
             return report
     return None
+
+
+def plant_a_void_that_forgets_one_stake(monkeypatch) -> None:
+    """A planted bug: a void's row pays back all but the last seat's stakes. (In what the void
+    writes: a void that reads the opening's stakes wrong is refused by the ledger itself, as
+    the table's stakes at the void must hold them.)"""
+    closed_row = ledger_store.rounds.closed_round_row
+
+    def forgetful(row, state, entry, paid, *args):
+        if state == "voided" and paid:
+            paid = {seat: wagers for seat, wagers in paid.items() if seat != max(paid)}
+        return closed_row(row, state, entry, paid, *args)
+
+    monkeypatch.setattr(ledger_store.rounds, "closed_round_row", forgetful)

@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 
-import controller.books.ledger.store as ledger_store
+from simsweep import plant_a_void_that_forgets_one_stake
+
 from controller.cli.main import main
 
 
@@ -26,14 +27,7 @@ def test_json_reports_one_object_and_exit_0(capsys):
 
 
 def test_a_violation_exits_1_with_the_replay_command_and_the_trace(capsys, monkeypatch):
-    load = ledger_store.load_stakes
-
-    def forgetful(text):
-        stakes = load(text)
-        stakes.pop(max(stakes), None)
-        return stakes
-
-    monkeypatch.setattr(ledger_store, "load_stakes", forgetful)
+    plant_a_void_that_forgets_one_stake(monkeypatch)
     argv = ("--rounds", "40", "--seed", "1", "--faults", "0.5", "--crash-rate", "0")
     status, out, _ = run(capsys, *argv, "--trace")
     assert status == 1

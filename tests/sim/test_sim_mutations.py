@@ -4,7 +4,7 @@ into the real code with monkeypatch; a bounded sweep must report it within a few
 from dataclasses import replace
 
 import pytest
-from simsweep import first_violation
+from simsweep import first_violation, plant_a_void_that_forgets_one_stake
 
 import controller.books.ledger.store as ledger_store
 import controller.rig.sim.shuffler as sim_shuffler
@@ -16,18 +16,24 @@ SEEDS = range(1, 9)
 
 
 def test_a_void_that_forgets_one_stake(monkeypatch):
-    load = ledger_store.load_stakes
-
-    def forgetful(text):
-        stakes = load(text)
-        if stakes:
-            stakes.pop(max(stakes))  # the last seat's stake is not returned
-        return stakes
-
-    monkeypatch.setattr(ledger_store, "load_stakes", forgetful)
+    plant_a_void_that_forgets_one_stake(monkeypatch)
     found = first_violation("uth-gr", SEEDS, 30)
     assert found is not None
     assert found.violations[0]["invariant"] in ("void", "books"), found.violations
+
+
+def test_a_void_that_returns_only_the_opening_stakes(monkeypatch):
+    """The rules audit's defect: the table wagers and the blackjack doubles, splits and
+    insurances placed during the round were not in the void's record."""
+    void_round = ledger_store.Ledger.void_round
+
+    def opening_only(self, round_id, now, *, rule, cause, stakes=None):
+        return void_round(self, round_id, now, rule=rule, cause=cause)
+
+    monkeypatch.setattr(ledger_store.Ledger, "void_round", opening_only)
+    found = first_violation("trilux-gr", SEEDS, 30)
+    assert found is not None
+    assert found.violations[0]["invariant"] == "void", found.violations
 
 
 def test_a_settlement_applied_twice_after_a_crash(monkeypatch):

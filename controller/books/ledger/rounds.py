@@ -190,15 +190,29 @@ def awards(
 
 
 def voided_data(
-    rid: str, rule: str, cause: str, returned: Stakes, moved: dict[str, PoolMove]
+    rid: str,
+    rule: str,
+    cause: str,
+    returned: Stakes,
+    moved: dict[str, PoolMove],
+    added: Stakes | None = None,
 ) -> dict[str, Any]:
-    return {
+    """A void's journal data. ``added``: the stakes placed during the round (as for a
+    settlement), when the caller knew every stake of the round; ``None`` (a void at start-up
+    recovery, a linked pool's record of its own bet) records ``opening_only``: what the
+    opening took is all the void knows of and returns."""
+    data: dict[str, Any] = {
         "round": rid,
         "rule": rule,
         "cause": cause,
         "returned": stakes_to_json(returned),
-        "pools": {name: m.to_json() for name, m in moved.items()},
     }
+    if added is None:
+        data["opening_only"] = True
+    else:
+        data["added"] = stakes_to_json(added)
+    data["pools"] = {name: m.to_json() for name, m in moved.items()}
+    return data
 
 
 def settle_request(
@@ -302,6 +316,16 @@ def settle_arguments(result: RoundResult, pools: Mapping[str, str]) -> dict[str,
                 stakes.setdefault(seat.seat, {})[name] = wager.stake
                 paid.setdefault(seat.seat, {})[name] = wager.paid
     return {"hits": hits, "hands": hands, "stakes": stakes, "payouts": paid}
+
+
+def with_stakes(row: dict[str, Any], stakes: Stakes) -> dict[str, Any]:
+    """A round row holding every stake of the round (a closed round's: the opening's and
+    those placed during the round) and their total."""
+    return {
+        **row,
+        "stakes": canonical(stakes_to_json(stakes)),
+        "staked": sum(sum(w.values()) for w in stakes.values()),
+    }
 
 
 def closed_round_row(

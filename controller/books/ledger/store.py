@@ -7,7 +7,8 @@ absent:
 - :meth:`Ledger.open_round` (the dealer's LOCK): the stakes of every seat, and each pool's
   contribution from its qualifying stakes (PRG-1);
 - :meth:`Ledger.void_round` (a misdeal, MD-*): every stake returned, progressive included, and
-  each contribution reversed exactly;
+  each contribution reversed exactly (the stakes placed during the round come with the void,
+  as with a settlement; a void at start-up recovery returns those of the opening);
 - :meth:`Ledger.settle_round` (showdown): the progressive awards resolved on the pool as it
   stands in the transaction (``controller.engine.pools.awards``), the reset to the seed after a 100%
   award (PRG-5), the hit history, and the table wagers' payouts the caller gives;
@@ -65,7 +66,6 @@ from controller.books.ledger.records import (
     SelfCheckStatus,
     Stakes,
     load_stakes,
-    stakes_to_json,
 )
 from controller.books.ledger.schema import SCHEMA_VERSION, SEALED
 from controller.books.ledger.verify import replay_journal
@@ -198,17 +198,45 @@ class Ledger(LedgerView):
             entry.seq,
         )
 
-    def void_round(self, round_id: str, now: float, *, rule: str, cause: str) -> RoundVoided:
-        """Void a round (a misdeal, MD-*): return every stake, reverse every contribution."""
+    def void_round(
+        self,
+        round_id: str,
+        now: float,
+        *,
+        rule: str,
+        cause: str,
+        stakes: Mapping[Any, Mapping[str, int]] | None = None,
+    ) -> RoundVoided:
+        """Void a round (a misdeal, MD-*): return every stake, reverse every contribution.
+
+        ``stakes``: every table stake of the round at the void, as for :meth:`settle_round`
+        (those placed during the round: UTH Play, a blackjack double, split or insurance...):
+        the opening's must be in it, never lowered, and no progressive stake added or changed
+        (PRG-2; BadRoundError otherwise); all are recorded as returned (the journal's
+        ``added``), and none feeds a pool: only the opening's contributions are reversed.
+        Without it (a void at start-up recovery, :meth:`recover`, which knows only what the
+        opening took) the stakes of the opening are returned and the entry says
+        ``opening_only``. A void repeated returns the recorded result."""
         rid = inputs.round_id(round_id)
         inputs.text(rule, "the rule voiding the round")
         inputs.text(cause, "the cause of the void")
+        final = (
+            None
+            if stakes is None
+            else inputs.seat_wagers(stakes, f"round {rid} stakes", positive=True)
+        )
         with self._event(f"voiding round {rid}", now):
             row = self._round_for_change(rid)
             if row["state"] == "voided":
                 return self._voided(row)
             if row["state"] == "settled":
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
+            opened = load_stakes(row["stakes"])
+            added = None
+            if final is not None:
+                bets = {config.bet for config, _ in self._pools_for_change()}
+                added = rounds.added_stakes(rid, opened, final, bets)
+            returned = rounds.merged(opened, added or {})
             pool_rows = self.db.select("round_pools", "round_id = ?", (rid,))
             moved = rounds.reversals(
                 (
@@ -217,9 +245,9 @@ class Ledger(LedgerView):
                 )
                 for rp in pool_rows
             )
-            returned = load_stakes(row["stakes"])
-            data = rounds.voided_data(rid, rule, cause, returned, moved)
+            data = rounds.voided_data(rid, rule, cause, returned, moved, added)
             entry = self.journal.write("round.voided", data, now)
+            row = rounds.with_stakes(row, returned)
             self.db.put(
                 "rounds", rounds.closed_round_row(row, "voided", entry, returned, rule, cause)
             )
@@ -294,11 +322,7 @@ class Ledger(LedgerView):
             paid = rounds.payouts(rid, every, table_paid, settled)
             data = rounds.settled_data(rid, request, settled)
             entry = self.journal.write("round.settled", data, now)
-            row = {
-                **row,
-                "stakes": canonical(stakes_to_json(every)),
-                "staked": sum(sum(w.values()) for w in every.values()),
-            }
+            row = rounds.with_stakes(row, every)
             self.db.put("rounds", rounds.closed_round_row(row, "settled", entry, paid))
             for rp in pool_rows:
                 outcome = canonical(data["pools"][rp["pool"]])
@@ -498,7 +522,9 @@ class Ledger(LedgerView):
 
     def recover(self, now: float) -> list[RoundVoided]:
         """Void every round a crash left open (MD-S2: a malfunction voids all hands), each in
-        its own transaction; returns them so the daemon can announce them. Refused
+        its own transaction; returns them so the daemon can announce them. The table's
+        knowledge of the round died with the process: each void returns the stakes its
+        opening recorded, its entry says ``opening_only`` (docs/ledger.md). Refused
         (TableClosedError) while the self-check has failed: rows it would change may be bad."""
         self._refuse_when_closed("recovering open rounds")
         return [
@@ -674,9 +700,9 @@ class Ledger(LedgerView):
         }
 
     def _opening_stakes(self, row: dict[str, Any]) -> Stakes:
-        """The stakes a round was opened with (a settled round's row also holds those placed
+        """The stakes a round was opened with (a closed round's row also holds those placed
         during the round)."""
-        if row["state"] != "settled":
+        if row["state"] == "open":
             return load_stakes(row["stakes"])
         opened = next(self.journal.entries(start=row["open_seq"]))
         return {int(seat): wagers for seat, wagers in opened.data["stakes"].items()}

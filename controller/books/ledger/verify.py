@@ -397,6 +397,17 @@ class Replay:
             recorded = data["pools"].get(name)
             self._compare(seq, f"round {rid} pool {name} reversal", recorded, move.to_json())
             self._shown(seq, name, (recorded or {}).get("current", move.after.current), True)
+        if self._entry is not None and rid in self.round_rows:
+            self._voided_rows(seq, rid, data)
+
+    def _voided_rows(self, seq: int, rid: str, data: dict[str, Any]) -> None:
+        """The round row a void makes: every stake returned, the opening's and those placed
+        during the round (``added``; a journal before them, and a void at start-up recovery,
+        ``opening_only``, have none)."""
+        opened = _seats(json.loads(self.round_rows[rid]["stakes"]))
+        every = rounds.merged(opened, _seats(data.get("added") or {}))
+        self._compare(seq, f"round {rid} stakes returned", data["returned"], stakes_to_json(every))
+        self.round_rows[rid].update(rounds.with_stakes({}, every))
         self._closed_row(rid, "voided", data["returned"], rule=data["rule"], cause=data["cause"])
 
     def _round_settled(self, seq: int, data: dict[str, Any]) -> None:
@@ -439,17 +450,10 @@ class Replay:
         self, rid: str, data: dict[str, Any], moves: dict[str, rounds.PoolMove], entry: Entry
     ) -> None:
         """The round row and hit rows a settlement makes, with the ledger's own functions."""
-
-        def seats(stakes: dict[str, Any]) -> dict[int, dict[str, int]]:
-            return {int(s): dict(w) for s, w in stakes.items()}
-
-        opened = seats(json.loads(self.round_rows[rid]["stakes"]))
-        every = rounds.merged(opened, seats(data["added"]))
-        paid = rounds.payouts(rid, every, seats(data["payouts"]), moves)
-        self.round_rows[rid].update(
-            stakes=canonical(stakes_to_json(every)),
-            staked=sum(sum(w.values()) for w in every.values()),
-        )
+        opened = _seats(json.loads(self.round_rows[rid]["stakes"]))
+        every = rounds.merged(opened, _seats(data["added"]))
+        paid = rounds.payouts(rid, every, _seats(data["payouts"]), moves)
+        self.round_rows[rid].update(rounds.with_stakes({}, every))
         self._closed_row(rid, "settled", stakes_to_json(paid))
         hands = {int(s): h for s, h in data["hands"].items()}
         for move in moves.values():
@@ -482,6 +486,11 @@ class Replay:
             self.pools[to] = (to_config, moved)
             self._shown(seq, to, moved.current, False)
         self.retired[name] = seq
+
+
+def _seats(stakes: dict[str, Any]) -> dict[int, dict[str, int]]:
+    """Stakes as a journal entry holds them (seat keys as text), by seat number."""
+    return {int(s): dict(w) for s, w in stakes.items()}
 
 
 def pool_differences(

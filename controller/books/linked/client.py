@@ -416,18 +416,34 @@ class LinkedPool:
             self._link.open_in_doubt(rid, now)
             raise
 
-    async def void_round(self, round_id: str, now: float, *, rule: str, cause: str) -> RoundVoided:
-        """Void the round (MD-*): stakes returned, contribution reversed. While the link is
-        down the void is kept and applied when it is back (LinkDownError, ``queued``)."""
+    async def void_round(
+        self,
+        round_id: str,
+        now: float,
+        *,
+        rule: str,
+        cause: str,
+        stakes: Mapping[Any, Mapping[str, int]] | None = None,
+    ) -> RoundVoided:
+        """Void the round (MD-*): stakes returned, contribution reversed. ``stakes``, if
+        given (every stake of the round at the void, as for ``Ledger.void_round``), must hold
+        the opening's stakes on the pool unchanged (PRG-2); the table wagers in it are the
+        local ledger's to record. While the link is down the void is kept and applied when
+        it is back (LinkDownError, ``queued``), recording the opening's stakes only."""
         rid = inputs.round_id(round_id)
         inputs.text(rule, "the rule voiding the round")
         inputs.text(cause, "the cause of the void")
+        final = (
+            None
+            if stakes is None
+            else inputs.seat_wagers(stakes, f"round {rid} stakes", positive=True)
+        )
         if rid in self._unstaked:
             return RoundVoided(rid, rule, cause, {}, {}, {}, 0)
         doing = f"voiding round {rid} on pool {self.pool}"
         try:
             return await self._money(
-                doing, lambda tx: tx.void_round(rid, now, rule=rule, cause=cause)
+                doing, lambda tx: tx.void_round(rid, now, rule=rule, cause=cause, final=final)
             )
         except LinkDownError as exc:
             self._link.void_owed(rid, rule, cause, now)

@@ -454,8 +454,15 @@ class PoolTransactions:
 
     # -- voiding --------------------------------------------------------------------------------
 
-    async def void_round(self, rid: str, now: float, *, rule: str, cause: str) -> RoundVoided:
-        """Void the round (MD-*): its stakes returned, its contribution reversed exactly."""
+    async def void_round(
+        self, rid: str, now: float, *, rule: str, cause: str, final: Stakes | None = None
+    ) -> RoundVoided:
+        """Void the round (MD-*): its stakes returned, its contribution reversed exactly.
+        ``final``: every stake of the round at the void, when the table knows them; its
+        stakes on this pool's bet must be the opening's (PRG-2: BadRoundError otherwise),
+        the others are the table's ledger's to record. The entry says ``added`` (nothing,
+        on this pool) when they were given, ``opening_only`` when not (a void at start-up
+        recovery, owed while the link was down, an abandoned opening)."""
 
         async def work() -> RoundVoided:
             locked = await lock_pool(self.conn, self.pool)
@@ -466,20 +473,36 @@ class PoolTransactions:
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
             if row["state"] != "open":
                 return self._voided(rid, locked.config.bet, row)
-            return await self._void(locked, rid, row, now, rule, cause)
+            if final is not None:
+                seats = _stake_json(row["stakes"])
+                _check_final_stakes(rid, locked.config.bet, seats, final, "at the void")
+            return await self._void(locked, rid, row, now, rule, cause, known=final is not None)
 
         return await serializable(self.conn, work)
 
     async def _void(
-        self, locked: LockedPool, rid: str, row: dict[str, Any], now: float, rule: str, cause: str
+        self,
+        locked: LockedPool,
+        rid: str,
+        row: dict[str, Any],
+        now: float,
+        rule: str,
+        cause: str,
+        *,
+        known: bool = False,
     ) -> RoundVoided:
+        """``known``: the table gave every stake of the round (none added on this pool)."""
         bet = locked.config.bet
         contribution = Contribution.from_json(json.loads(row["contribution"]))
         shares = {self.pool: await self._fixed_shares(rid, row["open_seq"])}  # CH-9: back
         moved = rounds.reversals([(locked.config, locked.state, contribution)], shares)
         returned = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
         key = round_key(self.table, rid)
-        data = {**rounds.voided_data(key, rule, cause, returned, moved), "table": self.table}
+        added = {} if known else None
+        data = {
+            **rounds.voided_data(key, rule, cause, returned, moved, added),
+            "table": self.table,
+        }
         entry = await write_entry(self.conn, locked, "round.voided", data, now, self.table)
         move = moved[self.pool]
         r: Reversal = move.move
@@ -625,7 +648,7 @@ class PoolTransactions:
                 raise RoundStateError(f"round {rid} was voided ({row['rule']}): nothing to settle")
             seats = _stake_json(row["stakes"])
             if final is not None:
-                _check_final_stakes(rid, config.bet, seats, final)
+                _check_final_stakes(rid, config.bet, seats, final, "at settlement")
             strangers = sorted(set(lines) - set(seats))
             if strangers:
                 raise BadRoundError(f"round {rid}: seats {strangers} have no stake on {self.pool}")
@@ -774,12 +797,15 @@ class PoolTransactions:
         )
 
 
-def _check_final_stakes(rid: str, bet: str, seats: dict[int, int], final: Stakes) -> None:
-    """PRG-2: a progressive stake is placed before the round starts and never changes."""
-    at_settlement = {s: w[bet] for s, w in final.items() if bet in w}
-    if at_settlement != seats:
+def _check_final_stakes(
+    rid: str, bet: str, seats: dict[int, int], final: Stakes, when: str
+) -> None:
+    """PRG-2: a progressive stake is placed before the round starts and never changes
+    (``final``: the round's stakes ``when``, at settlement or at the void)."""
+    later = {s: w[bet] for s, w in final.items() if bet in w}
+    if later != seats:
         raise BadRoundError(
-            f"round {rid}: the {bet} stakes at settlement {at_settlement} differ from those of "
+            f"round {rid}: the {bet} stakes {when} {later} differ from those of "
             f"the opening {seats}; a {bet} stake is placed before the round starts and never "
             "changes (PRG-2)"
         )

@@ -132,7 +132,7 @@ _shtab_croupier_round_commands() {
     decide:'a seat'"'"'s decision (UTH/CH decision, blackjack action)'
     expose:'cards exposed at the wrong time: replace them (dealer MD-X1/MD-X3, community MD-X2)'
     lock:'press LOCK (bets closed)'
-    misdeal:'declare a misdeal with its rule (MD-S*, MD-M*)'
+    misdeal:'declare a misdeal with its rule: MD-S* from a shuffler or shoe, MD-M* by hand (MD-M2/M4/M6/M7 before any player acted)'
     seats:'declare the seats in play besides the sensed ones'
     settle:'settle a recorded round again (dispute)'
     show:'a recorded round (surveillance)'
@@ -741,7 +741,7 @@ _shtab_croupier_round_misdeal_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
-  ":e.g. MD-M2:"
+  ":e.g. MD-S3 (shuffler), MD-M2 (by hand):"
   ":what happened (journaled):"
 )
 

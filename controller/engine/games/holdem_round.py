@@ -19,6 +19,7 @@ within the table limits (over the maximum: capped, the excess returned, BJ-1), l
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,6 +222,37 @@ def _within_limits(
         if taken.returned:
             returned[name] = taken.returned
     return accepted, returned
+
+
+def stakes_before_showdown(
+    profile: Profile,
+    limits: Mapping[str, Limit],
+    seat: int,
+    stakes: Mapping[str, int],
+    decision: Any,
+) -> dict[str, int]:
+    """A hold'em seat's table stakes before its showdown, as its settlement would take them:
+    each within the table limits (BJ-1: capped, the excess was returned) and the Play (UTH-4)
+    or Call (CH-3) its ``decision`` places on the accepted Ante, whatever Play was entered.
+    What a void returns (MD), so it never raises: a stake the settlement would refuse (under
+    its minimum) is returned as entered, a decision that does not parse places no bet."""
+    taken: dict[str, int] = {}
+    for name, amount in stakes.items():
+        if amount > 0:
+            try:
+                taken[name] = accept(limits, seat, name, amount).stake
+            except RoundError:
+                taken[name] = amount
+    try:
+        placed = parse_decision(profile, seat, decision, table_record=True) if decision else None
+    except RoundError:
+        placed = None
+    if placed is not None:
+        bet = "play" if profile.game == "uth" else "call"
+        taken.pop(bet, None)
+        if placed.multiple and taken.get("ante"):
+            taken[bet] = taken["ante"] * placed.multiple
+    return taken
 
 
 def _unknown_keys(raw: dict[str, Any], known: tuple[str, ...], where: str) -> None:

@@ -47,13 +47,20 @@ ROYALS = 0.01  # share of hold'em rounds dealt a royal flush on purpose (jackpot
 SHOE_LOW = 80  # cards left in the shoe below which it is shuffled again between rounds
 CARD_WAIT = 3.0  # seconds a dealer waits for the table to see the card drawn
 TRILUX = (0, 0, 100, 500)
+# the misdeal a dealer declares for cards exposed in the deal: by hand one card is enough
+# (MD-M2), from a shuffler it takes two (MD-S3)
+EXPOSED_BY_HAND, EXPOSED_BY_SHUFFLER = "MD-M2", "MD-S3"
+DECLARED_REASON = {
+    EXPOSED_BY_HAND: "a card exposed face up during the deal",
+    EXPOSED_BY_SHUFFLER: "two cards exposed face up during the deal",
+}
 
 
 @dataclass
 class RoundPlan:
     seats: tuple[int, ...]
     machine: MachineFaults = field(default_factory=MachineFaults)
-    declare: str | None = None  # a misdeal the dealer declares (MD-M2) once the deal is in
+    declare: str | None = None  # a misdeal the dealer declares once the deal is in
     expose: bool = False  # MD-X3: the dealer's cards exposed after the deal (uth-it)
     stuck: int | None = None  # a seat whose stake is left on its sensor after the round
     chatter: int | None = None  # a seat whose sensor chatters before LOCK
@@ -137,7 +144,9 @@ class Dealer:
         elif rng.random() < f * 0.1 and w.hand_forming:
             plan.slow, plan.allowed, plan.must_void = True, {"MD-S2"}, True
         elif rng.random() < f * 0.2 and not w.shoe:
-            plan.declare, plan.allowed, plan.must_void = "MD-M2", {"MD-M2"}, True
+            # cards exposed, declared by the rule of the table's deal mode
+            rule = EXPOSED_BY_HAND if w.manual else EXPOSED_BY_SHUFFLER
+            plan.declare, plan.allowed, plan.must_void = rule, {rule}, True
         # the shoe's faults come when the dealer acts: a round that plays out first settles
         if w.shoe and rng.random() < f * 0.2:
             plan.extra_card, plan.allowed = True, {None, "MD-S1"}
@@ -353,7 +362,7 @@ class Dealer:
             return
         if plan.declare and "declare" not in self.done:
             self.done.add("declare")
-            w.post(DeclareMisdeal(plan.declare, "a card exposed face up during the deal"))
+            w.post(DeclareMisdeal(plan.declare, DECLARED_REASON[plan.declare]))
             return
         if plan.expose and "expose" not in self.done:
             self.done.add("expose")

@@ -11,7 +11,8 @@ Invariants (each violation names one, with the round and what differed):
   since the last reset, less what was won from it (all from the rows), to the cent; never
   negative, never above the pool's cap; the stakes taken equal the stakes the dealer placed;
 - ``once``: a round opened, voided or settled at most once in the journal;
-- ``void``: a voided round returned every stake and reversed every contribution;
+- ``void``: a voided round returned every stake (every one the table knew of at the void)
+  and reversed every contribution;
 - ``cards``: no card twice in a deck within a round, the recorded cards are the cards the
   shuffler dealt to that round;
 - ``journal``: the journal's chain verifies (at the end of a run and after every crash);
@@ -114,6 +115,8 @@ class Tally:
                 self._pool_rows(item.round_id, self._opened(item.round_id))
             elif isinstance(item, VoidRound | SettleRound):
                 self._pool_rows(item.round_id, self._closed(item.round_id))
+            if isinstance(item, VoidRound) and item.stakes is not None:
+                self._returned_all(item.round_id, item.stakes)
         if request.money:
             self.check_pools()
 
@@ -223,6 +226,14 @@ class Tally:
                 rid,
                 f"voided by {rule}; the injected faults call for {sorted(map(str, allowed))}",
             )
+
+    def _returned_all(self, rid: str, stakes: dict[int, dict[str, int]]) -> None:
+        """A void the table asked for returned every stake the table knew of (MD): those
+        placed during the round too (a blackjack double, an insurance, a Play)."""
+        row = self._row(rid)
+        known = {str(seat): wagers for seat, wagers in stakes.items()}
+        if row is not None and json.loads(row["paid"] or "{}") != known:
+            self.fail("void", rid, f"returned {row['paid']} of the table's stakes {known}")
 
     def _settled(self, rid: str, row: dict[str, Any]) -> None:
         self.outcomes["settled"] += 1

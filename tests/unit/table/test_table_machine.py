@@ -1,11 +1,14 @@
 """The round state machine, scripted on a fake clock: every path of a hold'em round."""
 
+from dataclasses import replace
+
 import pytest
 
 from controller.engine import games
 from controller.engine.cards import parse_cards
 from controller.engine.deal.validator import Packet
 from controller.engine.profiles import load_profile
+from controller.engine.wagers import Limit
 from controller.errors import RoundError
 from controller.table.events import (
     AppendJournal,
@@ -198,7 +201,14 @@ def test_wrong_count_voids_md_s1_and_takes_the_deck_out_of_play():
     t.lock_and_open_ledger()
     out = deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc 5s")])
     voids = t.of(VoidRound)
-    assert voids == [VoidRound("T1-000001", "MD-S1", "seat:1 received 3 card(s), expected 2")]
+    assert voids == [
+        VoidRound(
+            "T1-000001",
+            "MD-S1",
+            "seat:1 received 3 card(s), expected 2",
+            {1: {"progressive": 100}},  # every stake of the round is returned (MD)
+        )
+    ]
     assert t.m.state == TableState.VOID
     assert "deck" in t.m.conditions
     assert not any(isinstance(e, RequestPacket) for e in out[-1])
@@ -392,6 +402,17 @@ def test_blackjack_round_from_the_shoe():
     assert t.m.state == TableState.SETTLED
 
 
+def test_a_blackjack_void_returns_the_double_with_the_opening_bets():
+    t = blackjack_table()
+    for card in ("5s", "9h", "7c", "4d", "5h"):  # seat 1: 9
+        t.send(shoe(card))
+    t.send(SeatDecision(1, "double"))  # BJ-6: a second bet equal to the first
+    t.send(ShufflerFault("jam"))
+    (void,) = t.of(VoidRound)
+    assert void.rule == "MD-S2"
+    assert void.stakes == {1: {"main": 2000, "trilux": 100}, 2: {"main": 1000}}
+
+
 def test_blackjack_card_when_none_is_due_is_md_s1():
     t = blackjack_table()
     for card in ("Ts", "9h", "7c", "8d", "5s"):
@@ -447,16 +468,112 @@ def test_manual_deal_confirmed_by_the_dealer_then_cards_entered():
     assert seat.wagers["play"].paid == 8000  # straight beats jacks (UTH-6)
 
 
-def test_declared_misdeal_voids_with_its_rule():
+def manual_round():
     t = Table(SK)
     t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(DeclareSeats((1, 2)))
     t.lock_and_open_ledger()
+    return t
+
+
+def refusals(out):
+    return [e.text() for e in out if isinstance(e, Refused)]
+
+
+def test_declared_misdeal_voids_with_its_rule():
+    t = manual_round()
     t.send(DeclareMisdeal("MD-X1", "not a misdeal rule"))
     assert t.m.state == TableState.DEALING
     t.send(DeclareMisdeal("MD-M2", "a card exposed face up during the deal"))
     assert t.m.state == TableState.VOID
     assert t.of(VoidRound)[0].rule == "MD-M2"
+
+
+def test_a_manual_deal_rule_is_refused_on_a_shuffler_round_md_s3():
+    """MD-S3: with a shuffler one exposed card is no misdeal; MD-M2 is no way round it."""
+    t = Table()
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")])
+    out = t.send(DeclareMisdeal("MD-M2", "one card face up"))
+    assert t.m.state == TableState.VERIFIED and not t.of(VoidRound)
+    assert refusals(out) == [
+        "MD-M2 is a manual-deal rule; with a shuffler two or more exposed cards are MD-S3"
+        " (one is not a misdeal)"
+    ]
+    assert t.journal("misdeal-refused")[-1]["rule"] == "MD-M2"
+    t.send(DeclareMisdeal("MD-S3", "two cards face up"))
+    assert t.of(VoidRound)[0].rule == "MD-S3"
+
+
+def test_a_shoe_round_takes_shuffler_rules_only():
+    t = blackjack_table()
+    out = t.send(DeclareMisdeal("MD-M6", "dealer card exposed"))
+    assert "manual-deal rule" in refusals(out)[0] and not t.of(VoidRound)
+    t.send(DeclareMisdeal("MD-S2", "the shoe jammed"))
+    assert t.of(VoidRound)[0].rule == "MD-S2"
+
+
+def test_a_holdem_void_returns_every_wager_entered_and_the_play_decided():
+    """MD: every wager of the round is returned: the progressive LOCK took, the table wagers
+    within the limits (BJ-1: the Ante capped, the Blind with it) and the Play its decision
+    placed on the accepted Ante (UTH-4), as the settlement would have recorded them."""
+    t = Table()
+    t.m.settings = replace(t.m.settings, limits={"ante": Limit(100, 800, "UTH-2")})
+    t.open()
+    t.send(StakeSensed(1, True))
+    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000, "trips": 500}))
+    t.send(EnterWagers(3, {"ante": 500, "blind": 500}))
+    t.lock_and_open_ledger()
+    deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("seat:3", "4h 4s")])
+    t.send(EnterWagers(1, {}, "4x"))
+    t.send(DeclareMisdeal("MD-S3", "two cards face up"))
+    (void,) = t.of(VoidRound)
+    assert void.stakes == {
+        1: {"progressive": 100, "ante": 800, "blind": 800, "trips": 500, "play": 3200},
+        3: {"ante": 500, "blind": 500},
+    }
+
+
+def test_a_blackjack_decision_is_a_player_action():
+    t = blackjack_table()
+    for card in ("Ts", "9h", "7c", "8d", "5s"):
+        t.send(shoe(card))
+    assert not t.m.round.player_acted
+    t.send(SeatDecision(1, "stand"))
+    assert t.m.round.player_acted
+
+
+def test_a_shuffler_rule_is_refused_on_a_round_dealt_by_hand():
+    t = manual_round()
+    out = t.send(DeclareMisdeal("MD-S3", "two cards face up"))
+    assert refusals(out) == [
+        "MD-S3 is a shuffler rule; by hand a card exposed during the deal is MD-M2"
+    ]
+    assert t.m.state == TableState.DEALING
+
+
+def test_md_m6_once_a_player_acted_is_refused_md_x1():
+    t = manual_round()
+    t.send(DealerPressed(Button.CONFIRM))  # the initial deal is out
+    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000}, "4x"))  # seat 1 acted
+    out = t.send(DeclareMisdeal("MD-M6", "the dealer turned his cards"))
+    assert t.m.state == TableState.VERIFIED and not t.of(VoidRound)
+    assert "MD-X1, not a misdeal" in refusals(out)[0]
+    assert t.journal("misdeal-refused")[-1]["rule"] == "MD-M6"
+    out = t.send(DeclareMisdeal("MD-M2", "a card face up"))
+    assert "a player has acted" in refusals(out)[0]
+    t.send(DeclareMisdeal("MD-M3", "seat 2 holds three cards"))  # no moment in its text
+    assert t.of(VoidRound)[0].rule == "MD-M3"
+
+
+def test_md_m6_before_any_player_acted_voids():
+    t = manual_round()
+    t.send(DealerPressed(Button.CONFIRM))
+    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000}))  # stakes, no decision
+    t.send(DeclareMisdeal("MD-M6", "the dealer turned his cards"))
+    assert t.of(VoidRound)[0].rule == "MD-M6"
 
 
 def test_linked_pool_down_closes_the_progressive_not_the_table():

@@ -437,6 +437,20 @@ class BlackjackRound:
         """Every hand in the round, seats left to right, then the dealer."""
         return [h for s in self.seats for h in s.hands] + [self.dealer]
 
+    def stakes(self) -> dict[int, dict[str, int]]:
+        """Each seat's stakes now, as accepted (BJ-1) and named as its settlement names them:
+        each hand's (``main``, ``main.2``...: a double or a split included, BJ-6, BJ-7), the
+        Trilux (TRX-1) and an insurance (BJ-8). What a void returns (MD)."""
+        every = {}
+        for seat in self.seats:
+            wagers = {hand.label: hand.stake for hand in seat.hands}
+            if seat.bet.trilux:
+                wagers["trilux"] = seat.bet.trilux
+            if seat.insurance:
+                wagers["insurance"] = seat.insurance
+            every[seat.seat] = wagers
+        return every
+
 
 def _accept_bets(
     rules: BlackjackRules, bets: Sequence[SeatBet]
