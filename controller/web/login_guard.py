@@ -35,6 +35,7 @@ import base64
 import hashlib
 import hmac
 import ipaddress
+import re
 import secrets
 from collections.abc import Collection
 
@@ -44,6 +45,9 @@ DEVICE_COOKIE = "croupier_device"
 DEVICE_MAX_AGE = 30 * 86400.0  # seconds a device cookie is honoured after its login
 DEVICE_KEY = "device:"  # the limiter key of a known device: this prefix and its nonce
 DEVICE_TOKEN_MAX = 256  # characters of a device cookie read; a longer one is unknown
+# The shape of a device cookie this process issues (ASCII only): a cookie header is not
+# decoded strictly, so a stray byte arrives as a lone surrogate that no MAC can be taken of
+DEVICE_TOKEN = re.compile(r"[A-Za-z0-9_-]+\.[0-9]{1,12}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\Z")
 
 
 def address_key(remote: str | None) -> str:
@@ -76,7 +80,7 @@ class DeviceCookies:
     def device(self, token: str | None, user: str, now: float) -> str | None:
         """The device's ID (its nonce) when ``token`` is a valid, unexpired device cookie
         of ``user``; None otherwise (absent, malformed, forged, another user's, too old)."""
-        if not token or len(token) > DEVICE_TOKEN_MAX or token.count(".") != 3:
+        if not token or len(token) > DEVICE_TOKEN_MAX or not DEVICE_TOKEN.match(token):
             return None
         body, mac = token.rsplit(".", 1)
         if not hmac.compare_digest(self._mac(body).encode(), mac.encode()):

@@ -198,6 +198,10 @@ def test_a_device_cookie_is_only_good_for_its_user_its_key_and_its_age():
     forged = body.replace(".1000.", ".1049.") + "." + mac
     for bad in (forged, "", "a.b.c", "." * 3, token + "x" * 300, "\x00.1.2.3"):
         assert devices.device(bad, "pit", 1050.0) is None
+    # a byte that is not UTF-8 in the Cookie header arrives as a lone surrogate: it raised
+    # UnicodeEncodeError taking the MAC (a 500 with a traceback); non-ASCII is no cookie of ours
+    for bad in ("a\udcff.1.n.mac", body + "." + mac[:-1] + "\udcff", "\u00e9.1.2.\u00e9"):
+        assert devices.device(bad, "pit", 1050.0) is None
 
 
 def test_names_not_in_the_user_list_are_not_counted_and_ipv6_counts_by_its_64():
