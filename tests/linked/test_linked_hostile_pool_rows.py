@@ -5,9 +5,10 @@ daemon. Now each is one LinkedStoreError naming the pool and the column, nothing
 and ``pool status`` and ``pool verify`` say the same instead of a traceback."""
 
 import asyncio
+import json
 
 import pytest
-from pg import create_pool
+from pg import create_pool, jumbo7
 from pg import run_on_pool as run
 from test_linked_store import JACKPOT, sql
 
@@ -15,6 +16,12 @@ from controller.books.linked import admin, store
 from controller.books.linked.errors import LinkedStoreError
 from controller.books.linked.verify import verify_store
 from controller.validation import MONEY_MAX
+
+
+def edited(**changes):
+    """An UPDATE giving the pool's config these ``changes``."""
+    text = json.dumps({**jumbo7().to_json(), **changes}).replace("'", "''").replace("%", "%%")
+    return f"UPDATE croupier.pools SET config = '{text}'"
 
 
 @pytest.mark.parametrize(
@@ -27,6 +34,19 @@ from controller.validation import MONEY_MAX
         ("UPDATE croupier.pools SET reserve_carry = '-1/3'", "reserve_carry"),
         ("UPDATE croupier.pools SET config = 'nonsense'", "config"),
         ("""UPDATE croupier.pools SET config = '{"seed": 5}'""", "config"),
+        # JSON too deep for the decoder (RecursionError), a band of no bounds (IndexError)
+        ("UPDATE croupier.pools SET config = repeat('[', 100000)", "config"),
+        (edited(contribution_band=[]), "config"),
+        # each read back as a PoolConfig without a word: a seed that is not money, a rate
+        # above the whole stake, a reset seed past MONEY_MAX, a rule of no profile, another
+        # pool's name, and a rate whose Fraction() is unbounded work ("1e9999999": 25 s)
+        (edited(seed="x"), "config"),
+        (edited(contribution_rate="3"), "config"),
+        (edited(seed=MONEY_MAX * 10, cap=None), "config"),
+        (edited(envy_to_winner="yes"), "config"),
+        (edited(multiple_hits=None), "config"),
+        (edited(name="other"), "config"),
+        (edited(reserve_rate="1e99999"), "config"),
     ],
 )
 def test_an_edited_pool_row_pays_nothing_and_says_which_column(store_dsn, statement, column):
