@@ -49,6 +49,10 @@ DEALER_TAG = 15
 # nothing else would identify it (the link stays up, the machine does not restart).
 IDENTIFY_RETRY_FIRST = 1.0
 IDENTIFY_RETRY_MAX = 60.0
+# A STATUS that failed with the link up (a reply lost, a timeout) is asked again after this
+# many seconds: the ``shuffler`` condition never stays on an answer that did not come (a
+# fault storm's end, a door shut). With the link down, the next identify asks it.
+STATUS_RETRY = 2.0
 SHOE = "shoe"  # the destination of a card from the shoe
 # More than STORM_FAULTS faults (FAULT events raised or cleared, protocol violations) within
 # STORM_WINDOW seconds is a storm; it ends after STORM_WINDOW seconds without one. A jam

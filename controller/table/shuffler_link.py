@@ -55,6 +55,7 @@ from controller.table.link_evidence import exchange_entry
 from controller.table.shuffler_events import (
     IDENTIFY_RETRY_FIRST,
     IDENTIFY_RETRY_MAX,
+    STATUS_RETRY,
     FaultStorm,
     ResetShuffler,
     Storm,
@@ -139,6 +140,7 @@ class ShufflerLink:
         self._last_status: StatusReply | None = None
         self.storm = FaultStorm()
         self._storm_timer: asyncio.TimerHandle | None = None
+        self._status_retry: asyncio.TimerHandle | None = None  # a failed STATUS asked again
 
     async def start(self) -> None:
         self.post(
@@ -153,8 +155,9 @@ class ShufflerLink:
 
     async def close(self) -> None:
         self._closing = True
-        if self._storm_timer is not None:
-            self._storm_timer.cancel()
+        for timer in (self._storm_timer, self._status_retry):
+            if timer is not None:
+                timer.cancel()
         if self._retry_task is not None:
             self._tasks.append(self._retry_task)
         for task in self._tasks:
@@ -382,6 +385,10 @@ class ShufflerLink:
             status = await self.client.status()
         except (LinkError, DriverError) as exc:
             log.warning("shuffler status: %s", exc)
+            if self.client.link_up and not self._closing:  # down: the identify asks again
+                self._status_retry = asyncio.get_running_loop().call_later(
+                    STATUS_RETRY, self._want_status
+                )
             return
         self._last_status = status
         self.post(status_condition(status, self.storm.detail))

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from controller.engine.cards import card_name
+from controller.table import shuffler_link
 from controller.table.events import (
     ConditionChanged,
     PacketDelivered,
@@ -26,6 +27,7 @@ from firmware_bridge.codes import ErrorCode
 from firmware_bridge.emulator.firmware import DeviceFirmware, firmware_digest
 from firmware_bridge.emulator.machine import MachineTiming, ShufflerMachine
 from firmware_bridge.emulator.pty_runner import PtyEmulator
+from firmware_bridge.errors import LinkTimeout
 from firmware_bridge.messages import ShuffleMode
 
 TIMEOUT = 5.0
@@ -246,3 +248,28 @@ def test_a_bouncing_door_is_one_storm_not_a_journal_entry_and_a_status_each(emul
     assert len(shuffler) <= 2 * 6 + 2, shuffler
     assert shuffler[-1].blocking is False  # the door ended shut: the table may open
     assert any("faster than 6 in 0.5 s" in e.detail for e in shuffler if e.blocking)
+
+
+def test_a_status_that_fails_with_the_link_up_is_asked_again(emulator, monkeypatch):
+    """The door shut, and the STATUS that would have said so timed out: the ``shuffler``
+    condition kept the table closed on the open door (or a fault storm's end) until another
+    fault came. A failed STATUS is now asked again while the link is up."""
+    monkeypatch.setattr(shuffler_link, "STATUS_RETRY", 0.05)
+
+    async def scenario(link, posted):
+        emulator.call(lambda fw, now: fw.set_door(True, now))
+        await posted.until(shuffler_condition(True))
+        status = link.client.status
+        failures = [LinkTimeout("STATUS timed out (simulated)")]
+
+        async def failing_once():
+            if failures:
+                raise failures.pop()
+            return await status()
+
+        link.client.status = failing_once
+        emulator.call(lambda fw, now: fw.set_door(False, now))
+        return await posted.until(shuffler_condition(False)), failures
+
+    opened, failures = run_link(emulator, scenario)
+    assert failures == [] and opened.blocking is False
