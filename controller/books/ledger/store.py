@@ -227,9 +227,9 @@ class Ledger(LedgerView):
         )
         with self._event(f"voiding round {rid}", now):
             row = self._round_for_change(rid)
-            if row["state"] == "voided":
+            if row["state"] == rounds.RoundState.VOIDED:
                 return self._voided(row)
-            if row["state"] == "settled":
+            if row["state"] == rounds.RoundState.SETTLED:
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
             opened = load_stakes(row["stakes"])
             added = None
@@ -249,7 +249,10 @@ class Ledger(LedgerView):
             entry = self.journal.write("round.voided", data, now)
             row = rounds.with_stakes(row, returned)
             self.db.put(
-                "rounds", rounds.closed_round_row(row, "voided", entry, returned, rule, cause)
+                "rounds",
+                rounds.closed_round_row(
+                    row, rounds.RoundState.VOIDED, entry, returned, rule, cause
+                ),
             )
             for rp in pool_rows:
                 reversal = canonical(data["pools"][rp["pool"]])
@@ -302,9 +305,9 @@ class Ledger(LedgerView):
                 bets = {config.bet for config, _ in self._pools_for_change()}
                 added = rounds.added_stakes(rid, opened, final, bets)
             request = rounds.settle_request(lines, seat_hands, table_paid, added)
-            if row["state"] == "settled":
+            if row["state"] == rounds.RoundState.SETTLED:
                 return self._settled_again(row, request)
-            if row["state"] == "voided":
+            if row["state"] == rounds.RoundState.VOIDED:
                 raise RoundStateError(f"round {rid} was voided ({row['rule']}): nothing to settle")
             pool_rows = self.db.select("round_pools", "round_id = ?", (rid,))
             settled = rounds.awards(
@@ -323,7 +326,9 @@ class Ledger(LedgerView):
             data = rounds.settled_data(rid, request, settled)
             entry = self.journal.write("round.settled", data, now)
             row = rounds.with_stakes(row, every)
-            self.db.put("rounds", rounds.closed_round_row(row, "settled", entry, paid))
+            self.db.put(
+                "rounds", rounds.closed_round_row(row, rounds.RoundState.SETTLED, entry, paid)
+            )
             for rp in pool_rows:
                 outcome = canonical(data["pools"][rp["pool"]])
                 self.db.put("round_pools", {**rp, "outcome": outcome})
@@ -702,7 +707,7 @@ class Ledger(LedgerView):
     def _opening_stakes(self, row: dict[str, Any]) -> Stakes:
         """The stakes a round was opened with (a closed round's row also holds those placed
         during the round)."""
-        if row["state"] == "open":
+        if row["state"] == rounds.RoundState.OPEN:
             return load_stakes(row["stakes"])
         opened = next(self.journal.entries(start=row["open_seq"]))
         return {int(seat): wagers for seat, wagers in opened.data["stakes"].items()}
