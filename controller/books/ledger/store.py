@@ -63,6 +63,7 @@ from controller.books.ledger.records import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
+    SelfCheckState,
     SelfCheckStatus,
     Stakes,
     load_stakes,
@@ -131,7 +132,7 @@ class Ledger(LedgerView):
                 if key is not None:
                     self._set_key_history([(entry.seq, key.key_id)])
                     self.db.seal_key = key
-                self._put_selfcheck("ok", [], entry.wall, entry.seq)
+                self._put_selfcheck(SelfCheckState.OK, [], entry.wall, entry.seq)
         use_keyring(self.db, keyring)
         if keyring is not None and self.db.seal_key is None:
             raise LedgerKeyError(
@@ -544,7 +545,7 @@ class Ledger(LedgerView):
         until :meth:`clear_selfcheck`."""
         with self.db.transaction("recording a failed self-check"):
             entry = self.journal.write("selfcheck.failed", {"failures": failures}, now)
-            self._put_selfcheck("failed", failures, entry.wall, entry.seq)
+            self._put_selfcheck(SelfCheckState.FAILED, failures, entry.wall, entry.seq)
         self._failures = list(failures)
         return self.selfcheck_status()
 
@@ -580,7 +581,7 @@ class Ledger(LedgerView):
                 },
                 now,
             )
-            self._put_selfcheck("ok", [], entry.wall, entry.seq)
+            self._put_selfcheck(SelfCheckState.OK, [], entry.wall, entry.seq)
         self._failures = None
         return self.selfcheck_status()
 
@@ -632,12 +633,14 @@ class Ledger(LedgerView):
             (KEYS_META, json.dumps(history)),
         )
 
-    def _put_selfcheck(self, state: str, failures: list[str], wall: str, seq: int) -> None:
+    def _put_selfcheck(
+        self, state: SelfCheckState, failures: list[str], wall: str, seq: int
+    ) -> None:
         self.db.put(
             "selfcheck",
             {
                 "id": 1,
-                "state": state,
+                "state": state.value,
                 "failures": json.dumps(failures),
                 "since_wall": wall,
                 "seq": seq,

@@ -49,7 +49,7 @@ from controller.books.ledger.journal import (
 )
 from controller.books.ledger.lifecycle import retired_pools
 from controller.books.ledger.reader import LedgerView
-from controller.books.ledger.records import stakes_to_json
+from controller.books.ledger.records import SelfCheckState, stakes_to_json
 from controller.books.ledger.schema import SEALED
 from controller.engine.pools.awards import outcome_to_json
 from controller.engine.pools.config import PoolConfig
@@ -198,10 +198,10 @@ def selfcheck_row_problems(view: LedgerView, *, recent: int | None = None) -> li
             "changed the status later (a failed self-check hidden?)"
         ]
     kind, data = entry
-    wanted = "failed" if kind == "selfcheck.failed" else "ok"
+    wanted = SelfCheckState.FAILED if kind == "selfcheck.failed" else SelfCheckState.OK
     if state != wanted:
         return [f"the self-check status row says {state} but entry {seq} ({kind}) set {wanted}"]
-    if wanted == "failed" and json.loads(failures) != json.loads(data).get("failures"):
+    if wanted == SelfCheckState.FAILED and json.loads(failures) != json.loads(data).get("failures"):
         return [f"the self-check failures differ from entry {seq}"]
     return []
 
