@@ -152,7 +152,7 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
                 data = rounds.voided_data(rid, "MD-S1", "wrong count", stakes, moved)
                 closed = journal("round.voided", data, mono + 20)
                 round_row = rounds.closed_round_row(
-                    round_row, "voided", closed, stakes, "MD-S1", "wrong count"
+                    round_row, rounds.RoundState.VOIDED, closed, stakes, "MD-S1", "wrong count"
                 )
                 column = "reversal"
             else:
@@ -164,7 +164,9 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
                 data = rounds.settled_data(rid, request, moved)
                 closed = journal("round.settled", data, mono + 20)
                 all_paid = rounds.payouts(rid, stakes, paid, moved)
-                round_row = rounds.closed_round_row(round_row, "settled", closed, all_paid)
+                round_row = rounds.closed_round_row(
+                    round_row, rounds.RoundState.SETTLED, closed, all_paid
+                )
                 column = "outcome"
                 for move in moved.values():
                     for row in rounds.hit_rows(hit_id, rid, move, {}, closed):

@@ -28,12 +28,10 @@ from controller.engine.cards import card_name
 from controller.engine.deal.validator import (
     COMMUNITY,
     DEALER,
-    MISDEAL,
-    OK,
-    VERIFIED,
     DealValidator,
     Packet,
     Verdict,
+    VerdictStatus,
     holdem_plan,
     seat_destination,
 )
@@ -132,7 +130,7 @@ class HandFormingDeal:
         verdict = self.validator.packet(packet, now)
         expected = self.validator.expected()
         requests: list[Effect] = []
-        if verdict.status == OK and expected is not None:
+        if verdict.status == VerdictStatus.OK and expected is not None:
             requests.append(RequestPacket(expected.destination, expected.count))
         return verdict, requests
 
@@ -175,7 +173,7 @@ class HandFormingDeal:
 
     @property
     def is_complete(self) -> bool:
-        return self.validator.verdict.status == VERIFIED
+        return self.validator.verdict.status == VerdictStatus.VERIFIED
 
     def unrecognised(self) -> bool:
         return any(c is None for p in self.validator.delivered for c in p.cards)
@@ -212,7 +210,7 @@ class ManualDeal:
         self.seats = seats
         self.cards: dict[str, tuple[int, ...]] = {}
         self.dealt = False
-        self.verdict = Verdict(OK)
+        self.verdict = Verdict(VerdictStatus.OK)
 
     def plan_text(self) -> list[str]:
         return ["manual deal by the dealer (UTH-11): confirmed by the dealer, cards entered"]
@@ -227,7 +225,7 @@ class ManualDeal:
 
     def confirm_dealt(self) -> Verdict:
         self.dealt = True
-        self.verdict = Verdict(VERIFIED, None, "the dealer confirmed the manual deal")
+        self.verdict = Verdict(VerdictStatus.VERIFIED, None, "the dealer confirmed the manual deal")
         return self.verdict
 
     def replace_exposed(
@@ -313,7 +311,7 @@ class ShoeDeal:
         self.insurance: dict[int, int] = {}
         self.timeout = timeout
         self._last = now
-        self.verdict = Verdict(OK)
+        self.verdict = Verdict(VerdictStatus.OK)
 
     def plan_text(self) -> list[str]:
         return ["BJ-2: one card to each seat, one to the dealer, a second card to each seat"]
@@ -338,11 +336,11 @@ class ShoeDeal:
         return []  # the dealer draws from the shoe; the shoe reports each card
 
     def _misdeal(self, rule: str, reason: str) -> Verdict:
-        self.verdict = Verdict(MISDEAL, rule, reason)
+        self.verdict = Verdict(VerdictStatus.MISDEAL, rule, reason)
         return self.verdict
 
     def packet(self, packet: Packet, now: float) -> tuple[Verdict, list[Effect]]:
-        if self.verdict.status == MISDEAL:
+        if self.verdict.status == VerdictStatus.MISDEAL:
             return self.verdict, []
         self._last = now
         for card in packet.cards:
@@ -355,8 +353,8 @@ class ShoeDeal:
                 self.game.deal(card)
             except RoundError as exc:
                 return self._misdeal("MD-S2" if exc.rule == "BJ-1" else "MD-S1", str(exc)), []
-        if self.verdict.status == OK and self.game.phase != self._dealing:
-            self.verdict = Verdict(VERIFIED, None, "initial deal verified (BJ-2)")
+        if self.verdict.status == VerdictStatus.OK and self.game.phase != self._dealing:
+            self.verdict = Verdict(VerdictStatus.VERIFIED, None, "initial deal verified (BJ-2)")
             return self.verdict, []
         return Verdict(self.verdict.status), []
 
@@ -376,7 +374,7 @@ class ShoeDeal:
             self.actions.setdefault(seat, {}).setdefault(hand, []).append(action)
 
     def fault(self, description: str, now: float) -> Verdict:
-        if self.verdict.status == MISDEAL or self.is_complete:
+        if self.verdict.status == VerdictStatus.MISDEAL or self.is_complete:
             return self.verdict
         return self._misdeal("MD-S2", f"shuffler fault during the round: {description}")
 
@@ -390,7 +388,7 @@ class ShoeDeal:
         return self.verdict
 
     def next_deadline(self) -> float | None:
-        if self.verdict.status == MISDEAL or self.game.expected_cards() == 0:
+        if self.verdict.status == VerdictStatus.MISDEAL or self.game.expected_cards() == 0:
             return None
         return self._last + self.timeout
 

@@ -68,7 +68,7 @@ from enum import StrEnum
 from typing import Any
 
 from controller.engine.deal.misdeals import DealMode, declaration_refusal, rule_text
-from controller.engine.deal.validator import MISDEAL, VERIFIED, Verdict
+from controller.engine.deal.validator import Verdict, VerdictStatus
 from controller.engine.games import settle
 from controller.engine.games.holdem_round import stakes_before_showdown
 from controller.engine.games.results import RoundResult
@@ -757,7 +757,7 @@ class TableMachine:
         if why is not None:
             raise EventRefused("misdeal-refused", {"rule": event.rule, "reason": why})
         reason = f"declared by the dealer: {event.reason}"
-        verdict = Verdict(MISDEAL, event.rule, reason, detail=rule_text(event.rule))
+        verdict = Verdict(VerdictStatus.MISDEAL, event.rule, reason, detail=rule_text(event.rule))
         return self._after_verdict(verdict, [], now)
 
     def _on_cards_exposed(self, event: CardsExposed, now: float) -> list[Effect]:
@@ -825,8 +825,8 @@ class TableMachine:
         r = self.round
         assert r is not None
         effects: list[Effect] = [AppendJournal("exposure", {"note": n}) for n in verdict.notes]
-        if verdict.status == MISDEAL:
-            if r.verdict is not None and r.verdict.status == MISDEAL:
+        if verdict.status == VerdictStatus.MISDEAL:
+            if r.verdict is not None and r.verdict.status == VerdictStatus.MISDEAL:
                 return effects
             r.verdict = verdict
             effects.append(
@@ -841,7 +841,7 @@ class TableMachine:
                 # replacement (shuffler trust)
                 self.conditions[Condition.DECK] = "deck out of play after " + (verdict.rule or "")
             return effects
-        if verdict.status == VERIFIED and self.state == TableState.DEALING:
+        if verdict.status == VerdictStatus.VERIFIED and self.state == TableState.DEALING:
             r.verdict = verdict
             effects.append(self._move(TableState.VERIFIED, "card count verified"))
         return effects + requests + self._maybe_complete(now)
@@ -981,7 +981,11 @@ class TableMachine:
                 for s in range(1, self.profile.seats + 1)
             },
             "verdict": (
-                {"status": r.verdict.status, "rule": r.verdict.rule, "reason": r.verdict.reason}
+                {
+                    "status": r.verdict.status.value,
+                    "rule": r.verdict.rule,
+                    "reason": r.verdict.reason,
+                }
                 if r and r.verdict
                 else None
             ),

@@ -25,7 +25,7 @@ def plant_a_void_that_forgets_one_stake(monkeypatch) -> None:
     closed_row = ledger_store.rounds.closed_round_row
 
     def forgetful(row, state, entry, paid, *args):
-        if state == "voided" and paid:
+        if state == ledger_store.rounds.RoundState.VOIDED and paid:
             paid = {seat: wagers for seat, wagers in paid.items() if seat != max(paid)}
         return closed_row(row, state, entry, paid, *args)
 

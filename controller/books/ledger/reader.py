@@ -24,6 +24,7 @@ from controller.books.ledger.paths import DEFAULT_PATH
 from controller.books.ledger.records import (
     HitRecord,
     RoundRow,
+    SelfCheckState,
     SelfCheckStatus,
     load_stakes,
 )
@@ -165,9 +166,13 @@ class LedgerView:
             "SELECT state, failures, since_wall, seq FROM selfcheck WHERE id = 1"
         ).fetchone()
         if row is None:
-            return SelfCheckStatus("failed", ["the self-check status row is missing"], "", 0)
+            missing = ["the self-check status row is missing"]
+            return SelfCheckStatus(SelfCheckState.FAILED, missing, "", 0)
         state, failures, since, seq = row
-        return SelfCheckStatus(state, json.loads(failures), since, seq)
+        if state not in tuple(SelfCheckState):  # the schema's CHECK bypassed: not ok, so closed
+            unknown = [f"the self-check status row's state is {state!r}"]
+            return SelfCheckStatus(SelfCheckState.FAILED, unknown, since, seq)
+        return SelfCheckStatus(SelfCheckState(state), json.loads(failures), since, seq)
 
 
 class LedgerReader(LedgerView):

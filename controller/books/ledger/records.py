@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
 from controller.engine.pools.awards import ProgressiveOutcome
@@ -107,16 +108,23 @@ class HitRecord:
         return asdict(self)
 
 
+class SelfCheckState(StrEnum):
+    """The self-check status row's ``state`` (the ``selfcheck.state`` column's values)."""
+
+    OK = "ok"
+    FAILED = "failed"
+
+
 @dataclass(frozen=True)
 class SelfCheckStatus:
-    state: str  # "ok" or "failed"
+    state: SelfCheckState
     failures: list[str]
     since: str  # wall time of the last change
     seq: int  # journal entry of the last change
 
     @property
     def table_may_open(self) -> bool:
-        return self.state == "ok"
+        return self.state == SelfCheckState.OK
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "table_may_open": self.table_may_open}
+        return {**asdict(self), "state": self.state.value, "table_may_open": self.table_may_open}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from controller.books.ledger.errors import BadRoundError
@@ -31,6 +32,16 @@ from controller.engine.pools.meters import (
 )
 
 ENVY, SHARE = "envy", "jackpot-share"  # wager names of the engine (controller.engine.games.holdem)
+
+
+class RoundState(StrEnum):
+    """A round row's ``state``: open until one void or one settlement closes it. The values
+    are the ``rounds.state`` column's (the schema's CHECK and the SQL of the verifiers and
+    reports name them too) and the journal kinds ``round.voided``, ``round.settled``."""
+
+    OPEN = "open"
+    VOIDED = "voided"
+    SETTLED = "settled"
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,7 @@ def opened_rows(
     """The round row (open) and its pool rows."""
     round_row = {
         "round_id": rid,
-        "state": "open",
+        "state": RoundState.OPEN.value,
         "stakes": canonical(stakes_to_json(stakes)),
         "staked": sum(sum(w.values()) for w in stakes.values()),
         "opened_mono": entry.mono,
@@ -330,7 +341,7 @@ def with_stakes(row: dict[str, Any], stakes: Stakes) -> dict[str, Any]:
 
 def closed_round_row(
     row: dict[str, Any],
-    state: str,
+    state: RoundState,
     entry: Entry,
     paid: Stakes,
     rule: str | None = None,
@@ -338,7 +349,7 @@ def closed_round_row(
 ) -> dict[str, Any]:
     return {
         **row,
-        "state": state,
+        "state": state.value,
         "closed_mono": entry.mono,
         "closed_wall": entry.wall,
         "close_seq": entry.seq,

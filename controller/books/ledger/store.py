@@ -63,6 +63,7 @@ from controller.books.ledger.records import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
+    SelfCheckState,
     SelfCheckStatus,
     Stakes,
     load_stakes,
@@ -131,7 +132,7 @@ class Ledger(LedgerView):
                 if key is not None:
                     self._set_key_history([(entry.seq, key.key_id)])
                     self.db.seal_key = key
-                self._put_selfcheck("ok", [], entry.wall, entry.seq)
+                self._put_selfcheck(SelfCheckState.OK, [], entry.wall, entry.seq)
         use_keyring(self.db, keyring)
         if keyring is not None and self.db.seal_key is None:
             raise LedgerKeyError(
@@ -227,9 +228,9 @@ class Ledger(LedgerView):
         )
         with self._event(f"voiding round {rid}", now):
             row = self._round_for_change(rid)
-            if row["state"] == "voided":
+            if row["state"] == rounds.RoundState.VOIDED:
                 return self._voided(row)
-            if row["state"] == "settled":
+            if row["state"] == rounds.RoundState.SETTLED:
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
             opened = load_stakes(row["stakes"])
             added = None
@@ -249,7 +250,10 @@ class Ledger(LedgerView):
             entry = self.journal.write("round.voided", data, now)
             row = rounds.with_stakes(row, returned)
             self.db.put(
-                "rounds", rounds.closed_round_row(row, "voided", entry, returned, rule, cause)
+                "rounds",
+                rounds.closed_round_row(
+                    row, rounds.RoundState.VOIDED, entry, returned, rule, cause
+                ),
             )
             for rp in pool_rows:
                 reversal = canonical(data["pools"][rp["pool"]])
@@ -302,9 +306,9 @@ class Ledger(LedgerView):
                 bets = {config.bet for config, _ in self._pools_for_change()}
                 added = rounds.added_stakes(rid, opened, final, bets)
             request = rounds.settle_request(lines, seat_hands, table_paid, added)
-            if row["state"] == "settled":
+            if row["state"] == rounds.RoundState.SETTLED:
                 return self._settled_again(row, request)
-            if row["state"] == "voided":
+            if row["state"] == rounds.RoundState.VOIDED:
                 raise RoundStateError(f"round {rid} was voided ({row['rule']}): nothing to settle")
             pool_rows = self.db.select("round_pools", "round_id = ?", (rid,))
             settled = rounds.awards(
@@ -323,7 +327,9 @@ class Ledger(LedgerView):
             data = rounds.settled_data(rid, request, settled)
             entry = self.journal.write("round.settled", data, now)
             row = rounds.with_stakes(row, every)
-            self.db.put("rounds", rounds.closed_round_row(row, "settled", entry, paid))
+            self.db.put(
+                "rounds", rounds.closed_round_row(row, rounds.RoundState.SETTLED, entry, paid)
+            )
             for rp in pool_rows:
                 outcome = canonical(data["pools"][rp["pool"]])
                 self.db.put("round_pools", {**rp, "outcome": outcome})
@@ -539,7 +545,7 @@ class Ledger(LedgerView):
         until :meth:`clear_selfcheck`."""
         with self.db.transaction("recording a failed self-check"):
             entry = self.journal.write("selfcheck.failed", {"failures": failures}, now)
-            self._put_selfcheck("failed", failures, entry.wall, entry.seq)
+            self._put_selfcheck(SelfCheckState.FAILED, failures, entry.wall, entry.seq)
         self._failures = list(failures)
         return self.selfcheck_status()
 
@@ -575,7 +581,7 @@ class Ledger(LedgerView):
                 },
                 now,
             )
-            self._put_selfcheck("ok", [], entry.wall, entry.seq)
+            self._put_selfcheck(SelfCheckState.OK, [], entry.wall, entry.seq)
         self._failures = None
         return self.selfcheck_status()
 
@@ -627,12 +633,14 @@ class Ledger(LedgerView):
             (KEYS_META, json.dumps(history)),
         )
 
-    def _put_selfcheck(self, state: str, failures: list[str], wall: str, seq: int) -> None:
+    def _put_selfcheck(
+        self, state: SelfCheckState, failures: list[str], wall: str, seq: int
+    ) -> None:
         self.db.put(
             "selfcheck",
             {
                 "id": 1,
-                "state": state,
+                "state": state.value,
                 "failures": json.dumps(failures),
                 "since_wall": wall,
                 "seq": seq,
@@ -702,7 +710,7 @@ class Ledger(LedgerView):
     def _opening_stakes(self, row: dict[str, Any]) -> Stakes:
         """The stakes a round was opened with (a closed round's row also holds those placed
         during the round)."""
-        if row["state"] == "open":
+        if row["state"] == rounds.RoundState.OPEN:
             return load_stakes(row["stakes"])
         opened = next(self.journal.entries(start=row["open_seq"]))
         return {int(seat): wagers for seat, wagers in opened.data["stakes"].items()}

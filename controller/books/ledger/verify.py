@@ -49,7 +49,7 @@ from controller.books.ledger.journal import (
 )
 from controller.books.ledger.lifecycle import retired_pools
 from controller.books.ledger.reader import LedgerView
-from controller.books.ledger.records import stakes_to_json
+from controller.books.ledger.records import SelfCheckState, stakes_to_json
 from controller.books.ledger.schema import SEALED
 from controller.engine.pools.awards import outcome_to_json
 from controller.engine.pools.config import PoolConfig
@@ -198,10 +198,10 @@ def selfcheck_row_problems(view: LedgerView, *, recent: int | None = None) -> li
             "changed the status later (a failed self-check hidden?)"
         ]
     kind, data = entry
-    wanted = "failed" if kind == "selfcheck.failed" else "ok"
+    wanted = SelfCheckState.FAILED if kind == "selfcheck.failed" else SelfCheckState.OK
     if state != wanted:
         return [f"the self-check status row says {state} but entry {seq} ({kind}) set {wanted}"]
-    if wanted == "failed" and json.loads(failures) != json.loads(data).get("failures"):
+    if wanted == SelfCheckState.FAILED and json.loads(failures) != json.loads(data).get("failures"):
         return [f"the self-check failures differ from entry {seq}"]
     return []
 
@@ -333,7 +333,7 @@ class Replay:
         if self._entry is not None:
             staked = sum(sum(w.values()) for w in data["stakes"].values())
             self.round_rows[rid] = {
-                "state": "open",
+                "state": rounds.RoundState.OPEN.value,
                 "stakes": canonical(data["stakes"]),
                 "staked": staked,
                 "opened_mono": self._entry.mono,
@@ -348,12 +348,14 @@ class Replay:
                 "paid_total": None,
             }
 
-    def _closed_row(self, rid: str, state: str, paid: dict[str, Any], **more: Any) -> None:
+    def _closed_row(
+        self, rid: str, state: rounds.RoundState, paid: dict[str, Any], **more: Any
+    ) -> None:
         row = self.round_rows.get(rid)
         if self._entry is None or row is None:
             return
         row.update(
-            state=state,
+            state=state.value,
             closed_mono=self._entry.mono,
             closed_wall=self._entry.wall,
             close_seq=self._entry.seq,
@@ -408,7 +410,9 @@ class Replay:
         every = rounds.merged(opened, _seats(data.get("added") or {}))
         self._compare(seq, f"round {rid} stakes returned", data["returned"], stakes_to_json(every))
         self.round_rows[rid].update(rounds.with_stakes({}, every))
-        self._closed_row(rid, "voided", data["returned"], rule=data["rule"], cause=data["cause"])
+        self._closed_row(
+            rid, rounds.RoundState.VOIDED, data["returned"], rule=data["rule"], cause=data["cause"]
+        )
 
     def _round_settled(self, seq: int, data: dict[str, Any]) -> None:
         rid = data["round"]
@@ -454,7 +458,7 @@ class Replay:
         every = rounds.merged(opened, _seats(data["added"]))
         paid = rounds.payouts(rid, every, _seats(data["payouts"]), moves)
         self.round_rows[rid].update(rounds.with_stakes({}, every))
-        self._closed_row(rid, "settled", stakes_to_json(paid))
+        self._closed_row(rid, rounds.RoundState.SETTLED, stakes_to_json(paid))
         hands = {int(s): h for s, h in data["hands"].items()}
         for move in moves.values():
             self.hit_rows += rounds.hit_rows(0, rid, move, hands, entry)

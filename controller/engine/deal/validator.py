@@ -12,8 +12,9 @@ seats in play (UTH-11: community 5, then 2 per active seat left to right, then t
   shuffler malfunction after ``packet_timeout`` seconds (time is an input; the validator never
   reads a clock). :meth:`~DealValidator.next_deadline` says when to poll.
 
-Each returns a :class:`Verdict`: ``OK`` (go on), ``VERIFIED`` (the whole plan arrived with
-the right counts: the green light of UTH-11 Italian), or ``MISDEAL`` with its rule:
+Each returns a :class:`Verdict`, its :class:`VerdictStatus` ``OK`` (go on), ``VERIFIED`` (the
+whole plan arrived with the right counts: the green light of UTH-11 Italian), or ``MISDEAL``
+with its rule:
 
 - MD-S1: a wrong number of cards to a player, the dealer or the board (a packet with the
   wrong count, to the wrong place, or more packets than planned);
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 COMMUNITY, DEALER = "community", "dealer"
 
@@ -87,12 +89,19 @@ class Packet:
         return len(self.cards)
 
 
-OK, VERIFIED, MISDEAL = "ok", "verified", "misdeal"
+class VerdictStatus(StrEnum):
+    """Where the deal stands, as the validator sees it. Not the table's state
+    (:class:`~controller.table.machine.TableState`), whose VERIFIED follows this one's. The
+    values are what the table's status reports as ``verdict.status``."""
+
+    OK = "ok"  # go on
+    VERIFIED = "verified"  # the whole plan arrived with the right counts
+    MISDEAL = "misdeal"  # the round is void (``rule`` says why)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    status: str  # OK, VERIFIED or MISDEAL
+    status: VerdictStatus
     rule: str | None = None  # the MD rule of a misdeal
     reason: str = ""  # for anyone: never names a card
     notes: tuple[str, ...] = ()  # things to journal that are not misdeals
@@ -101,7 +110,7 @@ class Verdict:
 
     @property
     def is_misdeal(self) -> bool:
-        return self.status == MISDEAL
+        return self.status == VerdictStatus.MISDEAL
 
 
 @dataclass
@@ -110,7 +119,7 @@ class DealValidator:
     started: float  # when the deal was requested (seconds, the daemon's clock)
     packet_timeout: float = 10.0
     delivered: list[Packet] = field(default_factory=list)
-    verdict: Verdict = field(default_factory=lambda: Verdict(OK))
+    verdict: Verdict = field(default_factory=lambda: Verdict(VerdictStatus.OK))
     _last_activity: float = field(init=False)
     _seen: dict[int, list[str]] = field(default_factory=dict, init=False)
     _exposed: int = field(default=0, init=False)
@@ -124,7 +133,7 @@ class DealValidator:
 
     @property
     def is_done(self) -> bool:
-        return self.verdict.status != OK
+        return self.verdict.status != VerdictStatus.OK
 
     def expected(self) -> PlannedPacket | None:
         """The next packet of the plan, or None when the plan is complete."""
@@ -137,12 +146,12 @@ class DealValidator:
     def _misdeal(
         self, rule: str, reason: str, detail: str = "", deck_error: bool = False
     ) -> Verdict:
-        self.verdict = Verdict(MISDEAL, rule, reason, (), detail, deck_error)
+        self.verdict = Verdict(VerdictStatus.MISDEAL, rule, reason, (), detail, deck_error)
         return self.verdict
 
     def packet(self, packet: Packet, now: float) -> Verdict:
         if self.is_done:
-            if self.verdict.status == VERIFIED:  # a packet after the complete deal
+            if self.verdict.status == VerdictStatus.VERIFIED:  # a packet after the complete deal
                 return self._misdeal(
                     "MD-S1",
                     f"extra packet of {packet.count} card(s) to {packet.destination}"
@@ -187,9 +196,9 @@ class DealValidator:
                 " two for a misdeal)",
             )
         if self.expected() is None:
-            self.verdict = Verdict(VERIFIED, None, "card count verified", notes)
+            self.verdict = Verdict(VerdictStatus.VERIFIED, None, "card count verified", notes)
             return self.verdict
-        return Verdict(OK, None, "", notes)
+        return Verdict(VerdictStatus.OK, None, "", notes)
 
     def _check_identities(self, packet: Packet) -> tuple[str, str] | None:
         """(public reason, detail naming the cards) of a deck error, or None."""
@@ -219,7 +228,7 @@ class DealValidator:
         """MD-X1, MD-X2, MD-X3: ``cards`` of ``destination`` went back into the shuffler; one
         more packet of as many replacements to ``destination`` is due. Only after a verified
         deal (ValueError otherwise)."""
-        if self.verdict.status != VERIFIED:
+        if self.verdict.status != VerdictStatus.VERIFIED:
             raise ValueError("cards are replaced only after the deal was verified (MD-X1..X3)")
         for card in cards:
             places = self._seen.get(card) if card is not None else None
@@ -227,14 +236,14 @@ class DealValidator:
                 places.remove(destination)
         extra = PlannedPacket(destination, len(cards))
         self.plan = DealPlan((*self.plan.packets, extra), self.plan.decks)
-        self.verdict = Verdict(OK)
+        self.verdict = Verdict(VerdictStatus.OK)
         self._last_activity = now
 
     def fault(self, description: str, now: float) -> Verdict:
         """A shuffler fault during the deal voids the round (MD-S2)."""
-        if self.is_done and self.verdict.status == MISDEAL:
+        if self.is_done and self.verdict.status == VerdictStatus.MISDEAL:
             return self.verdict
-        if self.verdict.status == VERIFIED:
+        if self.verdict.status == VerdictStatus.VERIFIED:
             return self.verdict  # a fault after a verified deal does not void the cards dealt
         return self._misdeal("MD-S2", f"shuffler fault during the deal: {description}")
 

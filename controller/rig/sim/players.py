@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from controller.engine.cards import Card
+from controller.engine.games.blackjack import Phase
 from controller.engine.games.blackjack.strategy import choose
 from controller.engine.profiles import DealerExposure
 from controller.rig.dealer import royal_order
@@ -345,7 +346,7 @@ class Dealer:
         turn = game.turn()
         if turn is None:
             return
-        if turn.kind == "insurance":
+        if turn.kind is Phase.INSURANCE:
             w.post(SeatDecision(turn.seat, "insurance", 0))
             return
         up = game.dealer.cards[0] if game.dealer.cards else Card(0)

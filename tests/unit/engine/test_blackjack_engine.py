@@ -45,7 +45,7 @@ def test_initial_deal_plan_and_counts():
         ("seat 2 main", 2),
         ("seat 5 main", 1),
     ]
-    assert game.turn() == Turn("play", 2, "main")
+    assert game.turn() == Turn(Phase.PLAY, 2, "main")
     assert game.expected_cards() == 0 and game.next_card_for() is None
 
 
@@ -65,16 +65,16 @@ def test_trilux_is_settled_right_after_the_second_cards():
 def test_insurance_is_asked_seat_by_seat_before_play():
     game = new_round(1, 3)
     deal(game, "Th Kh Ac 7d 9d")
-    assert game.turn() == Turn("insurance", 1)
+    assert game.turn() == Turn(Phase.INSURANCE, 1)
     assert game.insurance_limits() == (500, 500)
     assert "seat 1 to insure or decline (BJ-8)" in game.waiting_for()
     with pytest.raises(RoundError) as info:
         game.act("stand")
     assert info.value.rule == "BJ-8"
     game.insure(500)
-    assert game.turn() == Turn("insurance", 3)
+    assert game.turn() == Turn(Phase.INSURANCE, 3)
     game.insure(0)
-    assert game.turn() == Turn("play", 1, "main")
+    assert game.turn() == Turn(Phase.PLAY, 1, "main")
     with pytest.raises(RoundError) as info:
         game.insure(500)
     assert info.value.rule == "BJ-8"
@@ -100,7 +100,7 @@ def test_an_illegal_action_is_refused_and_changes_nothing():
     with pytest.raises(RoundError) as info:
         game.act("split")
     assert info.value.rule == "BJ-7"
-    assert game.current_hand().actions == [] and game.turn() == Turn("play", 1, "main")
+    assert game.current_hand().actions == [] and game.turn() == Turn(Phase.PLAY, 1, "main")
 
 
 def test_split_aces_owe_two_cards_in_a_row():
@@ -126,9 +126,9 @@ def test_a_double_on_a_split_hand_owes_the_next_hand_its_card_too():
     game.act("double")
     assert game.expected_cards() == 2  # the double's card and main.2's second card
     deal(game, "Kd 2s")
-    assert game.turn() == Turn("play", 1, "main.2")
+    assert game.turn() == Turn(Phase.PLAY, 1, "main.2")
     game.act("stand")
-    assert game.turn() == Turn("play", 2, "main")
+    assert game.turn() == Turn(Phase.PLAY, 2, "main")
 
 
 def test_dealer_draws_one_card_at_a_time_then_the_round_is_settled():

@@ -89,7 +89,7 @@ def play_out(draw, game, use_strategy):
             continue
         turn = game.turn()
         assert turn is not None and game.next_card_for() is None
-        if turn.kind == "insurance":
+        if turn.kind is Phase.INSURANCE:
             low, high = game.insurance_limits()
             game.insure(draw(st.one_of(st.just(0), st.integers(low, high))))
             continue

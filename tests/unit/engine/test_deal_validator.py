@@ -6,11 +6,9 @@ from hypothesis import strategies as st
 
 from controller.engine.cards import parse_cards
 from controller.engine.deal.validator import (
-    MISDEAL,
-    OK,
-    VERIFIED,
     DealValidator,
     Packet,
+    VerdictStatus,
     holdem_plan,
 )
 
@@ -48,14 +46,19 @@ def test_uth11_plan_order():
 
 def test_good_deal_is_verified_at_the_last_packet():
     v, verdicts = run(GOOD)
-    assert [x.status for x in verdicts] == [OK, OK, OK, VERIFIED]
+    assert [x.status for x in verdicts] == [
+        VerdictStatus.OK,
+        VerdictStatus.OK,
+        VerdictStatus.OK,
+        VerdictStatus.VERIFIED,
+    ]
     assert v.next_deadline() is None
 
 
 def test_wrong_count_to_a_player_is_md_s1():
     packets = [GOOD[0], pk("seat:1", "As Ad 5c"), *GOOD[2:]]
     v, verdicts = run(packets)
-    assert verdicts[1].status == MISDEAL and verdicts[1].rule == "MD-S1"
+    assert verdicts[1].status == VerdictStatus.MISDEAL and verdicts[1].rule == "MD-S1"
     assert "seat:1 received 3 card(s), expected 2" in verdicts[1].reason
     assert all(x.rule == "MD-S1" for x in verdicts[1:])  # stays void
 
@@ -81,13 +84,13 @@ def test_fault_during_deal_is_md_s2_but_not_after_verification():
     verdict = v.fault("jam in the elevator", now=3.0)
     assert verdict.rule == "MD-S2" and "jam" in verdict.reason
     v, _ = run(GOOD)
-    assert v.fault("door open", now=9.0).status == VERIFIED
+    assert v.fault("door open", now=9.0).status == VerdictStatus.VERIFIED
 
 
 def test_timeout_is_md_s2_on_a_fake_clock():
     v = DealValidator(holdem_plan([1]), started=100.0, packet_timeout=5.0)
     assert v.next_deadline() == 105.0
-    assert v.poll(104.9).status == OK
+    assert v.poll(104.9).status == VerdictStatus.OK
     v.packet(GOOD[0], now=104.0)
     assert v.next_deadline() == 109.0  # each packet restarts the clock
     verdict = v.poll(109.0)
@@ -112,8 +115,8 @@ def test_card_code_outside_the_deck_is_md_s2():
 def test_one_exposed_card_is_noted_two_are_md_s3():
     up = pk("seat:1", "As Ad", [True, False])
     _, verdicts = run([GOOD[0], up, *GOOD[2:]])
-    assert verdicts[1].status == OK and "one card exposed" in verdicts[1].notes[0]
-    assert verdicts[-1].status == VERIFIED
+    assert verdicts[1].status == VerdictStatus.OK and "one card exposed" in verdicts[1].notes[0]
+    assert verdicts[-1].status == VerdictStatus.VERIFIED
     _, verdicts = run([GOOD[0], up, pk("seat:3", "Kd Tc", [False, True])])
     assert verdicts[2].rule == "MD-S3" and "2 cards exposed" in verdicts[2].reason
 
@@ -121,7 +124,7 @@ def test_one_exposed_card_is_noted_two_are_md_s3():
 def test_unrecognised_cards_are_counted_not_identified():
     blind = [Packet(p.destination, (None,) * p.count, (False,) * p.count) for p in GOOD]
     _, verdicts = run(blind)
-    assert verdicts[-1].status == VERIFIED
+    assert verdicts[-1].status == VerdictStatus.VERIFIED
 
 
 def test_face_up_flags_must_match_count():
@@ -155,6 +158,6 @@ def test_any_single_count_error_is_caught(seats, deck, which, delta):
         verdict = v.packet(Packet(planned.destination, cards, (False,) * n), now=float(i))
     assert verdict is not None
     if delta == 0:
-        assert verdict.status == VERIFIED
+        assert verdict.status == VerdictStatus.VERIFIED
     else:
-        assert verdict.status == MISDEAL and verdict.rule == "MD-S1"
+        assert verdict.status == VerdictStatus.MISDEAL and verdict.rule == "MD-S1"

@@ -13,12 +13,10 @@ from controller.books.ledger.store import Ledger
 from controller.engine.deal.validator import (
     COMMUNITY,
     DEALER,
-    MISDEAL,
-    OK,
-    VERIFIED,
     DealValidator,
     Packet,
     PlannedPacket,
+    VerdictStatus,
     holdem_plan,
 )
 from controller.engine.pools.config import pool_config
@@ -60,7 +58,7 @@ def full_deal() -> list[Packet]:
 
 def test_the_whole_plan_with_the_right_counts_is_verified():
     verdict = dealt(DealValidator(holdem_plan([1, 3]), started=0.0), *full_deal())
-    assert verdict.status == VERIFIED  # the green light (UTH-11, Italian)
+    assert verdict.status == VerdictStatus.VERIFIED  # the green light (UTH-11, Italian)
 
 
 @pytest.mark.parametrize(
@@ -76,8 +74,10 @@ def test_a_wrong_number_of_cards_to_a_player_or_the_dealer_voids_all_hands_md_s1
     packets[index] = wrong
     validator = DealValidator(holdem_plan([1, 3]), started=0.0)
     verdict = dealt(validator, *packets[: index + 1])
-    assert (verdict.status, verdict.rule) == (MISDEAL, "MD-S1")
-    assert validator.packet(packets[-1], 2.0).status == MISDEAL  # the round stays void
+    assert (verdict.status, verdict.rule) == (VerdictStatus.MISDEAL, "MD-S1")
+    assert (
+        validator.packet(packets[-1], 2.0).status == VerdictStatus.MISDEAL
+    )  # the round stays void
 
 
 def test_an_extra_packet_after_the_verified_deal_is_md_s1():
@@ -91,7 +91,7 @@ def test_a_shuffler_malfunction_voids_all_hands_md_s2():
     validator.packet(packet(COMMUNITY, 0, 1, 2, 3, 4), 1.0)
     assert validator.fault("jam", 2.0).rule == "MD-S2"
     silent = DealValidator(holdem_plan([1]), started=0.0, packet_timeout=10.0)
-    assert silent.poll(9.9).status == OK
+    assert silent.poll(9.9).status == VerdictStatus.OK
     assert silent.poll(10.0).rule == "MD-S2"  # no packet for 10 s: a malfunction
     twice = DealValidator(holdem_plan([1]), started=0.0)  # one card delivered twice
     assert dealt(twice, packet(COMMUNITY, 0, 1, 2, 3, 4), packet("seat:1", 4, 5)).rule == "MD-S2"
@@ -101,10 +101,10 @@ def test_two_exposed_cards_are_a_misdeal_one_is_not_md_s3():
     validator = DealValidator(holdem_plan([1, 3]), started=0.0)
     deal = full_deal()
     one = validator.packet(packet(COMMUNITY, 0, 1, 2, 3, 4, up=(True,) + (False,) * 4), 1.0)
-    assert one.status == OK and "MD-S3 needs two" in one.notes[0]
+    assert one.status == VerdictStatus.OK and "MD-S3 needs two" in one.notes[0]
     second = validator.packet(packet("seat:1", 5, 6, up=(False, True)), 1.0)
-    assert (second.status, second.rule) == (MISDEAL, "MD-S3")
-    assert validator.packet(deal[2], 1.0).status == MISDEAL
+    assert (second.status, second.rule) == (VerdictStatus.MISDEAL, "MD-S3")
+    assert validator.packet(deal[2], 1.0).status == VerdictStatus.MISDEAL
 
 
 # --- the void: every wager returned, the contribution reversed ---------------------------------

@@ -99,7 +99,7 @@ class Spot:
 
 @dataclass(frozen=True)
 class Turn:
-    kind: str  # "insurance" or "play"
+    kind: Phase  # Phase.INSURANCE or Phase.PLAY: the decision awaited
     seat: int
     hand: str | None = None  # the wager name of the hand to play
 
@@ -188,9 +188,9 @@ class BlackjackRound:
         if self._need is not None:
             return None
         if self.phase is Phase.INSURANCE:
-            return Turn("insurance", self.seats[self._seat].seat)
+            return Turn(Phase.INSURANCE, self.seats[self._seat].seat)
         if self.phase is Phase.PLAY:
-            return Turn("play", self.seats[self._seat].seat, self.current_hand().label)
+            return Turn(Phase.PLAY, self.seats[self._seat].seat, self.current_hand().label)
         return None
 
     def legal_actions(self) -> tuple[str, ...]:
@@ -220,7 +220,7 @@ class BlackjackRound:
         turn = self.turn()
         if turn is None:
             return "nothing: the round is over"
-        if turn.kind == "insurance":
+        if turn.kind is Phase.INSURANCE:
             return f"{turn} to insure or decline (BJ-8)"
         return f"{turn} to act ({', '.join(self.legal_actions())})"
 
@@ -294,7 +294,7 @@ class BlackjackRound:
         """The hand in turn hits, stands, doubles or splits; RoundError naming the rule if
         the action is not allowed on it."""
         turn = self.turn()
-        if turn is None or turn.kind != "play":
+        if turn is None or turn.kind is not Phase.PLAY:
             raise RoundError(
                 f"no play decision is expected: waiting for {self.waiting_for()}",
                 "BJ-8" if self.phase is Phase.INSURANCE else "MD-S1",

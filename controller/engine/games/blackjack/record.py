@@ -158,7 +158,7 @@ def replay(rules: BlackjackRules, record: RoundRecord) -> BlackjackRound:
             continue
         turn = game.turn()
         assert turn is not None  # not settled and no card due: a decision is awaited
-        if turn.kind == "insurance":
+        if turn.kind is Phase.INSURANCE:
             offered.add(turn.seat)
             game.insure(record.insurance.get(turn.seat, 0))
             continue
