@@ -9,10 +9,11 @@ chain can be recomputed) with the journal head when the bundle was made, the sea
 timeline and the shuffler's reports drawn from those entries, the meters before and after
 from the money entries, the round's DEAL exchanges with the shuffler (every frame exactly
 as it crossed the wire) with the shuffler's identity then and the deck checks before and
-after, all from the surveillance store (:func:`link_record`), and the SHA-256 of the
-software manifest. The bundle is signed like every regulatory document
-(``controller.books.reports.signing``). ``controller/books/evidence_verify.py`` checks one
-with the standard library only.
+after, all from the surveillance store (:func:`link_record`), the SHA-256 of the
+software manifest, and the rules the round was played under (profile, its file's digest and
+origin, the table limits: ``controller.books.ledger.rules``). The bundle is signed like every
+regulatory document (``controller.books.reports.signing``).
+``controller/books/evidence_verify.py`` checks one with the standard library only.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from controller.books.ledger.db import key_history
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.reader import LedgerView
+from controller.books.ledger.rules import RECORD_KEYS, rules_before
 from controller.books.ledger.selfcheck import manifest_digest
 from controller.books.surveillance import SurveillanceError, SurveillanceStore
 
@@ -67,8 +69,9 @@ def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int
 
 
 def _power_up(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
-    """The software the round ran on: the last power-up self-check before it (its journal
-    entry's seq and wall time, and the manifest's SHA-256 it journaled), None if none."""
+    """The software and rules the round ran on: the last power-up self-check before it (its
+    journal entry's seq and wall time, the manifest's SHA-256 and the rules' digest it
+    journaled, None in a journal from before it named them), None if none."""
     row = view.db.execute(
         "SELECT seq, wall, data FROM journal WHERE kind = 'selfcheck.passed' AND seq < ? "
         "ORDER BY seq DESC LIMIT 1",
@@ -79,8 +82,18 @@ def _power_up(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
     return {
         "seq": row[0],
         "wall": row[1],
-        "manifest_sha256": json.loads(row[2]).get("manifest_sha256"),
+        **{key: json.loads(row[2]).get(key) for key in ("manifest_sha256", "rules_sha256")},
     }
+
+
+def _rules(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
+    """The rules the round was played under: the ``rules.changed`` entry in force at its
+    opening (seq, wall, profile, limits, rules_sha256), None before the table journaled
+    them."""
+    entry = rules_before(view.db, open_seq)
+    if entry is None:
+        return None
+    return {k: entry[k] for k in ("seq", "wall", *RECORD_KEYS, "rules_sha256")}
 
 
 def _meters(entries: list[dict[str, Any]], open_seq: int, close_seq: int) -> dict[str, Any]:
@@ -172,6 +185,7 @@ def build_bundle(
         "round_record": recorded["record"] if recorded else None,
         "table_settlement": recorded["result"] if recorded else None,
         "profile": recorded["profile"] if recorded else None,
+        "rules": _rules(view, open_seq),
         "meters": _meters(entries, open_seq, close_seq),
         "sensor_timeline": timeline,
         "shuffler_reports": shuffler_reports,
