@@ -19,6 +19,8 @@ regulatory document (``controller.books.reports.signing``).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,8 @@ from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.rules import RECORD_KEYS, rules_before
 from controller.books.ledger.selfcheck import manifest_digest
-from controller.books.surveillance import SurveillanceError, SurveillanceStore
+from controller.books.surveillance import PRIVATE, SurveillanceError, SurveillanceStore
+from controller.files import write_atomic
 
 FORMAT = "jackpot-evidence"
 VERSION = 2  # 2: raw frames in deal_packets, from the surveillance store
@@ -39,6 +42,36 @@ NO_FRAMES = (
     "this round (closed before this version kept them, or by a table without a shuffler)"
 )
 SHOE_FRAMES = "a shoe's CARD event frames (blackjack): only DEAL exchanges are kept"
+FOLDER = "evidence"  # under the state directory
+PRIVATE_FOLDER = 0o700
+
+
+def narrow_evidence(state_dir: Path) -> None:
+    """``<state>/evidence`` and its bundles the daemon's user's only, like the surveillance
+    store (docs/security.md, B15): a bundle names the cards of its round, and the state
+    directory is the control socket's group's to read (the unit's UMask=0027 made them
+    0640). The group gets a bundle through the credentialed ``evidence.make``, which the
+    daemon answers with its content. Bundles from before are narrowed (at start and at each
+    bundle). OSError for a folder this user does not own."""
+    folder = state_dir / FOLDER
+    if not folder.is_dir():
+        return
+    if stat.S_IMODE(folder.stat().st_mode) != PRIVATE_FOLDER:
+        os.chmod(folder, PRIVATE_FOLDER)
+    for path in folder.glob("*.json"):
+        if path.is_file() and stat.S_IMODE(path.stat().st_mode) != PRIVATE:
+            os.chmod(path, PRIVATE)
+
+
+def write_bundle(state_dir: Path, round_id: str, text: str) -> Path:
+    """Write a signed bundle as ``<state>/evidence/ROUND.json``, 0600 in a 0700 folder
+    (:func:`narrow_evidence`); its path."""
+    folder = state_dir / FOLDER
+    folder.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
+    narrow_evidence(state_dir)
+    path = folder / f"{round_id}.json"
+    write_atomic(path, text.encode("utf-8"), mode=PRIVATE)
+    return path
 
 
 def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int, int]:
