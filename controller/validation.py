@@ -201,10 +201,19 @@ def loads_toml(text: str, source: str, limits: DocumentLimits = DOCUMENT_LIMITS)
 def read_toml(path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS) -> dict[str, Any]:
     """A TOML file as a table; ConfigError for a missing, unreadable, malformed or oversized
     file, or a value outside ``limits``."""
+    return read_toml_and_text(path, limits)[0]
+
+
+def read_toml_and_text(
+    path: str | Path, limits: DocumentLimits = DOCUMENT_LIMITS
+) -> tuple[dict[str, Any], str]:
+    """:func:`read_toml`, with the text it parsed (strict UTF-8: its encoding is the file's
+    bytes, so a digest of the file is of what was read, not of a second read)."""
     from pathlib import Path
 
     path = Path(path)
-    return loads_toml(_read_text(path, limits), str(path), limits)
+    text = _read_text(path, limits)
+    return loads_toml(text, str(path), limits), text
 
 
 class _NumberTooLong(ValueError):

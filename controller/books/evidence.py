@@ -9,23 +9,28 @@ chain can be recomputed) with the journal head when the bundle was made, the sea
 timeline and the shuffler's reports drawn from those entries, the meters before and after
 from the money entries, the round's DEAL exchanges with the shuffler (every frame exactly
 as it crossed the wire) with the shuffler's identity then and the deck checks before and
-after, all from the surveillance store (:func:`link_record`), and the SHA-256 of the
-software manifest. The bundle is signed like every regulatory document
-(``controller.books.reports.signing``). ``controller/books/evidence_verify.py`` checks one
-with the standard library only.
+after, all from the surveillance store (:func:`link_record`), the SHA-256 of the
+software manifest, and the rules the round was played under (profile, its file's digest and
+origin, the table limits: ``controller.books.ledger.rules``). The bundle is signed like every
+regulatory document (``controller.books.reports.signing``).
+``controller/books/evidence_verify.py`` checks one with the standard library only.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from controller.books.ledger.db import key_history
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.reader import LedgerView
+from controller.books.ledger.rules import RECORD_KEYS, rules_before
 from controller.books.ledger.selfcheck import manifest_digest
-from controller.books.surveillance import SurveillanceError, SurveillanceStore
+from controller.books.surveillance import PRIVATE, SurveillanceError, SurveillanceStore
+from controller.files import write_atomic
 
 FORMAT = "jackpot-evidence"
 VERSION = 2  # 2: raw frames in deal_packets, from the surveillance store
@@ -37,6 +42,36 @@ NO_FRAMES = (
     "this round (closed before this version kept them, or by a table without a shuffler)"
 )
 SHOE_FRAMES = "a shoe's CARD event frames (blackjack): only DEAL exchanges are kept"
+FOLDER = "evidence"  # under the state directory
+PRIVATE_FOLDER = 0o700
+
+
+def narrow_evidence(state_dir: Path) -> None:
+    """``<state>/evidence`` and its bundles the daemon's user's only, like the surveillance
+    store (docs/security.md, B15): a bundle names the cards of its round, and the state
+    directory is the control socket's group's to read (the unit's UMask=0027 made them
+    0640). The group gets a bundle through the credentialed ``evidence.make``, which the
+    daemon answers with its content. Bundles from before are narrowed (at start and at each
+    bundle). OSError for a folder this user does not own."""
+    folder = state_dir / FOLDER
+    if not folder.is_dir():
+        return
+    if stat.S_IMODE(folder.stat().st_mode) != PRIVATE_FOLDER:
+        os.chmod(folder, PRIVATE_FOLDER)
+    for path in folder.glob("*.json"):
+        if path.is_file() and stat.S_IMODE(path.stat().st_mode) != PRIVATE:
+            os.chmod(path, PRIVATE)
+
+
+def write_bundle(state_dir: Path, round_id: str, text: str) -> Path:
+    """Write a signed bundle as ``<state>/evidence/ROUND.json``, 0600 in a 0700 folder
+    (:func:`narrow_evidence`); its path."""
+    folder = state_dir / FOLDER
+    folder.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
+    narrow_evidence(state_dir)
+    path = folder / f"{round_id}.json"
+    write_atomic(path, text.encode("utf-8"), mode=PRIVATE)
+    return path
 
 
 def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int, int]:
@@ -67,8 +102,9 @@ def _entries(view: LedgerView, round_id: str) -> tuple[list[dict[str, Any]], int
 
 
 def _power_up(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
-    """The software the round ran on: the last power-up self-check before it (its journal
-    entry's seq and wall time, and the manifest's SHA-256 it journaled), None if none."""
+    """The software and rules the round ran on: the last power-up self-check before it (its
+    journal entry's seq and wall time, the manifest's SHA-256 and the rules' digest it
+    journaled, None in a journal from before it named them), None if none."""
     row = view.db.execute(
         "SELECT seq, wall, data FROM journal WHERE kind = 'selfcheck.passed' AND seq < ? "
         "ORDER BY seq DESC LIMIT 1",
@@ -79,8 +115,18 @@ def _power_up(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
     return {
         "seq": row[0],
         "wall": row[1],
-        "manifest_sha256": json.loads(row[2]).get("manifest_sha256"),
+        **{key: json.loads(row[2]).get(key) for key in ("manifest_sha256", "rules_sha256")},
     }
+
+
+def _rules(view: LedgerView, open_seq: int) -> dict[str, Any] | None:
+    """The rules the round was played under: the ``rules.changed`` entry in force at its
+    opening (seq, wall, profile, limits, rules_sha256), None before the table journaled
+    them."""
+    entry = rules_before(view.db, open_seq)
+    if entry is None:
+        return None
+    return {k: entry[k] for k in ("seq", "wall", *RECORD_KEYS, "rules_sha256")}
 
 
 def _meters(entries: list[dict[str, Any]], open_seq: int, close_seq: int) -> dict[str, Any]:
@@ -172,6 +218,7 @@ def build_bundle(
         "round_record": recorded["record"] if recorded else None,
         "table_settlement": recorded["result"] if recorded else None,
         "profile": recorded["profile"] if recorded else None,
+        "rules": _rules(view, open_seq),
         "meters": _meters(entries, open_seq, close_seq),
         "sensor_timeline": timeline,
         "shuffler_reports": shuffler_reports,

@@ -106,11 +106,52 @@ def run(args: argparse.Namespace) -> int:
         why = f"{message}; settled as a round file, not the table's own record: {unsigned}"
         raise RoundError(why, exc.rule) from None
     cur = currency(profile.money.currency)
+    rules = rules_compared(raw["report"], profile) if bundled is not None else None
     if args.json:
-        print_json({**result.to_json(), "currency": cur.code, "minor_units": cur.exponent})
+        extra = {} if rules is None else {"rules": rules}
+        print_json({**result.to_json(), "currency": cur.code, "minor_units": cur.exponent, **extra})
     else:
         print_human(result, cur)
+        if rules is not None:
+            print(rules_line(rules))
     return 0
+
+
+def rules_compared(bundle: dict[str, Any], profile: Any) -> dict[str, Any]:
+    """A bundle's rules (the journal's ``rules.changed`` in force at the round, docs/ledger.md)
+    beside the profile file settling it here: ``same_profile`` when that file has the digest
+    the table journaled (None: the bundle names no rules, a round before they were
+    journaled)."""
+    played = bundle.get("rules") if isinstance(bundle.get("rules"), dict) else None
+    journaled = played.get("profile") if played else None
+    same = journaled.get("sha256") == profile.sha256 if isinstance(journaled, dict) else None
+    here = {"name": profile.name, "version": profile.version, "file": profile.path}
+    return {
+        "played": played,
+        "settled_with": {**here, "sha256": profile.sha256},
+        "same_profile": same,
+    }
+
+
+def rules_line(rules: dict[str, Any]) -> str:
+    """One line for the terminal; what the bundle says is shown escaped (anyone can write one)."""
+    from controller.books.reports.signing import shown
+    from controller.texts import escaped
+
+    here = rules["settled_with"]
+    settled = f"settled here with {escaped(here['file'])} (sha256 {here['sha256'][:16]})"
+    if rules["same_profile"] is None:
+        return f"rules: the bundle names none (a round before the table journaled them); {settled}"
+    played = rules["played"]
+    p = played["profile"]
+    line = (
+        f"rules {shown(str(played.get('rules_sha256'))[:16])}: the table played "
+        f"{shown(p.get('name'))} version {shown(p.get('version'))} ({shown(p.get('origin'))} "
+        f"{escaped(str(p.get('file')))}, sha256 {shown(str(p.get('sha256'))[:16])}); {settled}"
+    )
+    if rules["same_profile"]:
+        return line + ": the same file"
+    return line + ": ANOTHER FILE, this settlement may differ from the table's"
 
 
 def print_human(result: RoundResult, cur: Currency) -> None:

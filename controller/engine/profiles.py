@@ -43,6 +43,7 @@ Each game reads its extra ``[rules]`` keys through :data:`GAME_SECTIONS`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -69,7 +70,7 @@ from controller.validation import (
     non_negative_int,
     parse_fraction,
     positive_int,
-    read_toml,
+    read_toml_and_text,
 )
 
 DEAL_MODES = ("shuffler", "manual")
@@ -178,6 +179,9 @@ class Profile:
     paytables: dict[str, PayTable]
     progressive: Progressive | None
     path: str = field(default="", compare=False)
+    # SHA-256 of the file's bytes as read ("" for a profile not read from a file): what the
+    # software manifest hashes for a shipped profile, and the table journals (rules.changed)
+    sha256: str = field(default="", compare=False)
 
 
 def _paytable(section: Section | None, bet: str) -> PayTable | None:
@@ -351,8 +355,9 @@ GAME_SECTIONS: dict[str, Callable[[Section], dict[str, Any]]] = {
 }
 
 
-def parse_profile(data: dict[str, Any], source: str) -> Profile:
-    """Validate a parsed TOML document; raise ConfigError listing every problem."""
+def parse_profile(data: dict[str, Any], source: str, *, sha256: str = "") -> Profile:
+    """Validate a parsed TOML document; raise ConfigError listing every problem. ``sha256``:
+    the digest of the file it was read from."""
     problems = Problems(source)
     top = Section(data, "", problems)
     head = top.section("profile")
@@ -441,6 +446,7 @@ def parse_profile(data: dict[str, Any], source: str) -> Profile:
         paytables,
         progressive,
         path=source,
+        sha256=sha256,
     )
 
 
@@ -507,7 +513,9 @@ def load_profile(name_or_path: str) -> Profile:
         required = "a profile name like 'uth-gr' is required"
         raise ConfigError(repr(name_or_path), [("(profile)", required)])
     path = find_profile(name_or_path)
-    return parse_profile(read_toml(path), str(path))
+    data, text = read_toml_and_text(path)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()  # strict UTF-8: the file's bytes
+    return parse_profile(data, str(path), sha256=digest)
 
 
 def available_profiles() -> list[str]:

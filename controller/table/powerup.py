@@ -1,7 +1,8 @@
-"""The table's books at power-up, synchronous: open the ledger with its safeguards, void the
-rounds a crash interrupted (MD-S2), configure the pools, and read what the table core starts
-from. The asyncio shell (:mod:`controller.table.runner`) runs this on its ledger thread; the
-deterministic simulator (:mod:`controller.rig.sim`) calls it directly after a simulated crash.
+"""The table's books at power-up, synchronous: open the ledger with its safeguards (and the
+rules the table plays under, :func:`rules_record`), void the rounds a crash interrupted
+(MD-S2), configure the pools, and read what the table core starts from. The asyncio shell
+(:mod:`controller.table.runner`) runs this on its ledger thread; the deterministic simulator
+(:mod:`controller.rig.sim`) calls it directly after a simulated crash.
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.books.ledger.powerup import PendingWitness, Safeguards, open_ledger
+from controller.books.ledger.selfcheck import software_roots
 from controller.books.ledger.store import Ledger
 from controller.table.tableconfig import TableConfig
 
@@ -35,6 +38,34 @@ def safeguards_of(config: TableConfig) -> Safeguards:
     )
 
 
+def rules_record(config: TableConfig) -> dict[str, Any]:
+    """What the table plays under, as the journal keeps it (``controller.books.ledger.rules``):
+    the profile (``origin`` ``shipped`` when its file is one the software manifest covers,
+    named as the manifest names it; else ``override``, by its path: a file in
+    ``/etc/croupier/profiles``, ``$CROUPIER_PROFILE_PATH`` or named by ``[table] profile``)
+    and the wager limits, which cap a stake and so change what a round pays (BJ-1, TRX-1).
+    ``[limits] stake_max`` only refuses a request, and the pools are journaled on their own
+    (``pool.configured``)."""
+    profile = config.profile
+    path = Path(profile.path).resolve()
+    shipped = software_roots()["profiles"].resolve()
+    is_shipped = path.parent == shipped
+    return {
+        "profile": {
+            "name": profile.name,
+            "version": profile.version,
+            "game": profile.game,
+            "origin": "shipped" if is_shipped else "override",
+            "file": f"profiles/{path.name}" if is_shipped else str(path),
+            "sha256": profile.sha256,
+        },
+        "limits": {
+            wager: {"min": limit.low, "max": limit.high}
+            for wager, limit in sorted(config.limits.items())
+        },
+    }
+
+
 def open_books(
     config: TableConfig,
     path: Path,
@@ -44,7 +75,7 @@ def open_books(
 ) -> Books:
     """Raises the errors of :func:`~controller.books.ledger.powerup.open_ledger` and of the
     recovery (the ledger is closed then)."""
-    opened = open_ledger(path, now, wall_clock, safeguards)
+    opened = open_ledger(path, now, wall_clock, safeguards, rules_record(config))
     ledger = opened.ledger
     books = Books(ledger, list(opened.conditions), witness=opened.witness)
     try:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.books.evidence import build_bundle, link_record, recorded_round
+from controller.books.evidence import build_bundle, link_record, recorded_round, write_bundle
 from controller.books.ledger.selfcheck import default_manifest_path
 from controller.books.reports.day import ReportContext
 from controller.books.reports.documents import FORMS, signed_day_report
@@ -73,7 +73,7 @@ async def day_report(runner: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 async def make_evidence(runner: Any, round_id: str) -> Path:
     """Write the signed evidence bundle of a closed round under ``<state>/evidence/`` (at a
-    jackpot acknowledgement, and on demand): its path."""
+    jackpot acknowledgement, and on demand; the daemon's user's only): its path."""
     recorded, link = None, None
     if runner.surveillance is not None:  # on the store's thread, after the writes before
         recorded, link = await runner.in_surveillance(
@@ -96,8 +96,6 @@ async def make_evidence(runner: Any, round_id: str) -> Path:
             link=link,
         )
     )
-    folder = runner.state_dir / "evidence"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{round_id}.json"
-    path.write_text(json.dumps(sign_json(bundle, key), indent=1, ensure_ascii=False) + "\n")
-    return path
+    text = json.dumps(sign_json(bundle, key), indent=1, ensure_ascii=False) + "\n"
+    # 0600, written durably off the event loop: it names the cards
+    return await asyncio.to_thread(write_bundle, runner.state_dir, round_id, text)

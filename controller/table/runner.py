@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.books.audit.shuffle_audit import AuditReport, ShuffleStats
+from controller.books.evidence import narrow_evidence
 from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.powerup import PendingWitness, unanswered
 from controller.books.ledger.rounds import settle_arguments
@@ -317,6 +318,10 @@ class TableRunner:
             lambda: SurveillanceStore(store_path, keyring=keyring)
         )
         await self.surveillance.start()
+        try:  # bundles from before name cards the socket's group could read (B15)
+            narrow_evidence(self.state_dir)
+        except OSError as exc:
+            log.warning("the evidence bundles stay readable by others: %s", exc)
         self.audit = await self.surveillance.call(lambda s: s.load_audit(AUDIT_POSITIONS))
         self.gpio = gpio
         sensors = gpio.core if gpio is not None else None

@@ -483,6 +483,30 @@ def test_the_surveillance_store_is_not_the_socket_groups_to_read(tmp_path, daemo
     assert oct(old.stat().st_mode & 0o777) == "0o600"
 
 
+def test_evidence_bundles_are_not_the_socket_groups_to_read(tmp_path, daemon_umask):
+    """A jackpot's evidence bundle names the round's cards; written under the unit's umask
+    it was 0640 in a 0750 folder, so every member of the control group read them past the
+    credentialed evidence.make. A bundle is 0600 in a 0700 folder; bundles from before are
+    narrowed when the next is written and when the daemon starts (narrow_evidence)."""
+    from controller.books.evidence import narrow_evidence, write_bundle
+
+    folder = tmp_path / "evidence"
+    folder.mkdir()  # 0750 under the umask, as an older daemon made it
+    old = folder / "T1-000001.json"
+    old.write_text("{}")
+    assert oct(old.stat().st_mode & 0o777) == "0o640"
+    path = write_bundle(tmp_path, "T1-000002", '{"report": {}}')
+    assert path == folder / "T1-000002.json" and path.read_text() == '{"report": {}}'
+    modes = {p.name: oct(p.stat().st_mode & 0o777) for p in (folder, old, path)}
+    assert modes == {"evidence": "0o700", old.name: "0o600", path.name: "0o600"}
+    os.chmod(folder, 0o750)
+    os.chmod(old, 0o640)
+    narrow_evidence(tmp_path)  # at start
+    assert oct(folder.stat().st_mode & 0o777) == "0o700"
+    assert oct(old.stat().st_mode & 0o777) == "0o600"
+    narrow_evidence(tmp_path / "none")  # no folder yet: nothing to do
+
+
 def test_a_swapped_surveillance_record_is_refused(tmp_path, keyring):
     path = tmp_path / "surveillance.sqlite3"
     store = SurveillanceStore(path, keyring=keyring)

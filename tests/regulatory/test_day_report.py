@@ -147,3 +147,34 @@ def test_gaming_day_bounds_follow_local_time():
 def test_bad_gaming_day_settings_are_named(start, zone, named):
     with pytest.raises(GamingDayError, match=named):
         GamingDayRule.parse(start, zone)
+
+
+def test_the_report_names_the_rules_the_day_was_played_under(tmp_path):
+    """The rules in force at the day's start and every change in it (journaled at a start,
+    docs/ledger.md), in the JSON, the CSV rows and the PDF's closing paragraph."""
+    from controller.books.ledger.rules import rules_digest
+    from controller.books.ledger.selfcheck import power_up
+    from controller.books.reports.render import _rules_played, rows
+
+    wall = SetWall()
+    profile = {"name": "uth-gr", "version": 1, "origin": "shipped", "file": "profiles/uth-gr.toml"}
+    before = {"profile": {**profile, "sha256": "a" * 64}, "limits": {}}
+    during = {**before, "limits": {"ante": {"min": 500, "max": 9000}}}
+    path = tmp_path / "ledger.sqlite3"
+    with new_ledger(path, wall) as ledger:
+        wall.at("2026-11-22T12:00:00+00:00")  # the gaming day before
+        power_up(ledger, 1.0, None, rules=before)
+        wall.at("2026-11-23T12:00:00+00:00")  # DAY, 14:00 Athens
+        power_up(ledger, 2.0, None, rules=during)
+    report = report_of(path)
+    assert [r["rules_sha256"] for r in report["rules"]] == [
+        rules_digest(before),
+        rules_digest(during),
+    ]
+    assert report["rules"][1]["limits"] == {"ante": {"min": 500, "max": 9000}}
+    seq = str(report["rules"][1]["seq"])
+    assert ["rules", seq, "rules_sha256", rules_digest(during)] in rows(report)
+    assert ["rules", seq, "limits.ante", "500..9000"] in rows(report)
+    assert rules_digest(during) in _rules_played(report)
+    next_day = report_of(path, date(2026, 11, 24))  # nothing changed: the rules in force
+    assert [r["rules_sha256"] for r in next_day["rules"]] == [rules_digest(during)]

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from regulatory_fixtures import signed_bundle
 
 from controller.books import evidence_verify
+from controller.books.ledger.rules import rules_digest
 from controller.books.reports.signing import (
     create_key,
     load_private,
@@ -22,6 +23,7 @@ from controller.books.reports.signing import (
     sign_json,
 )
 from controller.cli.main import main
+from controller.engine.profiles import load_profile
 
 REPO = Path(__file__).resolve().parents[2]
 VERIFIER = REPO / "controller" / "books" / "evidence_verify.py"
@@ -79,7 +81,32 @@ def test_croupier_settle_settles_the_bundles_round_again(bundle_files, capsys):
     assert main(["settle", str(path), "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again.pop("currency") == "EUR" and again.pop("minor_units") == 2
+    rules = again.pop("rules")  # the fixture's history journaled no rules
+    assert rules["played"] is None and rules["same_profile"] is None
     assert again == result
+
+
+def test_croupier_settle_says_whether_it_settles_with_the_profile_the_table_played(
+    bundle_files, tmp_path, capsys
+):
+    root, path, _ = bundle_files
+    here = load_profile("uth-gr")
+    bundle = json.loads(path.read_text())["report"]
+    played = {"name": "uth-gr", "version": 1, "origin": "shipped", "file": "profiles/uth-gr.toml"}
+    for sha256, said in ((here.sha256, ": the same file"), ("ab" * 32, ": ANOTHER FILE")):
+        record = {"profile": {**played, "sha256": sha256}, "limits": {}}
+        bundle["rules"] = {"seq": 1, "wall": "w", **record, "rules_sha256": rules_digest(record)}
+        signed = tmp_path / "bundle.json"
+        signed.write_text(json.dumps(sign_json(bundle, load_private(root / "key.pem"))))
+        public = ["--public-key", str(public_key_path(root / "key.pem"))]
+        assert main(["settle", str(signed), *public]) == 0
+        last = capsys.readouterr().out.splitlines()[-1]
+        assert last.startswith(f"rules {rules_digest(record)[:16]}: the table played uth-gr")
+        assert said in last
+        assert main(["settle", str(signed), "--json", *public]) == 0
+        rules = json.loads(capsys.readouterr().out)["rules"]
+        assert rules["same_profile"] is (sha256 == here.sha256)
+        assert rules["settled_with"]["sha256"] == here.sha256
 
 
 @settings(max_examples=80, deadline=None)

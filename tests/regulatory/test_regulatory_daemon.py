@@ -115,6 +115,11 @@ def test_a_jackpot_acknowledgement_leaves_a_verifiable_evidence_bundle(capsys):
         assert main(["settle", str(bundle), "--json"]) == 0
         again = json.loads(capsys.readouterr().out)
         assert again.pop("currency") == "EUR" and again.pop("minor_units") == 2
+        # the real daemon journaled its rules at start; settled here with the same file
+        rules = again.pop("rules")
+        assert rules["same_profile"] is True and rules["played"] == signed["rules"]
+        assert signed["rules"]["profile"]["origin"] == "shipped"
+        assert signed["rules"]["rules_sha256"] == signed["software"]["at_power_up"]["rules_sha256"]
         assert again == signed["table_settlement"]
 
 

@@ -59,6 +59,7 @@ LEDGER_KINDS = frozenset(
         "selfcheck.passed",
         "selfcheck.failed",
         "selfcheck.cleared",
+        "rules.changed",
     }
 )
 KEY_KINDS = ("ledger.created", "ledger.keyed")  # entries that may name the key chaining on

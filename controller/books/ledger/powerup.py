@@ -22,9 +22,10 @@ needs both, provisioned at install (``systemd/install.sh``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.books.ledger.keys import SIM_KEY, create_keyring, load_keyring
 from controller.books.ledger.paths import default_key_path
@@ -125,9 +126,12 @@ def open_ledger(
     now: float,
     wall_clock: Callable[[], float],
     safeguards: Safeguards,
+    rules: Mapping[str, Any] | None = None,
 ) -> Opened:
-    """Open and check the ledger (see the module docstring). Raises LedgerKeyError when the
-    keyring is missing or unreadable on a real table, and the errors of ``Ledger.open``."""
+    """Open and check the ledger (see the module docstring); ``rules``: the table's rules
+    record, journaled at a start that passes (``controller.books.ledger.rules``). Raises
+    LedgerKeyError when the keyring is missing or unreadable on a real table, and the errors
+    of ``Ledger.open``."""
     key_path = keyring_path(safeguards, path.parent)
     if safeguards.simulated and not key_path.exists():
         create_keyring(key_path)
@@ -137,7 +141,7 @@ def open_ledger(
         manifest: Path | None = safeguards.manifest
         if safeguards.simulated and not safeguards.manifest.exists():
             manifest = None
-        status = power_up(ledger, now, manifest)
+        status = power_up(ledger, now, manifest, rules=rules)
         conditions = []
         pending = None
         witness = _witness_for(safeguards)

@@ -31,6 +31,7 @@ import hashlib
 import importlib.util
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.journal import GENESIS, entry_hash
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import SelfCheckStatus
+from controller.books.ledger.rules import journal_rules
 from controller.books.ledger.schema import GUARDS
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.verify import pool_problems, selfcheck_row_problems, verify_ledger
@@ -233,20 +235,31 @@ def run_checks(view: LedgerView, manifest: Path | None, *, full: bool = False) -
 
 
 def power_up(
-    ledger: Ledger, now: float, manifest: Path | None, *, full: bool = False
+    ledger: Ledger,
+    now: float,
+    manifest: Path | None,
+    *,
+    full: bool = False,
+    rules: Mapping[str, Any] | None = None,
 ) -> SelfCheckStatus:
     """Run the self-check at start-up and persist a failure; returns the status the daemon
-    consults (``table_may_open``). A failure recorded earlier stays until cleared."""
+    consults (``table_may_open``). A failure recorded earlier stays until cleared. ``rules``:
+    the table's rules record (``controller.books.ledger.rules``), journaled when it changed
+    and named by its digest in the start entry."""
     failures = run_checks(ledger, manifest, full=full)
     if failures:
         return ledger.record_selfcheck_failure([f.text for f in failures], now)
     status = ledger.selfcheck_status()
     if status.table_may_open:
-        # the manifest's hash names the software that runs from here on (evidence bundles)
-        data = {"software": manifest is not None, "full": full}
+        # the manifest's hash names the software that runs from here on, the rules' digest
+        # the profile and limits (evidence bundles, day reports)
+        data: dict[str, Any] = {"software": manifest is not None, "full": full}
         if manifest is not None:
             data["manifest_sha256"] = manifest_digest(manifest)
-        ledger.journal.write("selfcheck.passed", data, now)
+        with ledger.transaction():
+            if rules is not None:
+                data["rules_sha256"] = journal_rules(ledger.db, ledger.journal, rules, now)
+            ledger.journal.write("selfcheck.passed", data, now)
     return status
 
 

@@ -27,6 +27,10 @@
    entry (or ``ledger.created``): a failed self-check cannot be turned into a passed one
    without a journaled, credentialed clear. And the ledger key history (``meta``) against the
    ``ledger.created`` / ``ledger.keyed`` entries.
+9. The rules the table played under (``rules.py``): every ``rules.changed`` entry's digest
+   recomputed from the rules it names, each linked to the one before it, every start entry
+   naming the rules last journaled, the ``meta`` row pointing to the last. A journal from
+   before these entries has none, and passes.
 
 A database file too damaged to read raises LedgerCorruptError naming it (one line).
 """
@@ -50,6 +54,7 @@ from controller.books.ledger.journal import (
 from controller.books.ledger.lifecycle import retired_pools
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import SelfCheckState, stakes_to_json
+from controller.books.ledger.rules import rules_problems
 from controller.books.ledger.schema import SEALED
 from controller.engine.pools.awards import outcome_to_json
 from controller.engine.pools.config import PoolConfig
@@ -611,6 +616,7 @@ def _verify(view: LedgerView, progress: Progress | None) -> Report:
     else:
         report.problems += sealed_row_problems(view)
     report.problems += key_history_problems(view)
+    report.problems += rules_problems(view.journal, view.db)
     report.problems += selfcheck_row_problems(view)
     report.problems += pool_problems(view)
     chain = verify_chain(view.journal, progress)

@@ -36,6 +36,7 @@ from controller.books.ledger.lifecycle import retired_pools
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import load_stakes
 from controller.books.ledger.rounds import ENVY, SHARE
+from controller.books.ledger.rules import RECORD_KEYS, rules_between
 from controller.books.ledger.verify import MONEY_KINDS, Replay
 from controller.books.reports.gaming_day import GamingDayRule
 from controller.books.reports.theoretical import ParFigure, as_percent
@@ -430,6 +431,11 @@ def build_day_report(
         "to": end_time.isoformat(),
         "complete": now >= end_time,
         "generated": now.isoformat(timespec="seconds"),
+        # the rules played under: in force at the day's first entry, and each change in it
+        "rules": [
+            {k: e[k] for k in ("seq", "wall", "rules_sha256", *RECORD_KEYS)}
+            for e in rules_between(view.db, first, end)
+        ],
         "journal": {
             "first": first if first < end else None,
             "last": end - 1 if first < end else None,

@@ -49,6 +49,16 @@ def rows(report: dict[str, Any]) -> list[list[str]]:
         )
     for key, value in report["journal"].items():
         out.append(["journal", "", key, "" if value is None else str(value)])
+    for rules in report.get("rules", []):  # from journal entry N: rules,N,FIELD,VALUE
+        out.append(["rules", str(rules["seq"]), "rules_sha256", rules["rules_sha256"]])
+        out += [
+            ["rules", str(rules["seq"]), f"profile.{k}", str(v)]
+            for k, v in rules["profile"].items()
+        ]
+        out += [
+            ["rules", str(rules["seq"]), f"limits.{wager}", f"{limit['min']}..{limit['max']}"]
+            for wager, limit in rules["limits"].items()
+        ]
     for key, value in report["rounds"].items():
         if key == "voided_by_rule":
             out += [["rounds", rule, "voided", str(n)] for rule, n in value.items()]
@@ -189,6 +199,16 @@ class _Page(FPDF):
                     row.cell(_latin1(value))
 
 
+def _rules_played(report: dict[str, Any]) -> str:
+    """The rules the day was played under, for the PDF (from journal entry N, by digest)."""
+    played = [
+        f"{r['rules_sha256']} ({r['profile']['name']} version {r['profile']['version']}, "
+        f"{r['profile']['origin']}) from journal entry {r['seq']}"
+        for r in report.get("rules", [])
+    ]
+    return f" Rules played under: {'; '.join(played)}." if played else ""
+
+
 def to_pdf(report: dict[str, Any]) -> bytes:
     cur = report["currency"]
     pdf = _Page(report)
@@ -294,6 +314,7 @@ def to_pdf(report: dict[str, Any]) -> bytes:
             f"Reconciled: every pool's closing amount equals its opening amount plus the day's "
             f"movements, summed from the ledger's rows and checked against the journal's replay. "
             f"Day {state}. Journal hash of the last entry: {report['journal']['last_hash']}."
+            + _rules_played(report)
         ),
         align="L",
         new_x="LMARGIN",
