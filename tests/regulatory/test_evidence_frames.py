@@ -120,6 +120,8 @@ def test_croupier_settle_still_settles_the_round(framed, capsys):
     assert main(["settle", str(framed["path"]), "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     del again["currency"], again["minor_units"]
+    rules = again.pop("rules")  # the fixture's history journaled no rules
+    assert rules["played"] is None and rules["same_profile"] is None
     assert again == framed["bundle"]["table_settlement"]
 
 
