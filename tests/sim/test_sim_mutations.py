@@ -1,6 +1,7 @@
 """The simulator finds planted bugs: each mutation below is a bug class the issue names, put
 into the real code with monkeypatch; a bounded sweep must report it within a few seeds."""
 
+import copy
 from dataclasses import replace
 
 import pytest
@@ -9,6 +10,7 @@ from simsweep import first_violation, plant_a_void_that_forgets_one_stake
 import controller.books.ledger.store as ledger_store
 import controller.rig.sim.shuffler as sim_shuffler
 import controller.rig.sim.world as sim_world
+import controller.table.machine as table_machine
 from controller.table.events import PacketDelivered
 from controller.table.machine import TableMachine
 
@@ -84,6 +86,25 @@ def test_an_event_delivered_twice(monkeypatch):
     found = first_violation("uth-gr", SEEDS, 20, faults=0.0)
     assert found is not None
     assert found.violations[0]["invariant"] == "verdict", found.violations
+
+
+def test_a_settlement_that_is_not_the_engines_of_the_recorded_round(monkeypatch):
+    """The table settles its first seat as if its first stake were twice what the record says.
+    (Before the tally checked the record when the table archives it, after the ledger's
+    answer, the settlement and card checks never ran: the archive came after the check.)"""
+    engine = table_machine.settle
+
+    def doubled(profile, record, **kwargs):
+        record = copy.deepcopy(record)
+        stakes = record["seats"][0]["stakes"]
+        for name in list(stakes)[:1]:
+            stakes[name] *= 2
+        return engine(profile, record, **kwargs)
+
+    monkeypatch.setattr(table_machine, "settle", doubled)
+    found = first_violation("trilux-gr", SEEDS, 5, faults=0.0)
+    assert found is not None
+    assert found.violations[0]["invariant"] == "settlement", found.violations
 
 
 @pytest.mark.parametrize("profile", ["uth-gr", "trilux-gr"])

@@ -45,6 +45,7 @@ from controller.table.machine import ADVISORY, PROGRESSIVE_ONLY, TableState
 from firmware_bridge.codes import ErrorCode
 from firmware_bridge.messages import DealReply
 
+Dealt = tuple[str, tuple[int | None, ...]]  # a packet the shuffler dealt: its tag, its cards
 FAULT_NOTICE = 15.0  # seconds a table may take to hear of a shuffler fault (link timeout, RTO)
 MONEY_KINDS = {"round.opened": 1, "round.voided": 2, "round.settled": 4}
 
@@ -63,8 +64,11 @@ class Tally:
         self.plan: RoundPlan | None = None
         self.plans: dict[str, RoundPlan] = {}  # round -> its plan
         self.crashed: set[str] = set()  # rounds in play at a crash
-        self.cards: dict[str, list[tuple[str, tuple[int | None, ...]]]] = {}
+        self.cards: dict[str, list[Dealt]] = {}  # round -> its packets: (tag, cards)
         self.archived_rounds: dict[str, ArchiveRound] = {}
+        # settled rounds whose archive is still to come (the table archives a round once the
+        # ledger answered its settlement): the row and the cards dealt, checked with it
+        self.unarchived: dict[str, tuple[dict[str, Any], list[Dealt] | None]] = {}
         self.journal_seen = 0  # the journal entries read so far
         self.verified_entries = 0  # the journal's length at the last full verification
         self.journal_rounds: dict[str, int] = {}  # round -> the MONEY_KINDS bits seen
@@ -98,6 +102,7 @@ class Tally:
             self.cards.setdefault(round_id, []).append((str(reply.tag), cards))
 
     def powered_up(self, recovered: list[str]) -> None:
+        self.unarchived.clear()  # a settlement's answer lost at a crash: its record with it
         for rid in recovered:
             self.crashed.add(rid)
             self._pool_rows(rid, self._closed(rid))
@@ -121,7 +126,11 @@ class Tally:
             self.check_pools()
 
     def archived(self, archive: ArchiveRound) -> None:
-        self.archived_rounds[archive.round_id] = archive
+        settled = self.unarchived.pop(archive.round_id, None)
+        if settled is None:
+            self.archived_rounds[archive.round_id] = archive
+        else:
+            self._check_record(archive.round_id, archive, *settled)
 
     # --- the checks --------------------------------------------------------------------------
 
@@ -249,7 +258,17 @@ class Tally:
         archive = self.archived_rounds.pop(rid, None)
         self.digest_lines.append(f"{rid} settled {row['paid']}")
         if archive is None:
-            return  # settled just before a crash: its record went with the memory
+            # the archive comes with the ledger's answer (or never: a crash before it took the
+            # record with the memory)
+            self.unarchived[rid] = (row, self.cards.get(rid))
+            return
+        self._check_record(rid, archive, row, self.cards.get(rid))
+
+    def _check_record(
+        self, rid: str, archive: ArchiveRound, row: dict[str, Any], dealt: list[Dealt] | None
+    ) -> None:
+        """The settled round's record (``archive``) against the engine, the ledger's ``row``
+        and the cards ``dealt`` to the round."""
         result = settle(self.world.profile, archive.record, table_record=True).to_json()
         if result != archive.result.to_json():
             self.fail("settlement", rid, "the engine settles the recorded round differently")
@@ -263,9 +282,9 @@ class Tally:
                         f"seat {seat['seat']} {name}: ledger paid {paid[seat['seat']][name]},"
                         f" the engine {wager['paid']}",
                     )
-        self._cards(rid, archive.record)
+        self._cards(rid, archive.record, dealt)
 
-    def _cards(self, rid: str, record: dict[str, Any]) -> None:
+    def _cards(self, rid: str, record: dict[str, Any], dealt: list[Dealt] | None) -> None:
         decks = self.world.shuffler.machine.decks
         names: list[str] = []
         for key in ("community", "dealer"):
@@ -281,7 +300,6 @@ class Tally:
         twice = [c for c, n in seen.items() if n > decks]
         if twice:
             self.fail("cards", rid, f"card codes {twice} dealt more than {decks} time(s)")
-        dealt = self.cards.pop(rid, None)
         if dealt is not None and self.world.hand_forming:
             delivered = Counter(c for _tag, cs in dealt for c in cs if c is not None)
             if not seen <= delivered:
