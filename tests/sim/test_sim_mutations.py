@@ -11,6 +11,7 @@ import controller.books.ledger.store as ledger_store
 import controller.rig.sim.shuffler as sim_shuffler
 import controller.rig.sim.world as sim_world
 import controller.table.machine as table_machine
+from controller.table.deals import HandFormingDeal
 from controller.table.events import PacketDelivered
 from controller.table.machine import TableMachine
 
@@ -105,6 +106,25 @@ def test_a_settlement_that_is_not_the_engines_of_the_recorded_round(monkeypatch)
     found = first_violation("trilux-gr", SEEDS, 5, faults=0.0)
     assert found is not None
     assert found.violations[0]["invariant"] == "settlement", found.violations
+
+
+@pytest.mark.parametrize("profile", ["uth-it"])
+def test_a_table_that_settles_on_the_exposed_cards(monkeypatch, profile):
+    """MD-X3 (uth-it): the replacement packet is counted, but the round is recorded and
+    settled on the cards that were exposed and went back into the shuffler. Every card is one
+    the shuffler dealt to the round: only their positions give it away."""
+
+    def exposed_cards(self):
+        cards: dict[str, list[int | None]] = {}
+        for p in self.validator.delivered[: self._planned]:
+            cards.setdefault(p.destination, []).extend(p.cards)
+        return cards
+
+    monkeypatch.setattr(HandFormingDeal, "_cards", exposed_cards)
+    found = first_violation(profile, SEEDS, 20, faults=0.6)
+    assert found is not None
+    assert found.violations[0]["invariant"] == "cards", found.violations
+    assert "exposed" in found.violations[0]["detail"], found.violations
 
 
 @pytest.mark.parametrize("profile", ["uth-gr", "trilux-gr"])
