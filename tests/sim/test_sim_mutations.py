@@ -13,7 +13,7 @@ import controller.rig.sim.world as sim_world
 import controller.table.machine as table_machine
 from controller.table.deals import HandFormingDeal
 from controller.table.events import PacketDelivered
-from controller.table.machine import TableMachine
+from controller.table.machine import Round, TableMachine
 
 SEEDS = range(1, 9)
 
@@ -108,11 +108,12 @@ def test_a_settlement_that_is_not_the_engines_of_the_recorded_round(monkeypatch)
     assert found.violations[0]["invariant"] == "settlement", found.violations
 
 
-@pytest.mark.parametrize("profile", ["uth-it"])
+@pytest.mark.parametrize("profile", ["uth-it", "uth-gr"])
 def test_a_table_that_settles_on_the_exposed_cards(monkeypatch, profile):
-    """MD-X3 (uth-it): the replacement packet is counted, but the round is recorded and
-    settled on the cards that were exposed and went back into the shuffler. Every card is one
-    the shuffler dealt to the round: only their positions give it away."""
+    """MD-X3 (uth-it), MD-X1 and MD-X2 (uth-gr): the replacement packet is counted, but the
+    round is recorded and settled on the cards that were exposed and went back into the
+    shuffler. Every card is one the shuffler dealt to the round: only their positions give it
+    away."""
 
     def exposed_cards(self):
         cards: dict[str, list[int | None]] = {}
@@ -125,6 +126,18 @@ def test_a_table_that_settles_on_the_exposed_cards(monkeypatch, profile):
     assert found is not None
     assert found.violations[0]["invariant"] == "cards", found.violations
     assert "exposed" in found.violations[0]["detail"], found.violations
+
+
+@pytest.mark.parametrize("acted", [True, False], ids=["taken-before", "refused-after"])
+def test_a_table_that_misjudges_the_first_player_action(monkeypatch, acted):
+    """MD-X1 on uth-gr: a table that always sees a player action replaces the dealer's cards
+    exposed before any decision (where the dealer must declare MD-S3 for two cards or call
+    the floor for one); one that never sees it refuses them after the decision was entered."""
+    monkeypatch.setattr(Round, "player_acted", property(lambda self: acted))
+    found = first_violation("uth-gr", SEEDS, 20, faults=0.6)
+    assert found is not None
+    assert found.violations[0]["invariant"] == "exposure", found.violations
+    assert ("replaced" if acted else "refused") in found.violations[0]["detail"]
 
 
 @pytest.mark.parametrize("profile", ["uth-gr", "trilux-gr"])

@@ -16,6 +16,8 @@ Invariants (each violation names one, with the round and what differed):
 - ``cards``: no card twice in a deck within a round, the recorded cards are the cards the
   shuffler dealt to that round, each place's in the positions it dealt them to (the cards of
   a replacement packet in the positions of the exposed cards they replace, MD-X1..X3);
+- ``exposure``: the table replaces the exposed cards the rules let it replace and refuses
+  the others (MD-X1: the dealer's, before any player acted);
 - ``journal``: the journal's chain verifies (at the end of a run and after every crash);
 - ``closed``: the table is never OPEN while a blocking condition holds;
 - ``verdict``: a void's rule is one the rules require for the faults injected in the round
@@ -112,9 +114,21 @@ class Tally:
         self, round_id: str, event: CardsExposed, state: TableState, refused: str | None
     ) -> None:
         """The table took (``refused`` None) or refused the dealer's report of exposed cards,
-        handed to it in ``state``."""
+        handed to it in ``state``. Checked against the plan when the dealer reported them on a
+        verified deal, as he does: the plan says which exposures the rules refuse."""
+        where = (event.destination, event.positions)
         if refused is None:
-            self.replaced.setdefault(round_id, []).append((event.destination, event.positions))
+            self.replaced.setdefault(round_id, []).append(where)
+        plan = self.plans.get(round_id)
+        if plan is None or state is not TableState.VERIFIED:
+            return
+        cards = f"{event.destination} cards {list(event.positions)}"
+        if plan.exposure_refused(event.destination) and refused is None:
+            self.fail(
+                "exposure", round_id, f"{cards} exposed before any player acted were replaced"
+            )
+        elif not plan.exposure_refused(event.destination) and refused is not None:
+            self.fail("exposure", round_id, f"{cards} exposed: refused ({refused})")
 
     def powered_up(self, recovered: list[str]) -> None:
         self.unarchived.clear()  # a settlement's answer lost at a crash: its record with it
