@@ -6,9 +6,13 @@ violation)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from controller.rig.sim.players import RoundPlan
+from controller.engine.deal.validator import COMMUNITY, DEALER
+from controller.rig.sim.players import EXPOSURES, Dealer, RoundPlan
+from controller.rig.sim.world import SimSettings, World
 from firmware_bridge.emulator.faults import MachineFaults
 
 
@@ -40,3 +44,61 @@ def test_a_slow_plan_whose_machine_is_set_back_to_speed_may_settle():
     exposed.must_void, exposed.allowed = True, {"MD-S3"}
     exposed.machine_back_to_speed()  # only the slowness goes with the closed table
     assert exposed.must_void and exposed.allowed == {"MD-S3"}
+
+
+def _plans(tmp_path, profile: str, n: int, faults: float = 0.6) -> list[RoundPlan]:
+    tmp_path.mkdir(exist_ok=True)
+    world = World(SimSettings(profile, 1, faults), tmp_path)
+    try:
+        return [world.dealer._plan() for _ in range(n)]
+    finally:
+        world.close()
+
+
+def test_a_greek_table_plans_md_x1_after_a_decision_before_one_and_md_x2(tmp_path):
+    plans = _plans(tmp_path, "uth-gr", 300)
+    after = [p for p in plans if p.expose_dealer and not p.expose_early]
+    early = [p for p in plans if p.expose_early]
+    board = [p for p in plans if p.expose_community]
+    assert after and early and board
+    assert all(p.decide is not None and not p.exposure_refused(DEALER) for p in after)
+    assert all(p.decide is None and p.exposure_refused(DEALER) for p in early)
+    assert not any(p.exposure_refused(COMMUNITY) for p in plans)
+    # both cards exposed before any player acted: the dealer declares MD-S3 after the refusal
+    both = [p for p in early if len(p.expose_dealer) == 2]
+    assert both and all(
+        p.declare == "MD-S3" and p.must_void and "MD-S3" in p.allowed and None not in p.allowed
+        for p in both
+    )
+    assert all(p.expose_dealer in ((1,), (2,), (1, 2)) for p in after + early)
+    assert {len(p.expose_community) for p in board} == {1, 2, 3, 4, 5}
+    assert all(set(p.expose_community) <= {1, 2, 3, 4, 5} for p in board)
+    assert not any(p.expose for p in plans)  # MD-X3 is Italian
+
+
+@pytest.mark.parametrize("profile", ["uth-sk", "uth-it", "ch-bg", "trilux-gr"])
+def test_other_profiles_plan_no_greek_exposure_and_draw_nothing_for_it(tmp_path, profile):
+    """Their seeds replay as before: the Greek exposures come from a stream of their own."""
+    world = World(SimSettings(profile, 1, 0.6), tmp_path)
+    try:
+        plans = [world.dealer._plan() for _ in range(200)]
+        untouched = random.Random(f"1/{EXPOSURES}").getstate()
+        assert world.streams(EXPOSURES).getstate() == untouched
+    finally:
+        world.close()
+    assert not any(p.expose_dealer or p.expose_community or p.decide for p in plans)
+
+
+def test_the_greek_draws_leave_the_dealers_stream_as_it_was(tmp_path, monkeypatch):
+    """uth-gr's dealer stream draws the same plans with the exposures planned or not."""
+    with_exposures = _plans(tmp_path / "a", "uth-gr", 100)
+    monkeypatch.setattr(Dealer, "_plan_greek_exposures", lambda self, plan: None)
+    without = _plans(tmp_path / "b", "uth-gr", 100)
+    assert [p.seats for p in with_exposures] == [p.seats for p in without]
+    assert [p.machine for p in with_exposures] == [p.machine for p in without]
+
+
+def test_a_declared_misdeal_happens_whatever_machine_fault_the_deal_did_not_reach():
+    plan = RoundPlan((4, 6), machine=MachineFaults(jam_at_packet=4), declare="MD-S3")
+    plan.must_void = True
+    assert plan.fault_reached(3)

@@ -1,8 +1,11 @@
 """The simulator's bounded sweep: every profile, several seeds, faults and crashes on; every
 invariant must hold (a violation names the command that replays it)."""
 
+from collections import Counter
+
 import pytest
 
+import controller.rig.sim.tally as sim_tally
 from controller.rig.sim.profiles import PROFILES
 from controller.rig.sim.run import simulate
 from controller.rig.sim.world import SimSettings
@@ -60,3 +63,29 @@ def test_a_shoe_busy_at_the_controllers_restart_is_identified_once_it_is_free():
     tests/integration/test_shuffler_faults.py)."""
     report = simulate(SimSettings("trilux-gr", 1, faults=0.2, crash_rate=0.01), 837)
     assert report.violations == [], report.violations
+
+
+def test_a_greek_table_replaces_exposed_cards_and_settles_on_the_replacements(monkeypatch):
+    """uth-gr: the dealer's cards exposed after a decision (MD-X1) and community cards (MD-X2)
+    are replaced and the round settles on the replacements, every invariant holding; the
+    dealer's cards exposed before any decision are refused (MD-X1 needs a player action)."""
+    exposures: Counter[tuple[str, bool]] = Counter()
+    settled_on_replacements: set[str] = set()
+    exposed, check_record = sim_tally.Tally.exposed, sim_tally.Tally._check_record
+
+    def counted(self, round_id, event, state, refused):
+        exposures[(event.destination, refused is None)] += 1
+        return exposed(self, round_id, event, state, refused)
+
+    def checked(self, rid, archive, row, dealt, replaced):
+        if replaced:
+            settled_on_replacements.add(rid)
+        return check_record(self, rid, archive, row, dealt, replaced)
+
+    monkeypatch.setattr(sim_tally.Tally, "exposed", counted)
+    monkeypatch.setattr(sim_tally.Tally, "_check_record", checked)
+    report = simulate(SimSettings("uth-gr", 3, faults=0.6, crash_rate=0.05), 60)
+    assert report.violations == [], (report.replay(), report.trace[-30:])
+    assert exposures[("dealer", True)] and exposures[("dealer", False)], exposures
+    assert exposures[("community", True)], exposures
+    assert len(settled_on_replacements) >= 3, settled_on_replacements

@@ -3,12 +3,15 @@ what the table shows (its state, its conditions, whose turn it is), each action 
 think time drawn from the seed.
 
 A round (:class:`RoundPlan`, drawn when the table opens): the seats that play, the faults the
-seed injects into it (the shuffler's machine faults, a misdeal the dealer declares, the dealer's
-cards exposed (MD-X3, uth-it), a stuck stake, a chattering sensor, a pulled cable or a device
-reboot during the deal), and for each fault the misdeal verdict the rules require
-(:attr:`RoundPlan.allowed`). The hold'em decisions are the rig's simple strategy
-(:func:`controller.rig.dealer.simple_decision`); blackjack players play the basic strategy of
-the engine's strategy table (a player's choice, not the table's accounting).
+seed injects into it (the shuffler's machine faults, a misdeal the dealer declares, cards
+exposed after the deal (the dealer's: MD-X3 on uth-it, MD-X1 on uth-gr; the community's:
+MD-X2 on uth-gr), a stuck stake, a chattering sensor, a pulled cable or a device reboot during
+the deal), and for each fault the misdeal verdict the rules require
+(:attr:`RoundPlan.allowed`) and whether the table must take or refuse an exposure
+(:meth:`RoundPlan.exposure_refused`). Hold'em players enter no wagers or decisions but for
+the first seat's before the dealer's cards are exposed for MD-X1 (the first player action, a
+decision drawn from UTH-4's shorthand); blackjack players play the basic strategy of the
+engine's strategy table (a player's choice, not the table's accounting).
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from controller.engine.cards import Card
+from controller.engine.deal.validator import COMMUNITY, DEALER
 from controller.engine.games.blackjack import Phase
 from controller.engine.games.blackjack.strategy import choose
-from controller.engine.profiles import DealerExposure
+from controller.engine.profiles import CommunityExposure, DealerExposure
 from controller.rig.dealer import royal_order
 from controller.rig.sim.shuffler import FAST_MACHINE
 from controller.table.deals import ManualDeal, ShoeDeal
@@ -55,6 +59,14 @@ DECLARED_REASON = {
     EXPOSED_BY_HAND: "a card exposed face up during the deal",
     EXPOSED_BY_SHUFFLER: "two cards exposed face up during the deal",
 }
+EXPOSED_EARLY = "the dealer's two cards exposed before any player acted"
+# the exposures of a Greek table (uth-gr), drawn from a stream of their own: the dealer's cards
+# after the first player action (MD-X1) or, on a share of those, before any (refused), and
+# community cards (MD-X2)
+EXPOSURES = "exposures"
+GREEK_DEALER, EARLY, GREEK_COMMUNITY = 0.3, 0.3, 0.3  # times the faults
+DEALER_POSITIONS = ((1,), (2,), (1, 2))
+UTH_DECISIONS = ("4x", "3x", "2x", "1x", "fold")  # UTH-4's shorthand
 
 
 @dataclass
@@ -62,7 +74,15 @@ class RoundPlan:
     seats: tuple[int, ...]
     machine: MachineFaults = field(default_factory=MachineFaults)
     declare: str | None = None  # a misdeal the dealer declares once the deal is in
+    declare_reason: str = ""  # the dealer's words for it (DECLARED_REASON by default)
     expose: bool = False  # MD-X3: the dealer's cards exposed after the deal (uth-it)
+    # MD-X1 (uth-gr): the dealer's cards (positions) exposed once a player's decision is in
+    # (``decide``: the first seat's wagers and decision, entered first); with ``expose_early``
+    # before any decision instead: refused, and with both cards the dealer declares MD-S3
+    expose_dealer: tuple[int, ...] = ()
+    expose_early: bool = False
+    decide: tuple[int, str] | None = None  # (ante and blind each, decision) of the first seat
+    expose_community: tuple[int, ...] = ()  # MD-X2 (uth-gr): community positions exposed
     stuck: int | None = None  # a seat whose stake is left on its sensor after the round
     chatter: int | None = None  # a seat whose sensor chatters before LOCK
     pull_at: float | None = None  # seconds into the deal the cable is pulled (for 5 s)
@@ -82,7 +102,14 @@ class RoundPlan:
         with no packet (a slow machine, a declared misdeal) always happen."""
         f = self.machine
         at = f.jam_at_packet or f.wrong_count_at_packet or f.exposed_at_packet
-        return not at or packets >= at
+        # a declared misdeal comes after the deal whatever the machine's fault did not reach
+        return not at or packets >= at or self.declare is not None
+
+    def exposure_refused(self, destination: str) -> bool:
+        """Must the table refuse the exposure of ``destination``'s cards this plan makes?
+        Only the dealer's, exposed before any player acted (MD-X1 needs a player action
+        first); the others it replaces (MD-X1 after a decision, MD-X2, MD-X3)."""
+        return destination == DEALER and self.expose_early
 
     def machine_back_to_speed(self) -> None:
         """The table closed before this round was locked (a power-up's deck check took the
@@ -94,10 +121,20 @@ class RoundPlan:
 
     def describe(self) -> str:
         parts = [f"seats {list(self.seats)}"]
-        for name in ("declare", "expose", "stuck", "chatter", "pull_at", "reboot_at"):
+        for name in (
+            "declare",
+            "expose",
+            "expose_dealer",
+            "decide",
+            "expose_community",
+            "stuck",
+            "chatter",
+            "pull_at",
+            "reboot_at",
+        ):
             if getattr(self, name):
                 parts.append(f"{name}={getattr(self, name)}")
-        for name in ("royal", "slow", "extra_card", "misfeed"):
+        for name in ("expose_early", "royal", "slow", "extra_card", "misfeed"):
             if getattr(self, name):
                 parts.append(name)
         if self.machine != MachineFaults():
@@ -109,6 +146,7 @@ class Dealer:
     def __init__(self, world: World, rng: random.Random, faults: float) -> None:
         self.world = world
         self.rng = rng
+        self.exposure_rng = world.streams(EXPOSURES)  # drawn by uth-gr's plans only
         self.faults = faults
         self.next_at = 0.0
         self.plan: RoundPlan | None = None
@@ -153,7 +191,6 @@ class Dealer:
             plan.extra_card, plan.allowed = True, {None, "MD-S1"}
         elif w.shoe and rng.random() < f * 0.1:
             plan.misfeed, plan.allowed = True, {None, "MD-S2"}
-        # MD-X3 only: MD-X1 and MD-X2 (uth-gr) are not planned by the simulator yet
         if w.profile.options.get("dealer_exposure") == DealerExposure.REINSERT and (
             rng.random() < f * 0.3
         ):
@@ -170,7 +207,39 @@ class Dealer:
             plan.allowed = plan.allowed | {"MD-S2"}
         if w.line_faulty and w.has_shuffler:
             plan.allowed.add("MD-S2")  # a request lost for good is a malfunction
+        self._plan_greek_exposures(plan)
         return plan
+
+    def _plan_greek_exposures(self, plan: RoundPlan) -> None:
+        """MD-X1 and MD-X2 on a table whose profile has them (uth-gr), dealt by a shuffler.
+        Drawn from their own stream, after the dealer's draws: the other profiles draw
+        nothing from it, so their seeds replay as before (uth-gr's rounds change once an
+        exposure is played: the dealer's think times follow the table)."""
+        w, f = self.world, self.faults
+        options = w.profile.options
+        greek_dealer = options.get("dealer_exposure") == DealerExposure.AFTER_ACTION
+        greek_community = options.get("community_exposure") == CommunityExposure.REPLACE
+        if not w.hand_forming or not (greek_dealer or greek_community):
+            return
+        rng = self.exposure_rng
+        dealer, early, community = rng.random(), rng.random(), rng.random()
+        positions = rng.choice(DEALER_POSITIONS)
+        board = tuple(sorted(rng.sample(range(1, 6), rng.randint(1, 5))))
+        decide = (rng.choice(MAINS), rng.choice(UTH_DECISIONS))
+        if plan.declare is not None:
+            return  # the dealer declares the round void as soon as it is verified
+        if greek_community and community < f * GREEK_COMMUNITY:
+            plan.expose_community = board
+        if greek_dealer and dealer < f * GREEK_DEALER:
+            plan.expose_dealer = positions
+            if early >= EARLY:
+                plan.decide = decide
+                return
+            plan.expose_early = True
+            if len(positions) == 2:  # two cards exposed with a shuffler: MD-S3, declared
+                plan.declare, plan.declare_reason = EXPOSED_BY_SHUFFLER, EXPOSED_EARLY
+                plan.allowed = (plan.allowed - {None}) | {EXPOSED_BY_SHUFFLER}
+                plan.must_void = True
 
     # --- acting ----------------------------------------------------------------------------
 
@@ -361,13 +430,31 @@ class Dealer:
         if isinstance(r.deal, ShoeDeal):
             self._dealing()
             return
+        if plan.expose_early and "early" not in self.done:
+            self.done.add("early")  # before any decision: the table refuses it (MD-X1)
+            w.post(CardsExposed(plan.expose_dealer, DEALER))
+            return
         if plan.declare and "declare" not in self.done:
             self.done.add("declare")
-            w.post(DeclareMisdeal(plan.declare, DECLARED_REASON[plan.declare]))
+            reason = plan.declare_reason or DECLARED_REASON[plan.declare]
+            w.post(DeclareMisdeal(plan.declare, reason))
             return
         if plan.expose and "expose" not in self.done:
             self.done.add("expose")
             w.post(CardsExposed((1, 2)))
+            return
+        if plan.expose_community and "community" not in self.done:
+            self.done.add("community")
+            w.post(CardsExposed(plan.expose_community, COMMUNITY))
+            return
+        if plan.decide is not None and "decide" not in self.done:
+            self.done.add("decide")  # the first player acts (the seat the table dealt first)
+            stake, decision = plan.decide
+            w.post(EnterWagers(r.seats[0], {"ante": stake, "blind": stake}, decision))
+            return
+        if plan.expose_dealer and not plan.expose_early and "dealer" not in self.done:
+            self.done.add("dealer")
+            w.post(CardsExposed(plan.expose_dealer, DEALER))
             return
         w.press("confirm")
 

@@ -14,7 +14,10 @@ Invariants (each violation names one, with the round and what differed):
 - ``void``: a voided round returned every stake (every one the table knew of at the void)
   and reversed every contribution;
 - ``cards``: no card twice in a deck within a round, the recorded cards are the cards the
-  shuffler dealt to that round;
+  shuffler dealt to that round, each place's in the positions it dealt them to (the cards of
+  a replacement packet in the positions of the exposed cards they replace, MD-X1..X3);
+- ``exposure``: the table replaces the exposed cards the rules let it replace and refuses
+  the others (MD-X1: the dealer's, before any player acted);
 - ``journal``: the journal's chain verifies (at the end of a run and after every crash);
 - ``closed``: the table is never OPEN while a blocking condition holds;
 - ``verdict``: a void's rule is one the rules require for the faults injected in the round
@@ -36,15 +39,19 @@ from controller.engine.cards import parse_cards
 from controller.engine.games import settle
 from controller.table.events import (
     ArchiveRound,
+    CardsExposed,
     LedgerWrite,
     OpenRound,
     SettleRound,
     VoidRound,
 )
 from controller.table.machine import ADVISORY, PROGRESSIVE_ONLY, TableState
+from controller.table.shuffler_events import tag_of
 from firmware_bridge.codes import ErrorCode
 from firmware_bridge.messages import DealReply
 
+Dealt = tuple[str, tuple[int | None, ...]]  # a packet the shuffler dealt: its tag, its cards
+Exposed = tuple[str, tuple[int, ...]]  # cards exposed and replaced: their place, positions
 FAULT_NOTICE = 15.0  # seconds a table may take to hear of a shuffler fault (link timeout, RTO)
 MONEY_KINDS = {"round.opened": 1, "round.voided": 2, "round.settled": 4}
 
@@ -63,8 +70,14 @@ class Tally:
         self.plan: RoundPlan | None = None
         self.plans: dict[str, RoundPlan] = {}  # round -> its plan
         self.crashed: set[str] = set()  # rounds in play at a crash
-        self.cards: dict[str, list[tuple[str, tuple[int | None, ...]]]] = {}
+        self.cards: dict[str, list[Dealt]] = {}  # round -> its packets: (tag, cards)
+        # round -> the exposures the table took, in order: (destination, positions)
+        self.replaced: dict[str, list[Exposed]] = {}
         self.archived_rounds: dict[str, ArchiveRound] = {}
+        # settled rounds whose archive is still to come (the table archives a round once the
+        # ledger answered its settlement): the row, the cards dealt and the exposures the
+        # table took, checked with it
+        self.unarchived: dict[str, tuple[dict[str, Any], list[Dealt] | None, list[Exposed]]] = {}
         self.journal_seen = 0  # the journal entries read so far
         self.verified_entries = 0  # the journal's length at the last full verification
         self.journal_rounds: dict[str, int] = {}  # round -> the MONEY_KINDS bits seen
@@ -97,7 +110,28 @@ class Tally:
             cards = tuple(c.card for c in reply.cards)
             self.cards.setdefault(round_id, []).append((str(reply.tag), cards))
 
+    def exposed(
+        self, round_id: str, event: CardsExposed, state: TableState, refused: str | None
+    ) -> None:
+        """The table took (``refused`` None) or refused the dealer's report of exposed cards,
+        handed to it in ``state``. Checked against the plan when the dealer reported them on a
+        verified deal, as he does: the plan says which exposures the rules refuse."""
+        where = (event.destination, event.positions)
+        if refused is None:
+            self.replaced.setdefault(round_id, []).append(where)
+        plan = self.plans.get(round_id)
+        if plan is None or state is not TableState.VERIFIED:
+            return
+        cards = f"{event.destination} cards {list(event.positions)}"
+        if plan.exposure_refused(event.destination) and refused is None:
+            self.fail(
+                "exposure", round_id, f"{cards} exposed before any player acted were replaced"
+            )
+        elif not plan.exposure_refused(event.destination) and refused is not None:
+            self.fail("exposure", round_id, f"{cards} exposed: refused ({refused})")
+
     def powered_up(self, recovered: list[str]) -> None:
+        self.unarchived.clear()  # a settlement's answer lost at a crash: its record with it
         for rid in recovered:
             self.crashed.add(rid)
             self._pool_rows(rid, self._closed(rid))
@@ -121,7 +155,11 @@ class Tally:
             self.check_pools()
 
     def archived(self, archive: ArchiveRound) -> None:
-        self.archived_rounds[archive.round_id] = archive
+        settled = self.unarchived.pop(archive.round_id, None)
+        if settled is None:
+            self.archived_rounds[archive.round_id] = archive
+        else:
+            self._check_record(archive.round_id, archive, *settled)
 
     # --- the checks --------------------------------------------------------------------------
 
@@ -196,6 +234,7 @@ class Tally:
             self._settled(rid, row)
         self.plans.pop(rid, None)
         self.cards.pop(rid, None)
+        self.replaced.pop(rid, None)
         state: str = row["state"]
         return state
 
@@ -249,7 +288,22 @@ class Tally:
         archive = self.archived_rounds.pop(rid, None)
         self.digest_lines.append(f"{rid} settled {row['paid']}")
         if archive is None:
-            return  # settled just before a crash: its record went with the memory
+            # the archive comes with the ledger's answer (or never: a crash before it took the
+            # record with the memory)
+            self.unarchived[rid] = (row, self.cards.get(rid), self.replaced.get(rid, []))
+            return
+        self._check_record(rid, archive, row, self.cards.get(rid), self.replaced.get(rid, []))
+
+    def _check_record(
+        self,
+        rid: str,
+        archive: ArchiveRound,
+        row: dict[str, Any],
+        dealt: list[Dealt] | None,
+        replaced: list[Exposed],
+    ) -> None:
+        """The settled round's record (``archive``) against the engine, the ledger's ``row``,
+        the cards ``dealt`` to the round and the exposures the table ``replaced``."""
         result = settle(self.world.profile, archive.record, table_record=True).to_json()
         if result != archive.result.to_json():
             self.fail("settlement", rid, "the engine settles the recorded round differently")
@@ -263,9 +317,15 @@ class Tally:
                         f"seat {seat['seat']} {name}: ledger paid {paid[seat['seat']][name]},"
                         f" the engine {wager['paid']}",
                     )
-        self._cards(rid, archive.record)
+        self._cards(rid, archive.record, dealt, replaced)
 
-    def _cards(self, rid: str, record: dict[str, Any]) -> None:
+    def _cards(
+        self,
+        rid: str,
+        record: dict[str, Any],
+        dealt: list[Dealt] | None,
+        replaced: list[Exposed],
+    ) -> None:
         decks = self.world.shuffler.machine.decks
         names: list[str] = []
         for key in ("community", "dealer"):
@@ -281,11 +341,43 @@ class Tally:
         twice = [c for c, n in seen.items() if n > decks]
         if twice:
             self.fail("cards", rid, f"card codes {twice} dealt more than {decks} time(s)")
-        dealt = self.cards.pop(rid, None)
         if dealt is not None and self.world.hand_forming:
             delivered = Counter(c for _tag, cs in dealt for c in cs if c is not None)
             if not seen <= delivered:
                 self.fail("cards", rid, "the recorded cards are not the cards the shuffler dealt")
+            self._positions(rid, record, dealt, replaced)
+
+    def _positions(
+        self, rid: str, record: dict[str, Any], dealt: list[Dealt], replaced: list[Exposed]
+    ) -> None:
+        """Each place's recorded cards are the cards its packet brought, with each replacement
+        packet's (the next packet to the same place) in the positions of the exposure the
+        table took for it (MD-X1..X3): a round settles on the replacements."""
+        packets: dict[str, list[tuple[int | None, ...]]] = {}
+        for tag, cards in dealt:
+            packets.setdefault(tag, []).append(cards)
+        places = {"community": record.get("community"), "dealer": record.get("dealer")}
+        for seat in record.get("seats", []):
+            places[f"seat:{seat['seat']}"] = seat.get("cards", [])
+        for place, names in places.items():
+            if not isinstance(names, list) or not packets.get(str(tag_of(place))):
+                continue
+            first, *replacements = packets[str(tag_of(place))]
+            held = list(first)
+            exposures = [positions for where, positions in replaced if where == place]
+            for positions, packet in zip(exposures, replacements, strict=False):
+                for position, card in zip(positions, packet, strict=False):
+                    held[position - 1] = card
+            want = [c for c in held if c is not None]
+            got = [int(c) for c in parse_cards(" ".join(names), unique=False)]
+            if got != want:
+                exposed = f" (exposed {exposures})" if exposures else ""
+                self.fail(
+                    "cards",
+                    rid,
+                    f"the {place}'s recorded cards are not the cards dealt to its positions"
+                    f"{exposed}",
+                )
 
     def check_pools(self) -> None:
         db = self.world.ledger.db

@@ -34,12 +34,14 @@ from controller.rig.sim.wire import LineFaults
 from controller.table.core import Input, TableLogic
 from controller.table.events import (
     ArchiveRound,
+    CardsExposed,
     Condition,
     ConditionChanged,
     LedgerWrite,
     LedgerWritten,
     Output,
     PoolAmount,
+    Refused,
     Tick,
     ToShuffler,
 )
@@ -275,7 +277,11 @@ class World:
         self._shuffler_touched = self._shuffler_stale = True
 
     def _handle(self, event: Input) -> None:
+        r, before = self.machine.round, self.machine.state
         outputs = self.logic.handle(event, self.now)
+        if isinstance(event, CardsExposed) and r is not None:
+            refused = next((o.reason for o in outputs if isinstance(o, Refused)), None)
+            self.tally.exposed(r.round_id, event, before, refused)
         self._gpio_pending = True  # the core commanded the seats: their events to collect
         for output in outputs:
             if self._crash_in is not None:
