@@ -43,7 +43,6 @@ Each game reads its extra ``[rules]`` keys through :data:`GAME_SECTIONS`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -179,9 +178,20 @@ class Profile:
     paytables: dict[str, PayTable]
     progressive: Progressive | None
     path: str = field(default="", compare=False)
-    # SHA-256 of the file's bytes as read ("" for a profile not read from a file): what the
-    # software manifest hashes for a shipped profile, and the table journals (rules.changed)
-    sha256: str = field(default="", compare=False)
+    # the file's text as read ("" for a profile not read from a file), for :attr:`sha256`
+    text: str = field(default="", compare=False, repr=False)
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the file's bytes as read ("" for a profile not read from a file): what
+        the software manifest hashes for a shipped profile, and the table journals
+        (rules.changed). Computed on use: reading a configuration (``config check``, ``settle``)
+        does not load OpenSSL's hashlib."""
+        if not self.text:
+            return ""
+        import hashlib
+
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()  # strict UTF-8: the bytes
 
 
 def _paytable(section: Section | None, bet: str) -> PayTable | None:
@@ -355,9 +365,9 @@ GAME_SECTIONS: dict[str, Callable[[Section], dict[str, Any]]] = {
 }
 
 
-def parse_profile(data: dict[str, Any], source: str, *, sha256: str = "") -> Profile:
-    """Validate a parsed TOML document; raise ConfigError listing every problem. ``sha256``:
-    the digest of the file it was read from."""
+def parse_profile(data: dict[str, Any], source: str, *, text: str = "") -> Profile:
+    """Validate a parsed TOML document; raise ConfigError listing every problem. ``text``:
+    the file's text it was parsed from (:attr:`Profile.sha256`)."""
     problems = Problems(source)
     top = Section(data, "", problems)
     head = top.section("profile")
@@ -446,7 +456,7 @@ def parse_profile(data: dict[str, Any], source: str, *, sha256: str = "") -> Pro
         paytables,
         progressive,
         path=source,
-        sha256=sha256,
+        text=text,
     )
 
 
@@ -514,8 +524,7 @@ def load_profile(name_or_path: str) -> Profile:
         raise ConfigError(repr(name_or_path), [("(profile)", required)])
     path = find_profile(name_or_path)
     data, text = read_toml_and_text(path)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()  # strict UTF-8: the file's bytes
-    return parse_profile(data, str(path), sha256=digest)
+    return parse_profile(data, str(path), text=text)
 
 
 def available_profiles() -> list[str]:
