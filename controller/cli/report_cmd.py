@@ -258,6 +258,7 @@ def verify(args: argparse.Namespace) -> int:
         load_public,
         public_key_path,
         read_signed,
+        shown,
         verify_document,
     )
 
@@ -281,7 +282,7 @@ def verify(args: argparse.Namespace) -> int:
             {"file": name, "ok": True, "key_id": checked.key_id, "form": checked.form, **what}
         )
     else:
-        said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in what.items())
+        said = ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in what.items())
         print(
             f"{name}: signature OK (key {checked.key_id}, {checked.form} form): "
             + (said or "a PDF: its pages name the table and the day")

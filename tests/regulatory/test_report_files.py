@@ -238,3 +238,11 @@ def test_verify_says_which_table_and_day_a_document_is_about(table, tmp_path, ca
     )
     verdict = json.loads(capsys.readouterr().out)
     assert verdict["gaming_day"] == DAY.isoformat() and verdict["table"] == "SIM-1"
+    # --json gives the values as the document wrote them; the quotes and escapes of the
+    # terminal line are not part of them (a timestamp came out as "'2026-...'")
+    written = json.loads((tmp_path / "today.json").read_text())["report"]["generated"]
+    assert verdict["generated"] == written, verdict
+    csv_file = tmp_path / "today.csv"
+    assert main(["report", "verify", str(csv_file), "--public-key", str(pub), "--json"]) == 0
+    row = next(r for r in csv_file.read_text().splitlines() if r.startswith("report,,generated,"))
+    assert json.loads(capsys.readouterr().out)["generated"] == row.split(",")[3]

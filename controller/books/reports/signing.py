@@ -314,7 +314,8 @@ def about(checked: Verified) -> dict[str, str]:
     """What a verified document says it is (its kind, table, gaming day or round, when it
     was made), so that an old signed document passed off as a new one, or one of another
     table signed with its own key, shows in the verify line itself. The JSON form and the
-    CSV's ``report`` rows say it; a PDF says it on its pages ({} here)."""
+    CSV's ``report`` rows say it; a PDF says it on its pages ({} here). The values as the
+    document wrote them (``--json``); a terminal line shows each through :func:`shown`."""
     if checked.document is not None:
         found = {k: checked.document.get(k) for k in ABOUT}
     elif checked.body.startswith(CSV_HEADER):
@@ -325,7 +326,7 @@ def about(checked: Verified) -> dict[str, str]:
         found = {f: v for section, _, f, v, *_ in csv.reader(lines) if section == "report"}
     else:
         return {}
-    return {k: shown(found[k]) for k in ABOUT if found.get(k) not in (None, "")}
+    return {k: found[k] for k in ABOUT if found.get(k) not in (None, "")}
 
 
 def read_signed(path: str | Path) -> bytes:
