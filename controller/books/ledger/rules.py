@@ -41,7 +41,11 @@ RECORD_KEYS = ("profile", "limits")
 
 
 def rules_digest(record: Mapping[str, Any]) -> str:
-    """``rules_sha256`` of a rules record: SHA-256 of its canonical JSON."""
+    """``rules_sha256`` of a rules record: SHA-256 of its canonical JSON. The standalone
+    verifier of evidence bundles recomputes it with its own copy of this definition
+    (``controller/books/evidence_verify.py``, ``rules_digest``: it may import nothing of
+    Croupier), deliberately; ``tests/regulatory/test_evidence_rules.py`` holds the two equal
+    on random records."""
     return hashlib.sha256(canonical(dict(record)).encode("utf-8")).hexdigest()
 
 
