@@ -20,7 +20,11 @@ checks (docs/evidence.md):
    length, header check and CRC-16, and the SEQ, TYPE and CRC the entry states; each DEAL
    exchange's frames all carry its request's SEQ, the requests' SEQs advance (less than one
    turn of the 255 numbers in a round), each reply answers its request's destination, and
-   the cards in the replies are the round record's, destination by destination, in order.
+   the cards in the replies are the round record's, destination by destination, in order;
+5. the rules the round was played under (``rules``): their ``rules_sha256`` recomputed from
+   the record (profile and limits), and the one the power-up before the round journaled
+   (``software.at_power_up.rules_sha256``) the same. A round played before the table
+   journaled its rules has none (``rules`` null or absent): the output says so.
 
 The bundle (``-``: standard input) is held to the limits every document from outside is
 held to in Croupier (``controller/validation.py``, DOCUMENT_LIMITS, repeated below): its size,
@@ -234,6 +238,52 @@ def check_frames(bundle):
     return count
 
 
+# --- the rules the round was played under (docs/ledger.md, "The rules in the journal") -----
+# rules_sha256 is the SHA-256 of the rules record's canonical JSON (``canonical`` below).
+# Written out here deliberately, not imported: this file imports nothing of Croupier. The
+# ledger's own definition is ``rules_digest`` in controller/books/ledger/rules.py (with the
+# journal's ``canonical``); tests/regulatory/test_evidence_rules.py holds the two equal on
+# random records.
+RULES_RECORD_KEYS = ("profile", "limits")
+
+
+def rules_digest(rules):
+    """``rules_sha256`` of a rules record (its other keys, ``seq``, ``wall``..., left out)."""
+    record = {key: rules.get(key) for key in RULES_RECORD_KEYS}
+    return hashlib.sha256(canonical(record)).hexdigest()
+
+
+def check_rules(bundle):
+    """The rules record's digest recomputed, and the same as the power-up's before the
+    round; returns what the last line says of them."""
+    rules = bundle.get("rules")
+    at_power_up = (bundle.get("software") or {}).get("at_power_up") or {}
+    named = at_power_up.get("rules_sha256")
+    if rules is None:
+        if named is not None:
+            raise Invalid(
+                f"the power-up before the round names rules {shown(named)} "
+                "but the bundle carries no rules record"
+            )
+        return "no rules journaled for the round (played before the table journaled them)"
+    if not isinstance(rules, dict):
+        raise Invalid("the rules record is not an object")
+    digest = rules_digest(rules)
+    if rules.get("rules_sha256") != digest:
+        raise Invalid(
+            f"the rules record's rules_sha256 {shown(rules.get('rules_sha256'))} is not the "
+            f"digest of its profile and limits ({digest})"
+        )
+    if named is None:  # a start without rules (not the daemon's): nothing to compare
+        return f"rules {digest[:16]} recomputed (the power-up before the round named none)"
+    if named != digest:
+        raise Invalid(
+            f"the power-up before the round names rules {shown(named)}, "
+            f"the bundle's rules record is {digest}"
+        )
+    return f"rules {digest[:16]} recomputed, as the power-up before the round named them"
+
+
 # --- the bundle -----------------------------------------------------------------------------
 
 
@@ -359,6 +409,9 @@ def public_key_from_pem(text):
 
 
 def canonical(value):
+    """The journal's one JSON spelling (``canonical`` in controller/books/ledger/journal.py,
+    written out: see ``rules_digest``), in UTF-8: what is signed, and what rules_sha256 is
+    the SHA-256 of."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -470,6 +523,7 @@ def main(argv):
         bundle = check_signature(load_json(text), public)
         count = check_chain(bundle)
         frames = check_frames(bundle)
+        rules = check_rules(bundle)
     except KeyError as exc:
         print(one_line(f"{name}: NOT VALID: the field {shown(exc.args[0])} is missing"))
         return 1
@@ -479,7 +533,7 @@ def main(argv):
     print(
         one_line(
             f"{name}: OK: round {shown(bundle['round'])} of table {shown(bundle['table'])}, "
-            f"signature and {count} journal entries and {frames} shuffler frames checked"
+            f"signature and {count} journal entries and {frames} shuffler frames checked; " + rules
         )
     )
     return 0

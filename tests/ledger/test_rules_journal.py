@@ -160,16 +160,89 @@ def test_verify_accepts_a_journal_from_before_the_rules_entries(tmp_path):
 
 
 def test_verify_catches_a_start_entry_naming_other_rules_and_a_lost_pointer(tmp_path):
-    config = table(tmp_path)
-    start(tmp_path, config, 1.0)
-    path = tmp_path / "ledger.sqlite3"
-    # an insider drops the pointer to the last rules entry: the next start journals the
-    # rules again as if none were before, and verify says so
-    with sqlite3.connect(path) as db:
-        db.execute("DELETE FROM meta WHERE key = 'rules_entry'")
-    start(tmp_path, config, 2.0)
+    with keyed_ledger(tmp_path) as ledger:
+        record = {"profile": {"name": "x"}, "limits": {}}
+        assert power_up(ledger, 1.0, None, rules=record).table_may_open
+        # an insider drops the pointer to the last rules entry; a start that followed it
+        # would journal the rules again as if none were before (the power-up now refuses,
+        # below; verify says so whatever wrote the entry)
+        ledger.db.execute("DELETE FROM meta WHERE key = 'rules_entry'")
+        ledger.journal.write(
+            "rules.changed", {**record, "rules_sha256": rules_digest(record), "previous": None}, 2.0
+        )
     problems = verified(tmp_path)
     assert any("as the rules before it" in p for p in problems), problems
+
+
+def tampered_pointer(tmp_path: Path, value: str | None) -> list[str]:
+    """Two starts (two rules entries), the meta row rules_entry then set to ``value`` (None:
+    deleted) outside the table: what the next power-up's quick check says."""
+    start(tmp_path, table(tmp_path), 1.0)
+    start(tmp_path, table(tmp_path, limits="[limits]\nante = { min = 500, max = 9000 }\n"), 2.0)
+    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
+        if value is None:
+            db.execute("DELETE FROM meta WHERE key = 'rules_entry'")
+        else:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'rules_entry'", (value,))
+    last = entries(tmp_path, "rules.changed")[-1]
+    with Ledger.open(
+        tmp_path / "ledger.sqlite3",
+        now=3.0,
+        wall_clock=FakeWall(),
+        keyring=load_keyring(tmp_path / SIM_KEY),
+    ) as ledger:
+        status = power_up(ledger, 3.0, None, rules={"profile": {"name": "y"}, "limits": {}})
+        assert not status.table_may_open  # the start journaled no rules after the pointer
+    assert entries(tmp_path, "rules.changed")[-1] == last
+    return status.failures
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("first", "is not the last rules.changed entry"),  # the rules before the last
+        ("start", "names no rules.changed entry"),  # an entry of another kind
+        ("99999", "names no rules.changed entry"),
+        ("x1", "names no rules.changed entry"),
+        ("9" * 40, "names no rules.changed entry"),  # past SQLite's integers
+        (None, "the meta row rules_entry is missing, but journal entry"),
+    ],
+)
+def test_a_tampered_rules_pointer_fails_the_power_up(tmp_path, value, said):
+    """The start follows the pointer to the rules last journaled (to name them, and to
+    journal new ones only when they changed): the quick check holds it to a rules entry
+    whose digest recomputes, the last of the journal's tail; before, only meters verify saw
+    a tampered one."""
+    if value in ("first", "start"):
+        start(tmp_path, table(tmp_path), 0.5)
+        kind = "rules.changed" if value == "first" else "selfcheck.passed"
+        value = str(entries(tmp_path, kind)[0]["seq"])
+    failures = tampered_pointer(tmp_path, value)
+    assert any(said in f and "rules" in f for f in failures), failures
+
+
+def test_a_rules_entry_whose_digest_does_not_recompute_fails_the_power_up(tmp_path):
+    """The pointer moved to a rules entry written with a digest that is not its rules' (by
+    the ledger's own writer, so its hash is sound): the start would name that digest."""
+    with keyed_ledger(tmp_path) as ledger:
+        record = {"profile": {"name": "x"}, "limits": {}}
+        assert power_up(ledger, 1.0, None, rules=record).table_may_open
+        forged = ledger.journal.write(
+            "rules.changed", {**record, "rules_sha256": "0" * 64, "previous": None}, 2.0
+        )
+        ledger.db.execute("UPDATE meta SET value = ? WHERE key = 'rules_entry'", (str(forged.seq),))
+        status = power_up(ledger, 3.0, None, rules=record)
+    assert not status.table_may_open
+    assert any("its rules_sha256 is not the digest of its rules" in f for f in status.failures)
+
+
+def test_an_untouched_rules_pointer_passes_the_power_up(tmp_path):
+    with keyed_ledger(tmp_path) as ledger:
+        assert power_up(ledger, 1.0, None).table_may_open  # no rules yet: nothing to point to
+        for n, limits in enumerate(({}, {"ante": {"min": 1, "max": 2}}, {})):
+            record = {"profile": {"name": "x"}, "limits": limits}
+            assert power_up(ledger, 2.0 + n, None, rules=record).table_may_open
+    assert verified(tmp_path) == []
 
 
 def test_a_start_entry_naming_rules_never_journaled_is_a_problem(tmp_path):

@@ -8,7 +8,7 @@ replay of the journal (verify_ledger, run by the fixture) accepts journals writt
 import pytest
 
 from controller.books.ledger import rounds, store
-from controller.books.ledger.errors import BadRoundError
+from controller.books.ledger.errors import BadRoundError, RoundConflictError
 from controller.books.ledger.verify import replay_journal, verify_ledger
 
 VOIDED_DATA = rounds.voided_data  # as this version writes it
@@ -72,6 +72,67 @@ def test_recovery_after_a_crash_knows_only_the_opening(db_path):
         (voided,) = ledger.recover(6.0)
         assert (voided.rule, voided.returned) == ("MD-S2", OPENED)
         assert voided_entry(ledger).data["opening_only"] is True
+        assert verify_ledger(ledger).problems == []
+
+
+def test_a_void_repeated_as_it_was_returns_the_recorded_result(ledger):
+    """A retried write, or the linked client's repeat: the same rule, cause and stakes (a
+    repeat without stakes knows only the opening's, and contradicts nothing)."""
+    ledger.open_round("r1", OPENED, 1.0)
+    first = ledger.void_round("r1", 2.0, rule="MD-S3", cause="two cards up", stakes=AT_THE_VOID)
+    for stakes in (AT_THE_VOID, None):
+        again = ledger.void_round("r1", 3.0, rule="MD-S3", cause="two cards up", stakes=stakes)
+        assert again.retried and again.returned == first.returned == AT_THE_VOID
+        assert again.reversals == first.reversals and again.seq == first.seq
+    assert len([e for e in ledger.journal.entries(start=1) if e.kind == "round.voided"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"rule": "MD-S1"}, 'other rule: rule "MD-S3" recorded, "MD-S1" asked'),
+        ({"cause": "a count"}, 'other cause: cause "two cards up" recorded, "a count" asked'),
+        ({"stakes": OPENED}, "other returned: returned "),  # without the table's wagers
+        ({"stakes": {**AT_THE_VOID, 2: {"progressive": 100, "ante": 1000}}}, "other returned"),
+        ({"rule": "MD-S1", "cause": "a count"}, "other rule, cause: "),
+    ],
+)
+def test_a_void_repeated_otherwise_is_refused_naming_what_differs(ledger, change, said):
+    ledger.open_round("r1", OPENED, 1.0)
+    asked = {"rule": "MD-S3", "cause": "two cards up", "stakes": AT_THE_VOID}
+    ledger.void_round("r1", 2.0, **asked)
+    with pytest.raises(RoundConflictError, match="round r1 was already voided with") as refused:
+        ledger.void_round("r1", 3.0, **{**asked, **change})
+    assert said in str(refused.value)
+    record = ledger.round("r1")  # as the first void recorded it
+    assert (record.rule, record.cause, record.paid) == ("MD-S3", "two cards up", AT_THE_VOID)
+
+
+def test_a_void_at_the_opening_only_repeated_with_the_tables_stakes_is_refused(ledger):
+    ledger.open_round("r1", OPENED, 1.0)
+    ledger.void_round("r1", 2.0, rule="MD-S2", cause="restart")  # opening_only
+    with pytest.raises(RoundConflictError, match="other returned"):
+        ledger.void_round("r1", 3.0, rule="MD-S2", cause="restart", stakes=AT_THE_VOID)
+    assert ledger.void_round("r1", 3.0, rule="MD-S2", cause="restart", stakes=OPENED).retried
+
+
+def test_recovery_after_a_crash_that_followed_a_void_with_the_tables_stakes(db_path):
+    """The void committed (one transaction) before the crash: the round is voided, not
+    open, so the recovery at the next start does not void it again (it would know only the
+    opening's stakes, and the rule MD-S2: another void), and its record keeps the table's
+    stakes. A recovery void asked of it anyway is refused, naming what differs."""
+    from ledger_fixtures import FakeWall, uth_pool
+
+    with store.Ledger.open(db_path, now=0.0, wall_clock=FakeWall()) as ledger:
+        ledger.configure_pool(uth_pool(), 0.0)
+        ledger.open_round("r1", OPENED, 1.0)
+        ledger.void_round("r1", 2.0, rule="MD-S3", cause="two cards up", stakes=AT_THE_VOID)
+        # a crash after the void's commit leaves the file as it is here
+    with store.Ledger.open(db_path, now=5.0, wall_clock=FakeWall()) as ledger:
+        assert ledger.recover(6.0) == []
+        assert ledger.round("r1").paid == AT_THE_VOID
+        with pytest.raises(RoundConflictError, match="other rule, cause: rule"):
+            ledger.void_round("r1", 6.0, rule=store.RECOVERY_RULE, cause=store.RECOVERY_CAUSE)
         assert verify_ledger(ledger).problems == []
 
 

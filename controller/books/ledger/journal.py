@@ -79,7 +79,11 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 
 def canonical(data: Any) -> str:
-    """The one JSON spelling of a value (sorted keys, no spaces) that hashes are taken over."""
+    """The one JSON spelling of a value (sorted keys, no spaces) that hashes are taken over.
+
+    Written out again in ``controller/books/evidence_verify.py`` (the regulator's one-file
+    verifier imports nothing of Croupier) for the signature and ``rules_sha256``;
+    ``tests/regulatory/test_evidence_rules.py`` holds the two spellings equal."""
     return _CANONICAL.encode(data)
 
 

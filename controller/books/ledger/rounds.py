@@ -238,6 +238,18 @@ def settle_request(
     }
 
 
+def void_request(rule: str, cause: str, returned: Stakes | None) -> dict[str, Any]:
+    """What the caller asked a void to record (a retry must ask the same): the rule, the
+    cause, and what is returned when the caller gave every stake of the round. ``None``: a
+    caller that knows only what the opening took (start-up recovery, a linked pool's own
+    bet) asks nothing of the stakes, so a void recorded with the table's stakes is not
+    contradicted by it."""
+    request: dict[str, Any] = {"rule": rule, "cause": cause}
+    if returned is not None:
+        request["returned"] = stakes_to_json(returned)
+    return request
+
+
 def settled_data(rid: str, request: dict[str, Any], settled: dict[str, PoolMove]) -> dict[str, Any]:
     return {"round": rid, **request, "pools": {n: m.to_json() for n, m in settled.items()}}
 

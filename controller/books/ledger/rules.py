@@ -21,7 +21,9 @@ The last ``rules.changed`` entry is found through the ``meta`` row ``rules_entry
 so a start never scans the journal; earlier ones through ``previous``. ``meters verify``
 (:func:`rules_problems`) walks every entry: each digest recomputed, each ``previous`` the
 entry before it, each start entry naming the rules last journaled, and the ``meta`` row the
-last entry. A journal from before this version has none of them, and passes.
+last entry. A journal from before this version has none of them, and passes. The power-up's
+quick self-check (:func:`pointer_problems`) checks the ``meta`` row cheaply: the entry it
+names, and the journal's tail.
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ RECORD_KEYS = ("profile", "limits")
 
 
 def rules_digest(record: Mapping[str, Any]) -> str:
-    """``rules_sha256`` of a rules record: SHA-256 of its canonical JSON."""
+    """``rules_sha256`` of a rules record: SHA-256 of its canonical JSON. The standalone
+    verifier of evidence bundles recomputes it with its own copy of this definition
+    (``controller/books/evidence_verify.py``, ``rules_digest``: it may import nothing of
+    Croupier), deliberately; ``tests/regulatory/test_evidence_rules.py`` holds the two equal
+    on random records."""
     return hashlib.sha256(canonical(dict(record)).encode("utf-8")).hexdigest()
 
 
@@ -100,6 +106,42 @@ def journal_rules(db: Database, journal: Journal, record: Mapping[str, Any], now
         (META_KEY, str(entry.seq)),
     )
     return digest
+
+
+def pointer_problems(db: Database, tail_from: int) -> list[str]:
+    """The power-up's quick check of the ``meta`` row ``rules_entry``, which the start about
+    to run follows (:func:`journal_rules`): it names a ``rules.changed`` entry whose
+    ``rules_sha256`` recomputes from its rules, and no ``rules.changed`` entry after
+    ``tail_from`` (the tail whose chain the quick check recomputes) comes after it. One entry
+    read by its seq and the tail by the primary key: cheap on any journal. A pointer to an
+    older entry than the last, when that last is before the tail, is left to ``meters
+    verify`` (:func:`rules_problems`)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    later = db.execute(
+        "SELECT max(seq) FROM journal WHERE seq > ? AND kind = ?", (tail_from, KIND)
+    ).fetchone()[0]
+    if row is None:
+        if later is None:
+            return []  # no rules journaled yet (or not since the tail began)
+        return [f"the meta row {META_KEY} is missing, but journal entry {later} is a {KIND}"]
+    pointed = str(row[0])
+    entry = None
+    if pointed.isascii() and pointed.isdigit() and len(pointed) < 19:  # an SQLite integer
+        try:
+            entry = _entry(db, int(pointed))
+        except (ValueError, TypeError):  # its data is not a JSON object (the tail says more)
+            return [f"the {KIND} entry {pointed} the meta row {META_KEY} names is unreadable"]
+    if entry is None:
+        return [f"the meta row {META_KEY} ({pointed[:20]}) names no {KIND} entry"]
+    record = {key: entry.get(key) for key in RECORD_KEYS}
+    if entry.get("rules_sha256") != rules_digest(record):
+        return [
+            f"the {KIND} entry {pointed} the meta row {META_KEY} names: its rules_sha256 is "
+            "not the digest of its rules"
+        ]
+    if later is not None and later > entry["seq"]:
+        return [f"the meta row {META_KEY} ({pointed}) is not the last {KIND} entry ({later})"]
+    return []
 
 
 def rules_problems(journal: Journal, db: Database) -> list[str]:

@@ -12,8 +12,11 @@ production table always has one.
 Ledger (the quick checks, fast on a ledger of millions of rounds): the checksums of the
 critical rows (pools, hit history, corrections, the self-check status, the rounds in play and
 their pool rows), each pool's meter identities, the last :data:`TAIL` journal entries' hash
-chain and the journal head, and the append-only triggers. ``croupier meters verify`` is the
-full check (every row, the whole journal and its replay); ``power_up(..., full=True)`` runs it.
+chain and the journal head, the append-only triggers, and the pointer to the rules last
+journaled (``meta.rules_entry``: the ``rules.changed`` entry it names, whose digest must
+recompute, and none after it in the tail; ``rules.pointer_problems``), which the start
+follows. ``croupier meters verify`` is the full check (every row, the whole journal and its
+replay); ``power_up(..., full=True)`` runs it.
 
 A failure is persisted (``selfcheck`` row, journaled ``selfcheck.failed``) and keeps the table
 closed (:attr:`SelfCheckStatus.table_may_open` is false, round events raise TableClosedError)
@@ -43,7 +46,7 @@ from controller.books.ledger.errors import LedgerError
 from controller.books.ledger.journal import GENESIS, entry_hash
 from controller.books.ledger.reader import LedgerView
 from controller.books.ledger.records import SelfCheckStatus
-from controller.books.ledger.rules import journal_rules
+from controller.books.ledger.rules import journal_rules, pointer_problems
 from controller.books.ledger.schema import GUARDS
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.verify import pool_problems, selfcheck_row_problems, verify_ledger
@@ -64,7 +67,7 @@ class SelfCheckError(LedgerError):
 
 @dataclass(frozen=True)
 class Failure:
-    kind: str  # software, row, pool, journal, ledger
+    kind: str  # software, row, pool, journal, rules, selfcheck, ledger
     text: str
     row: tuple[str, tuple[Any, ...]] | None = None  # (table, key) of a row with a bad checksum
 
@@ -192,6 +195,8 @@ def check_ledger(view: LedgerView, *, full: bool = False) -> list[Failure]:
     )
     failures += [Failure("pool", p) for p in pool_problems(view)]
     failures += [Failure("journal", p) for p in _journal_tail_problems(view)]
+    tail_from = max(0, view.journal.head()[0] - TAIL - 1)  # the tail recomputed above
+    failures += [Failure("rules", p) for p in pointer_problems(view.db, tail_from)]
     failures += [Failure("selfcheck", p) for p in selfcheck_row_problems(view, recent=TAIL)]
     return failures
 

@@ -217,7 +217,13 @@ class Ledger(LedgerView):
         ``added``), and none feeds a pool: only the opening's contributions are reversed.
         Without it (a void at start-up recovery, :meth:`recover`, which knows only what the
         opening took) the stakes of the opening are returned and the entry says
-        ``opening_only``. A void repeated returns the recorded result."""
+        ``opening_only``.
+
+        A void repeated (crash recovery, a retried write) returns the recorded result when it
+        asks the same: the rule, the cause and, if it gives ``stakes``, the same stakes
+        returned (a repeat without them knows only the opening's: not a difference).
+        RoundConflictError, naming what differs, when it asks another; RoundStateError for a
+        settled or unknown round; BadRoundError for stakes as above."""
         rid = inputs.round_id(round_id)
         inputs.text(rule, "the rule voiding the round")
         inputs.text(cause, "the cause of the void")
@@ -228,16 +234,18 @@ class Ledger(LedgerView):
         )
         with self._event(f"voiding round {rid}", now):
             row = self._round_for_change(rid)
-            if row["state"] == rounds.RoundState.VOIDED:
-                return self._voided(row)
             if row["state"] == rounds.RoundState.SETTLED:
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
-            opened = load_stakes(row["stakes"])
+            opened = self._opening_stakes(row)
             added = None
             if final is not None:
                 bets = {config.bet for config, _ in self._pools_for_change()}
                 added = rounds.added_stakes(rid, opened, final, bets)
             returned = rounds.merged(opened, added or {})
+            if row["state"] == rounds.RoundState.VOIDED:
+                request = rounds.void_request(rule, cause, None if final is None else returned)
+                self._refuse_other_repeat(row, request, "voided")
+                return self._voided(row)
             pool_rows = self.db.select("round_pools", "round_id = ?", (rid,))
             moved = rounds.reversals(
                 (
@@ -739,11 +747,24 @@ class Ledger(LedgerView):
             retried=True,
         )
 
+    def _refuse_other_repeat(self, row: dict[str, Any], request: dict[str, Any], done: str) -> None:
+        """A closed round's event repeated: RoundConflictError naming each thing ``request``
+        asks differently from what the round's closing entry recorded (only a true retry
+        asks the same, and gets the recorded result)."""
+        recorded = next(self.journal.entries(start=row["close_seq"])).data
+        differ = [key for key in request if recorded.get(key) != request[key]]
+        if differ:
+            said = "; ".join(
+                f"{key} {_short(recorded.get(key))} recorded, {_short(request[key])} asked"
+                for key in differ
+            )
+            raise RoundConflictError(
+                f"round {row['round_id']} was already {done} with other {', '.join(differ)}: {said}"
+            )
+
     def _settled_again(self, row: dict[str, Any], request: dict[str, Any]) -> RoundSettled:
         rid = row["round_id"]
-        recorded = next(self.journal.entries(start=row["close_seq"]))
-        if {k: recorded.data.get(k) for k in request} != request:
-            raise RoundConflictError(f"round {rid} was already settled with other results")
+        self._refuse_other_repeat(row, request, "settled")
         pools = self._round_pools(rid, "outcome")
         return RoundSettled(
             rid,
@@ -753,3 +774,9 @@ class Ledger(LedgerView):
             row["close_seq"],
             retried=True,
         )
+
+
+def _short(value: Any) -> str:
+    """A recorded or asked value as a conflict names it: its JSON, shortened."""
+    text = canonical(value)
+    return text if len(text) <= 80 else text[:77] + "..."
