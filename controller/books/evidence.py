@@ -9,7 +9,8 @@ chain can be recomputed) with the journal head when the bundle was made, the sea
 timeline and the shuffler's reports drawn from those entries, the meters before and after
 from the money entries, the round's DEAL exchanges with the shuffler (every frame exactly
 as it crossed the wire) with the shuffler's identity then and the deck checks before and
-after, all from the surveillance store (:func:`link_record`), the SHA-256 of the
+after, all from the surveillance store (:func:`link_record`), the exposed cards replaced in
+the round (MD-X1, MD-X2, MD-X3: :func:`replacements`), the SHA-256 of the
 software manifest, and the rules the round was played under (profile, its file's digest and
 origin, the table limits: ``controller.books.ledger.rules``). The bundle is signed like every
 regulatory document (``controller.books.reports.signing``).
@@ -33,7 +34,7 @@ from controller.books.surveillance import PRIVATE, SurveillanceError, Surveillan
 from controller.files import write_atomic
 
 FORMAT = "jackpot-evidence"
-VERSION = 2  # 2: raw frames in deal_packets, from the surveillance store
+VERSION = 3  # 2: raw frames in deal_packets, from the surveillance store; 3: replacements
 MAX_ENTRIES = 5000  # journal entries in one bundle (a round has tens)
 TIMELINE_KINDS = ("stake", "seats-declared", "sensor-ignored", "seats-cleared", "seat-cleared")
 SHUFFLER_KINDS = ("shuffler-fault", "shuffler-reset", "deck-replaced", "exposure", "condition")
@@ -144,6 +145,32 @@ def _meters(entries: list[dict[str, Any]], open_seq: int, close_seq: int) -> dic
     return meters
 
 
+def replacements(entries: list[dict[str, Any]], round_id: str) -> list[dict[str, Any]]:
+    """The round's exposed cards replaced (MD-X1, MD-X2, MD-X3), in journal order: each
+    ``transition`` of the round back to DEALING for a replacement packet (the machine's
+    ``_on_cards_exposed``: the only move to DEALING that names positions), as ``seq``,
+    ``wall``, ``rule``, ``destination`` and ``positions`` (1-based). The k-th packet after
+    the deal's plan is the k-th replacement's, its cards in those positions, in that order
+    (:meth:`controller.table.deals.HandFormingDeal._cards`); the verifier replays them so.
+    A replacement dealt by hand journals ``cards-exposed`` instead (no packet): not here."""
+    found = []
+    for e in entries:
+        if e["kind"] != "transition":
+            continue
+        data = json.loads(e["data"])
+        if data.get("to") == "dealing" and data.get("round") == round_id and "positions" in data:
+            found.append(
+                {
+                    "seq": e["seq"],
+                    "wall": e["wall"],
+                    "rule": data.get("rule"),
+                    "destination": data.get("destination"),
+                    "positions": data["positions"],
+                }
+            )
+    return found
+
+
 def recorded_round(surveillance: SurveillanceStore | None, round_id: str) -> dict | None:
     """The round as the surveillance store keeps it (None: not recorded, e.g. voided)."""
     try:
@@ -239,5 +266,6 @@ def build_bundle(
         "deal_packets": link["deal_packets"] if link is not None else None,
         "deck_checks": link["deck_checks"] if link is not None else None,
         "frames_dropped": link["frames_dropped"] if link is not None else None,
+        "replacements": replacements(entries, round_id),
         "not_recorded": not_recorded,
     }

@@ -21,6 +21,9 @@ checks (docs/evidence.md):
    exchange's frames all carry its request's SEQ, the requests' SEQs advance (less than one
    turn of the 255 numbers in a round), each reply answers its request's destination, and
    the cards in the replies are the round record's, destination by destination, in order;
+   from format 3, with the exposed cards replaced in the round (``replacements``, MD-X1,
+   MD-X2, MD-X3; the journal's own transitions, one for one): the packets after the deal's
+   plan are the replacements', one each, in order, their cards in the positions named;
 5. the rules the round was played under (``rules``): their ``rules_sha256`` recomputed from
    the record (profile and limits), and the one the power-up before the round journaled
    (``software.at_power_up.rules_sha256``) the same. A round played before the table
@@ -206,7 +209,8 @@ def recorded_cards(record):
 def check_frames(bundle):
     """The shuffler's frames; returns how many were checked (0: the bundle has none, or is
     of format 1, which kept each deal reply's payload without its frames)."""
-    if bundle.get("format", 1) < 2:
+    version = bundle.get("format", 1)
+    if version < 2:
         return 0
     deals = bundle.get("deal_packets") or []
     checks = bundle.get("deck_checks") or {}
@@ -215,7 +219,7 @@ def check_frames(bundle):
         for i, f in enumerate(entry["frames"]):
             check_frame(f, f"deck check {n + 1}, frame {i + 1}")
         count += len(entry["frames"])
-    dealt, previous, turn = {}, None, 0
+    packets, previous, turn = [], None, 0
     for n, exchange in enumerate(deals):
         seq, to, cards = check_exchange(exchange, n)
         if previous is not None:  # the host numbers its requests 1..255 and round again
@@ -224,18 +228,152 @@ def check_frames(bundle):
             if step == 0 or turn >= 255:
                 raise Invalid(f"deal packet {n + 1}: its SEQ {seq} does not follow {previous}")
         previous = seq
-        dealt.setdefault(to, []).extend(normal(c) for c in cards)
+        packets.append((to, [normal(c) for c in cards]))
         count += len(exchange["frames"])
     record = bundle.get("round_record")
     if deals and record is not None and "shoe" not in record:
         wanted = recorded_cards(record)
+        if version >= 3:
+            replacements = bundle["replacements"]
+            dealt = replay(packets, wanted, replacements)
+            replaced = {place(r["destination"]) for r in replacements}
+        else:  # before the bundle carried its replacements: every packet appended
+            dealt, replaced = {}, None
+            for to, cards in packets:
+                dealt.setdefault(to, []).extend(cards)
         for to in sorted(set(dealt) | set(wanted)):
             if dealt.get(to, []) != wanted.get(to, []):
-                raise Invalid(
-                    f"{to}: the frames deal {' '.join(dealt.get(to, [])) or 'nothing'}"
-                    f", the round record has {' '.join(wanted.get(to, [])) or 'nothing'}"
-                )
+                raise Invalid(mismatch(to, dealt.get(to, []), wanted.get(to, []), replaced))
     return count
+
+
+def mismatch(to, dealt, wanted, replaced):
+    """Why ``to``'s cards are not the record's. ``replaced``: the places the bundle's
+    replacements name, None for a bundle of format 2 (which names none): one that deals
+    more cards than the record is told that replaced cards need format 3."""
+    if replaced is not None and to in replaced:
+        frames = "the frames, replacements in their positions,"
+    else:
+        frames = "the frames"
+    text = (
+        f"{to}: {frames} deal {' '.join(dealt) or 'nothing'}"
+        f", the round record has {' '.join(wanted) or 'nothing'}"
+    )
+    if replaced is None and len(dealt) > len(wanted):
+        text += (
+            " (more cards than the record: exposed cards replaced in the round (MD-X1, MD-X2,"
+            " MD-X3) are replayed from bundle format 3 on, which names the replacements; make"
+            " the bundle again with croupier evidence make)"
+        )
+    return text
+
+
+def place(name):
+    """A replacement's destination (the table's ``dealer``, ``community``, ``seat:N``) as
+    the frames name it."""
+    if not isinstance(name, str):
+        raise Invalid(f"a replacement's destination {shown(name)} is not a place of the table")
+    return "seat " + name[5:] if name.startswith("seat:") else name
+
+
+def replay(packets, wanted, replacements):
+    """The cards each destination holds as the table placed them (``HandFormingDeal._cards``
+    in controller/table/deals.py): the packets of the deal's plan appended in order, then
+    the k-th packet after them in the positions of the k-th replacement, position by
+    position. The plan is the first packets that deal every place of the round record its
+    cards (UTH-11: one packet a place); a replacement comes only after the deal is verified.
+    ``packets``: (destination, cards) in order. Invalid when the packets after the plan are
+    not one per replacement, each to its place with as many cards as positions."""
+    if not isinstance(replacements, list):
+        raise Invalid("the bundle's replacements are not a list")
+    held, planned = {}, 0
+    while planned < len(packets) and any(
+        len(held.get(to, [])) < len(cards) for to, cards in wanted.items()
+    ):
+        to, cards = packets[planned]
+        held.setdefault(to, []).extend(cards)
+        planned += 1
+    extra = packets[planned:]
+    if len(extra) != len(replacements):
+        raise Invalid(
+            f"{len(extra)} deal packet(s) after the {planned} of the deal's plan, "
+            f"{len(replacements)} replacement(s) of exposed cards named: "
+            "each replacement is dealt by one packet"
+        )
+    for n, replacement in enumerate(replacements):  # no zip(strict=): Python 3.8
+        to, cards = extra[n]
+        where = f"deal packet {planned + n + 1} (replacement {n + 1})"
+        if not isinstance(replacement, dict):
+            raise Invalid(f"replacement {n + 1} is not an object")
+        into, positions = place(replacement["destination"]), replacement["positions"]
+        if to != into:
+            raise Invalid(f"{where}: deals to the {to}, the replacement is of {into} cards")
+        hand = held.get(into, [])
+        if (
+            not isinstance(positions, list)
+            or not positions
+            or not all(type(p) is int and 1 <= p <= len(hand) for p in positions)
+            or len(set(positions)) != len(positions)
+        ):
+            raise Invalid(
+                f"replacement {n + 1}: positions {shown(positions)} are not distinct cards "
+                f"of the {len(hand)} the {into} holds"
+            )
+        if len(cards) != len(positions):
+            raise Invalid(
+                f"{where}: deals {len(cards)} card(s) to the {into}, "
+                f"the replacement names {len(positions)} position(s) {positions}"
+            )
+        for k, card in enumerate(cards):
+            hand[positions[k] - 1] = card
+    return held
+
+
+def journal_replacements(bundle):
+    """The replacements the journal entries say (``replacements`` in controller/books/
+    evidence.py, written out): each ``transition`` of the round back to
+    ``dealing`` naming positions (an exposure taken, MD-X1..X3), in journal order."""
+    found = []
+    for e in bundle["journal"]["entries"]:
+        if e["kind"] != "transition":
+            continue
+        data = load_json(e["data"])
+        if (
+            data.get("to") == "dealing"
+            and data.get("round") == bundle["round"]
+            and "positions" in data
+        ):
+            found.append(
+                {
+                    "seq": e["seq"],
+                    "wall": e["wall"],
+                    "rule": data.get("rule"),
+                    "destination": data.get("destination"),
+                    "positions": data["positions"],
+                }
+            )
+    return found
+
+
+def check_replacements(bundle):
+    """From format 3: the bundle's ``replacements`` are the journal's, one for one; returns
+    how many."""
+    if bundle.get("format", 1) < 3:
+        return 0
+    named, journaled = bundle["replacements"], journal_replacements(bundle)
+    if named != journaled:
+        if not isinstance(named, list) or len(named) != len(journaled):
+            raise Invalid(
+                f"the bundle names {len(named) if isinstance(named, list) else 'no list of'} "
+                f"replacement(s), the journal's transitions {len(journaled)}"
+            )
+        n = next(i for i, one in enumerate(named) if one != journaled[i])
+        raise Invalid(
+            f"replacement {n + 1} is not the journal's (entry {journaled[n]['seq']}: "
+            f"{shown(journaled[n]['destination'])} positions {shown(journaled[n]['positions'])}, "
+            f"{shown(journaled[n]['rule'])})"
+        )
+    return len(named)
 
 
 # --- the rules the round was played under (docs/ledger.md, "The rules in the journal") -----
@@ -523,6 +661,7 @@ def main(argv):
         bundle = check_signature(load_json(text), public)
         count = check_chain(bundle)
         frames = check_frames(bundle)
+        replaced = check_replacements(bundle)
         rules = check_rules(bundle)
     except KeyError as exc:
         print(one_line(f"{name}: NOT VALID: the field {shown(exc.args[0])} is missing"))
@@ -533,7 +672,10 @@ def main(argv):
     print(
         one_line(
             f"{name}: OK: round {shown(bundle['round'])} of table {shown(bundle['table'])}, "
-            f"signature and {count} journal entries and {frames} shuffler frames checked; " + rules
+            f"signature and {count} journal entries and {frames} shuffler frames checked"
+            + (f" (with {replaced} replacement(s) of exposed cards)" if replaced else "")
+            + "; "
+            + rules
         )
     )
     return 0

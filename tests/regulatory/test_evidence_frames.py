@@ -194,3 +194,19 @@ def test_a_format_1_bundle_made_before_frames_still_verifies(framed, tmp_path):
     payload = framed["bundle"]["deal_packets"][0]["payload"]
     old.update(format=1, deal_packets=[{"kind": "deal", "type": "0x94", "payload": payload}])
     assert verify(framed, old, tmp_path)[0] == 0
+
+
+def test_a_format_2_bundle_made_before_the_replacements_still_verifies(framed, tmp_path, capsys):
+    """Format 3 names the round's replaced exposed cards (none here); a bundle of format 2
+    (without the key) is checked as before, and one of format 3 must have it."""
+    bundle = framed["bundle"]
+    assert bundle["format"] == 3 and bundle["replacements"] == []
+    old = copy(bundle)
+    old["format"] = 2
+    del old["replacements"]
+    assert verify(framed, old, tmp_path)[0] == 0
+    capsys.readouterr()
+    lacking = copy(bundle)
+    del lacking["replacements"]
+    assert verify(framed, lacking, tmp_path)[0] == 1
+    assert "NOT VALID: the field replacements is missing" in capsys.readouterr().out
