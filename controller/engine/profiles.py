@@ -15,6 +15,12 @@ such choice is a hidden constant:
   cards go back into the machine, which deals replacements) or ``after-action`` (MD-X1, Greek:
   the dealer's cards exposed after the first player action go back into the remaining cards
   and new closed cards are dealt; before it they are a misdeal, MD-S3 / MD-M6);
+- with ``after-action`` only (MD-X1, refused in a profile without it):
+  ``rules.dealer_exposure_replaces`` (:class:`DealerExposureReplaces`): ``exposed`` (default:
+  one exposed card goes back alone) or ``both`` (the text's "two new closed cards": both go
+  back); ``rules.early_exposure_counts`` (:class:`EarlyExposureCount`): ``round`` (default:
+  before any player acted, the dealer's exposed cards and those the machine turned up in the
+  round make MD-S3's "two or more") or ``dealer`` (his exposed cards alone);
 - ``rules.community_exposure`` (UTH, :class:`CommunityExposure`): ``none`` (the floor decides)
   or ``replace`` (MD-X2, Greek: wrongly exposed community cards are collected, go back into
   the remaining cards and their positions are dealt again, closed);
@@ -85,6 +91,23 @@ class DealerExposure(StrEnum):
     AFTER_ACTION = "after-action"  # MD-X1 (Greek): after the first player action
 
 
+class DealerExposureReplaces(StrEnum):
+    """``rules.dealer_exposure_replaces`` (MD-X1 [interpretation]): which of the dealer's cards
+    go back when only one of them was exposed (the text: "two new closed cards")."""
+
+    EXPOSED = "exposed"  # the exposed card alone; the other stays the dealer's (default)
+    BOTH = "both"  # both cards go back and two new closed cards are dealt
+
+
+class EarlyExposureCount(StrEnum):
+    """``rules.early_exposure_counts`` (MD-X1 [interpretation]): which exposed cards make
+    MD-S3's "two or more" when the dealer exposed his cards before any player acted (with a
+    shuffler; dealt by hand it is MD-M6 however many)."""
+
+    ROUND = "round"  # the dealer's and those the machine turned up in the round (default)
+    DEALER = "dealer"  # the dealer's exposed cards alone
+
+
 class CommunityExposure(StrEnum):
     """``rules.community_exposure``: what the table does with wrongly exposed community cards."""
 
@@ -94,6 +117,16 @@ class CommunityExposure(StrEnum):
 
 DEALER_EXPOSURE = tuple(e.value for e in DealerExposure)  # MD-X1, MD-X3
 COMMUNITY_EXPOSURE = tuple(e.value for e in CommunityExposure)  # MD-X2
+# MD-X1's [interpretation]s: key -> its choices and default; only with dealer_exposure =
+# "after-action"
+MD_X1_OPTIONS: dict[str, type[StrEnum]] = {
+    "dealer_exposure_replaces": DealerExposureReplaces,
+    "early_exposure_counts": EarlyExposureCount,
+}
+MD_X1_DEFAULTS = {
+    "dealer_exposure_replaces": DealerExposureReplaces.EXPOSED,
+    "early_exposure_counts": EarlyExposureCount.ROUND,
+}
 BOARD_EXPOSURE = ("none", "no-play")  # MD-X4
 AWARD_POLICIES = ("winner", "share-round")
 SHARE_SCOPES = ("link", "table")  # CH-9 [interpretation]
@@ -287,14 +320,32 @@ def _read_uth_options(sec: Section) -> dict[str, Any]:
         sec.problems.add(
             sec.key("ante_equals_blind"), "UTH-2 requires Ante and Blind of equal amounts"
         )
+    dealer_exposure = sec.choice("dealer_exposure", DEALER_EXPOSURE, "none")
     return {
         "dealer_not_qualified": sec.choice(
             "dealer_not_qualified", DEALER_NOT_QUALIFIED, "ante-pushes"
         ),
-        "dealer_exposure": sec.choice("dealer_exposure", DEALER_EXPOSURE, "none"),
+        "dealer_exposure": dealer_exposure,
+        **_read_md_x1_options(sec, dealer_exposure),
         "community_exposure": sec.choice("community_exposure", COMMUNITY_EXPOSURE, "none"),
         "board_exposure": sec.choice("board_exposure", BOARD_EXPOSURE, "none"),
     }
+
+
+def _read_md_x1_options(sec: Section, dealer_exposure: str | None) -> dict[str, StrEnum]:
+    """MD-X1's [interpretation]s (:data:`MD_X1_OPTIONS`), as enums with their defaults; each
+    refused in a profile without MD-X1, where it would mean nothing."""
+    options: dict[str, StrEnum] = {}
+    for key, kind in MD_X1_OPTIONS.items():
+        known = len(sec.problems.items)
+        options[key] = kind(sec.choice(key, tuple(kind), MD_X1_DEFAULTS[key]))
+        wrong = len(sec.problems.items) > known  # one problem for the key: its value
+        if sec.has(key) and not wrong and dealer_exposure != DealerExposure.AFTER_ACTION:
+            sec.problems.add(
+                sec.key(key),
+                f"only with dealer_exposure = '{DealerExposure.AFTER_ACTION}' (MD-X1)",
+            )
+    return options
 
 
 def parse_double_on(text: str) -> tuple[int, int] | None:

@@ -10,7 +10,9 @@ the rule document its ``[profile] source`` names or by carrying its name; what t
 fixes for that profile beyond its game (the deal and its burns, UTH-11; the procedures for
 exposed cards, the Greek MD-X1 and MD-X2, the Italian MD-X3 and MD-X4) must be that
 profile's, e.g. ``rules.burns: the Slovak rules (uth-sk) burn 2 cards (...), got 3
-(UTH-11)``. The **[interpretation]** options stay the file's.
+(UTH-11)``. The **[interpretation]** options stay the file's: MD-X1's
+``dealer_exposure_replaces`` and ``early_exposure_counts`` too, which the Greek text leaves
+open (uth-gr) and the profiles without MD-X1 refuse (:mod:`controller.engine.profiles`).
 
 Pay tables are compared by what they *pay*, not by how they are written: every hand a bet can
 see (each class of lines it satisfies, best first) must be paid exactly as the rule book pays
@@ -231,6 +233,8 @@ _KEY_RULES: dict[str, str | dict[str, str]] = {
     "rules.ante_equals_blind": "UTH-2",
     "rules.dealer_not_qualified": "UTH-7",
     "rules.dealer_exposure": "MD-X3",
+    "rules.dealer_exposure_replaces": "MD-X1",
+    "rules.early_exposure_counts": "MD-X1",
     "rules.community_exposure": "MD-X2",
     "rules.board_exposure": "MD-X4",
     "rules.decks": "BJ-1",

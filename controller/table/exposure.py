@@ -25,11 +25,14 @@ replace_exposed`); dealt by hand the dealer does it and enters the new cards
   been entered for the round (``round stake --decision``, ``round decide``); that is a lower
   bound (a player may have acted before the dealer entered it), so a dealer who saw a player
   act enters the decision first.
-- MD-X1 on one exposed card: only that card goes back and one new card is dealt (the text
-  speaks of both cards and "two new closed cards"; the card not exposed stays the dealer's).
-- Before a player acted, with a shuffler: the dealer's exposed cards count towards MD-S3
-  together with the cards the machine delivered face up in the round; one card in all is no
-  misdeal (MD-S3 needs two) and no MD-X1: the floor decides.
+- MD-X1 on one exposed card (``rules.dealer_exposure_replaces``): ``exposed`` (default) only
+  that card goes back and one new card is dealt, the card not exposed stays the dealer's;
+  ``both`` (the text speaks of both cards and "two new closed cards") both go back and two
+  are dealt (with a shuffler two replacements; by hand the dealer's place is entered again).
+- Before a player acted, with a shuffler (``rules.early_exposure_counts``): ``round``
+  (default) the dealer's exposed cards count towards MD-S3 together with the cards the
+  machine delivered face up in the round; ``dealer`` his exposed cards alone. Fewer than two
+  is no misdeal (MD-S3 needs two) and no MD-X1: the floor decides.
 - MD-X1 and MD-X2 apply to a deal by shuffler and by hand alike (the Greek text lists them
   apart from both misdeal lists); MD-X3 is the Italian shuffler procedure only.
 - MD-X2: any of the five positions, any number of them, at any time after the verified deal
@@ -39,10 +42,16 @@ replace_exposed`); dealt by hand the dealer does it and enters the new cards
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from controller.engine.deal.validator import COMMUNITY, DEALER
-from controller.engine.profiles import CommunityExposure, DealerExposure, Profile
+from controller.engine.profiles import (
+    CommunityExposure,
+    DealerExposure,
+    DealerExposureReplaces,
+    EarlyExposureCount,
+    Profile,
+)
 
 # The cards each place holds in a hold'em deal (UTH-3): the positions an exposure may name.
 HELD = {DEALER: 2, COMMUNITY: 5}
@@ -57,6 +66,19 @@ class ExposureProcedure:
     destination: str  # dealer or community
     after_first_action: bool = False  # MD-X1: only once a player acted
     shuffler_only: bool = False  # MD-X3: the Shuffler Mate procedure
+    replaces_whole_place: bool = False  # MD-X1 "both": every card of the place goes back
+    # MD-X1 before a player acted: the machine's face-up cards count towards MD-S3 too
+    counts_machine_exposed: bool = True
+
+    def replaced(self, positions: tuple[int, ...]) -> tuple[int, ...]:
+        """The positions whose cards go back for ``positions`` exposed."""
+        if self.replaces_whole_place:
+            return tuple(range(1, HELD[self.destination] + 1))
+        return positions
+
+    def counted(self, machine_exposed: int) -> int:
+        """Of the cards the machine turned up in the round, those counted towards MD-S3."""
+        return machine_exposed if self.counts_machine_exposed else 0
 
     @property
     def cause(self) -> str:
@@ -80,10 +102,28 @@ _NONE = {
 def exposure_procedure(profile: Profile, destination: str) -> ExposureProcedure | None:
     """The procedure ``profile`` has for exposed cards of ``destination``, or None."""
     if destination == DEALER:
-        return _DEALER.get(profile.options.get("dealer_exposure", DealerExposure.NONE))
+        procedure = _DEALER.get(profile.options.get("dealer_exposure", DealerExposure.NONE))
+        return _md_x1_options(profile, procedure)
     if destination == COMMUNITY:
         return _COMMUNITY.get(profile.options.get("community_exposure", CommunityExposure.NONE))
     return None
+
+
+def _md_x1_options(
+    profile: Profile, procedure: ExposureProcedure | None
+) -> ExposureProcedure | None:
+    """MD-X1 with the profile's [interpretation]s (``dealer_exposure_replaces``,
+    ``early_exposure_counts``); any other procedure as it is."""
+    if procedure is None or procedure.rule != "MD-X1":
+        return procedure
+    options = profile.options
+    replaces = options.get("dealer_exposure_replaces", DealerExposureReplaces.EXPOSED)
+    counts = options.get("early_exposure_counts", EarlyExposureCount.ROUND)
+    return replace(
+        procedure,
+        replaces_whole_place=replaces == DealerExposureReplaces.BOTH,
+        counts_machine_exposed=counts == EarlyExposureCount.ROUND,
+    )
 
 
 def no_procedure(profile: Profile, destination: str) -> tuple[str, str]:
@@ -103,7 +143,8 @@ def exposure_refusal(profile: Profile, destination: str) -> str | None:
 def before_first_action(positions: int, *, manual: bool, machine_exposed: int) -> str:
     """MD-X1 refused: no player acted yet; which misdeal the dealer declares instead (MD-M6
     dealt by hand; MD-S3 with a shuffler when ``positions`` and the ``machine_exposed``
-    cards make two or more), or that one card alone is none."""
+    cards counted (:meth:`ExposureProcedure.counted`) make two or more), or that one card
+    alone is none."""
     early = (
         "no player has acted yet (no decision entered): the dealer's cards exposed before the"
         " first player action are not MD-X1"

@@ -764,11 +764,14 @@ class TableMachine:
         """MD-X1, MD-X2, MD-X3: the exposed cards go back into the remaining cards and are
         replaced (with a shuffler: back to DEALING for the replacement packet)."""
         procedure, deal = self._exposure_taken(event)
+        positions = procedure.replaced(event.positions)
         try:
-            effects = deal.replace_exposed(event.destination, event.positions, procedure.rule, now)
+            effects = deal.replace_exposed(event.destination, positions, procedure.rule, now)
         except RoundError as exc:
             raise self._exposure_refused(event, str(exc), exc.rule) from None
-        where = {"destination": event.destination, "positions": list(event.positions)}
+        where = {"destination": event.destination, "positions": list(positions)}
+        if positions != event.positions:  # MD-X1 "both": the exposed ones among them
+            where["exposed"] = list(event.positions)
         if isinstance(deal, ManualDeal):  # the dealer enters the new cards
             note = f"{event.destination} cards exposed: replaced by hand, enter them again"
             return [AppendJournal("cards-exposed", {**where, "rule": procedure.rule, "note": note})]
@@ -803,7 +806,9 @@ class TableMachine:
             raise self._exposure_refused(event, str(exc), exc.rule) from None
         if procedure.after_first_action and not r.player_acted:
             manual = isinstance(deal, ManualDeal)
-            exposed = 0 if isinstance(deal, ManualDeal) else deal.validator.exposed
+            exposed = (
+                0 if isinstance(deal, ManualDeal) else procedure.counted(deal.validator.exposed)
+            )
             why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
             raise self._exposure_refused(event, why, procedure.rule)
         return procedure, deal

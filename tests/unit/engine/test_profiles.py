@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from controller.engine.paytable import FixedPerUnit, Odds, PoolPercent, parse_pay
-from controller.engine.profiles import available_profiles, find_profile, load_profile, parse_profile
+from controller.engine.profiles import (
+    DealerExposureReplaces,
+    EarlyExposureCount,
+    available_profiles,
+    find_profile,
+    load_profile,
+    parse_profile,
+)
 from controller.validation import ConfigError
 
 SHIPPED = ["ch-bg", "uth-gr", "uth-it", "uth-sk"]
@@ -40,6 +47,49 @@ def test_each_profile_has_its_documents_procedure_for_exposed_dealer_cards():
     assert load_profile("uth-it").options["dealer_exposure"] == "reinsert"  # MD-X3
     assert load_profile("uth-gr").options["dealer_exposure"] == "after-action"  # MD-X1
     assert load_profile("uth-sk").options["dealer_exposure"] == "none"  # silent
+
+
+def test_the_greek_profile_states_md_x1s_interpretations_with_their_defaults():
+    options = load_profile("uth-gr").options
+    assert options["dealer_exposure_replaces"] is DealerExposureReplaces.EXPOSED
+    assert options["early_exposure_counts"] is EarlyExposureCount.ROUND
+    data = _greek()
+    for key in ("dealer_exposure_replaces", "early_exposure_counts"):
+        del data["rules"][key]
+    assert parse_profile(data, "test.toml").options == options  # the defaults
+
+
+def test_md_x1s_interpretations_are_read_as_enums():
+    data = _greek()
+    data["rules"]["dealer_exposure_replaces"] = "both"
+    data["rules"]["early_exposure_counts"] = "dealer"
+    options = parse_profile(data, "test.toml").options
+    assert options["dealer_exposure_replaces"] is DealerExposureReplaces.BOTH
+    assert options["early_exposure_counts"] is EarlyExposureCount.DEALER
+
+
+@pytest.mark.parametrize("key", ["dealer_exposure_replaces", "early_exposure_counts"])
+def test_a_wrong_md_x1_option_is_one_problem_naming_the_key(key):
+    data = _greek()
+    data["rules"][key] = "all"
+    problems = _problems(data)
+    assert list(problems) == [f"rules.{key}"]
+    assert "'all' is not one of" in problems[f"rules.{key}"]
+    assert "(MD-X1)" in problems[f"rules.{key}"]
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "value"),
+    [
+        ("uth-it", "dealer_exposure_replaces", "both"),  # MD-X3, not MD-X1
+        ("uth-sk", "early_exposure_counts", "round"),  # no procedure, even the default
+    ],
+)
+def test_md_x1_options_are_refused_without_md_x1(name, key, value):
+    data = tomllib.loads(Path(find_profile(name)).read_text())
+    data["rules"][key] = value
+    problems = _problems(data)
+    assert problems == {f"rules.{key}": "only with dealer_exposure = 'after-action' (MD-X1)"}
 
 
 def test_only_the_greek_profile_replaces_wrongly_exposed_community_cards():

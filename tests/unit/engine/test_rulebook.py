@@ -110,6 +110,9 @@ def test_what_the_rule_book_fixes_is_refused_with_the_rule(name, section, key, v
     target[key] = value
     if key == "award":
         del target["share_scope"]  # CH-9's option goes with share-round only
+    if key == "dealer_exposure":  # MD-X1's options go with after-action only
+        target.pop("dealer_exposure_replaces", None)
+        target.pop("early_exposure_counts", None)
     found = problems(data)
     assert where in found, found
     assert rule in found[where]

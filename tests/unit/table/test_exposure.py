@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from controller.engine.cards import parse_cards
+from controller.engine.profiles import DealerExposureReplaces, EarlyExposureCount
 from controller.table.events import (
     Button,
     CardsExposed,
@@ -27,6 +28,15 @@ from tests.unit.table.test_table_machine import GR, IT, IT_DEAL, SK, Table, deal
 
 GR_DEAL = [("community", "As Ks Qs 7c 4c"), ("seat:2", "Ts 5h"), ("dealer", "2d 3d")]
 GR_MANUAL = dataclasses.replace(GR, deal="manual")
+
+
+def greek(profile=GR, **options):
+    """``profile`` with MD-X1's [interpretation]s set to ``options``."""
+    return dataclasses.replace(profile, options={**profile.options, **options})
+
+
+GR_BOTH = greek(dealer_exposure_replaces=DealerExposureReplaces.BOTH)
+GR_DEALER_ONLY = greek(early_exposure_counts=EarlyExposureCount.DEALER)
 
 
 def verified_greek_round(*, decision=None, profile=GR, packets=GR_DEAL):
@@ -79,6 +89,31 @@ def test_one_exposed_dealer_card_alone_is_replaced_md_x1():
     assert t.m.round.record["dealer"] == ["2d", "3d"]
 
 
+def test_with_replaces_both_one_exposed_card_sends_both_back_md_x1():
+    t = verified_greek_round(decision="check", profile=GR_BOTH)
+    out = t.send(CardsExposed((1,)))
+    assert out[-2:] == [ReinsertCards(tuple(parse_cards("2d 3d"))), RequestPacket("dealer", 2)]
+    moved = t.journal("transition")[-1]
+    assert (moved["rule"], moved["positions"], moved["exposed"]) == ("MD-X1", [1, 2], [1])
+    t.send(packet("dealer", "Kh Kd"))
+    assert t.m.state == TableState.VERIFIED
+    t.send(DealerPressed(Button.CONFIRM))
+    assert t.m.round.record["dealer"] == ["Kh", "Kd"]  # two new closed cards
+
+
+def test_with_replaces_both_one_replacement_card_is_md_s1():
+    t = verified_greek_round(decision="check", profile=GR_BOTH)
+    t.send(CardsExposed((2,)))
+    t.send(packet("dealer", "Kh"))  # two were asked for
+    assert t.m.state == TableState.VOID and t.m.round.verdict.rule == "MD-S1"
+
+
+def test_replaces_both_leaves_community_cards_to_md_x2():
+    t = verified_greek_round(profile=GR_BOTH)
+    out = t.send(CardsExposed((4,), "community"))
+    assert out[-1] == RequestPacket("community", 1)
+
+
 def test_before_a_decision_the_dealer_is_told_to_declare_md_s3():
     t = verified_greek_round()
     out = t.send(CardsExposed((1, 2)))
@@ -102,6 +137,21 @@ def test_before_a_decision_one_card_counts_with_the_machines_face_up_card():
     assert t.m.state == TableState.VERIFIED
     refusal = refused_with(t, t.send(CardsExposed((1,))))
     assert "declare MD-S3" in refusal["reason"]  # two exposed in all
+
+
+def test_counting_the_dealers_cards_alone_one_card_is_no_misdeal():
+    t = Table(GR_DEALER_ONLY)
+    t.send(PoolAmount("progressive", 1_000_000, 500_000))
+    t.send(ConditionChanged(Condition.STARTUP, False))
+    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}))
+    t.lock_and_open_ledger()
+    t.send(packet("community", "As Ks Qs 7c 4c"))
+    t.send(packet("seat:2", "Ts 5h", up=(0,)))  # the machine's face-up card does not count
+    t.send(packet("dealer", "2d 3d"))
+    refusal = refused_with(t, t.send(CardsExposed((1,))))
+    assert "one exposed card is no misdeal" in refusal["reason"]
+    refusal = refused_with(t, t.send(CardsExposed((1, 2))))
+    assert "declare MD-S3" in refusal["reason"]  # his two cards are two
 
 
 def test_before_a_decision_one_card_alone_is_no_misdeal():
@@ -245,6 +295,25 @@ def test_dealt_by_hand_the_exposed_cards_are_entered_again_md_x1():
     settle = t.send(DealerPressed(Button.CONFIRM))[-1]
     assert isinstance(settle, SettleRound)
     assert t.m.round.record["dealer"] == ["Jd", "9c"]
+
+
+def test_dealt_by_hand_with_replaces_both_the_dealers_place_is_entered_again_whole():
+    t = manual_round(greek(GR_MANUAL, dealer_exposure_replaces=DealerExposureReplaces.BOTH))
+    t.send(CardsExposed((2,)))
+    entry = t.journal("cards-exposed")[-1]
+    assert (entry["positions"], entry["exposed"]) == ([1, 2], [2])
+    t.send(DealerPressed(Button.CONFIRM))
+    assert t.journal("showdown-waiting")  # both dealer cards to enter again
+    t.send(EnterCards("dealer", tuple(parse_cards("8d 9c"))))
+    t.send(DealerPressed(Button.CONFIRM))
+    assert t.m.round.record["dealer"] == ["8d", "9c"]
+
+
+def test_dealt_by_hand_one_exposed_card_is_journaled_alone_by_default():
+    t = manual_round()
+    t.send(CardsExposed((2,)))
+    entry = t.journal("cards-exposed")[-1]
+    assert entry["positions"] == [2] and "exposed" not in entry
 
 
 def test_dealt_by_hand_community_cards_are_entered_again_md_x2():
