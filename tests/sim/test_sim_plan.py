@@ -102,3 +102,26 @@ def test_a_declared_misdeal_happens_whatever_machine_fault_the_deal_did_not_reac
     plan = RoundPlan((4, 6), machine=MachineFaults(jam_at_packet=4), declare="MD-S3")
     plan.must_void = True
     assert plan.fault_reached(3)
+
+
+def test_the_tally_follows_the_positions_the_table_replaced_not_those_reported():
+    """With MD-X1 ``dealer_exposure_replaces = "both"`` the table sends both dealer cards
+    back for one exposed; the tally replayed the replacement packet into the one reported
+    position and would have called a sound round's cards wrong."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from controller.engine.profiles import DealerExposureReplaces, load_profile
+    from controller.rig.sim.tally import Tally
+    from controller.table.events import CardsExposed
+    from controller.table.machine import TableState
+
+    greek = load_profile("uth-gr")
+    both = replace(
+        greek,
+        options={**greek.options, "dealer_exposure_replaces": DealerExposureReplaces.BOTH},
+    )
+    for profile, wanted in ((greek, (2,)), (both, (1, 2))):
+        tally = Tally(SimpleNamespace(profile=profile, pool_texts={}))
+        tally.exposed("R-1", CardsExposed((2,), DEALER), TableState.VERIFIED, None)
+        assert tally.replaced["R-1"] == [(DEALER, wanted)]

@@ -45,6 +45,7 @@ from controller.table.events import (
     SettleRound,
     VoidRound,
 )
+from controller.table.exposure import exposure_procedure
 from controller.table.machine import ADVISORY, PROGRESSIVE_ONLY, TableState
 from controller.table.shuffler_events import tag_of
 from firmware_bridge.codes import ErrorCode
@@ -116,7 +117,10 @@ class Tally:
         """The table took (``refused`` None) or refused the dealer's report of exposed cards,
         handed to it in ``state``. Checked against the plan when the dealer reported them on a
         verified deal, as he does: the plan says which exposures the rules refuse."""
-        where = (event.destination, event.positions)
+        procedure = exposure_procedure(self.world.profile, event.destination)
+        # the positions the table replaced: with MD-X1 "both", the whole place
+        replaced = procedure.replaced(event.positions) if procedure else event.positions
+        where = (event.destination, replaced)
         if refused is None:
             self.replaced.setdefault(round_id, []).append(where)
         plan = self.plans.get(round_id)
