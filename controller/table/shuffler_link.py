@@ -386,6 +386,10 @@ class ShufflerLink:
         except (LinkError, DriverError) as exc:
             log.warning("shuffler status: %s", exc)
             if self.client.link_up and not self._closing:  # down: the identify asks again
+                # one retry pending at most: a STATUS asked meanwhile for another reason
+                # (a fault, a storm's end) would otherwise start a chain of its own
+                if self._status_retry is not None:
+                    self._status_retry.cancel()
                 self._status_retry = asyncio.get_running_loop().call_later(
                     STATUS_RETRY, self._want_status
                 )

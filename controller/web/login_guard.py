@@ -43,7 +43,7 @@ from controller.web.security import LoginLimiter
 
 DEVICE_COOKIE = "croupier_device"
 DEVICE_MAX_AGE = 30 * 86400.0  # seconds a device cookie is honoured after its login
-DEVICE_KEY = "device:"  # the limiter key of a known device: this prefix and its nonce
+DEVICE_KEY = "device:"  # the limiter key of a known device: this prefix, its nonce, @user
 DEVICE_TOKEN_MAX = 256  # characters of a device cookie read; a longer one is unknown
 # The shape of a device cookie this process issues (ASCII only): a cookie header is not
 # decoded strictly, so a stray byte arrives as a lone surrogate that no MAC can be taken of
@@ -109,11 +109,14 @@ class LoginGuard:
         *,
         devices: DeviceCookies | None = None,
     ) -> None:
-        # Two tables: strangers can fill theirs (many addresses: a full table refuses new
-        # keys), but only a browser holding a cookie this process signed makes a key in
-        # the devices' table, so no flood of strangers keeps a known browser out.
+        # Strangers fill their table (many addresses: a full table refuses new keys), but
+        # only a browser holding a cookie this process signed makes a key in a devices'
+        # table, so no flood of strangers keeps a known browser out. One devices' table a
+        # user: a cookie is issued at every login, so whoever can log in as one user could
+        # collect enough to fill a shared table and keep every other user's browsers out.
+        self.attempts, self.window = attempts, window
         self.limiter = LoginLimiter(attempts, window)
-        self.device_limiter = LoginLimiter(attempts, window)
+        self.device_limiters: dict[str, LoginLimiter] = {}
         self.devices = devices or DeviceCookies()
         self.users = frozenset(users)
 
@@ -122,8 +125,8 @@ class LoginGuard:
     ) -> list[str]:
         """What an attempt to log in as ``user`` counts against (see the module's header)."""
         device = self.devices.device(device_token, user, now)
-        if device is not None:
-            return [f"{DEVICE_KEY}{device}"]
+        if device is not None and user in self.users:
+            return [f"{DEVICE_KEY}{device}@{user}"]  # a nonce is base64url: no @ in it
         keys = [address_key(remote)]
         if user in self.users:
             keys.append(f"user:{user}")
@@ -140,6 +143,12 @@ class LoginGuard:
         self._limiter(keys).succeeded(keys)
 
     def _limiter(self, keys: list[str]) -> LoginLimiter:
-        """The devices' table for a known device's key (:meth:`keys` gives it alone), the
-        strangers' otherwise."""
-        return self.device_limiter if keys[0].startswith(DEVICE_KEY) else self.limiter
+        """The devices' table of the user of a known device's key (:meth:`keys` gives it
+        alone), the strangers' otherwise."""
+        if not keys[0].startswith(DEVICE_KEY):
+            return self.limiter
+        user = keys[0].partition("@")[2]
+        limiter = self.device_limiters.get(user)
+        if limiter is None:  # users in [users] only (keys): as many tables as users
+            limiter = self.device_limiters[user] = LoginLimiter(self.attempts, self.window)
+        return limiter

@@ -273,3 +273,30 @@ def test_a_status_that_fails_with_the_link_up_is_asked_again(emulator, monkeypat
 
     opened, failures = run_link(emulator, scenario)
     assert failures == [] and opened.blocking is False
+
+
+def test_failed_statuses_keep_one_retry_not_one_each(emulator, monkeypatch):
+    """Each failed STATUS armed a retry of its own: a STATUS asked for another reason (a
+    fault, a storm's end) while the machine did not answer STATUS started another chain of
+    retries beside the first, so the command queue filled with STATUS, one chain more per
+    trigger. One retry is pending at most (the last failure's), and close() cancels it."""
+    monkeypatch.setattr(shuffler_link, "STATUS_RETRY", 0.05)
+
+    async def scenario(link, posted):
+        asked = []
+
+        async def failing():
+            asked.append(asyncio.get_running_loop().time())
+            raise LinkTimeout("STATUS timed out (simulated)")
+
+        link.client.status = failing
+        link._want_status()
+        for _ in range(6):  # other reasons to ask, between the retries
+            await asyncio.sleep(0.03)
+            link._want_status()
+        await asyncio.sleep(0.05)
+        before = len(asked)
+        await asyncio.sleep(0.5)  # one chain asks about ten times in this
+        return len(asked) - before
+
+    assert run_link(emulator, scenario) <= 14

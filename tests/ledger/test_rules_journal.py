@@ -17,7 +17,7 @@ from ledger_fixtures import FakeWall
 from controller.books.ledger.journal import canonical
 from controller.books.ledger.keys import SIM_KEY, create_keyring, load_keyring
 from controller.books.ledger.reader import LedgerReader
-from controller.books.ledger.rules import rules_before, rules_digest
+from controller.books.ledger.rules import rules_before, rules_between, rules_digest
 from controller.books.ledger.selfcheck import power_up
 from controller.books.ledger.store import Ledger
 from controller.books.ledger.verify import verify_ledger
@@ -254,3 +254,29 @@ def test_a_start_entry_naming_rules_never_journaled_is_a_problem(tmp_path):
         assert rules_digest(record) != "0" * 64
     problems = verified(tmp_path)
     assert any("names rules 0000000000000000" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "9" * 25])
+def test_a_pointer_that_is_no_sqlite_integer_finds_no_rules_instead_of_raising(tmp_path, value):
+    """Evidence bundles and day reports follow the pointer too (rules_before, rules_between),
+    also on a ledger whose power-up failed on it: "²" is a digit to str.isdigit and raised
+    ValueError in int(), 25 digits OverflowError in SQLite. No rules found (the power-up's
+    check and verify say why)."""
+    with keyed_ledger(tmp_path) as ledger:
+        assert power_up(ledger, 1.0, None, rules={"profile": {"name": "x"}, "limits": {}})
+        ledger.db.execute("UPDATE meta SET value = ? WHERE key = 'rules_entry'", (value,))
+        assert rules_before(ledger.db, 100) is None
+        assert rules_between(ledger.db, 1, 100) == []
+        status = power_up(ledger, 2.0, None, rules={"profile": {"name": "x"}, "limits": {}})
+    assert any("names no rules.changed entry" in f for f in status.failures)
+
+
+def test_a_start_entry_naming_rules_that_are_no_text_is_a_problem_not_a_crash(tmp_path):
+    """In a ledger without a key anyone may rewrite the chain; verify says what it found
+    (named[:16] raised TypeError on a number)."""
+    with Ledger.open(tmp_path / "ledger.sqlite3", now=0.0, wall_clock=FakeWall()) as ledger:
+        power_up(ledger, 1.0, None, rules={"profile": {"name": "x"}, "limits": {}})
+        ledger.journal.write("selfcheck.passed", {"rules_sha256": 7}, 2.0)
+    with LedgerReader.open(tmp_path / "ledger.sqlite3") as view:
+        problems = verify_ledger(view).problems
+    assert any("names rules 7 but" in p for p in problems), problems

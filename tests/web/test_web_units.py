@@ -335,3 +335,21 @@ def test_a_flood_of_strangers_that_fills_the_limiter_does_not_keep_a_known_brows
             guard.attempt(keys, 1.0)
     assert guard.wait(guard.keys("nobody", "2001:db8:ffff::1", None, 2.0), 2.0) > 0  # full
     assert guard.wait(guard.keys("pit", "2001:db8:ffff::1", cookie, 2.0), 2.0) == 0
+
+
+def test_one_users_cookies_cannot_fill_the_table_that_keeps_another_users_browser_in():
+    """A device cookie is issued at every login, so a user who can log in (as "bar") could
+    collect cookies enough to fill the devices' table with live failures; a known browser
+    of "pit" with no failure yet was then a new key in a full table, refused, even with the
+    right credential. Each user's devices are counted in a table of their own."""
+    guard = LoginGuard(attempts=5, window=300, users={"pit", "bar"})
+    for user in ("pit", "bar"):  # each user's table as small as the test's flood
+        guard._limiter([f"device:x@{user}"]).capacity = 50
+    for _ in range(60):  # "bar" logged in 60 times, then fails once with each cookie
+        keys = guard.keys("bar", "127.0.0.1", guard.devices.issue("bar", 0.0), 1.0)
+        if guard.wait(keys, 1.0) == 0:
+            guard.attempt(keys, 1.0)
+    later = guard.keys("bar", "127.0.0.1", guard.devices.issue("bar", 0.0), 2.0)
+    assert guard.wait(later, 2.0) > 0  # bar's own table is full
+    pit = guard.keys("pit", "127.0.0.1", guard.devices.issue("pit", 0.0), 2.0)
+    assert guard.wait(pit, 2.0) == 0

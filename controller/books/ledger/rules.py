@@ -64,7 +64,17 @@ def last_rules(db: Database) -> dict[str, Any] | None:
     """The last ``rules.changed`` entry (its data with ``seq`` and ``wall``), None when the
     ledger has none, or when the ``meta`` row does not point to one (verify says so)."""
     row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    return _entry(db, int(row[0])) if row and str(row[0]).isdigit() else None
+    seq = None if row is None else _seq(str(row[0]))
+    return None if seq is None else _entry(db, seq)
+
+
+def _seq(pointed: str) -> int | None:
+    """The seq the ``meta`` row names, None when it is not an SQLite integer: the row is
+    not the journal's, so it may hold anything (``"²"`` is a digit to ``str.isdigit`` and
+    no number to ``int``; 20 digits overflow SQLite's integers)."""
+    if pointed.isascii() and pointed.isdigit() and len(pointed) < 19:
+        return int(pointed)
+    return None
 
 
 def rules_before(db: Database, seq: int) -> dict[str, Any] | None:
@@ -126,9 +136,10 @@ def pointer_problems(db: Database, tail_from: int) -> list[str]:
         return [f"the meta row {META_KEY} is missing, but journal entry {later} is a {KIND}"]
     pointed = str(row[0])
     entry = None
-    if pointed.isascii() and pointed.isdigit() and len(pointed) < 19:  # an SQLite integer
+    seq = _seq(pointed)
+    if seq is not None:
         try:
-            entry = _entry(db, int(pointed))
+            entry = _entry(db, seq)
         except (ValueError, TypeError):  # its data is not a JSON object (the tail says more)
             return [f"the {KIND} entry {pointed} the meta row {META_KEY} names is unreadable"]
     if entry is None:
@@ -155,7 +166,7 @@ def rules_problems(journal: Journal, db: Database) -> list[str]:
             named = data.get("rules_sha256")
             if named is not None and (last is None or named != last[1]):
                 problems.append(
-                    f"entry {seq} ({START_KIND}) names rules {named[:16]} but the rules "
+                    f"entry {seq} ({START_KIND}) names rules {str(named)[:16]} but the rules "
                     f"journaled before it are {last[1][:16] if last else 'none'}"
                 )
             continue
