@@ -210,3 +210,25 @@ def test_a_format_2_bundle_made_before_the_replacements_still_verifies(framed, t
     del lacking["replacements"]
     assert verify(framed, lacking, tmp_path)[0] == 1
     assert "NOT VALID: the field replacements is missing" in capsys.readouterr().out
+
+
+def test_the_verifier_reads_the_replacements_as_the_bundle_writes_them():
+    """``evidence_verify.journal_replacements`` is ``evidence.replacements`` written out (the
+    verifier imports nothing of Croupier): both read the same entries the same way."""
+    from controller.books.evidence import replacements
+
+    def move(seq, **data):
+        return {"seq": seq, "wall": f"w{seq}", "kind": "transition", "data": json.dumps(data)}
+
+    entries = [
+        move(1, to="dealing", round="T-1", rule="MD-X1", destination="dealer", positions=[2]),
+        move(2, to="verified", round="T-1"),
+        move(3, to="dealing", round="T-2", rule="MD-X2", destination="community", positions=[4]),
+        {"seq": 4, "wall": "w4", "kind": "exposure", "data": json.dumps({"positions": [1]})},
+        move(5, to="dealing", round="T-1", rule="MD-X2", destination="community", positions=[5, 1]),
+        move(6, to="dealing", round="T-1", cause="no positions"),
+    ]
+    written = replacements(entries, "T-1")
+    assert [r["seq"] for r in written] == [1, 5]
+    bundle = {"round": "T-1", "journal": {"entries": entries}}
+    assert evidence_verify.journal_replacements(bundle) == written
