@@ -51,6 +51,11 @@ def rules_digest(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical(dict(record)).encode("utf-8")).hexdigest()
 
 
+def _record(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The rules record a ``rules.changed`` entry's data carries (its digest's input)."""
+    return {key: data.get(key) for key in RECORD_KEYS}
+
+
 def _entry(db: Database, seq: int) -> dict[str, Any] | None:
     row = db.execute(
         "SELECT seq, wall, data FROM journal WHERE seq = ? AND kind = ?", (seq, KIND)
@@ -63,9 +68,15 @@ def _entry(db: Database, seq: int) -> dict[str, Any] | None:
 def last_rules(db: Database) -> dict[str, Any] | None:
     """The last ``rules.changed`` entry (its data with ``seq`` and ``wall``), None when the
     ledger has none, or when the ``meta`` row does not point to one (verify says so)."""
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    seq = None if row is None else _seq(str(row[0]))
+    pointed = _pointed(db)
+    seq = None if pointed is None else _seq(pointed)
     return None if seq is None else _entry(db, seq)
+
+
+def _pointed(db: Database) -> str | None:
+    """The ``meta`` row ``rules_entry`` as text, None when there is none."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def _seq(pointed: str) -> int | None:
@@ -82,9 +93,14 @@ def rules_before(db: Database, seq: int) -> dict[str, Any] | None:
     it), walking back from the last through ``previous``; None when none is."""
     entry = last_rules(db)
     while entry is not None and entry["seq"] >= seq:
-        previous = entry.get("previous")
-        entry = _entry(db, previous["seq"]) if isinstance(previous, dict) else None
+        entry = _previous(db, entry)
     return entry
+
+
+def _previous(db: Database, entry: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The ``rules.changed`` entry ``entry`` names as ``previous``, None for the first."""
+    previous = entry.get("previous")
+    return _entry(db, previous["seq"]) if isinstance(previous, dict) else None
 
 
 def rules_between(db: Database, first: int, end: int) -> list[dict[str, Any]]:
@@ -95,8 +111,7 @@ def rules_between(db: Database, first: int, end: int) -> list[dict[str, Any]]:
         found.append(entry)
         if entry["seq"] < first:
             break
-        previous = entry.get("previous")
-        entry = _entry(db, previous["seq"]) if isinstance(previous, dict) else None
+        entry = _previous(db, entry)
     return found[::-1]
 
 
@@ -126,15 +141,14 @@ def pointer_problems(db: Database, tail_from: int) -> list[str]:
     read by its seq and the tail by the primary key: cheap on any journal. A pointer to an
     older entry than the last, when that last is before the tail, is left to ``meters
     verify`` (:func:`rules_problems`)."""
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    pointed = _pointed(db)
     later = db.execute(
         "SELECT max(seq) FROM journal WHERE seq > ? AND kind = ?", (tail_from, KIND)
     ).fetchone()[0]
-    if row is None:
+    if pointed is None:
         if later is None:
             return []  # no rules journaled yet (or not since the tail began)
         return [f"the meta row {META_KEY} is missing, but journal entry {later} is a {KIND}"]
-    pointed = str(row[0])
     entry = None
     seq = _seq(pointed)
     if seq is not None:
@@ -144,8 +158,7 @@ def pointer_problems(db: Database, tail_from: int) -> list[str]:
             return [f"the {KIND} entry {pointed} the meta row {META_KEY} names is unreadable"]
     if entry is None:
         return [f"the meta row {META_KEY} ({pointed[:20]}) names no {KIND} entry"]
-    record = {key: entry.get(key) for key in RECORD_KEYS}
-    if entry.get("rules_sha256") != rules_digest(record):
+    if entry.get("rules_sha256") != rules_digest(_record(entry)):
         return [
             f"the {KIND} entry {pointed} the meta row {META_KEY} names: its rules_sha256 is "
             "not the digest of its rules"
@@ -170,9 +183,8 @@ def rules_problems(journal: Journal, db: Database) -> list[str]:
                     f"journaled before it are {last[1][:16] if last else 'none'}"
                 )
             continue
-        record = {key: data.get(key) for key in RECORD_KEYS}
         digest = data.get("rules_sha256")
-        if not isinstance(digest, str) or rules_digest(record) != digest:
+        if not isinstance(digest, str) or rules_digest(_record(data)) != digest:
             problems.append(f"entry {seq} ({KIND}): rules_sha256 is not the digest of its rules")
         previous = data.get("previous")
         wanted = None if last is None else {"seq": last[0], "rules_sha256": last[1]}
@@ -181,8 +193,7 @@ def rules_problems(journal: Journal, db: Database) -> list[str]:
                 f"entry {seq} ({KIND}) names {previous} as the rules before it, not {wanted}"
             )
         last = (seq, str(digest))
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    pointed = row[0] if row else None
+    pointed = _pointed(db)
     if pointed != (str(last[0]) if last else None):
         problems.append(
             f"the meta row {META_KEY} ({pointed}) is not the last {KIND} entry "
