@@ -55,7 +55,6 @@ from controller.engine.profiles import (
 
 # The cards each place holds in a hold'em deal (UTH-3): the positions an exposure may name.
 HELD = {DEALER: 2, COMMUNITY: 5}
-PLACES = tuple(HELD)
 
 
 @dataclass(frozen=True)
