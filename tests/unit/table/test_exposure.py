@@ -11,13 +11,10 @@ from controller.engine.profiles import DealerExposureReplaces, EarlyExposureCoun
 from controller.table.events import (
     Button,
     CardsExposed,
-    Condition,
-    ConditionChanged,
     DealerPressed,
     DeclareMisdeal,
     EnterCards,
     EnterWagers,
-    PoolAmount,
     Refused,
     ReinsertCards,
     RequestPacket,
@@ -39,14 +36,20 @@ GR_BOTH = greek(dealer_exposure_replaces=DealerExposureReplaces.BOTH)
 GR_DEALER_ONLY = greek(early_exposure_counts=EarlyExposureCount.DEALER)
 
 
+def locked_round(profile=GR, *, seat=2, decision=None):
+    """``profile``'s table open, ``seat`` in with ante and blind (and ``decision``, entered
+    before the lock), locked and its round opened in the ledger."""
+    t = Table(profile)
+    t.open()
+    t.send(EnterWagers(seat, {"ante": 1000, "blind": 1000}, decision))
+    t.lock_and_open_ledger()
+    return t
+
+
 def verified_greek_round(*, decision=None, profile=GR, packets=GR_DEAL):
     """A uth-gr round with seat 2 in, dealt by the shuffler and verified; ``decision``: seat
     2's, entered before the exposure (a player acted)."""
-    t = Table(profile)
-    t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}))
-    t.lock_and_open_ledger()
+    t = locked_round(profile)
     deal(t, packets)
     assert t.m.state == TableState.VERIFIED
     if decision is not None:
@@ -126,11 +129,7 @@ def test_before_a_decision_the_dealer_is_told_to_declare_md_s3():
 
 
 def test_before_a_decision_one_card_counts_with_the_machines_face_up_card():
-    t = Table(GR)
-    t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}))
-    t.lock_and_open_ledger()
+    t = locked_round(GR)
     t.send(packet("community", "As Ks Qs 7c 4c"))
     t.send(packet("seat:2", "Ts 5h", up=(0,)))  # one card face up: a note, not MD-S3
     t.send(packet("dealer", "2d 3d"))
@@ -140,11 +139,7 @@ def test_before_a_decision_one_card_counts_with_the_machines_face_up_card():
 
 
 def test_counting_the_dealers_cards_alone_one_card_is_no_misdeal():
-    t = Table(GR_DEALER_ONLY)
-    t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}))
-    t.lock_and_open_ledger()
+    t = locked_round(GR_DEALER_ONLY)
     t.send(packet("community", "As Ks Qs 7c 4c"))
     t.send(packet("seat:2", "Ts 5h", up=(0,)))  # the machine's face-up card does not count
     t.send(packet("dealer", "2d 3d"))
@@ -161,11 +156,7 @@ def test_before_a_decision_one_card_alone_is_no_misdeal():
 
 
 def test_a_decision_entered_before_lock_counts_as_a_player_action():
-    t = Table(GR)
-    t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
-    t.lock_and_open_ledger()
+    t = locked_round(GR, decision="4x")
     deal(t, GR_DEAL)
     t.send(CardsExposed((1, 2)))
     assert t.m.state == TableState.DEALING
@@ -253,11 +244,7 @@ def test_exposure_refused_for_positions_or_procedure(profile, positions, destina
 
 
 def test_no_exposure_before_the_deal_is_verified():
-    t = Table(GR)
-    t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
-    t.lock_and_open_ledger()
+    t = locked_round(GR, decision="4x")
     deal(t, GR_DEAL[:1])
     out = t.send(CardsExposed((1,), "community"))
     assert t.m.state == TableState.DEALING and not t.of(ReinsertCards)
@@ -269,11 +256,7 @@ def test_no_exposure_before_the_deal_is_verified():
 
 
 def manual_round(profile=GR_MANUAL, decision="4x"):
-    t = Table(profile)
-    t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(1, {"ante": 1000, "blind": 1000}, decision))
-    t.lock_and_open_ledger()
+    t = locked_round(profile, seat=1, decision=decision)
     t.send(DealerPressed(Button.CONFIRM))  # the initial deal is out
     for dest, cards in [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("dealer", "Jd 3c")]:
         t.send(EnterCards(dest, tuple(parse_cards(cards))))
