@@ -679,8 +679,7 @@ def test_a_wrong_replacement_count_is_still_md_s1():
 )
 def test_exposure_refused_without_the_procedure_or_out_of_turn(profile, when, positions, why):
     t = Table(profile)
-    t.send(PoolAmount("progressive", 1_000_000, 500_000))
-    t.send(ConditionChanged(Condition.STARTUP, False))
+    t.open()
     t.send(DeclareSeats((2,)))
     t.lock_and_open_ledger()
     deal(t, IT_DEAL if when == "verified" else IT_DEAL[:1])
