@@ -3,6 +3,7 @@ start: amounts through LISTEN/NOTIFY, link down and rejoin, nothing taken while 
 counted, openings in doubt, voids owed, timeouts, recovery, the pool's rules."""
 
 import asyncio
+import contextlib
 import dataclasses
 
 import psycopg
@@ -86,6 +87,18 @@ class Watcher:
         await asyncio.gather(self._task, return_exceptions=True)
 
 
+@contextlib.asynccontextmanager
+async def two_tables(dsn):
+    """Tables A and B on the pool, both linked, and B's sign watching the pool's events."""
+    async with (
+        LinkedPool(settings(dsn), "A", RULES) as a,
+        LinkedPool(settings(dsn), "B", RULES) as b,
+    ):
+        await a.wait_up(WAIT)
+        await b.wait_up(WAIT)
+        yield a, b, Watcher(b)
+
+
 def amounts(dsn):
     with psycopg.connect(dsn) as conn:
         row = conn.execute("SELECT current, rounds FROM croupier.pools").fetchone()
@@ -95,13 +108,7 @@ def amounts(dsn):
 
 def test_every_table_follows_the_shared_amount(dsn):
     async def main():
-        async with (
-            LinkedPool(settings(dsn), "A", RULES) as a,
-            LinkedPool(settings(dsn), "B", RULES) as b,
-        ):
-            await a.wait_up(WAIT)
-            await b.wait_up(WAIT)
-            sign = Watcher(b)
+        async with two_tables(dsn) as (a, b, sign):
             opened = await a.open_round("r1", {1: {"jumbo7": 100, "ante": 500}}, 1.0)
             seen = await sign.wait_for(lambda e: isinstance(e, AmountChanged) and e.table == "A")
             await sign.close()
@@ -281,13 +288,7 @@ def test_a_forged_notify_shows_for_a_heartbeat_at_most_and_never_freezes_the_sig
     forged = '{"amount": 999999, "seed": 1, "seq": 4611686018427387904, "table": "X"}'
 
     async def main():
-        async with (
-            LinkedPool(settings(dsn), "A", RULES) as a,
-            LinkedPool(settings(dsn), "B", RULES) as b,
-        ):
-            await a.wait_up(WAIT)
-            await b.wait_up(WAIT)
-            sign = Watcher(b)
+        async with two_tables(dsn) as (a, b, sign):
             async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as stranger:
                 await stranger.execute("SELECT pg_notify('croupier_pool:jumbo7', %s)", (forged,))
             await sign.wait_for(lambda e: isinstance(e, AmountChanged) and e.amount == 999999)
