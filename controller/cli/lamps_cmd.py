@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    from drivers.gpio.table import open_lamps
+    from drivers.gpio.devices import open_lamps
 
     io, source = load_table_io(args.config)
     names = args.lamp or list(io.gpio.lamps)

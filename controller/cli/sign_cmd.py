@@ -160,8 +160,6 @@ def _play(
 ) -> int:
     """Drive the device through the scene for ``length`` seconds (``--duration``); print (and
     write) the frame at ``--at`` (default ``at``) of the same scene."""
-    import asyncio
-
     from controller.table.sign import Sign
     from display.geometry import MATRIX
     from display.preview import art, preview
@@ -177,7 +175,7 @@ def _play(
             sign = Sign(config, device)
             for _, state in states:
                 sign.update(state)
-            asyncio.run(sign.run(until=sign.clock() + length))
+            sign.play(until=sign.clock() + length)
         finally:
             device.close()
         frame, overflow = _frame_at(config, states, at if args.at is None else args.at)

@@ -3,7 +3,8 @@
 - :mod:`~drivers.gpio.pinmap`: the ``[gpio]`` configuration, validated.
 - :mod:`~drivers.gpio.core`: the pure state machine (debounce, chatter, stuck, seat states,
   lamps) on an injected clock.
-- :mod:`~drivers.gpio.table`: the asyncio adapter over gpiozero devices.
+- :mod:`~drivers.gpio.devices`: the gpiozero device of each configured line.
+- :mod:`~drivers.gpio.table`: the asyncio adapter over those devices.
 - :mod:`~drivers.gpio.factories`: the pin factory chosen by name (auto, lgpio, rpigpio,
   mock, rig); :mod:`~drivers.gpio.board` decides what ``auto`` means on this board.
 - :mod:`~drivers.gpio.rig`: the hardware-in-the-loop rig link (factory and rig side).

@@ -10,7 +10,8 @@ from controller.table.sign import Sign
 from display.scenes import Mode, Pool, SignState
 from drivers.sign.config import parse_sign
 from drivers.sign.device import RecordingSpi, open_sign_device
-from drivers.sign.loop import SignLoop, SignPacer
+from drivers.sign.loop import SignLoop
+from drivers.sign.pacer import SignPacer
 
 
 class Script:
@@ -84,6 +85,38 @@ def test_the_asyncio_loop_does_not_poll():
     loop = asyncio.run(scenario())
     assert len(sent) == 1
     assert loop.wakeups <= 3  # the first frame, the end (and at most one early timer wake-up)
+
+
+def test_playing_blocking_sleeps_to_each_frame_and_draws_the_one_due_at_the_end():
+    """`croupier sign show`'s drive (no event loop): on a fake clock whose sleep moves it, the
+    pacer sleeps to each change (held to the frame rate) and to the deadline, never past it,
+    and draws the frame due at the deadline before returning."""
+    sent, send = sent_frames()
+    clock = FakeClock(0.0)
+    sleeps = []
+
+    def sleep(seconds):
+        sleeps.append(round(seconds, 6))
+        clock.now += seconds
+
+    pacer = SignPacer(Script([0.05, 0.3, 0.9]), send, frame_rate=10)
+    pacer.play(until=0.6, clock=clock, sleep=sleep)
+    assert sleeps == [0.1, 0.2, 0.3]  # to 0.1 (the cap, not 0.05), to 0.3, to the deadline
+    assert [f for _, f in sent] == [0, 1, 2]  # the frame at 0.9 is after the deadline
+    assert clock.now == pytest.approx(0.6)
+
+
+def test_playing_a_still_sign_sleeps_once_to_the_deadline():
+    sent, send = sent_frames()
+    clock = FakeClock(5.0)
+    sleeps = []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        clock.now += seconds
+
+    SignPacer(Script([]), send, frame_rate=50).play(until=7.0, clock=clock, sleep=sleep)
+    assert sleeps == [2.0] and len(sent) == 1
 
 
 class FakeClock:

@@ -333,3 +333,20 @@ def test_one_hand_loads_no_slow_standard_module() -> None:
     status, modules = run_probe("eval", "As", "Ks", "Qs", "Js", "Ts", "2c", "3d")
     assert status == 0 and "controller.engine.poker.evaluator" in modules
     assert heavy(modules, SLOW_STDLIB) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("lamps", "test", "--pin-factory", "mock", "--step", "0"),
+        ("sign", "show", "12.50", "--backend", "dummy", "--duration", "0"),
+    ],
+)
+def test_the_hardware_tests_do_without_the_daemons_event_loop(argv: tuple[str, ...]) -> None:
+    """`lamps test` opens its LEDs from drivers.gpio.devices and `sign show` plays the scene
+    blocking (drivers.sign.pacer): neither imports asyncio (~20 ms of CPU here, over 0.1 s at
+    15% of a core) nor the GPIO table's core."""
+    status, modules = run_probe(*argv)
+    assert status == 0
+    assert heavy(modules, {"asyncio", "drivers.gpio.table", "drivers.sign.loop"}) == []
+    assert "drivers.gpio.core" not in modules
