@@ -47,6 +47,21 @@ def test_the_budget_logs_the_first_counts_the_rest_and_summarises_once():
     assert budget.due(11.0) == []  # "crc" window ended with nothing held back
 
 
+def test_the_budget_says_when_a_summary_is_due_and_counts_what_a_complaint_stands_for():
+    budget = LogBudget(10.0)
+    assert budget.next_due() is None
+    assert budget.allow("dropped", 2.0, count=7)  # logged: its own line says 7
+    assert budget.next_due() is None  # nothing held back yet: no timer needed
+    assert not budget.allow("dropped", 3.0, count=5)
+    assert not budget.allow("dropped", 4.0)
+    assert budget.allow("crc", 5.0) and not budget.allow("crc", 6.0)
+    assert budget.next_due() == 12.0  # the earlier window's end
+    (summary,) = budget.due(12.0)
+    assert (summary.kind, summary.count, summary.since) == ("dropped", 6, 2.0)
+    assert budget.next_due() == 15.0
+    assert [s.kind for s in budget.due(15.0)] == ["crc"] and budget.next_due() is None
+
+
 def test_a_babbling_line_is_a_few_log_lines_not_one_per_byte(caplog):
     """``A5 FF`` repeated: every SOF fails its header, every FF is noise, so every byte was
     a run of its own and a log line (100,000 lines for 100 KB)."""
