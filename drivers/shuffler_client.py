@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator
 
 from drivers.errors import TransportError
@@ -119,6 +120,7 @@ class ShufflerClient:
         now = asyncio.get_running_loop().time()
         self.session.connection_lost(now, "closed by the host", expected=True)
         self._dispatch()
+        self._log_drop_summaries(now, closing=True)  # no timer after this: none are lost
 
     async def __aenter__(self) -> ShufflerClient:
         await self.connect()
@@ -254,10 +256,11 @@ class ShufflerClient:
                 log.error("shuffler: %s", why)  # each report is an event of its own too
             self._queue_event(ProtocolViolation(why))
 
-    def _log_drop_summaries(self, now: float) -> None:
+    def _log_drop_summaries(self, now: float, *, closing: bool = False) -> None:
         """The events dropped in a budget window after its first report was logged: one
-        line with their count when the window ends (:meth:`_flush` arms the timer for it)."""
-        for summary in self._log_budget.due(now):
+        line with their count when the window ends (:meth:`_flush` arms the timer for it),
+        or, ``closing``, for every window still open."""
+        for summary in self._log_budget.due(math.inf if closing else now):
             log.warning(
                 "shuffler: %d more event(s) dropped in the last %.1f s (more than %d waited for"
                 " the controller), each reported to it; counted in events_dropped, not logged"
