@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator
 
 from drivers.errors import TransportError
@@ -119,6 +120,7 @@ class ShufflerClient:
         now = asyncio.get_running_loop().time()
         self.session.connection_lost(now, "closed by the host", expected=True)
         self._dispatch()
+        self._log_drop_summaries(now, closing=True)  # no timer after this: none are lost
 
     async def __aenter__(self) -> ShufflerClient:
         await self.connect()
@@ -219,6 +221,9 @@ class ShufflerClient:
             self._timer.cancel()
             self._timer = None
         deadline = self.session.next_deadline()
+        summary = self._log_budget.next_due()  # the drop summary, even if nothing else wakes
+        if summary is not None:
+            deadline = summary if deadline is None else min(deadline, summary)
         if deadline is not None and not self._closed:
             self._timer = asyncio.get_running_loop().call_at(deadline, self._on_timer)
 
@@ -228,6 +233,8 @@ class ShufflerClient:
         self._flush()
 
     def _dispatch(self) -> None:
+        now = asyncio.get_running_loop().time()
+        self._log_drop_summaries(now)
         while (ev := self.session.next_event()) is not None:
             if isinstance(ev, Completed | Failed):
                 future = self._futures.pop(ev.handle, None)
@@ -245,9 +252,23 @@ class ShufflerClient:
                 f"{dropped} shuffler event(s) dropped: more than {EVENT_BACKLOG} waited for"
                 " the controller"
             )
-            if self._log_budget.allow("dropped", asyncio.get_running_loop().time()):
+            if self._log_budget.allow("dropped", now, count=dropped):
                 log.error("shuffler: %s", why)  # each report is an event of its own too
             self._queue_event(ProtocolViolation(why))
+
+    def _log_drop_summaries(self, now: float, *, closing: bool = False) -> None:
+        """The events dropped in a budget window after its first report was logged: one
+        line with their count when the window ends (:meth:`_flush` arms the timer for it),
+        or, ``closing``, for every window still open."""
+        for summary in self._log_budget.due(math.inf if closing else now):
+            log.warning(
+                "shuffler: %d more event(s) dropped in the last %.1f s (more than %d waited for"
+                " the controller), each reported to it; counted in events_dropped, not logged"
+                " one by one",
+                summary.count,
+                now - summary.since,
+                EVENT_BACKLOG,
+            )
 
     def _queue_event(self, ev: ClientEvent) -> None:
         """Queue an event for :meth:`events`; with the backlog full the oldest goes, counted

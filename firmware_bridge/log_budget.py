@@ -13,6 +13,14 @@ one window of ``interval`` seconds: the first complaint of a quiet period is log
 counted, and :meth:`LogBudget.due` hands out a one-line summary for each window that ended
 with complaints left unlogged. Nothing is lost from the counters (``HostSession.stats``);
 only the log lines are bounded, to two per kind per window.
+
+The budget has no clock and no timer: its owner passes ``now`` and calls :meth:`~LogBudget.due`
+where it already wakes up (a session's ``poll``), or arms its own timer for
+:meth:`~LogBudget.next_due` so a summary is written even when the complaints stop. Its owners: the
+shuffler link (:mod:`firmware_bridge.session`, woken by its heartbeat), the shuffler client's
+dropped events (:mod:`drivers.shuffler_client`) and the control socket's failed accepts
+(:mod:`controller.table.control.server`), the last two with a timer; one mechanism, so the
+log reads the same wherever something floods.
 """
 
 from __future__ import annotations
@@ -48,16 +56,25 @@ class LogBudget(Generic[KindT]):
         self.interval = interval
         self._windows: dict[KindT, _Window] = {}
 
-    def allow(self, kind: KindT, now: float) -> bool:
+    def allow(self, kind: KindT, now: float, count: int = 1) -> bool:
         """A complaint of ``kind`` at ``now``: True when it may be logged, False when it is
-        counted for the summary instead. Call :meth:`due` first so that an ended window's
-        summary comes before the next line."""
+        counted for the summary instead. ``count``: how many things the complaint stands for
+        (one report of several dropped events), added to the summary's count when it is not
+        logged. Call :meth:`due` first so that an ended window's summary comes before the
+        next line."""
         window = self._windows.get(kind)
         if window is None or now >= window.started + self.interval:
             self._windows[kind] = _Window(now)
             return True
-        window.suppressed += 1
+        window.suppressed += count
         return False
+
+    def next_due(self) -> float | None:
+        """When :meth:`due` will next have a summary to hand out (the earliest end of a
+        window holding unlogged complaints), or None while there is none: for an owner that
+        does not wake up regularly by itself to arm a timer."""
+        ends = [w.started + self.interval for w in self._windows.values() if w.suppressed]
+        return min(ends, default=None)
 
     def due(self, now: float) -> list[Suppressed[KindT]]:
         """The summaries of the windows that ended by ``now`` with complaints not logged;

@@ -18,7 +18,7 @@ from drivers.shuffler_client import EVENT_BACKLOG, ShufflerClient
 from firmware_bridge.framing import encode_frame
 from firmware_bridge.log_budget import LOG_INTERVAL, LogBudget
 from firmware_bridge.messages import CardEvent, FaultEvent, Pong
-from firmware_bridge.session import DeviceEvent, HostSession, ProtocolViolation
+from firmware_bridge.session import DeviceEvent, HostSession, LinkTiming, ProtocolViolation
 
 LOGGER = "firmware_bridge.session"
 FLOOD = 2000
@@ -45,6 +45,21 @@ def test_the_budget_logs_the_first_counts_the_rest_and_summarises_once():
     assert (summary.kind, summary.count, summary.since) == ("garbage", 49, 0.0)
     assert budget.allow("garbage", 10.5)  # a new window: logged at once again
     assert budget.due(11.0) == []  # "crc" window ended with nothing held back
+
+
+def test_the_budget_says_when_a_summary_is_due_and_counts_what_a_complaint_stands_for():
+    budget = LogBudget(10.0)
+    assert budget.next_due() is None
+    assert budget.allow("dropped", 2.0, count=7)  # logged: its own line says 7
+    assert budget.next_due() is None  # nothing held back yet: no timer needed
+    assert not budget.allow("dropped", 3.0, count=5)
+    assert not budget.allow("dropped", 4.0)
+    assert budget.allow("crc", 5.0) and not budget.allow("crc", 6.0)
+    assert budget.next_due() == 12.0  # the earlier window's end
+    (summary,) = budget.due(12.0)
+    assert (summary.kind, summary.count, summary.since) == ("dropped", 6, 2.0)
+    assert budget.next_due() == 15.0
+    assert [s.kind for s in budget.due(15.0)] == ["crc"] and budget.next_due() is None
 
 
 def test_a_babbling_line_is_a_few_log_lines_not_one_per_byte(caplog):
@@ -149,4 +164,58 @@ def test_events_past_the_backlog_are_reported_to_the_controller_not_dropped_sile
     violations = [e for e in queued if isinstance(e, ProtocolViolation)]
     assert violations and "dropped" in violations[-1].reason
     assert queued[-1] is violations[-1]  # the newest: the controller hears of it last
-    assert len([r for r in caplog.records if "dropped" in r.getMessage()]) == 1
+    logged = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+    assert len(logged) == 2  # the flood's report, and at close the drops counted since
+    assert "more event(s) dropped in the last" in logged[1]
+
+
+def test_dropped_events_past_the_first_are_summarised_with_their_count_after_the_interval(
+    caplog, monkeypatch
+):
+    """The first report of dropped events is logged at once; the drops of the next 10 s were
+    only counted (``events_dropped``), and nothing told the technician of them. Now one
+    summary line with their count is written when the window ends, by the client's own timer
+    (the link's heartbeat is set far off here so that nothing else wakes the client)."""
+    clock = [0.0]
+    timing = LinkTiming(heartbeat_interval=100.0, link_timeout=200.0)
+
+    def faults(n: int, first_seq: int) -> bytes:
+        return b"".join(frame((first_seq + i) % 255 + 1, FaultEvent(4, 0)) for i in range(n))
+
+    def dropped_lines() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+
+    async def main():
+        monkeypatch.setattr(asyncio.get_running_loop(), "time", lambda: clock[0])
+        wire = _Wire()
+        client = ShufflerClient(wire, timing=timing, nonce=7)
+        await client.connect(identify=False)
+        wire.on_data(frame(0, Pong(boot_id=1, state=2)))
+        with caplog.at_level(logging.WARNING, logger="drivers.shuffler_client"):
+            # the link-up event holds one place: 50 dropped, logged at once
+            wire.on_data(faults(EVENT_BACKLOG - 1 + 50, 0))
+            assert dropped_lines() == [
+                f"shuffler: 50 shuffler event(s) dropped: more than {EVENT_BACKLOG} waited"
+                " for the controller"
+            ]
+            clock[0] = 5.0
+            # 20 more dropped, and 1 that the first report itself pushed out: counted
+            wire.on_data(faults(20, EVENT_BACKLOG + 49))
+            clock[0] = 9.9
+            for _ in range(3):
+                await asyncio.sleep(0)
+            assert len(dropped_lines()) == 1  # the window is not over
+            clock[0] = 10.0
+            for _ in range(3):
+                await asyncio.sleep(0)  # the client's timer is due: nothing else arrives
+            summaries = [line for line in dropped_lines() if "more event" in line]
+            await client.close()
+        return client, summaries
+
+    client, summaries = asyncio.run(main())
+    assert summaries == [
+        "shuffler: 21 more event(s) dropped in the last 10.0 s (more than"
+        f" {EVENT_BACKLOG} waited for the controller), each reported to it;"
+        " counted in events_dropped, not logged one by one"
+    ]
+    assert client.events_dropped >= 50 + 21

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import threading
@@ -20,7 +21,7 @@ from fuzz_budget import scale
 from table_fixture import InProcessTable
 
 from controller.table.control.client import ControlClient
-from controller.table.control.server import RESERVED_SLOTS
+from controller.table.control.server import RESERVED_SLOTS, ControlServer
 from controller.table.control.wire import ControlError, decode_reply
 from controller.table.events import DeclareSeats
 
@@ -130,7 +131,60 @@ def test_accept_errors_are_summarised_not_a_traceback_each(table, caplog):
         table.run(flood())
     lines = [r for r in caplog.records if "could not be accepted" in r.getMessage()]
     assert len(lines) == 1 and lines[0].exc_info is None
-    assert server._accept_errors == 499  # counted for the next summary
+    assert server.failed_accepts == 500  # every one counted, 499 of them for the summary
+
+
+def test_accept_failures_are_a_first_line_and_a_summary_with_the_count(
+    tmp_path, monkeypatch, caplog
+):
+    """On a fake clock: the first failed accept is logged at once naming the error, the
+    next 499 of its 10 s are one summary line with their count when the 10 s are over (the
+    server's own timer: nothing else need happen), not a line each and not only at the next
+    failure after the interval. A stop writes the summary of a window still open."""
+    clock = [100.0]
+    error = OSError(24, "Too many open files")
+    context = {"message": "socket.accept() out of system resource", "exception": error}
+
+    def lines() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "could not be accepted" in r.getMessage()]
+
+    async def main() -> tuple[list[str], list[str], ControlServer]:
+        loop = asyncio.get_running_loop()
+        monkeypatch.setattr(loop, "time", lambda: clock[0])
+        server = ControlServer(tmp_path / "control.sock")
+        await server.start()
+        try:
+            for i in range(500):  # 500 failures over 9.5 s
+                clock[0] = 100.0 + i * 0.019
+                loop.call_exception_handler(dict(context))
+            first = lines()
+            clock[0] = 110.0
+            for _ in range(3):
+                await asyncio.sleep(0)  # the summary's timer is due
+            after = lines()
+            for now in (111.0, 112.0):  # a new window: logged, then counted
+                clock[0] = now
+                loop.call_exception_handler(dict(context))
+            return first, after, server
+        finally:
+            await server.close()
+
+    with caplog.at_level(logging.WARNING, logger="controller.table.control.server"):
+        first, after, server = asyncio.run(main())
+    failed = "a connection could not be accepted (Too many open files)"
+    assert first == [f"control socket: {failed}; the socket keeps serving the connections it holds"]
+    assert after == [
+        *first,
+        "control socket: 499 more connection(s) could not be accepted (Too many open"
+        " files) in the last 10.0 s, counted, not logged one by one",
+    ]
+    assert lines()[len(after) :] == [
+        *first,
+        "control socket: 1 more connection(s) could not be accepted (Too many open"
+        " files) in the last 1.0 s, counted, not logged one by one",
+    ]
+    assert server.failed_accepts == 502
+    assert all(r.exc_info is None for r in caplog.records)
 
 
 def flood_wrong_credentials(path, stop: threading.Event, sent: list[int]) -> None:

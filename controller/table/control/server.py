@@ -12,8 +12,10 @@ daemon's own user get :data:`RESERVED_SLOTS` more, so a technician's ``sudo crou
 gets through a socket filled by someone else; a connection that sends no complete request for
 ``idle_timeout`` seconds (or does not read its replies) is closed. Each request carries the
 peer's identity from ``SO_PEERCRED`` (:class:`~controller.table.control.guard.Peer`). When
-the process runs out of file descriptors, asyncio's accept errors are summarised in one log
-line per minute instead of a traceback per attempt.
+the process runs out of file descriptors, asyncio's accept errors go through a
+:class:`~firmware_bridge.log_budget.LogBudget` instead of a traceback per attempt: the first
+failure of a quiet period is logged at once naming the error, the others of the next 10 s are
+counted (``failed_accepts``) and summarised in one line when the 10 s are over.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ import dataclasses
 import grp
 import inspect
 import logging
+import math
 import os
 import socket
 import struct
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -37,13 +39,13 @@ from controller.files import clear_socket_path, file_identity, remove_if_same
 from controller.table.control.guard import Peer
 from controller.table.control.protocol import BadRequest, Request, decode_request, encode_reply
 from controller.table.control.wire import MAX_LINE, ControlError
+from firmware_bridge.log_budget import LogBudget
 
 log = logging.getLogger(__name__)
 
 
 Handler = Callable[[Request], Any | Awaitable[Any]]
 RESERVED_SLOTS = 4  # connections beyond the cap for root and the daemon's own user
-ACCEPT_ERROR_LOG_INTERVAL = 60.0  # seconds between two summaries of failed accepts
 _PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
 
@@ -79,8 +81,9 @@ class ControlServer:
         self.refused_connections = 0
         self._server: asyncio.AbstractServer | None = None
         self._bound: tuple[int, int] | None = None  # the socket this server made
-        self._accept_errors = 0
-        self._accept_logged_at = float("-inf")
+        self.failed_accepts = 0
+        self._accept_log: LogBudget[str] = LogBudget()  # kinds: the error's text
+        self._accept_summary: asyncio.TimerHandle | None = None
         self._previous_handler: Any = None
         self._closed = False
 
@@ -121,17 +124,19 @@ class ControlServer:
         """asyncio reports a failed accept (EMFILE, ENFILE, ENOBUFS...) through the loop's
         exception handler, with a traceback, every time it retries; summarise them instead."""
         if self._server is not None and "accept" in str(context.get("message", "")):
-            self._accept_errors += 1
-            now = time.monotonic()
-            if now - self._accept_logged_at >= ACCEPT_ERROR_LOG_INTERVAL:
-                exc = context.get("exception")
+            self.failed_accepts += 1
+            now = loop.time()
+            self._log_accept_summaries(now)
+            exc = context.get("exception")
+            reason = str(getattr(exc, "strerror", None) or exc or context.get("message"))
+            if self._accept_log.allow(reason, now):
                 log.warning(
-                    "control socket: %d connection(s) could not be accepted (%s); the socket"
+                    "control socket: a connection could not be accepted (%s); the socket"
                     " keeps serving the connections it holds",
-                    self._accept_errors,
-                    getattr(exc, "strerror", None) or exc or context.get("message"),
+                    reason,
                 )
-                self._accept_logged_at, self._accept_errors = now, 0
+            else:
+                self._arm_accept_summary(loop)  # written even if the failures stop
             return
         if self._closed and "_start_serving" in str(context.get("message", "")):
             # asyncio retries a failed accept a second later on the listening socket; after a
@@ -144,8 +149,39 @@ class ControlServer:
         else:
             loop.default_exception_handler(context)
 
+    def _arm_accept_summary(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The timer for the next summary the budget will have, if it is not armed for it."""
+        when = self._accept_log.next_due()
+        timer = self._accept_summary
+        if when is None or (timer is not None and timer.when() <= when):
+            return
+        if timer is not None:
+            timer.cancel()
+        self._accept_summary = loop.call_at(when, self._accept_summary_due, loop)
+
+    def _accept_summary_due(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._accept_summary = None
+        self._log_accept_summaries(loop.time())
+        self._arm_accept_summary(loop)  # another error's window, still open
+
+    def _log_accept_summaries(self, now: float, *, closing: bool = False) -> None:
+        """The failed accepts counted in windows that ended by ``now`` (``closing``: in every
+        window, so that a stop does not lose them from the log)."""
+        for summary in self._accept_log.due(math.inf if closing else now):
+            log.warning(
+                "control socket: %d more connection(s) could not be accepted (%s) in the last"
+                " %.1f s, counted, not logged one by one",
+                summary.count,
+                summary.kind,
+                now - summary.since,
+            )
+
     async def close(self) -> None:
+        if self._accept_summary is not None:
+            self._accept_summary.cancel()
+            self._accept_summary = None
         if self._server is not None:
+            self._log_accept_summaries(asyncio.get_running_loop().time(), closing=True)
             self._server.close()
             await self._server.wait_closed()
             self._server = None
