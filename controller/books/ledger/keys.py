@@ -22,7 +22,6 @@ import hashlib
 import hmac
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass
 from functools import cached_property
@@ -155,6 +154,8 @@ def create_keyring(path: Path) -> Keyring:
         raise LedgerKeyError(f"{path} exists already: a table's key is created once")
     if not path.parent.is_dir():  # /etc/croupier (install) or a table's state directory
         raise LedgerKeyError(f"cannot create {path}: the folder {path.parent} does not exist")
+    import secrets  # here: secrets brings random, ~5 ms of every reader's start
+
     keys = (LedgerKey(secrets.token_bytes(KEY_BYTES)),)
     try:  # exclusively: of two creators at once, one makes it and the other is refused
         write_new(path, _keyring_text(keys), mode=0o400)
@@ -165,6 +166,8 @@ def create_keyring(path: Path) -> Keyring:
 
 def add_key(keyring: Keyring) -> Keyring:
     """Rotation, first step: a new current key appended to the keyring file."""
+    import secrets
+
     keys = (*keyring.keys, LedgerKey(secrets.token_bytes(KEY_BYTES)))
     _write_keys(keyring.path, keys)
     return Keyring(keyring.path, keys)
