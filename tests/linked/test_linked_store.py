@@ -164,6 +164,67 @@ def test_a_void_reverses_exactly_and_is_idempotent(pool_dsn):
     assert (meters["current"], meters["carry"], meters["voids"]) == (SEED, "3/5", 1)
 
 
+AT_THE_VOID = {1: {"jumbo7": 100, "ante": 500, "play": 1000}, 4: {"jumbo7": 100, "ante": 500}}
+
+
+def test_a_void_repeated_as_it_was_returns_the_recorded_result(pool_dsn):
+    """A retried void, or one owed while the link was down (no stakes: it contradicts
+    nothing), as the local ledger: the recorded result, applied once."""
+
+    async def work(tx):
+        await tx.open_round("r1", {1: 100, 4: 100}, 1.0)
+        first = await tx.void_round(
+            "r1", 2.0, rule="MD-S3", cause="two cards up", final=AT_THE_VOID
+        )
+        repeats = [
+            await tx.void_round("r1", 3.0, rule="MD-S3", cause="two cards up", final=final)
+            for final in (AT_THE_VOID, {1: {"jumbo7": 100}, 4: {"jumbo7": 100}}, None)
+        ]
+        return first, repeats
+
+    first, repeats = run(pool_dsn, work)
+    for again in repeats:
+        assert again.retried and again.seq == first.seq
+        assert (again.rule, again.cause, again.returned) == (
+            first.rule,
+            first.cause,
+            first.returned,
+        )
+        assert again.reversals == first.reversals
+    assert status(pool_dsn)["meters"]["voids"] == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "said"),
+    [
+        ({"rule": "MD-S1"}, RoundConflictError, 'other rule: rule "MD-S3" recorded, "MD-S1" asked'),
+        ({"cause": "a count"}, RoundConflictError, 'other cause: cause "two cards up" recorded'),
+        ({"rule": "MD-S1", "cause": "a count"}, RoundConflictError, "with other rule, cause: "),
+        # the pool's stakes are the opening's (PRG-2), checked before the comparison as the
+        # local ledger does; the table wagers are the table's ledger's to compare
+        ({"final": {1: {"jumbo7": 200}, 4: {"jumbo7": 100}}}, BadRoundError, "PRG-2"),
+        ({"final": {1: {"jumbo7": 100}}}, BadRoundError, "PRG-2"),
+    ],
+)
+def test_a_void_repeated_otherwise_is_refused_naming_what_differs(pool_dsn, change, error, said):
+    asked = {"rule": "MD-S3", "cause": "two cards up", "final": AT_THE_VOID}
+
+    async def work(tx):
+        await tx.open_round("r1", {1: 100, 4: 100}, 1.0)
+        await tx.void_round("r1", 2.0, **asked)
+        with pytest.raises(error) as refused:
+            await tx.void_round("r1", 3.0, **{**asked, **change})
+        return str(refused.value)
+
+    message = run(pool_dsn, work)
+    assert said in message and "\n" not in message
+    if error is RoundConflictError:
+        assert message.startswith("round r1 of table t1 was already voided with other ")
+    rows = sql(pool_dsn, "SELECT state, rule, cause FROM croupier.rounds")
+    assert rows == [("voided", "MD-S3", "two cards up")]  # as the first void recorded it
+    assert status(pool_dsn)["meters"]["voids"] == 1
+
+
 def test_a_share_round_jackpot_is_split_by_stake_with_the_remainder_rule(pool_dsn):
     """CH-9: every bettor of the hitting table's round shares by stake; the leftover cents
     of the floors go to the largest fractional parts, ties to the lowest seat."""

@@ -375,6 +375,30 @@ class PoolTransactions:
         row = await cur.fetchone()
         return None if row is None else dict(zip(ROUND_COLUMNS, row, strict=True))
 
+    async def _closing_entry(self, rid: str, row: dict[str, Any]) -> dict[str, Any]:
+        """The data of the journal entry that closed a round (voided or settled): what a
+        repeat of the event is compared with. LinkedStoreError when it is missing or not a
+        JSON object (a store edited by hand: ``croupier pool verify`` says more)."""
+        cur = await self.conn.execute(
+            "SELECT data FROM croupier.journal WHERE pool = %s AND seq = %s",
+            (self.pool, row["close_seq"]),
+        )
+        found = await cur.fetchone()
+        try:
+            data = None if found is None else json.loads(found[0])
+        except (TypeError, ValueError):
+            data = None
+        if not isinstance(data, dict):
+            raise LinkedStoreError(
+                f"{self._named(rid)}: the journal entry that closed it ({row['close_seq']}) is "
+                f"missing or malformed; run `croupier pool verify` on pool {self.pool}"
+            )
+        return data
+
+    def _named(self, rid: str) -> str:
+        """A round as messages name it: its table's, in the store shared by tables."""
+        return f"round {rid} of table {self.table}"
+
     async def _table_totals(self, deltas: dict[str, int]) -> None:
         await self.conn.execute(UPDATE_TABLE, {**deltas, "pool": self.pool, "table": self.table})
 
@@ -442,7 +466,7 @@ class PoolTransactions:
 
     def _opened(self, rid: str, bet: str, row: dict[str, Any]) -> RoundOpened:
         recorded = json.loads(row["contribution"])
-        stakes = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
+        stakes = _on_bet(_stake_json(row["stakes"]), bet)
         return RoundOpened(
             rid,
             stakes,
@@ -462,20 +486,34 @@ class PoolTransactions:
         stakes on this pool's bet must be the opening's (PRG-2: BadRoundError otherwise),
         the others are the table's ledger's to record. The entry says ``added`` (nothing,
         on this pool) when they were given, ``opening_only`` when not (a void at start-up
-        recovery, owed while the link was down, an abandoned opening)."""
+        recovery, owed while the link was down, an abandoned opening).
+
+        A void repeated (a retry, a void owed while the link was down whose first attempt
+        did commit) returns the recorded result when it asks the same, as the local ledger
+        does: the rule, the cause and, if it gives ``final``, the same stakes on this pool's
+        bet (a repeat without them contradicts nothing). RoundConflictError, naming what
+        differs, when it asks another. A void of an abandoned opening returns the
+        abandonment (the store never counted the round: nothing to compare). RoundStateError
+        for a settled or unknown round."""
 
         async def work() -> RoundVoided:
             locked = await lock_pool(self.conn, self.pool)
+            bet = locked.config.bet
             row = await self._round(rid)
             if row is None:
                 raise RoundStateError(f"no round {rid} of table {self.table} in pool {self.pool}")
             if row["state"] == "settled":
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
-            if row["state"] != "open":
-                return self._voided(rid, locked.config.bet, row)
+            if row["state"] == "abandoned":
+                return self._voided(rid, bet, row)
             if final is not None:
-                seats = _stake_json(row["stakes"])
-                _check_final_stakes(rid, locked.config.bet, seats, final, "at the void")
+                _check_final_stakes(rid, bet, _stake_json(row["stakes"]), final, "at the void")
+            if row["state"] == "voided":
+                asked = None if final is None else _on_bet(pool_stakes(final, bet), bet)
+                request = rounds.void_request(rule, cause, asked)
+                recorded = await self._closing_entry(rid, row)
+                rounds.refuse_other_repeat(self._named(rid), recorded, request, "voided")
+                return self._voided(rid, bet, row)
             return await self._void(locked, rid, row, now, rule, cause, known=final is not None)
 
         return await serializable(self.conn, work)
@@ -496,7 +534,7 @@ class PoolTransactions:
         contribution = Contribution.from_json(json.loads(row["contribution"]))
         shares = {self.pool: await self._fixed_shares(rid, row["open_seq"])}  # CH-9: back
         moved = rounds.reversals([(locked.config, locked.state, contribution)], shares)
-        returned = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
+        returned = _on_bet(_stake_json(row["stakes"]), bet)
         key = round_key(self.table, rid)
         added = {} if known else None
         data = {
@@ -538,7 +576,7 @@ class PoolTransactions:
         if row["state"] == "abandoned":
             return RoundVoided(rid, row["rule"], row["cause"], {}, {}, {}, row["close_seq"], True)
         recorded = json.loads(row["reversal"])
-        returned = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
+        returned = _on_bet(_stake_json(row["stakes"]), bet)
         return RoundVoided(
             rid,
             row["rule"],
@@ -773,11 +811,7 @@ class PoolTransactions:
         row: dict[str, Any],
         request: dict[str, Any],
     ) -> RoundSettled:
-        cur = await self.conn.execute(
-            "SELECT data FROM croupier.journal WHERE pool = %s AND seq = %s",
-            (self.pool, row["close_seq"]),
-        )
-        recorded = json.loads((await cur.fetchone())[0])
+        recorded = await self._closing_entry(rid, row)
         if {k: recorded.get(k) for k in request} != request:
             raise RoundConflictError(
                 f"round {rid} of table {self.table} was already settled with other results"
@@ -809,6 +843,11 @@ def _check_final_stakes(
             f"the opening {seats}; a {bet} stake is placed before the round starts and never "
             "changes (PRG-2)"
         )
+
+
+def _on_bet(seats: Mapping[int, int], bet: str) -> Stakes:
+    """Seat -> stake on the pool's bet as a round's stakes (seat -> wager -> amount)."""
+    return {seat: {bet: stake} for seat, stake in seats.items()}
 
 
 def pool_stakes(stakes: Mapping[int, Mapping[str, int]], bet: str) -> dict[int, int]:
