@@ -12,8 +12,9 @@ from pg import SEED, create_pool, jumbo7
 from pg import run_on_pool as run
 
 from controller.books.ledger.errors import BadRoundError, RoundConflictError, RoundStateError
+from controller.books.ledger.rounds import RoundState
 from controller.books.linked import admin, schema, store
-from controller.books.linked.errors import StoreVersionError
+from controller.books.linked.errors import LinkedStoreError, StoreVersionError
 from controller.books.linked.verify import verify_store
 from controller.engine.pools.meters import METER_COLUMNS
 from controller.validation import ConfigError
@@ -79,6 +80,26 @@ def test_a_store_of_a_newer_version_is_refused(store_dsn):
 def test_an_uninitialised_store_says_what_to_run(store_dsn):
     with pytest.raises(StoreVersionError, match="croupier pool init"):
         status(store_dsn)
+
+
+def test_the_round_states_are_the_columns_values_and_the_local_ledgers(store_dsn):
+    create_pool(store_dsn)
+    (check,) = sql(
+        store_dsn,
+        "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE conrelid = 'croupier.rounds'::regclass AND contype = 'c'",
+    )[0]
+    assert sorted(re.findall(r"'(\w+)'", check)) == sorted(store.LinkedRoundState)
+    assert {s.value for s in RoundState} < {s.value for s in store.LinkedRoundState}
+
+
+def test_a_round_state_outside_the_schemas_is_a_one_line_error(store_dsn):
+    create_pool(store_dsn)
+    run(store_dsn, lambda tx: tx.open_round("r1", {1: 100}, 1.0))
+    sql(store_dsn, "ALTER TABLE croupier.rounds DROP CONSTRAINT rounds_state_check")
+    sql(store_dsn, "UPDATE croupier.rounds SET state = 'paid'")
+    with pytest.raises(LinkedStoreError, match="round r1 of table t1: its state 'paid' in the"):
+        run(store_dsn, lambda tx: tx.void_round("r1", 2.0, rule="MD-S1", cause="test"))
 
 
 # -- pools -------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import json
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from psycopg import AsyncConnection, IsolationLevel, errors
@@ -43,7 +44,7 @@ from controller.books.ledger.errors import BadRoundError, RoundConflictError, Ro
 from controller.books.ledger.inputs import ROUND_ID
 from controller.books.ledger.journal import Entry, canonical, chained, wall_text
 from controller.books.ledger.records import RoundOpened, RoundSettled, RoundVoided, Stakes
-from controller.books.ledger.rounds import LinkShares, round_key
+from controller.books.ledger.rounds import LinkShares, RoundState, round_key
 from controller.books.linked.errors import LinkedStoreError
 from controller.books.linked.rows import pool_row
 from controller.books.linked.schema import POOL_METERS
@@ -73,6 +74,22 @@ INSERT_ENTRY = (
     "INSERT INTO croupier.journal (pool, seq, kind, table_id, mono, wall, data, prev_hash, hash) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
+
+
+class LinkedRoundState(StrEnum):
+    """A ``croupier.rounds`` row's ``state``: the local ledger's
+    (:class:`~controller.books.ledger.rounds.RoundState`) and ``abandoned``, an opening in
+    doubt that the store never counted (:meth:`PoolTransactions.abandon_round`). The values
+    are the column's: the schema's CHECK, and the SQL of the store, ``pool verify`` and
+    ``pool status``, name them too. Written as ``.value`` (a plain string, whatever the
+    driver makes of an enum)."""
+
+    OPEN = RoundState.OPEN.value
+    VOIDED = RoundState.VOIDED.value
+    SETTLED = RoundState.SETTLED.value
+    ABANDONED = "abandoned"
+
+
 ROUND_COLUMNS = (
     "state",
     "stakes",
@@ -373,7 +390,17 @@ class PoolTransactions:
     async def _round(self, rid: str) -> dict[str, Any] | None:
         cur = await self.conn.execute(SELECT_ROUND, (self.pool, self.table, rid))
         row = await cur.fetchone()
-        return None if row is None else dict(zip(ROUND_COLUMNS, row, strict=True))
+        if row is None:
+            return None
+        found = dict(zip(ROUND_COLUMNS, row, strict=True))
+        try:
+            found["state"] = LinkedRoundState(found["state"])
+        except ValueError:
+            raise LinkedStoreError(
+                f"{self._named(rid)}: its state {str(found['state'])[:20]!r} in the store is "
+                f"not one of {', '.join(LinkedRoundState)}"
+            ) from None
+        return found
 
     async def _closing_entry(self, rid: str, row: dict[str, Any]) -> dict[str, Any]:
         """The data of the journal entry that closed a round (voided or settled): what a
@@ -413,11 +440,12 @@ class PoolTransactions:
             bet = locked.config.bet
             existing = await self._round(rid)
             if existing is not None:
-                if existing["state"] == "abandoned":
+                if existing["state"] == LinkedRoundState.ABANDONED:
                     raise RoundStateError(
                         f"round {rid} of table {self.table} was abandoned ({existing['cause']})"
                     )
-                if existing["state"] != "open":  # only an opening asked again is the same round
+                # only an opening asked again is the same round
+                if existing["state"] != LinkedRoundState.OPEN:
                     raise RoundConflictError(
                         f"round {rid} of table {self.table} is already {existing['state']} in"
                         " the store: the table numbered a round twice"
@@ -440,7 +468,7 @@ class PoolTransactions:
                     self.pool,
                     self.table,
                     rid,
-                    "open",
+                    LinkedRoundState.OPEN.value,
                     canonical(rounds.seat_keys(seats)),
                     sum(seats.values()),
                     canonical(data["pools"][self.pool]),
@@ -502,13 +530,13 @@ class PoolTransactions:
             row = await self._round(rid)
             if row is None:
                 raise RoundStateError(f"no round {rid} of table {self.table} in pool {self.pool}")
-            if row["state"] == "settled":
+            if row["state"] == LinkedRoundState.SETTLED:
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
-            if row["state"] == "abandoned":
+            if row["state"] == LinkedRoundState.ABANDONED:
                 return self._voided(rid, bet, row)
             if final is not None:
                 _check_final_stakes(rid, bet, _stake_json(row["stakes"]), final, "at the void")
-            if row["state"] == "voided":
+            if row["state"] == LinkedRoundState.VOIDED:
                 asked = None if final is None else _on_bet(pool_stakes(final, bet), bet)
                 request = rounds.void_request(rule, cause, asked)
                 recorded = await self._closing_entry(rid, row)
@@ -547,7 +575,7 @@ class PoolTransactions:
         await self.conn.execute(
             CLOSE_ROUND,
             (
-                "voided",
+                LinkedRoundState.VOIDED.value,
                 canonical(data["pools"][self.pool]),
                 None,
                 rule,
@@ -573,7 +601,7 @@ class PoolTransactions:
 
     def _voided(self, rid: str, bet: str, row: dict[str, Any]) -> RoundVoided:
         """An already voided (or abandoned) round, as recorded."""
-        if row["state"] == "abandoned":
+        if row["state"] == LinkedRoundState.ABANDONED:
             return RoundVoided(rid, row["rule"], row["cause"], {}, {}, {}, row["close_seq"], True)
         recorded = json.loads(row["reversal"])
         returned = _on_bet(_stake_json(row["stakes"]), bet)
@@ -597,7 +625,7 @@ class PoolTransactions:
             locked = await lock_pool(self.conn, self.pool)
             row = await self._round(rid)
             if row is not None:
-                if row["state"] == "open":
+                if row["state"] == LinkedRoundState.OPEN:
                     return await self._void(locked, rid, row, now, ABANDON_RULE, ABANDON_CAUSE)
                 return None
             key = round_key(self.table, rid)
@@ -609,7 +637,7 @@ class PoolTransactions:
                     self.pool,
                     self.table,
                     rid,
-                    "abandoned",
+                    LinkedRoundState.ABANDONED.value,
                     "{}",
                     0,
                     None,
@@ -682,7 +710,7 @@ class PoolTransactions:
             row = await self._round(rid)
             if row is None:
                 raise RoundStateError(f"no round {rid} of table {self.table} in pool {self.pool}")
-            if row["state"] in ("voided", "abandoned"):
+            if row["state"] in (LinkedRoundState.VOIDED, LinkedRoundState.ABANDONED):
                 raise RoundStateError(f"round {rid} was voided ({row['rule']}): nothing to settle")
             seats = _stake_json(row["stakes"])
             if final is not None:
@@ -693,7 +721,7 @@ class PoolTransactions:
             pool_lines = {self.pool: lines}
             seat_hands = {s: h for s, h in hands.items() if s in seats}
             request = rounds.settle_request(pool_lines, seat_hands, {}, {})
-            if row["state"] == "settled":
+            if row["state"] == LinkedRoundState.SETTLED:
                 return await self._settled_again(rid, locked, seats, row, request)
             key = round_key(self.table, rid)
             link = {self.pool: await self._link_shares(config, rid, row["open_seq"])}
@@ -704,7 +732,7 @@ class PoolTransactions:
             await self.conn.execute(
                 CLOSE_ROUND,
                 (
-                    "settled",
+                    LinkedRoundState.SETTLED.value,
                     None,
                     canonical(data["pools"][self.pool]),
                     None,
