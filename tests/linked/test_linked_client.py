@@ -184,6 +184,63 @@ def test_an_opening_whose_outcome_was_lost_is_never_counted(dsn, monkeypatch, co
     assert states == {"kept": "open", "lost": "voided" if committed else "abandoned"}
 
 
+def lose_answer_of_void(monkeypatch, **committed):
+    """The link fails during the COMMIT of round r1's first void, which the store did apply
+    (with ``committed`` overriding what was asked); every call's result is kept."""
+    original = store.PoolTransactions.void_round
+    results = []
+
+    async def lossy(self, rid, now, **asked):
+        if results:
+            results.append(await original(self, rid, now, **asked))
+            return results[-1]
+        results.append(await original(self, rid, now, **{**asked, **committed}))
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(store.PoolTransactions, "void_round", lossy)
+    return results
+
+
+async def void_lost_then_rejoin(dsn):
+    async with LinkedPool(settings(dsn), "A", RULES) as a:
+        await a.wait_up(WAIT)
+        await a.open_round("r1", {1: {"jumbo7": 100}}, 1.0)
+        with pytest.raises(LinkDownError) as void:
+            await a.void_round(
+                "r1", 2.0, rule="MD-S3", cause="two cards up", stakes={1: {"jumbo7": 100}}
+            )
+        assert void.value.queued and not a.link_up
+        await a.wait_up(WAIT)
+        await a.open_round("r2", {1: {"jumbo7": 100}}, 3.0)  # the table plays on
+
+
+def test_a_void_whose_answer_was_lost_is_applied_once(dsn, monkeypatch):
+    """The void committed but its answer was lost: the void owed, applied at reconnection,
+    is its repeat (same rule and cause, without the stakes) and returns the recorded one."""
+    results = lose_answer_of_void(monkeypatch)
+    asyncio.run(void_lost_then_rejoin(dsn))
+    first, owed = results
+    assert not first.retried and owed.retried and owed.seq == first.seq
+    (current, rounds), states = amounts(dsn)
+    assert (current, rounds) == (SEED + 20, 1) and states == {"r1": "voided", "r2": "open"}
+
+
+def test_a_void_owed_that_contradicts_the_stores_does_not_keep_the_link_down(
+    dsn, monkeypatch, caplog
+):
+    """The store holds another void of the round (the same money: the opening's stakes
+    returned, its contribution reversed): it stands, the void owed is dropped with an error
+    in the log, and the link comes up (else every reconnection would fail on it)."""
+    results = lose_answer_of_void(monkeypatch, rule="MD-S1")
+    with caplog.at_level("ERROR", logger="controller.books.linked.client"):
+        asyncio.run(void_lost_then_rejoin(dsn))
+    assert len(results) == 1  # the owed void was refused: the store's stands
+    (current, rounds), states = amounts(dsn)
+    assert (current, rounds) == (SEED + 20, 1) and states == {"r1": "voided", "r2": "open"}
+    (record,) = [r for r in caplog.records if "void owed" in r.getMessage()]
+    assert 'rule "MD-S1" recorded, "MD-S3" asked' in record.getMessage()
+
+
 def test_a_transaction_without_an_answer_marks_the_link_down(dsn):
     """Another session holds the pool row: the opening gets no answer within the operation
     timeout, the link is reported down at once, and the opening is settled as in doubt."""

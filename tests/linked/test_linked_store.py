@@ -12,8 +12,9 @@ from pg import SEED, create_pool, jumbo7
 from pg import run_on_pool as run
 
 from controller.books.ledger.errors import BadRoundError, RoundConflictError, RoundStateError
+from controller.books.ledger.rounds import RoundState
 from controller.books.linked import admin, schema, store
-from controller.books.linked.errors import StoreVersionError
+from controller.books.linked.errors import LinkedStoreError, StoreVersionError
 from controller.books.linked.verify import verify_store
 from controller.engine.pools.meters import METER_COLUMNS
 from controller.validation import ConfigError
@@ -79,6 +80,26 @@ def test_a_store_of_a_newer_version_is_refused(store_dsn):
 def test_an_uninitialised_store_says_what_to_run(store_dsn):
     with pytest.raises(StoreVersionError, match="croupier pool init"):
         status(store_dsn)
+
+
+def test_the_round_states_are_the_columns_values_and_the_local_ledgers(store_dsn):
+    create_pool(store_dsn)
+    (check,) = sql(
+        store_dsn,
+        "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE conrelid = 'croupier.rounds'::regclass AND contype = 'c'",
+    )[0]
+    assert sorted(re.findall(r"'(\w+)'", check)) == sorted(store.LinkedRoundState)
+    assert {s.value for s in RoundState} < {s.value for s in store.LinkedRoundState}
+
+
+def test_a_round_state_outside_the_schemas_is_a_one_line_error(store_dsn):
+    create_pool(store_dsn)
+    run(store_dsn, lambda tx: tx.open_round("r1", {1: 100}, 1.0))
+    sql(store_dsn, "ALTER TABLE croupier.rounds DROP CONSTRAINT rounds_state_check")
+    sql(store_dsn, "UPDATE croupier.rounds SET state = 'paid'")
+    with pytest.raises(LinkedStoreError, match="round r1 of table t1: its state 'paid' in the"):
+        run(store_dsn, lambda tx: tx.void_round("r1", 2.0, rule="MD-S1", cause="test"))
 
 
 # -- pools -------------------------------------------------------------------------------------
@@ -162,6 +183,67 @@ def test_a_void_reverses_exactly_and_is_idempotent(pool_dsn):
     assert again.retried and again.pools == voided.pools
     meters = status(pool_dsn)["meters"]
     assert (meters["current"], meters["carry"], meters["voids"]) == (SEED, "3/5", 1)
+
+
+AT_THE_VOID = {1: {"jumbo7": 100, "ante": 500, "play": 1000}, 4: {"jumbo7": 100, "ante": 500}}
+
+
+def test_a_void_repeated_as_it_was_returns_the_recorded_result(pool_dsn):
+    """A retried void, or one owed while the link was down (no stakes: it contradicts
+    nothing), as the local ledger: the recorded result, applied once."""
+
+    async def work(tx):
+        await tx.open_round("r1", {1: 100, 4: 100}, 1.0)
+        first = await tx.void_round(
+            "r1", 2.0, rule="MD-S3", cause="two cards up", final=AT_THE_VOID
+        )
+        repeats = [
+            await tx.void_round("r1", 3.0, rule="MD-S3", cause="two cards up", final=final)
+            for final in (AT_THE_VOID, {1: {"jumbo7": 100}, 4: {"jumbo7": 100}}, None)
+        ]
+        return first, repeats
+
+    first, repeats = run(pool_dsn, work)
+    for again in repeats:
+        assert again.retried and again.seq == first.seq
+        assert (again.rule, again.cause, again.returned) == (
+            first.rule,
+            first.cause,
+            first.returned,
+        )
+        assert again.reversals == first.reversals
+    assert status(pool_dsn)["meters"]["voids"] == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "said"),
+    [
+        ({"rule": "MD-S1"}, RoundConflictError, 'other rule: rule "MD-S3" recorded, "MD-S1" asked'),
+        ({"cause": "a count"}, RoundConflictError, 'other cause: cause "two cards up" recorded'),
+        ({"rule": "MD-S1", "cause": "a count"}, RoundConflictError, "with other rule, cause: "),
+        # the pool's stakes are the opening's (PRG-2), checked before the comparison as the
+        # local ledger does; the table wagers are the table's ledger's to compare
+        ({"final": {1: {"jumbo7": 200}, 4: {"jumbo7": 100}}}, BadRoundError, "PRG-2"),
+        ({"final": {1: {"jumbo7": 100}}}, BadRoundError, "PRG-2"),
+    ],
+)
+def test_a_void_repeated_otherwise_is_refused_naming_what_differs(pool_dsn, change, error, said):
+    asked = {"rule": "MD-S3", "cause": "two cards up", "final": AT_THE_VOID}
+
+    async def work(tx):
+        await tx.open_round("r1", {1: 100, 4: 100}, 1.0)
+        await tx.void_round("r1", 2.0, **asked)
+        with pytest.raises(error) as refused:
+            await tx.void_round("r1", 3.0, **{**asked, **change})
+        return str(refused.value)
+
+    message = run(pool_dsn, work)
+    assert said in message and "\n" not in message
+    if error is RoundConflictError:
+        assert message.startswith("round r1 of table t1 was already voided with other ")
+    rows = sql(pool_dsn, "SELECT state, rule, cause FROM croupier.rounds")
+    assert rows == [("voided", "MD-S3", "two cards up")]  # as the first void recorded it
+    assert status(pool_dsn)["meters"]["voids"] == 1
 
 
 def test_a_share_round_jackpot_is_split_by_stake_with_the_remainder_rule(pool_dsn):

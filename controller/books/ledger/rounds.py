@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from controller.books.ledger.errors import BadRoundError
+from controller.books.ledger.errors import BadRoundError, RoundConflictError
 from controller.books.ledger.journal import Entry, canonical
 from controller.books.ledger.records import Stakes, stakes_to_json
 from controller.engine.games.results import RoundResult
@@ -248,6 +248,32 @@ def void_request(rule: str, cause: str, returned: Stakes | None) -> dict[str, An
     if returned is not None:
         request["returned"] = stakes_to_json(returned)
     return request
+
+
+def refuse_other_repeat(
+    name: str, recorded: Mapping[str, Any], request: Mapping[str, Any], done: str
+) -> None:
+    """A closed round's event asked again (``request``, from :func:`void_request` or
+    :func:`settle_request`) against the data of the entry that closed it (``recorded``):
+    RoundConflictError naming each thing asked differently, with both values (only a true
+    retry asks the same, and gets the recorded result). ``name`` names the round in the
+    message (``round r1``; a linked pool's ``round r1 of table CH-1``), ``done`` what closed
+    it (``voided``, ``settled``)."""
+    differ = [key for key in request if recorded.get(key) != request[key]]
+    if differ:
+        said = "; ".join(
+            f"{key} {_short(recorded.get(key))} recorded, {_short(request[key])} asked"
+            for key in differ
+        )
+        raise RoundConflictError(
+            f"{name} was already {done} with other {', '.join(differ)}: {said}"
+        )
+
+
+def _short(value: Any) -> str:
+    """A recorded or asked value as a conflict names it: its JSON, shortened."""
+    text = canonical(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def settled_data(rid: str, request: dict[str, Any], settled: dict[str, PoolMove]) -> dict[str, Any]:

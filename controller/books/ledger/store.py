@@ -749,18 +749,10 @@ class Ledger(LedgerView):
 
     def _refuse_other_repeat(self, row: dict[str, Any], request: dict[str, Any], done: str) -> None:
         """A closed round's event repeated: RoundConflictError naming each thing ``request``
-        asks differently from what the round's closing entry recorded (only a true retry
-        asks the same, and gets the recorded result)."""
+        asks differently from what the round's closing entry recorded
+        (:func:`~controller.books.ledger.rounds.refuse_other_repeat`)."""
         recorded = next(self.journal.entries(start=row["close_seq"])).data
-        differ = [key for key in request if recorded.get(key) != request[key]]
-        if differ:
-            said = "; ".join(
-                f"{key} {_short(recorded.get(key))} recorded, {_short(request[key])} asked"
-                for key in differ
-            )
-            raise RoundConflictError(
-                f"round {row['round_id']} was already {done} with other {', '.join(differ)}: {said}"
-            )
+        rounds.refuse_other_repeat(f"round {row['round_id']}", recorded, request, done)
 
     def _settled_again(self, row: dict[str, Any], request: dict[str, Any]) -> RoundSettled:
         rid = row["round_id"]
@@ -774,9 +766,3 @@ class Ledger(LedgerView):
             row["close_seq"],
             retried=True,
         )
-
-
-def _short(value: Any) -> str:
-    """A recorded or asked value as a conflict names it: its JSON, shortened."""
-    text = canonical(value)
-    return text if len(text) <= 80 else text[:77] + "..."

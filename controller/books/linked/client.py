@@ -45,7 +45,12 @@ from psycopg import AsyncConnection, sql
 
 from controller import __version__
 from controller.books.ledger import inputs
-from controller.books.ledger.errors import BadRoundError, LedgerError, RoundStateError
+from controller.books.ledger.errors import (
+    BadRoundError,
+    LedgerError,
+    RoundConflictError,
+    RoundStateError,
+)
 from controller.books.ledger.records import RoundOpened, RoundSettled, RoundVoided
 from controller.books.linked import store
 from controller.books.linked.admin import application_name
@@ -290,8 +295,15 @@ class LinkedPool:
             await tx.abandon_round(rid, now)
             del self._link.in_doubt[rid]
         for rid, owed in list(self._link.owed_voids.items()):
-            with contextlib.suppress(RoundStateError):  # settled or unknown: nothing to void
+            try:  # its repeat, if the void committed before the link failed: the same void
                 await tx.void_round(rid, owed.now, rule=owed.rule, cause=owed.cause)
+            except RoundStateError:  # settled or unknown: nothing to void
+                pass
+            except RoundConflictError as exc:
+                # another void of the round is recorded: the same money (the opening's stakes
+                # returned, its contribution reversed), so it stands; refusing the link for
+                # its words would fail every reconnection until the daemon restarts
+                log.error("linked pool %s: the void owed was not applied: %s", self.pool, exc)
             del self._link.owed_voids[rid]
         amount, seed, seq = await tx.amount()
         latest = await tx.latest_round_id()

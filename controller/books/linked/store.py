@@ -34,6 +34,7 @@ import json
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from psycopg import AsyncConnection, IsolationLevel, errors
@@ -43,7 +44,7 @@ from controller.books.ledger.errors import BadRoundError, RoundConflictError, Ro
 from controller.books.ledger.inputs import ROUND_ID
 from controller.books.ledger.journal import Entry, canonical, chained, wall_text
 from controller.books.ledger.records import RoundOpened, RoundSettled, RoundVoided, Stakes
-from controller.books.ledger.rounds import LinkShares, round_key
+from controller.books.ledger.rounds import LinkShares, RoundState, round_key
 from controller.books.linked.errors import LinkedStoreError
 from controller.books.linked.rows import pool_row
 from controller.books.linked.schema import POOL_METERS
@@ -73,6 +74,22 @@ INSERT_ENTRY = (
     "INSERT INTO croupier.journal (pool, seq, kind, table_id, mono, wall, data, prev_hash, hash) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
+
+
+class LinkedRoundState(StrEnum):
+    """A ``croupier.rounds`` row's ``state``: the local ledger's
+    (:class:`~controller.books.ledger.rounds.RoundState`) and ``abandoned``, an opening in
+    doubt that the store never counted (:meth:`PoolTransactions.abandon_round`). The values
+    are the column's: the schema's CHECK, and the SQL of the store, ``pool verify`` and
+    ``pool status``, name them too. Written as ``.value`` (a plain string, whatever the
+    driver makes of an enum)."""
+
+    OPEN = RoundState.OPEN.value
+    VOIDED = RoundState.VOIDED.value
+    SETTLED = RoundState.SETTLED.value
+    ABANDONED = "abandoned"
+
+
 ROUND_COLUMNS = (
     "state",
     "stakes",
@@ -373,7 +390,41 @@ class PoolTransactions:
     async def _round(self, rid: str) -> dict[str, Any] | None:
         cur = await self.conn.execute(SELECT_ROUND, (self.pool, self.table, rid))
         row = await cur.fetchone()
-        return None if row is None else dict(zip(ROUND_COLUMNS, row, strict=True))
+        if row is None:
+            return None
+        found = dict(zip(ROUND_COLUMNS, row, strict=True))
+        try:
+            found["state"] = LinkedRoundState(found["state"])
+        except ValueError:
+            raise LinkedStoreError(
+                f"{self._named(rid)}: its state {str(found['state'])[:20]!r} in the store is "
+                f"not one of {', '.join(LinkedRoundState)}"
+            ) from None
+        return found
+
+    async def _closing_entry(self, rid: str, row: dict[str, Any]) -> dict[str, Any]:
+        """The data of the journal entry that closed a round (voided or settled): what a
+        repeat of the event is compared with. LinkedStoreError when it is missing or not a
+        JSON object (a store edited by hand: ``croupier pool verify`` says more)."""
+        cur = await self.conn.execute(
+            "SELECT data FROM croupier.journal WHERE pool = %s AND seq = %s",
+            (self.pool, row["close_seq"]),
+        )
+        found = await cur.fetchone()
+        try:
+            data = None if found is None else json.loads(found[0])
+        except (TypeError, ValueError):
+            data = None
+        if not isinstance(data, dict):
+            raise LinkedStoreError(
+                f"{self._named(rid)}: the journal entry that closed it ({row['close_seq']}) is "
+                f"missing or malformed; run `croupier pool verify` on pool {self.pool}"
+            )
+        return data
+
+    def _named(self, rid: str) -> str:
+        """A round as messages name it: its table's, in the store shared by tables."""
+        return f"round {rid} of table {self.table}"
 
     async def _table_totals(self, deltas: dict[str, int]) -> None:
         await self.conn.execute(UPDATE_TABLE, {**deltas, "pool": self.pool, "table": self.table})
@@ -389,11 +440,12 @@ class PoolTransactions:
             bet = locked.config.bet
             existing = await self._round(rid)
             if existing is not None:
-                if existing["state"] == "abandoned":
+                if existing["state"] == LinkedRoundState.ABANDONED:
                     raise RoundStateError(
                         f"round {rid} of table {self.table} was abandoned ({existing['cause']})"
                     )
-                if existing["state"] != "open":  # only an opening asked again is the same round
+                # only an opening asked again is the same round
+                if existing["state"] != LinkedRoundState.OPEN:
                     raise RoundConflictError(
                         f"round {rid} of table {self.table} is already {existing['state']} in"
                         " the store: the table numbered a round twice"
@@ -416,7 +468,7 @@ class PoolTransactions:
                     self.pool,
                     self.table,
                     rid,
-                    "open",
+                    LinkedRoundState.OPEN.value,
                     canonical(rounds.seat_keys(seats)),
                     sum(seats.values()),
                     canonical(data["pools"][self.pool]),
@@ -442,7 +494,7 @@ class PoolTransactions:
 
     def _opened(self, rid: str, bet: str, row: dict[str, Any]) -> RoundOpened:
         recorded = json.loads(row["contribution"])
-        stakes = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
+        stakes = _on_bet(_stake_json(row["stakes"]), bet)
         return RoundOpened(
             rid,
             stakes,
@@ -462,20 +514,34 @@ class PoolTransactions:
         stakes on this pool's bet must be the opening's (PRG-2: BadRoundError otherwise),
         the others are the table's ledger's to record. The entry says ``added`` (nothing,
         on this pool) when they were given, ``opening_only`` when not (a void at start-up
-        recovery, owed while the link was down, an abandoned opening)."""
+        recovery, owed while the link was down, an abandoned opening).
+
+        A void repeated (a retry, a void owed while the link was down whose first attempt
+        did commit) returns the recorded result when it asks the same, as the local ledger
+        does: the rule, the cause and, if it gives ``final``, the same stakes on this pool's
+        bet (a repeat without them contradicts nothing). RoundConflictError, naming what
+        differs, when it asks another. A void of an abandoned opening returns the
+        abandonment (the store never counted the round: nothing to compare). RoundStateError
+        for a settled or unknown round."""
 
         async def work() -> RoundVoided:
             locked = await lock_pool(self.conn, self.pool)
+            bet = locked.config.bet
             row = await self._round(rid)
             if row is None:
                 raise RoundStateError(f"no round {rid} of table {self.table} in pool {self.pool}")
-            if row["state"] == "settled":
+            if row["state"] == LinkedRoundState.SETTLED:
                 raise RoundStateError(f"round {rid} is settled: a settled round cannot be voided")
-            if row["state"] != "open":
-                return self._voided(rid, locked.config.bet, row)
+            if row["state"] == LinkedRoundState.ABANDONED:
+                return self._voided(rid, bet, row)
             if final is not None:
-                seats = _stake_json(row["stakes"])
-                _check_final_stakes(rid, locked.config.bet, seats, final, "at the void")
+                _check_final_stakes(rid, bet, _stake_json(row["stakes"]), final, "at the void")
+            if row["state"] == LinkedRoundState.VOIDED:
+                asked = None if final is None else _on_bet(pool_stakes(final, bet), bet)
+                request = rounds.void_request(rule, cause, asked)
+                recorded = await self._closing_entry(rid, row)
+                rounds.refuse_other_repeat(self._named(rid), recorded, request, "voided")
+                return self._voided(rid, bet, row)
             return await self._void(locked, rid, row, now, rule, cause, known=final is not None)
 
         return await serializable(self.conn, work)
@@ -496,7 +562,7 @@ class PoolTransactions:
         contribution = Contribution.from_json(json.loads(row["contribution"]))
         shares = {self.pool: await self._fixed_shares(rid, row["open_seq"])}  # CH-9: back
         moved = rounds.reversals([(locked.config, locked.state, contribution)], shares)
-        returned = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
+        returned = _on_bet(_stake_json(row["stakes"]), bet)
         key = round_key(self.table, rid)
         added = {} if known else None
         data = {
@@ -509,7 +575,7 @@ class PoolTransactions:
         await self.conn.execute(
             CLOSE_ROUND,
             (
-                "voided",
+                LinkedRoundState.VOIDED.value,
                 canonical(data["pools"][self.pool]),
                 None,
                 rule,
@@ -535,10 +601,10 @@ class PoolTransactions:
 
     def _voided(self, rid: str, bet: str, row: dict[str, Any]) -> RoundVoided:
         """An already voided (or abandoned) round, as recorded."""
-        if row["state"] == "abandoned":
+        if row["state"] == LinkedRoundState.ABANDONED:
             return RoundVoided(rid, row["rule"], row["cause"], {}, {}, {}, row["close_seq"], True)
         recorded = json.loads(row["reversal"])
-        returned = {seat: {bet: stake} for seat, stake in _stake_json(row["stakes"]).items()}
+        returned = _on_bet(_stake_json(row["stakes"]), bet)
         return RoundVoided(
             rid,
             row["rule"],
@@ -559,7 +625,7 @@ class PoolTransactions:
             locked = await lock_pool(self.conn, self.pool)
             row = await self._round(rid)
             if row is not None:
-                if row["state"] == "open":
+                if row["state"] == LinkedRoundState.OPEN:
                     return await self._void(locked, rid, row, now, ABANDON_RULE, ABANDON_CAUSE)
                 return None
             key = round_key(self.table, rid)
@@ -571,7 +637,7 @@ class PoolTransactions:
                     self.pool,
                     self.table,
                     rid,
-                    "abandoned",
+                    LinkedRoundState.ABANDONED.value,
                     "{}",
                     0,
                     None,
@@ -644,7 +710,7 @@ class PoolTransactions:
             row = await self._round(rid)
             if row is None:
                 raise RoundStateError(f"no round {rid} of table {self.table} in pool {self.pool}")
-            if row["state"] in ("voided", "abandoned"):
+            if row["state"] in (LinkedRoundState.VOIDED, LinkedRoundState.ABANDONED):
                 raise RoundStateError(f"round {rid} was voided ({row['rule']}): nothing to settle")
             seats = _stake_json(row["stakes"])
             if final is not None:
@@ -655,7 +721,7 @@ class PoolTransactions:
             pool_lines = {self.pool: lines}
             seat_hands = {s: h for s, h in hands.items() if s in seats}
             request = rounds.settle_request(pool_lines, seat_hands, {}, {})
-            if row["state"] == "settled":
+            if row["state"] == LinkedRoundState.SETTLED:
                 return await self._settled_again(rid, locked, seats, row, request)
             key = round_key(self.table, rid)
             link = {self.pool: await self._link_shares(config, rid, row["open_seq"])}
@@ -666,7 +732,7 @@ class PoolTransactions:
             await self.conn.execute(
                 CLOSE_ROUND,
                 (
-                    "settled",
+                    LinkedRoundState.SETTLED.value,
                     None,
                     canonical(data["pools"][self.pool]),
                     None,
@@ -773,11 +839,7 @@ class PoolTransactions:
         row: dict[str, Any],
         request: dict[str, Any],
     ) -> RoundSettled:
-        cur = await self.conn.execute(
-            "SELECT data FROM croupier.journal WHERE pool = %s AND seq = %s",
-            (self.pool, row["close_seq"]),
-        )
-        recorded = json.loads((await cur.fetchone())[0])
+        recorded = await self._closing_entry(rid, row)
         if {k: recorded.get(k) for k in request} != request:
             raise RoundConflictError(
                 f"round {rid} of table {self.table} was already settled with other results"
@@ -809,6 +871,11 @@ def _check_final_stakes(
             f"the opening {seats}; a {bet} stake is placed before the round starts and never "
             "changes (PRG-2)"
         )
+
+
+def _on_bet(seats: Mapping[int, int], bet: str) -> Stakes:
+    """Seat -> stake on the pool's bet as a round's stakes (seat -> wager -> amount)."""
+    return {seat: {bet: stake} for seat, stake in seats.items()}
 
 
 def pool_stakes(stakes: Mapping[int, Mapping[str, int]], bet: str) -> dict[int, int]:
