@@ -45,7 +45,14 @@ from controller.web.config import WebConfig
 from controller.web.daemon_link import DaemonUnreachable
 from controller.web.feed import TableFeed
 from controller.web.http_log import quiet_bad_requests
-from controller.web.login_guard import DEVICE_COOKIE, DEVICE_KEY, DEVICE_MAX_AGE, LoginGuard
+from controller.web.limits import RETRY_AFTER, Complaints, StreamLimits, StreamsFull
+from controller.web.login_guard import (
+    DEVICE_COOKIE,
+    DEVICE_KEY,
+    DEVICE_MAX_AGE,
+    LoginGuard,
+    address_key,
+)
 from controller.web.metrics import TableSample, exposition
 from controller.web.par import HouseEdges
 from controller.web.security import Session, SessionsFull, SessionStore
@@ -67,6 +74,8 @@ SESSIONS = web.AppKey("sessions", SessionStore)
 GUARD = web.AppKey("login_guard", LoginGuard)
 EDGES = web.AppKey("edges", HouseEdges)
 LEDGER_THREAD = web.AppKey("ledger_thread", ThreadPoolExecutor)
+STREAMS = web.AppKey("streams", StreamLimits)
+COMPLAINTS = web.AppKey("complaints", Complaints)
 
 
 def build_app(config: WebConfig, *, clock: Callable[[], float] = time.monotonic) -> web.Application:
@@ -80,6 +89,8 @@ def build_app(config: WebConfig, *, clock: Callable[[], float] = time.monotonic)
     app[SESSIONS] = SessionStore(config.session_idle)
     app[GUARD] = LoginGuard(config.login_attempts, config.login_window, config.users)
     app[EDGES] = HouseEdges()
+    app[STREAMS] = StreamLimits(config.max_streams, config.max_streams_per_client)
+    app[COMPLAINTS] = Complaints()
     app.router.add_get("/", index)
     app.router.add_get("/table/{name}", table_page)
     app.router.add_get("/table/{name}/state", table_state)
@@ -109,6 +120,7 @@ async def _stop_feeds(app: web.Application) -> None:
     for feed in app[FEEDS].values():
         await feed.stop()
     app[LEDGER_THREAD].shutdown(wait=True)
+    app[COMPLAINTS].close()
 
 
 # --- headers and middlewares ---------------------------------------------------------
@@ -250,7 +262,32 @@ async def table_state(request: web.Request) -> web.Response:
 async def _stream(
     request: web.Request, feeds: list[TableFeed], render: Callable[[], str]
 ) -> web.StreamResponse:
-    """Server-sent events: ``render()`` now and after every change of the feeds."""
+    """Server-sent events: ``render()`` now and after every change of the feeds. Refused
+    with 503 beyond the live streams' limits (``limits.py``: a logged-in session's count
+    apart from the strangers')."""
+    session: Session | None = request["session"]
+    streams = request.app[STREAMS]
+    try:
+        ticket = streams.open(
+            address_key(request.remote), session.id if session and session.user else None
+        )
+    except StreamsFull as exc:
+        request.app[COMPLAINTS](
+            "live streams refused", "live stream refused for %s: %s", request.remote, exc
+        )
+        raise web.HTTPServiceUnavailable(
+            text=f"{exc}: try again in {RETRY_AFTER} s",
+            headers={"Retry-After": str(RETRY_AFTER)},
+        ) from None
+    try:
+        return await _events(request, feeds, render)
+    finally:
+        streams.close(ticket)
+
+
+async def _events(
+    request: web.Request, feeds: list[TableFeed], render: Callable[[], str]
+) -> web.StreamResponse:
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
     response.headers["X-Accel-Buffering"] = "no"
     await response.prepare(request)

@@ -14,6 +14,12 @@ Every key, its type and its limits::
     poll = 0.1                  # seconds between status reads while a page watches, 0.02..5
     idle_poll = 1.0             # seconds between reads while nobody watches, 0.1..30
     offline_after = 3.0         # seconds without an answer before a table shows offline, 0.5..60
+    max_connections = 256       # connections at once, 8..1000 (a service's file descriptors
+                                # are 1024 by default); beyond: the oldest idle one closes,
+                                # or 503 when all are busy (limits.py)
+    max_streams = 64            # live pages open without a login, 1..max_connections - 1
+                                # (a logged-in session's are counted apart, 8 each)
+    max_streams_per_client = 16 # of those, from one address (IPv6: its /64), 1..max_streams
 
     [[tables]]                  # one per table on the floor page, 1..64; the first is "/"
     name = "SIM-1"              # 1..32 letters, digits, '-', '_', '.'
@@ -67,6 +73,9 @@ class WebConfig:
     poll: float = 0.1
     idle_poll: float = 1.0
     offline_after: float = 3.0
+    max_connections: int = 256
+    max_streams: int = 64
+    max_streams_per_client: int = 16
 
     def table(self, name: str) -> TableSource | None:
         return next((t for t in self.tables if t.name == name), None)
@@ -86,8 +95,10 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _in(low: float, high: float) -> Any:
-    return lambda v: None if low <= v <= high else f"must be {low:g}..{high:g}, got {v}"
+def _in(low: float, high: float, why: str = "") -> Any:
+    """A check of ``low..high``; ``why`` says where ``high`` comes from."""
+    limits = f"{low:g}..{high:g}" + (f" ({why})" if why else "")
+    return lambda v: None if low <= v <= high else f"must be {limits}, got {v}"
 
 
 def load_web_config(
@@ -124,6 +135,18 @@ def load_web_config(
     ):
         values[key] = float(web.get(key, (int, float), default, _in(low, high)))
     values["login_attempts"] = web.get("login_attempts", int, 5, _in(1, 100))
+    connections = web.get("max_connections", int, 256, _in(8, 1000))
+    streams = web.get(
+        "max_streams",
+        int,
+        min(64, connections - 1),
+        _in(1, connections - 1, "below max_connections"),
+    )
+    per_client = web.get(
+        "max_streams_per_client", int, min(16, streams), _in(1, streams, "at most max_streams")
+    )
+    values["max_connections"], values["max_streams"] = connections, streams
+    values["max_streams_per_client"] = per_client
     web.finish()
 
     tables: list[TableSource] = []

@@ -17,8 +17,9 @@ from aiohttp import web
 
 from controller.stop_signals import STOP_SIGNALS
 from controller.validation import ConfigError
-from controller.web.app import EDGES, build_app
+from controller.web.app import COMPLAINTS, EDGES, build_app
 from controller.web.config import WebConfig, load_web_config
+from controller.web.limits import ConnectionGate, GatedSite
 
 log = logging.getLogger("croupier-web")
 SHUTDOWN_SECONDS = 2.0
@@ -49,12 +50,21 @@ def make_runner(app: web.Application, client_seconds: float = CLIENT_SECONDS) ->
     )
 
 
+async def start_site(runner: web.AppRunner, config: WebConfig, host: str, port: int) -> GatedSite:
+    """Listen on ``host:port`` (``runner`` set up), at most ``config.max_connections``
+    connections at once (limits.py)."""
+    assert runner.server is not None
+    gate = ConnectionGate(runner.server, config.max_connections, runner.app[COMPLAINTS])
+    site = GatedSite(runner, host, port, gate)
+    await site.start()
+    return site
+
+
 async def serve(config: WebConfig) -> None:
     app = build_app(config)
     runner = make_runner(app)
     await runner.setup()
-    site = web.TCPSite(runner, config.host, config.port)
-    await site.start()
+    await start_site(runner, config, config.host, config.port)
     names = ", ".join(t.name for t in config.tables)
     log.info("serving %s on http://%s:%d", names, config.host, config.port)
     stop = asyncio.Event()

@@ -47,6 +47,53 @@ def test_every_bad_key_is_named(tmp_path):
     ]
 
 
+def test_the_connection_limits_are_checked_against_each_other(tmp_path):
+    path = tmp_path / "web.toml"
+    table = '[[tables]]\nname = "T1"\nsocket = "s"\n'
+    path.write_text(
+        "[web]\nmax_connections = 4\nmax_streams = 300\nmax_streams_per_client = 0\n" + table
+    )
+    with pytest.raises(ConfigError) as err:
+        load_web_config(path)
+    assert err.value.problems == [
+        ("web.max_connections", "must be 8..1000, got 4"),
+        ("web.max_streams", "must be 1..255 (below max_connections), got 300"),
+        ("web.max_streams_per_client", "must be 1..64 (at most max_streams), got 0"),
+    ]
+    path.write_text("[web]\nmax_connections = 10\nmax_streams_per_client = 12\n" + table)
+    with pytest.raises(ConfigError) as err:
+        load_web_config(path)
+    assert err.value.problems == [
+        ("web.max_streams_per_client", "must be 1..9 (at most max_streams), got 12")
+    ]
+    path.write_text("[web]\nmax_connections = 10\n" + table)
+    config = load_web_config(path)  # the others' defaults fit under the cap given
+    assert (config.max_connections, config.max_streams, config.max_streams_per_client) == (
+        10,
+        9,
+        9,
+    )
+
+
+def test_stream_limits_count_strangers_by_address_and_a_login_apart():
+    from controller.web.limits import StreamLimits, StreamsFull
+
+    limits = StreamLimits(total=3, per_client=2, per_session=1)
+    a1, a2 = limits.open("addr:10.0.0.1", None), limits.open("addr:10.0.0.1", None)
+    with pytest.raises(StreamsFull, match="from this address"):
+        limits.open("addr:10.0.0.1", None)
+    b = limits.open("addr:10.0.0.2", None)
+    with pytest.raises(StreamsFull, match="without a login"):
+        limits.open("addr:10.0.0.3", None)
+    pit = limits.open("addr:10.0.0.1", "session-1")  # the strangers' limits do not apply
+    with pytest.raises(StreamsFull, match="in this session"):
+        limits.open("addr:10.0.0.9", "session-1")
+    assert len(limits) == 4
+    for ticket in (a1, a2, b, pit):
+        limits.close(ticket)
+    assert len(limits) == 0 and limits.open("addr:10.0.0.3", None)
+
+
 def test_binding_beyond_localhost_is_explicit(tmp_path):
     path = tmp_path / "web.toml"
     path.write_text(

@@ -39,7 +39,14 @@ function live(path, render, status) {
   const source = new EventSource(path);
   source.onmessage = (event) => { status.textContent = "live"; status.className = "live";
                                   render(JSON.parse(event.data)); };
-  source.onerror = () => { status.textContent = "reconnecting"; status.className = "stale"; };
+  source.onerror = () => {
+    status.textContent = "reconnecting"; status.className = "stale";
+    // a refusal (503: too many live pages) or a proxy's error page ends an EventSource for
+    // good; it retries by itself only after a dropped connection. Try again a little later.
+    if (source.readyState === EventSource.CLOSED) {
+      setTimeout(() => live(path, render, status), 5000 + Math.random() * 5000);
+    }
+  };
 }
 
 // --- the table page ------------------------------------------------------------------
