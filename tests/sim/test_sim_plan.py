@@ -61,8 +61,8 @@ def test_a_greek_table_plans_md_x1_after_a_decision_before_one_and_md_x2(tmp_pat
     early = [p for p in plans if p.expose_early]
     board = [p for p in plans if p.expose_community]
     assert after and early and board
-    assert all(p.decide is not None and not p.exposure_refused(DEALER) for p in after)
-    assert all(p.decide is None and p.exposure_refused(DEALER) for p in early)
+    assert all(not p.exposure_refused(DEALER) for p in after)
+    assert all(p.exposure_refused(DEALER) for p in early)
     assert not any(p.exposure_refused(COMMUNITY) for p in plans)
     # both cards exposed before any player acted: the dealer declares MD-S3 after the refusal
     both = [p for p in early if len(p.expose_dealer) == 2]
@@ -86,7 +86,7 @@ def test_other_profiles_plan_no_greek_exposure_and_draw_nothing_for_it(tmp_path,
         assert world.streams(EXPOSURES).getstate() == untouched
     finally:
         world.close()
-    assert not any(p.expose_dealer or p.expose_community or p.decide for p in plans)
+    assert not any(p.expose_dealer or p.expose_community for p in plans)
 
 
 def test_the_greek_draws_leave_the_dealers_stream_as_it_was(tmp_path, monkeypatch):

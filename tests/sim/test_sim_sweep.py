@@ -77,10 +77,10 @@ def test_a_greek_table_replaces_exposed_cards_and_settles_on_the_replacements(mo
         exposures[(event.destination, refused is None)] += 1
         return exposed(self, round_id, event, state, refused)
 
-    def checked(self, rid, archive, row, dealt, replaced):
+    def checked(self, rid, archive, row, dealt, replaced, *rest):
         if replaced:
             settled_on_replacements.add(rid)
-        return check_record(self, rid, archive, row, dealt, replaced)
+        return check_record(self, rid, archive, row, dealt, replaced, *rest)
 
     monkeypatch.setattr(sim_tally.Tally, "exposed", counted)
     monkeypatch.setattr(sim_tally.Tally, "_check_record", checked)

@@ -8,10 +8,13 @@ exposed after the deal (the dealer's: MD-X3 on uth-it, MD-X1 on uth-gr; the comm
 MD-X2 on uth-gr), a stuck stake, a chattering sensor, a pulled cable or a device reboot during
 the deal), and for each fault the misdeal verdict the rules require
 (:attr:`RoundPlan.allowed`) and whether the table must take or refuse an exposure
-(:meth:`RoundPlan.exposure_refused`). Hold'em players enter no wagers or decisions but for
-the first seat's before the dealer's cards are exposed for MD-X1 (the first player action, a
-decision drawn from UTH-4's shorthand); blackjack players play the basic strategy of the
-engine's strategy table (a player's choice, not the table's accounting).
+(:meth:`RoundPlan.exposure_refused`), and each seat's hold'em wagers and decision
+(:attr:`RoundPlan.wagers`: Ante and Blind or Ante, a Trips or Bonus bet or none, a decision of
+UTH-4's shorthand or CH-3's play or fold), drawn from a stream of their own. The dealer enters
+every dealt seat's once the deal is verified, in the order the table dealt them, the first
+seat's before the dealer's cards are exposed for MD-X1 (the first player action) and the
+others' after; blackjack players play the basic strategy of the engine's strategy table (a
+player's choice, not the table's accounting).
 """
 
 from __future__ import annotations
@@ -66,7 +69,14 @@ EXPOSED_EARLY = "the dealer's two cards exposed before any player acted"
 EXPOSURES = "exposures"
 GREEK_DEALER, EARLY, GREEK_COMMUNITY = 0.3, 0.3, 0.3  # times the faults
 DEALER_POSITIONS = ((1,), (2,), (1, 2))
+# the players' hold'em wagers and decisions, drawn from a stream of their own (the same draws
+# for every seat: one seat more or less shifts no other choice of the run)
+WAGERS = "wagers"
+SIDE_BETS = (0, 0, 500, 1000)  # a Trips (UTH-9) or Bonus (CH-7) bet, or none (0)
+SIDE_BET = {"uth": "trips", "casino-holdem": "bonus"}
 UTH_DECISIONS = ("4x", "3x", "2x", "1x", "fold")  # UTH-4's shorthand
+CH_DECISIONS = ("play", "play", "play", "fold")  # CH-3: most players call
+Wagers = dict[int, tuple[dict[str, int], str]]  # seat -> (stakes, decision)
 
 
 @dataclass
@@ -77,11 +87,13 @@ class RoundPlan:
     declare_reason: str = ""  # the dealer's words for it (DECLARED_REASON by default)
     expose: bool = False  # MD-X3: the dealer's cards exposed after the deal (uth-it)
     # MD-X1 (uth-gr): the dealer's cards (positions) exposed once a player's decision is in
-    # (``decide``: the first seat's wagers and decision, entered first); with ``expose_early``
-    # before any decision instead: refused, and with both cards the dealer declares MD-S3
+    # (the first seat's wagers and decision, entered before the others'); with
+    # ``expose_early`` before any decision instead: refused, and with both cards the dealer
+    # declares MD-S3
     expose_dealer: tuple[int, ...] = ()
     expose_early: bool = False
-    decide: tuple[int, str] | None = None  # (ante and blind each, decision) of the first seat
+    # hold'em: each seat's table wagers and decision, entered once the deal is verified
+    wagers: Wagers = field(default_factory=dict)
     expose_community: tuple[int, ...] = ()  # MD-X2 (uth-gr): community positions exposed
     stuck: int | None = None  # a seat whose stake is left on its sensor after the round
     chatter: int | None = None  # a seat whose sensor chatters before LOCK
@@ -125,7 +137,6 @@ class RoundPlan:
             "declare",
             "expose",
             "expose_dealer",
-            "decide",
             "expose_community",
             "stuck",
             "chatter",
@@ -137,6 +148,9 @@ class RoundPlan:
         for name in ("expose_early", "royal", "slow", "extra_card", "misfeed"):
             if getattr(self, name):
                 parts.append(name)
+        for seat, (stakes, decision) in self.wagers.items():
+            bets = " ".join(f"{name}={amount}" for name, amount in stakes.items())
+            parts.append(f"seat {seat} {bets} {decision}")
         if self.machine != MachineFaults():
             parts.append(f"machine {self.machine}")
         return ", ".join(parts)
@@ -147,6 +161,7 @@ class Dealer:
         self.world = world
         self.rng = rng
         self.exposure_rng = world.streams(EXPOSURES)  # drawn by uth-gr's plans only
+        self.wager_rng = world.streams(WAGERS)  # drawn by the hold'em plans only
         self.faults = faults
         self.next_at = 0.0
         self.plan: RoundPlan | None = None
@@ -157,13 +172,14 @@ class Dealer:
         self.drawn = 0  # cards drawn from the shoe this round
         self.drawn_at = 0.0
         self.in_round: str | None = None  # the round the table played with this plan
+        self.wagered: list[int] = []  # seats whose hold'em wagers are entered this round
 
     # --- planning --------------------------------------------------------------------------
 
     def _plan(self) -> RoundPlan:
         w, rng, f = self.world, self.rng, self.faults
         seats = sorted(rng.sample(w.seat_numbers, rng.randint(1, min(4, len(w.seat_numbers)))))
-        plan = RoundPlan(tuple(seats))
+        plan = RoundPlan(tuple(seats), wagers=self._wagers(seats))
         plan.allowed = {None}
         plan.royal = w.hand_forming and bool(w.config.pools) and rng.random() < ROYALS
         if rng.random() < f * 0.5 and w.hand_forming:
@@ -210,6 +226,23 @@ class Dealer:
         self._plan_greek_exposures(plan)
         return plan
 
+    def _wagers(self, seats: list[int]) -> Wagers:
+        """Each hold'em seat's table wagers and decision (none on a shoe: its players bet
+        at OPEN and decide hand by hand). Three draws a seat from their own stream."""
+        game = self.world.profile.game
+        if game not in SIDE_BET:
+            return {}
+        rng, uth = self.wager_rng, game == "uth"
+        wagers: Wagers = {}
+        for seat in seats:
+            ante, side = rng.choice(MAINS), rng.choice(SIDE_BETS)
+            decision = rng.choice(UTH_DECISIONS if uth else CH_DECISIONS)
+            stakes = {"ante": ante, "blind": ante} if uth else {"ante": ante}  # UTH-2, CH-2
+            if side:
+                stakes[SIDE_BET[game]] = side
+            wagers[seat] = (stakes, decision)
+        return wagers
+
     def _plan_greek_exposures(self, plan: RoundPlan) -> None:
         """MD-X1 and MD-X2 on a table whose profile has them (uth-gr), dealt by a shuffler.
         Drawn from their own stream, after the dealer's draws: the other profiles draw
@@ -225,7 +258,6 @@ class Dealer:
         dealer, early, community = rng.random(), rng.random(), rng.random()
         positions = rng.choice(DEALER_POSITIONS)
         board = tuple(sorted(rng.sample(range(1, 6), rng.randint(1, 5))))
-        decide = (rng.choice(MAINS), rng.choice(UTH_DECISIONS))
         if plan.declare is not None:
             return  # the dealer declares the round void as soon as it is verified
         if greek_community and community < f * GREEK_COMMUNITY:
@@ -233,8 +265,7 @@ class Dealer:
         if greek_dealer and dealer < f * GREEK_DEALER:
             plan.expose_dealer = positions
             if early >= EARLY:
-                plan.decide = decide
-                return
+                return  # after the first seat's decision
             plan.expose_early = True
             if len(positions) == 2:  # two cards exposed with a shuffler: MD-S3, declared
                 plan.declare, plan.declare_reason = EXPOSED_BY_SHUFFLER, EXPOSED_EARLY
@@ -285,6 +316,7 @@ class Dealer:
         self.done = set()
         self.drawn = 0
         self.in_round = None
+        self.wagered = []
 
     def _clear_excluded(self) -> bool:
         w = self.world
@@ -447,12 +479,17 @@ class Dealer:
             self.done.add("community")
             w.post(CardsExposed(plan.expose_community, COMMUNITY))
             return
-        if plan.decide is not None and "decide" not in self.done:
-            self.done.add("decide")  # the first player acts (the seat the table dealt first)
-            stake, decision = plan.decide
-            w.post(EnterWagers(r.seats[0], {"ante": stake, "blind": stake}, decision))
+        # the players act in the order the table dealt them: the first seat's decision is
+        # the first player action, the dealer's cards exposed after it (MD-X1), then the rest
+        waiting = [s for s in r.seats if s in plan.wagers and s not in self.wagered]
+        exposing = plan.expose_dealer and not plan.expose_early and "dealer" not in self.done
+        if waiting and not (exposing and self.wagered):
+            seat = waiting[0]
+            self.wagered.append(seat)
+            stakes, decision = plan.wagers[seat]
+            w.post(EnterWagers(seat, stakes, decision))
             return
-        if plan.expose_dealer and not plan.expose_early and "dealer" not in self.done:
+        if exposing:
             self.done.add("dealer")
             w.post(CardsExposed(plan.expose_dealer, DEALER))
             return

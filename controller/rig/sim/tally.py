@@ -22,8 +22,10 @@ Invariants (each violation names one, with the round and what differed):
 - ``closed``: the table is never OPEN while a blocking condition holds;
 - ``verdict``: a void's rule is one the rules require for the faults injected in the round
   (a crash: MD-S2);
-- ``settlement``: the settlement equals the engine's settlement of the recorded round, and
-  the ledger paid what it says.
+- ``settlement``: the round's record holds every seat's hold'em wagers and decision as the
+  dealer entered them (no seat's missing, none added), the settlement equals the engine's
+  settlement of the recorded round, and the ledger paid what it says for every wager of every
+  seat.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from controller.engine.games import settle
 from controller.table.events import (
     ArchiveRound,
     CardsExposed,
+    EnterWagers,
     LedgerWrite,
     OpenRound,
     SettleRound,
@@ -53,6 +56,7 @@ from firmware_bridge.messages import DealReply
 
 Dealt = tuple[str, tuple[int | None, ...]]  # a packet the shuffler dealt: its tag, its cards
 Exposed = tuple[str, tuple[int, ...]]  # cards exposed and replaced: their place, positions
+Entered = dict[int, tuple[dict[str, int], Any]]  # seat -> the wagers and decision entered
 FAULT_NOTICE = 15.0  # seconds a table may take to hear of a shuffler fault (link timeout, RTO)
 MONEY_KINDS = {"round.opened": 1, "round.voided": 2, "round.settled": 4}
 
@@ -74,11 +78,15 @@ class Tally:
         self.cards: dict[str, list[Dealt]] = {}  # round -> its packets: (tag, cards)
         # round -> the exposures the table took, in order: (destination, positions)
         self.replaced: dict[str, list[Exposed]] = {}
+        # round -> each seat's hold'em wagers and decision as the dealer entered them
+        self.entered: dict[str, Entered] = {}
         self.archived_rounds: dict[str, ArchiveRound] = {}
         # settled rounds whose archive is still to come (the table archives a round once the
-        # ledger answered its settlement): the row, the cards dealt and the exposures the
-        # table took, checked with it
-        self.unarchived: dict[str, tuple[dict[str, Any], list[Dealt] | None, list[Exposed]]] = {}
+        # ledger answered its settlement): the row, the cards dealt, the exposures the table
+        # took and the wagers entered, checked with it
+        self.unarchived: dict[
+            str, tuple[dict[str, Any], list[Dealt] | None, list[Exposed], Entered]
+        ] = {}
         self.journal_seen = 0  # the journal entries read so far
         self.verified_entries = 0  # the journal's length at the last full verification
         self.journal_rounds: dict[str, int] = {}  # round -> the MONEY_KINDS bits seen
@@ -133,6 +141,12 @@ class Tally:
             )
         elif not plan.exposure_refused(event.destination) and refused is not None:
             self.fail("exposure", round_id, f"{cards} exposed: refused ({refused})")
+
+    def wagered(self, round_id: str, event: EnterWagers) -> None:
+        """The dealer entered a seat's hold'em wagers and decision for the round in play
+        (taken or refused: a settled round must hold them all; the dealer enters each seat's
+        once, stakes and decision together)."""
+        self.entered.setdefault(round_id, {})[event.seat] = (dict(event.stakes), event.decision)
 
     def powered_up(self, recovered: list[str]) -> None:
         self.unarchived.clear()  # a settlement's answer lost at a crash: its record with it
@@ -239,6 +253,7 @@ class Tally:
         self.plans.pop(rid, None)
         self.cards.pop(rid, None)
         self.replaced.pop(rid, None)
+        self.entered.pop(rid, None)
         state: str = row["state"]
         return state
 
@@ -291,12 +306,13 @@ class Tally:
             self.fail("verdict", rid, f"settled, but the injected faults call for {want}")
         archive = self.archived_rounds.pop(rid, None)
         self.digest_lines.append(f"{rid} settled {row['paid']}")
+        seen = (row, self.cards.get(rid), self.replaced.get(rid, []), self.entered.get(rid, {}))
         if archive is None:
             # the archive comes with the ledger's answer (or never: a crash before it took the
             # record with the memory)
-            self.unarchived[rid] = (row, self.cards.get(rid), self.replaced.get(rid, []))
+            self.unarchived[rid] = seen
             return
-        self._check_record(rid, archive, row, self.cards.get(rid), self.replaced.get(rid, []))
+        self._check_record(rid, archive, *seen)
 
     def _check_record(
         self,
@@ -305,23 +321,57 @@ class Tally:
         row: dict[str, Any],
         dealt: list[Dealt] | None,
         replaced: list[Exposed],
+        entered: Entered,
     ) -> None:
-        """The settled round's record (``archive``) against the engine, the ledger's ``row``,
-        the cards ``dealt`` to the round and the exposures the table ``replaced``."""
+        """The settled round's record (``archive``) against the wagers the dealer
+        ``entered``, the engine, the ledger's ``row``, the cards ``dealt`` to the round and
+        the exposures the table ``replaced``."""
+        if not self.world.shoe:  # a shoe's bets are placed at OPEN and played hand by hand
+            self._wagers(rid, archive.record, entered)
         result = settle(self.world.profile, archive.record, table_record=True).to_json()
         if result != archive.result.to_json():
             self.fail("settlement", rid, "the engine settles the recorded round differently")
-        paid = {int(s): w for s, w in json.loads(row["paid"] or "{}").items()}
-        for seat in result["seats"]:
-            for name, wager in seat["wagers"].items():
-                if name in paid.get(seat["seat"], {}) and paid[seat["seat"]][name] != wager["paid"]:
-                    self.fail(
-                        "settlement",
-                        rid,
-                        f"seat {seat['seat']} {name}: ledger paid {paid[seat['seat']][name]},"
-                        f" the engine {wager['paid']}",
-                    )
+        # every wager of every seat, the ledger's against the engine's (one missing on either
+        # side is a difference too)
+        ledger = {
+            (int(seat), name): amount
+            for seat, wagers in json.loads(row["paid"] or "{}").items()
+            for name, amount in wagers.items()
+        }
+        engine = {
+            (seat["seat"], name): wager["paid"]
+            for seat in result["seats"]
+            for name, wager in seat["wagers"].items()
+        }
+        for seat, name in sorted(ledger.keys() | engine.keys()):
+            if ledger.get((seat, name)) != engine.get((seat, name)):
+                self.fail(
+                    "settlement",
+                    rid,
+                    f"seat {seat} {name}: ledger paid {ledger.get((seat, name))},"
+                    f" the engine {engine.get((seat, name))}",
+                )
         self._cards(rid, archive.record, dealt, replaced)
+
+    def _wagers(self, rid: str, record: dict[str, Any], entered: Entered) -> None:
+        """Every seat of a hold'em record holds the table wagers and decision the dealer
+        entered for it, and no other seat holds any (the pool stake aside: LOCK took it, the
+        ``books`` check): the settlement checked next is then of every seat's bets."""
+        progressive = self.world.profile.progressive
+        pool = progressive.bet if progressive else None
+        recorded: Entered = {}
+        for seat in record.get("seats", []):
+            stakes = {k: v for k, v in seat.get("stakes", {}).items() if k != pool}
+            if stakes or seat.get("decision") is not None:
+                recorded[seat["seat"]] = (stakes, seat.get("decision"))
+        for seat in sorted(recorded.keys() | entered.keys()):
+            got, want = recorded.get(seat), entered.get(seat)
+            if got != want:
+                self.fail(
+                    "settlement",
+                    rid,
+                    f"seat {seat}: recorded wagers {got}, the dealer entered {want}",
+                )
 
     def _cards(
         self,

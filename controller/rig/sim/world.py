@@ -37,6 +37,7 @@ from controller.table.events import (
     CardsExposed,
     Condition,
     ConditionChanged,
+    EnterWagers,
     LedgerWrite,
     LedgerWritten,
     Output,
@@ -282,6 +283,8 @@ class World:
         if isinstance(event, CardsExposed) and r is not None:
             refused = next((o.reason for o in outputs if isinstance(o, Refused)), None)
             self.tally.exposed(r.round_id, event, before, refused)
+        elif isinstance(event, EnterWagers) and r is not None:
+            self.tally.wagered(r.round_id, event)
         self._gpio_pending = True  # the core commanded the seats: their events to collect
         for output in outputs:
             if self._crash_in is not None:
