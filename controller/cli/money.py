@@ -43,18 +43,18 @@ def table_currency(args: argparse.Namespace) -> Currency:
     """The currency of ``--config``, else of the installed table, else EUR. A configuration
     named with ``--config`` must load (its problems are the error); the installed one is only
     a hint: meters stay readable on a controller whose configuration is broken."""
+    path = getattr(args, "config", None)
+    if path is None and not os.path.exists(SYSTEM_CONFIG):
+        return currency(DEFAULT_CURRENCY)  # nothing to read: the loader is not even imported
     from controller.table.tableconfig import load_table_config
     from controller.validation import ConfigError
 
-    path = getattr(args, "config", None)
     if path is not None:
         return currency(load_table_config(path).profile.money.currency)
-    if os.path.exists(SYSTEM_CONFIG):
-        try:
-            return currency(load_table_config(SYSTEM_CONFIG).profile.money.currency)
-        except ConfigError:
-            pass
-    return currency(DEFAULT_CURRENCY)
+    try:
+        return currency(load_table_config(SYSTEM_CONFIG).profile.money.currency)
+    except ConfigError:
+        return currency(DEFAULT_CURRENCY)
 
 
 def currency_json(cur: Currency) -> dict[str, Any]:
