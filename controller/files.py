@@ -132,13 +132,12 @@ def write_atomic(
     shell's ``>`` would. ``path`` is checked first (:func:`check_output`); errors name
     ``path``, not the temporary file."""
     import contextlib
-    import secrets
 
     check_output(path)
     target = os.path.realpath(path)  # a symlink's file, not the link
     check_output(target)
     folder, name = os.path.split(target)
-    tmp = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+    tmp = os.path.join(folder, f".{name[:200]}.{os.urandom(4).hex()}.tmp")
     try:
         existing: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
@@ -176,11 +175,10 @@ def write_new(
     folder, then is linked to ``path`` (link(2) fails where ``path`` exists); errors name
     ``path``."""
     import contextlib
-    import secrets
 
     check_output(path)
     folder, name = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+    tmp = os.path.join(folder, f".{name[:200]}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
         try:
