@@ -157,7 +157,7 @@ def _sessions(clock: Callable[[], float]) -> Any:
             if token is None and request.content_type == "application/x-www-form-urlencoded":
                 if (request.content_length or 0) > MAX_FORM:
                     raise web.HTTPRequestEntityTooLarge(MAX_FORM, request.content_length or 0)
-                token = (await request.post()).get("csrf")
+                token = (await _form(request)).get("csrf")
             if session is None or not session.csrf_ok(token if isinstance(token, str) else None):
                 raise web.HTTPForbidden(text="missing or wrong CSRF token: reload the page")
         elif app[CONFIG].view_needs_login and not public and _user(request) is None:
@@ -169,6 +169,20 @@ def _sessions(clock: Callable[[], float]) -> Any:
         return response
 
     return middleware
+
+
+async def _form(request: web.Request) -> Any:
+    """The request's form, its body read within the connection's client time (the runner's
+    keep-alive timeout, main.CLIENT_SECONDS) or 408. Without a bound, a body that never came
+    kept its request in progress for good, and a few such sockets kept every connection busy
+    (limits.py). A client gone in the middle of its body is no error to log."""
+    try:
+        async with asyncio.timeout(request.protocol.keepalive_timeout or None):
+            return await request.post()
+    except TimeoutError:
+        raise web.HTTPRequestTimeout(text="the request's body did not arrive in time") from None
+    except ConnectionResetError:
+        raise web.HTTPBadRequest(text="the connection was lost") from None
 
 
 def _session(request: web.Request) -> Session:
@@ -421,7 +435,7 @@ async def login_page(request: web.Request) -> web.Response:
 
 async def login(request: web.Request) -> web.Response:
     app = request.app
-    form = await request.post()
+    form = await _form(request)
     user, secret = form.get("user"), form.get("secret")
     if not isinstance(user, str) or not isinstance(secret, str) or len(secret) > 256:
         return _login_form(request, "user and credential are required")

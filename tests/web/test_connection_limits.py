@@ -27,8 +27,11 @@ USER = "alice"
 
 
 @contextlib.asynccontextmanager
-async def service(tmp_path: Path, **limits: int) -> AsyncIterator[GatedSite]:
-    """croupier-web on a free port with these ``[web]`` limits, user USER with "pw"."""
+async def service(
+    tmp_path: Path, client_seconds: float | None = None, **limits: int
+) -> AsyncIterator[GatedSite]:
+    """croupier-web on a free port with these ``[web]`` limits, user USER with "pw" (and
+    ``client_seconds`` for make_runner's, when given)."""
     lines = ["[web]", "cookie_secure = false"] + [f"{k} = {v}" for k, v in limits.items()]
     config_file = tmp_path / "web.toml"
     config_file.write_text(
@@ -38,7 +41,8 @@ async def service(tmp_path: Path, **limits: int) -> AsyncIterator[GatedSite]:
     config = load_web_config(config_file)
     from controller.web.app import build_app
 
-    runner = make_runner(build_app(config))  # the 15 s idle timeout: the cap acts first
+    app = build_app(config)  # by default the 15 s idle timeout: the cap acts first
+    runner = make_runner(app) if client_seconds is None else make_runner(app, client_seconds)
     await runner.setup()
     try:
         yield await start_site(runner, config, "127.0.0.1", 0)
@@ -65,6 +69,15 @@ def closed_within(sock: socket.socket, seconds: float) -> bytes | None:
     except ConnectionResetError:
         pass
     return data
+
+
+def first_bytes(sock: socket.socket, seconds: float) -> bytes:
+    """The first bytes the service sends on ``sock`` (b"": none within ``seconds``)."""
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(65536)
+    except (TimeoutError, ConnectionResetError):
+        return b""
 
 
 THREADS = ThreadPoolExecutor(64, thread_name_prefix="flood")  # a socket each, at once
@@ -238,3 +251,45 @@ def test_the_defaults_leave_room_beside_the_streams():
     config = load_web_config(socket="/run/croupier/control.sock")
     limits = (config.max_connections, config.max_streams, config.max_streams_per_client)
     assert limits == (256, 64, 16)
+
+
+STALLED_FORM = (
+    b"POST /login HTTP/1.1\r\nHost: x\r\n"
+    b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncsrf="
+)
+
+
+def test_request_bodies_that_never_arrive_do_not_hold_every_connection(tmp_path, caplog):
+    """A POST whose body never came kept its request in progress for good (no timeout on a
+    body): 8 such sockets, sent once, held every connection and every newcomer got a 503
+    until they went. Now a body arrives within the client time or the request ends (408),
+    and a client gone in the middle of its body is no traceback."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, client_seconds=1.0, max_connections=8, max_streams=4) as site:
+            flood = [_sent(connect(site.port), STALLED_FORM) for _ in range(8)]
+            try:
+                await asyncio.sleep(0.2)
+                assert site.gate.connections == 8
+                answers = await asyncio.gather(*(in_thread(first_bytes, s, 3.0) for s in flood))
+                assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers), answers
+                async with (
+                    aiohttp.ClientSession() as pit,
+                    pit.get(f"http://127.0.0.1:{site.port}/floor") as page,
+                ):
+                    assert page.status == 200
+                gone = _sent(connect(site.port), STALLED_FORM)
+                await asyncio.sleep(0.2)
+                gone.close()  # in the middle of its body
+                await asyncio.sleep(0.2)
+                assert site.gate.refused == 0
+            finally:
+                for s in flood:
+                    s.close()
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(scenario())
+    for record in caplog.records:
+        assert record.exc_info is None, record.getMessage()
+        assert record.levelno < logging.ERROR, record.getMessage()
+
