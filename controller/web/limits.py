@@ -214,11 +214,15 @@ class _Refused(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         transport.write(REFUSAL_BYTES)
-        if self.gate.lingering >= MAX_LINGERING:
+        if self.gate.lingering >= MAX_LINGERING or transport.is_closing():
+            transport.abort()
+            return
+        try:
+            transport.write_eof()  # the answer is whole; the client's request is read and dropped
+        except OSError:  # the client is gone already (ENOTCONN): nothing to linger for
             transport.abort()
             return
         self.gate.lingering += 1
-        transport.write_eof()  # the answer is whole; the client's request is read and dropped
         self.timer = asyncio.get_running_loop().call_later(LINGER, transport.abort)
 
     def data_received(self, data: bytes) -> None:

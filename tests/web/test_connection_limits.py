@@ -293,3 +293,26 @@ def test_request_bodies_that_never_arrive_do_not_hold_every_connection(tmp_path,
         assert record.exc_info is None, record.getMessage()
         assert record.levelno < logging.ERROR, record.getMessage()
 
+
+def test_a_refused_client_gone_at_once_is_no_traceback(tmp_path, caplog):
+    """With every connection busy, a client that connects and resets at once made the 503's
+    write_eof() raise (ENOTCONN) in connection_made: a traceback for each such socket."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, max_connections=8, max_streams=4) as site:
+            busy = [_sent(connect(site.port), STALLED_FORM) for _ in range(8)]
+            try:
+                await asyncio.sleep(0.2)
+                for _ in range(5):
+                    sock = connect(site.port)
+                    sock.close()  # gone before the 503: its FIN, then a reset for the 503
+                await asyncio.sleep(0.3)
+                assert site.gate.refused == 5 and site.gate.lingering == 0
+            finally:
+                for s in busy:
+                    s.close()
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(scenario())
+    for record in caplog.records:
+        assert record.exc_info is None and record.levelno < logging.ERROR, record.getMessage()
