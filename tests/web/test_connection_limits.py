@@ -316,3 +316,40 @@ def test_a_refused_client_gone_at_once_is_no_traceback(tmp_path, caplog):
         asyncio.run(scenario())
     for record in caplog.records:
         assert record.exc_info is None and record.levelno < logging.ERROR, record.getMessage()
+
+
+def test_clients_that_never_read_their_answers_do_not_hold_every_connection(tmp_path, caplog):
+    """A client that pipelines requests and never reads the answers kept its request in
+    progress for good, waiting for the client to drain (aiohttp has no write timeout): 8
+    such sockets held every connection. Now a connection whose writing stays paused for the
+    client time is dropped."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, client_seconds=1.0, max_connections=8, max_streams=4) as site:
+            flood = []
+            for _ in range(8):
+                sock = socket.socket()
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.connect(("127.0.0.1", site.port))
+                sock.sendall(b"GET /floor HTTP/1.1\r\nHost: x\r\n\r\n" * 4000)
+                flood.append(sock)
+            try:
+                await asyncio.sleep(0.3)
+                assert site.gate.connections == 8
+                await asyncio.sleep(2.2)  # buffers full, then paused for the client time (1 s)
+                assert site.gate.connections == 0  # every one dropped
+                async with (
+                    aiohttp.ClientSession() as pit,
+                    pit.get(f"http://127.0.0.1:{site.port}/floor") as page,
+                ):
+                    assert page.status == 200
+                assert site.gate.refused == 0
+            finally:
+                for s in flood:
+                    s.close()
+            await asyncio.sleep(0.2)
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(scenario())
+    for record in caplog.records:
+        assert record.exc_info is None and record.levelno < logging.ERROR, record.getMessage()
