@@ -30,6 +30,7 @@ import html
 import io
 import json
 import logging
+import mimetypes
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -104,7 +105,7 @@ def build_app(config: WebConfig, *, clock: Callable[[], float] = time.monotonic)
     app.router.add_post("/login", login)
     app.router.add_post("/logout", logout)
     app.router.add_get("/metrics", metrics)
-    app.router.add_static("/static", STATIC)
+    app.router.add_get("/static/{name}", static_file)
     app.on_startup.append(_start_feeds)
     app.on_cleanup.append(_stop_feeds)
     return app
@@ -344,6 +345,28 @@ async def floor_events(request: web.Request) -> web.StreamResponse:
     return await _stream(
         request, feeds, lambda: json.dumps([f.tile() for f in feeds], separators=(",", ":"))
     )
+
+
+@functools.cache
+def _static_files() -> dict[str, tuple[bytes, str]]:
+    """The page's files (a few KB), read once. Served from memory, not by aiohttp's static
+    route: that sends a file with sendfile(), which waits for a peer that never reads with
+    no pause of the protocol, so the connection gate's stall timeout never saw it (limits.py)
+    and such a connection stayed busy for good."""
+    files = {}
+    for path in STATIC.iterdir():
+        kind = mimetypes.guess_type(path.name)[0]
+        if path.is_file() and kind is not None:
+            files[path.name] = (path.read_bytes(), kind)
+    return files
+
+
+async def static_file(request: web.Request) -> web.Response:
+    found = _static_files().get(request.match_info["name"])
+    if found is None:
+        raise web.HTTPNotFound()
+    body, kind = found
+    return web.Response(body=body, content_type=kind)
 
 
 _PNG_CACHE: dict[str, bytes] = {}
