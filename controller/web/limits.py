@@ -202,10 +202,17 @@ class _Counted(asyncio.Protocol):
             self.handler.connection_lost(exc)
 
     def is_idle(self) -> bool:
-        """No request in progress: between requests, or none whole yet (or not even started:
-        accepted in the same burst). aiohttp keeps this in a private attribute; without it,
-        nothing started is idle and the gate refuses instead."""
-        return self.transport is None or not getattr(self.handler, "_request_in_progress", True)
+        """No request to lose: none whole yet (a slow or silent client; or not even started:
+        accepted in the same burst), or aiohttp's loop waits for the next one (its own test
+        for an idle keep-alive, RequestHandler._process_keepalive). Not its
+        ``_request_in_progress``: that is set when the handler's task first runs, on Python
+        3.11 an iteration or two after the request arrived, and it is unset while pipelined
+        requests wait. aiohttp keeps both in private attributes; without them, nothing
+        started is idle and the gate refuses instead."""
+        if self.transport is None or getattr(self.handler, "_request_count", 1) == 0:
+            return True
+        waiter = getattr(self.handler, "_waiter", None)
+        return waiter is not None and not waiter.done()
 
     def close(self) -> None:
         self.evicted = True

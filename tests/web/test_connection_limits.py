@@ -273,6 +273,7 @@ def test_request_bodies_that_never_arrive_do_not_hold_every_connection(tmp_path,
                 assert site.gate.connections == 8
                 answers = await asyncio.gather(*(in_thread(first_bytes, s, 3.0) for s in flood))
                 assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers), answers
+                await asyncio.sleep(1.2)  # the rest of their bodies awaited a second, then closed
                 async with (
                     aiohttp.ClientSession() as pit,
                     pit.get(f"http://127.0.0.1:{site.port}/floor") as page,
@@ -353,3 +354,34 @@ def test_clients_that_never_read_their_answers_do_not_hold_every_connection(tmp_
         asyncio.run(scenario())
     for record in caplog.records:
         assert record.exc_info is None and record.levelno < logging.ERROR, record.getMessage()
+
+
+def test_a_connection_whose_request_has_arrived_is_not_evicted(tmp_path):
+    """aiohttp's _request_in_progress is set when the handler's task first runs: on Python
+    3.11 an iteration or two after the request's bytes arrived (and pipelined requests wait
+    with it unset). An accept in between took such a connection for idle and closed it: the
+    client's request went unanswered. The oldest of 8 idle keep-alive connections gets a
+    whole request, and a newcomer is accepted in the same iteration."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, max_connections=8, max_streams=4) as site:
+            request = b"GET /floor HTTP/1.1\r\nHost: x\r\n\r\n"
+            socks = [_sent(connect(site.port), request) for _ in range(8)]
+            try:
+                answers = await asyncio.gather(*(in_thread(first_bytes, s, 3.0) for s in socks))
+                assert all(a.startswith(b"HTTP/1.1 200 ") for a in answers)
+                assert site.gate.connections == 8
+                oldest = next(iter(site.gate._open))
+                assert oldest.is_idle()  # between requests
+                oldest.data_received(request)  # as the selector would hand it over
+                newcomer = site.gate()  # an accept in the same iteration
+                assert oldest in site.gate._open and not oldest.evicted
+                assert newcomer in site.gate._open  # another idle one made room
+                site.gate._open.pop(newcomer)  # it never gets a socket here
+                answer = await in_thread(first_bytes, socks[0], 3.0)
+                assert answer.startswith(b"HTTP/1.1 200 "), answer
+            finally:
+                for s in socks:
+                    s.close()
+
+    asyncio.run(scenario())
