@@ -66,6 +66,7 @@ CSP = (
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 HEARTBEAT = 15.0  # seconds between SSE comments on a quiet stream
+GONE_POLL = 1.0  # seconds: how soon a stream notices its client has gone (and stops counting)
 MAX_FORM = 4096  # bytes of a login form
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -321,9 +322,18 @@ async def _events(
                 asyncio.ensure_future(f.wait_change(v, HEARTBEAT))
                 for f, v in zip(feeds, versions, strict=True)
             ]
-            _done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
+            try:  # a change, a heartbeat, or (checked every GONE_POLL) the client gone
+                done: set[asyncio.Future[Any]] = set()
+                while not done:
+                    done, _ = await asyncio.wait(
+                        waits, timeout=GONE_POLL, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    transport = request.transport
+                    if not done and (transport is None or transport.is_closing()):
+                        raise ConnectionResetError("the client has gone")
+            finally:
+                for task in waits:
+                    task.cancel()
             versions = [f.version for f in feeds]
             if data == render():
                 await response.write(b": quiet\n\n")

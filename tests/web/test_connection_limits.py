@@ -18,6 +18,7 @@ import aiohttp
 import pytest
 
 from controller.table.credentials import hash_credential
+from controller.web.app import FEEDS, STREAMS
 from controller.web.config import load_web_config
 from controller.web.limits import RETRY_AFTER, GatedSite
 from controller.web.main import make_runner, start_site
@@ -383,5 +384,28 @@ def test_a_connection_whose_request_has_arrived_is_not_evicted(tmp_path):
             finally:
                 for s in socks:
                     s.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_stream_whose_client_left_is_no_longer_counted(tmp_path):
+    """A stream noticed its client had gone only when its next write failed, up to a
+    heartbeat (15 s) later: counted that long against its address or session (8 reloads of
+    a page in a quarter of a minute, and the 9th was refused). Now within a second."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, max_connections=8, max_streams=4) as site:
+            streams = site._runner.app[STREAMS]
+            async with aiohttp.ClientSession() as client:
+                for _ in range(3):
+                    stream = await open_stream(client, site.port)
+                    assert stream.status == 200 and len(streams) == 1
+                    stream.close()  # the page is left
+                    started = time.monotonic()
+                    while len(streams) and time.monotonic() - started < 3.0:
+                        await asyncio.sleep(0.05)
+                    assert len(streams) == 0 and time.monotonic() - started < 1.5
+            assert site.gate.connections == 0
+            assert all(feed.watchers == 0 for feed in site._runner.app[FEEDS].values())
 
     asyncio.run(scenario())
