@@ -30,6 +30,7 @@ import html
 import io
 import json
 import logging
+import mimetypes
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -65,6 +66,7 @@ CSP = (
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 HEARTBEAT = 15.0  # seconds between SSE comments on a quiet stream
+GONE_POLL = 1.0  # seconds: how soon a stream notices its client has gone (and stops counting)
 MAX_FORM = 4096  # bytes of a login form
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -104,7 +106,7 @@ def build_app(config: WebConfig, *, clock: Callable[[], float] = time.monotonic)
     app.router.add_post("/login", login)
     app.router.add_post("/logout", logout)
     app.router.add_get("/metrics", metrics)
-    app.router.add_static("/static", STATIC)
+    app.router.add_get("/static/{name}", static_file)
     app.on_startup.append(_start_feeds)
     app.on_cleanup.append(_stop_feeds)
     return app
@@ -157,7 +159,7 @@ def _sessions(clock: Callable[[], float]) -> Any:
             if token is None and request.content_type == "application/x-www-form-urlencoded":
                 if (request.content_length or 0) > MAX_FORM:
                     raise web.HTTPRequestEntityTooLarge(MAX_FORM, request.content_length or 0)
-                token = (await request.post()).get("csrf")
+                token = (await _form(request)).get("csrf")
             if session is None or not session.csrf_ok(token if isinstance(token, str) else None):
                 raise web.HTTPForbidden(text="missing or wrong CSRF token: reload the page")
         elif app[CONFIG].view_needs_login and not public and _user(request) is None:
@@ -169,6 +171,20 @@ def _sessions(clock: Callable[[], float]) -> Any:
         return response
 
     return middleware
+
+
+async def _form(request: web.Request) -> Any:
+    """The request's form, its body read within the connection's client time (the runner's
+    keep-alive timeout, main.CLIENT_SECONDS) or 408. Without a bound, a body that never came
+    kept its request in progress for good, and a few such sockets kept every connection busy
+    (limits.py). A client gone in the middle of its body is no error to log."""
+    try:
+        async with asyncio.timeout(request.protocol.keepalive_timeout or None):
+            return await request.post()
+    except TimeoutError:
+        raise web.HTTPRequestTimeout(text="the request's body did not arrive in time") from None
+    except ConnectionResetError:
+        raise web.HTTPBadRequest(text="the connection was lost") from None
 
 
 def _session(request: web.Request) -> Session:
@@ -306,9 +322,18 @@ async def _events(
                 asyncio.ensure_future(f.wait_change(v, HEARTBEAT))
                 for f, v in zip(feeds, versions, strict=True)
             ]
-            _done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
+            try:  # a change, a heartbeat, or (checked every GONE_POLL) the client gone
+                done: set[asyncio.Future[Any]] = set()
+                while not done:
+                    done, _ = await asyncio.wait(
+                        waits, timeout=GONE_POLL, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    transport = request.transport
+                    if not done and (transport is None or transport.is_closing()):
+                        raise ConnectionResetError("the client has gone")
+            finally:
+                for task in waits:
+                    task.cancel()
             versions = [f.version for f in feeds]
             if data == render():
                 await response.write(b": quiet\n\n")
@@ -330,6 +355,28 @@ async def floor_events(request: web.Request) -> web.StreamResponse:
     return await _stream(
         request, feeds, lambda: json.dumps([f.tile() for f in feeds], separators=(",", ":"))
     )
+
+
+@functools.cache
+def _static_files() -> dict[str, tuple[bytes, str]]:
+    """The page's files (a few KB), read once. Served from memory, not by aiohttp's static
+    route: that sends a file with sendfile(), which waits for a peer that never reads with
+    no pause of the protocol, so the connection gate's stall timeout never saw it (limits.py)
+    and such a connection stayed busy for good."""
+    files = {}
+    for path in STATIC.iterdir():
+        kind = mimetypes.guess_type(path.name)[0]
+        if path.is_file() and kind is not None:
+            files[path.name] = (path.read_bytes(), kind)
+    return files
+
+
+async def static_file(request: web.Request) -> web.Response:
+    found = _static_files().get(request.match_info["name"])
+    if found is None:
+        raise web.HTTPNotFound()
+    body, kind = found
+    return web.Response(body=body, content_type=kind)
 
 
 _PNG_CACHE: dict[str, bytes] = {}
@@ -421,7 +468,7 @@ async def login_page(request: web.Request) -> web.Response:
 
 async def login(request: web.Request) -> web.Response:
     app = request.app
-    form = await request.post()
+    form = await _form(request)
     user, secret = form.get("user"), form.get("secret")
     if not isinstance(user, str) or not isinstance(secret, str) or len(secret) > 256:
         return _login_form(request, "user and credential are required")

@@ -52,6 +52,7 @@ RETRY_AFTER = 5  # seconds a refused client is asked to wait (the Retry-After he
 LINGER = 1.0  # seconds a refused connection stays open for its client to read the 503
 MAX_LINGERING = 64  # refused connections lingering at once; beyond, closed at once
 STREAMS_PER_SESSION = 8  # live streams of one logged-in session (a browser's pages)
+STALL_SECONDS = 15.0  # writing paused this long (no client time known): the peer is dropped
 LOG_INTERVAL = 60.0  # seconds: one line, then one summary, per kind of refusal
 REFUSAL = (
     "HTTP/1.1 503 Service Unavailable\r\n"
@@ -160,6 +161,7 @@ class _Counted(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.evicted = False  # evicted before it started (a burst of accepts): closed then
         self.started = False  # aiohttp's protocol has the connection
+        self.stalled: asyncio.TimerHandle | None = None  # writing paused: dropped then
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -176,21 +178,41 @@ class _Counted(asyncio.Protocol):
         return self.handler.eof_received()  # type: ignore[no-any-return]
 
     def pause_writing(self) -> None:
+        """The peer reads slower than we write. A peer that reads nothing at all (answers
+        asked for and left unread, a stream never read) held its request in progress for
+        good, waiting to drain: a busy connection the gate could never evict. Dropped when
+        writing stays paused for the client time (the runner's keep-alive timeout)."""
         self.handler.pause_writing()
+        stall = getattr(self.handler, "keepalive_timeout", 0) or STALL_SECONDS
+        if self.transport is not None and self.stalled is None:
+            self.stalled = asyncio.get_running_loop().call_later(stall, self.transport.abort)
 
     def resume_writing(self) -> None:
+        if self.stalled is not None:
+            self.stalled.cancel()
+            self.stalled = None
         self.handler.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.stalled is not None:
+            self.stalled.cancel()
+            self.stalled = None
         self.gate._open.pop(self, None)
         if self.started:
             self.handler.connection_lost(exc)
 
     def is_idle(self) -> bool:
-        """No request in progress: between requests, or none whole yet (or not even started:
-        accepted in the same burst). aiohttp keeps this in a private attribute; without it,
-        nothing started is idle and the gate refuses instead."""
-        return self.transport is None or not getattr(self.handler, "_request_in_progress", True)
+        """No request to lose: none whole yet (a slow or silent client; or not even started:
+        accepted in the same burst), or aiohttp's loop waits for the next one (its own test
+        for an idle keep-alive, RequestHandler._process_keepalive). Not its
+        ``_request_in_progress``: that is set when the handler's task first runs, on Python
+        3.11 an iteration or two after the request arrived, and it is unset while pipelined
+        requests wait. aiohttp keeps both in private attributes; without them, nothing
+        started is idle and the gate refuses instead."""
+        if self.transport is None or getattr(self.handler, "_request_count", 1) == 0:
+            return True
+        waiter = getattr(self.handler, "_waiter", None)
+        return waiter is not None and not waiter.done()
 
     def close(self) -> None:
         self.evicted = True
@@ -214,11 +236,15 @@ class _Refused(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         transport.write(REFUSAL_BYTES)
-        if self.gate.lingering >= MAX_LINGERING:
+        if self.gate.lingering >= MAX_LINGERING or transport.is_closing():
+            transport.abort()
+            return
+        try:
+            transport.write_eof()  # the answer is whole; the client's request is read and dropped
+        except OSError:  # the client is gone already (ENOTCONN): nothing to linger for
             transport.abort()
             return
         self.gate.lingering += 1
-        transport.write_eof()  # the answer is whole; the client's request is read and dropped
         self.timer = asyncio.get_running_loop().call_later(LINGER, transport.abort)
 
     def data_received(self, data: bytes) -> None:

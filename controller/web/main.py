@@ -25,6 +25,7 @@ log = logging.getLogger("croupier-web")
 SHUTDOWN_SECONDS = 2.0
 CLIENT_SECONDS = 15.0  # a request's headers arrive, and an idle keep-alive ends, within this
 CLEANUP_SECONDS = 10.0
+LINGER_SECONDS = 1.0  # an unread request body read and dropped after the answer, at most
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -41,12 +42,15 @@ def make_runner(app: web.Application, client_seconds: float = CLIENT_SECONDS) ->
     SHUTDOWN_SECONDS, not aiohttp's 60. A connection that sends no whole request (a slow
     or half-open client) or sits idle between requests is closed after ``client_seconds``:
     an AppRunner's default is 3630 s, so a thousand such connections held the service's
-    file descriptors for an hour. A running stream is not idle: it stays."""
+    file descriptors for an hour. A running stream is not idle: it stays. A body left
+    unread after the answer (a refused POST, a 408) is read and dropped for at most
+    LINGER_SECONDS, not aiohttp's 10: the connection gate counts that connection busy."""
     return web.AppRunner(
         app,
         access_log_format='%a "%r" %s %b %Tfs',
         shutdown_timeout=SHUTDOWN_SECONDS,
         keepalive_timeout=client_seconds,
+        lingering_time=LINGER_SECONDS,
     )
 
 

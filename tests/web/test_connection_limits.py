@@ -18,6 +18,7 @@ import aiohttp
 import pytest
 
 from controller.table.credentials import hash_credential
+from controller.web.app import FEEDS, STREAMS
 from controller.web.config import load_web_config
 from controller.web.limits import RETRY_AFTER, GatedSite
 from controller.web.main import make_runner, start_site
@@ -27,8 +28,11 @@ USER = "alice"
 
 
 @contextlib.asynccontextmanager
-async def service(tmp_path: Path, **limits: int) -> AsyncIterator[GatedSite]:
-    """croupier-web on a free port with these ``[web]`` limits, user USER with "pw"."""
+async def service(
+    tmp_path: Path, client_seconds: float | None = None, **limits: int
+) -> AsyncIterator[GatedSite]:
+    """croupier-web on a free port with these ``[web]`` limits, user USER with "pw" (and
+    ``client_seconds`` for make_runner's, when given)."""
     lines = ["[web]", "cookie_secure = false"] + [f"{k} = {v}" for k, v in limits.items()]
     config_file = tmp_path / "web.toml"
     config_file.write_text(
@@ -38,7 +42,8 @@ async def service(tmp_path: Path, **limits: int) -> AsyncIterator[GatedSite]:
     config = load_web_config(config_file)
     from controller.web.app import build_app
 
-    runner = make_runner(build_app(config))  # the 15 s idle timeout: the cap acts first
+    app = build_app(config)  # by default the 15 s idle timeout: the cap acts first
+    runner = make_runner(app) if client_seconds is None else make_runner(app, client_seconds)
     await runner.setup()
     try:
         yield await start_site(runner, config, "127.0.0.1", 0)
@@ -65,6 +70,15 @@ def closed_within(sock: socket.socket, seconds: float) -> bytes | None:
     except ConnectionResetError:
         pass
     return data
+
+
+def first_bytes(sock: socket.socket, seconds: float) -> bytes:
+    """The first bytes the service sends on ``sock`` (b"": none within ``seconds``)."""
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(65536)
+    except (TimeoutError, ConnectionResetError):
+        return b""
 
 
 THREADS = ThreadPoolExecutor(64, thread_name_prefix="flood")  # a socket each, at once
@@ -238,3 +252,160 @@ def test_the_defaults_leave_room_beside_the_streams():
     config = load_web_config(socket="/run/croupier/control.sock")
     limits = (config.max_connections, config.max_streams, config.max_streams_per_client)
     assert limits == (256, 64, 16)
+
+
+STALLED_FORM = (
+    b"POST /login HTTP/1.1\r\nHost: x\r\n"
+    b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncsrf="
+)
+
+
+def test_request_bodies_that_never_arrive_do_not_hold_every_connection(tmp_path, caplog):
+    """A POST whose body never came kept its request in progress for good (no timeout on a
+    body): 8 such sockets, sent once, held every connection and every newcomer got a 503
+    until they went. Now a body arrives within the client time or the request ends (408),
+    and a client gone in the middle of its body is no traceback."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, client_seconds=1.0, max_connections=8, max_streams=4) as site:
+            flood = [_sent(connect(site.port), STALLED_FORM) for _ in range(8)]
+            try:
+                await asyncio.sleep(0.2)
+                assert site.gate.connections == 8
+                answers = await asyncio.gather(*(in_thread(first_bytes, s, 3.0) for s in flood))
+                assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers), answers
+                await asyncio.sleep(1.2)  # the rest of their bodies awaited a second, then closed
+                async with (
+                    aiohttp.ClientSession() as pit,
+                    pit.get(f"http://127.0.0.1:{site.port}/floor") as page,
+                ):
+                    assert page.status == 200
+                gone = _sent(connect(site.port), STALLED_FORM)
+                await asyncio.sleep(0.2)
+                gone.close()  # in the middle of its body
+                await asyncio.sleep(0.2)
+                assert site.gate.refused == 0
+            finally:
+                for s in flood:
+                    s.close()
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(scenario())
+    for record in caplog.records:
+        assert record.exc_info is None, record.getMessage()
+        assert record.levelno < logging.ERROR, record.getMessage()
+
+
+def test_a_refused_client_gone_at_once_is_no_traceback(tmp_path, caplog):
+    """With every connection busy, a client that connects and resets at once made the 503's
+    write_eof() raise (ENOTCONN) in connection_made: a traceback for each such socket."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, max_connections=8, max_streams=4) as site:
+            busy = [_sent(connect(site.port), STALLED_FORM) for _ in range(8)]
+            try:
+                await asyncio.sleep(0.2)
+                for _ in range(5):
+                    sock = connect(site.port)
+                    sock.close()  # gone before the 503: its FIN, then a reset for the 503
+                await asyncio.sleep(0.3)
+                assert site.gate.refused == 5 and site.gate.lingering == 0
+            finally:
+                for s in busy:
+                    s.close()
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(scenario())
+    for record in caplog.records:
+        assert record.exc_info is None and record.levelno < logging.ERROR, record.getMessage()
+
+
+def test_clients_that_never_read_their_answers_do_not_hold_every_connection(tmp_path, caplog):
+    """A client that pipelines requests and never reads the answers kept its request in
+    progress for good, waiting for the client to drain (aiohttp has no write timeout): 8
+    such sockets held every connection. Now a connection whose writing stays paused for the
+    client time is dropped."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, client_seconds=1.0, max_connections=8, max_streams=4) as site:
+            flood = []
+            for path in (b"/floor", b"/static/web.js") * 4:  # a static file too (no sendfile)
+                sock = socket.socket()
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.connect(("127.0.0.1", site.port))
+                sock.sendall((b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n") * 1000)
+                flood.append(sock)
+            try:
+                await asyncio.sleep(0.3)
+                assert site.gate.connections == 8
+                await asyncio.sleep(2.2)  # buffers full, then paused for the client time (1 s)
+                assert site.gate.connections == 0  # every one dropped
+                async with (
+                    aiohttp.ClientSession() as pit,
+                    pit.get(f"http://127.0.0.1:{site.port}/floor") as page,
+                ):
+                    assert page.status == 200
+                assert site.gate.refused == 0
+            finally:
+                for s in flood:
+                    s.close()
+            await asyncio.sleep(0.2)
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(scenario())
+    for record in caplog.records:
+        assert record.exc_info is None and record.levelno < logging.ERROR, record.getMessage()
+
+
+def test_a_connection_whose_request_has_arrived_is_not_evicted(tmp_path):
+    """aiohttp's _request_in_progress is set when the handler's task first runs: on Python
+    3.11 an iteration or two after the request's bytes arrived (and pipelined requests wait
+    with it unset). An accept in between took such a connection for idle and closed it: the
+    client's request went unanswered. The oldest of 8 idle keep-alive connections gets a
+    whole request, and a newcomer is accepted in the same iteration."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, max_connections=8, max_streams=4) as site:
+            request = b"GET /floor HTTP/1.1\r\nHost: x\r\n\r\n"
+            socks = [_sent(connect(site.port), request) for _ in range(8)]
+            try:
+                answers = await asyncio.gather(*(in_thread(first_bytes, s, 3.0) for s in socks))
+                assert all(a.startswith(b"HTTP/1.1 200 ") for a in answers)
+                assert site.gate.connections == 8
+                oldest = next(iter(site.gate._open))
+                assert oldest.is_idle()  # between requests
+                oldest.data_received(request)  # as the selector would hand it over
+                newcomer = site.gate()  # an accept in the same iteration
+                assert oldest in site.gate._open and not oldest.evicted
+                assert newcomer in site.gate._open  # another idle one made room
+                site.gate._open.pop(newcomer)  # it never gets a socket here
+                answer = await in_thread(first_bytes, socks[0], 3.0)
+                assert answer.startswith(b"HTTP/1.1 200 "), answer
+            finally:
+                for s in socks:
+                    s.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_stream_whose_client_left_is_no_longer_counted(tmp_path):
+    """A stream noticed its client had gone only when its next write failed, up to a
+    heartbeat (15 s) later: counted that long against its address or session (8 reloads of
+    a page in a quarter of a minute, and the 9th was refused). Now within a second."""
+
+    async def scenario() -> None:
+        async with service(tmp_path, max_connections=8, max_streams=4) as site:
+            streams = site._runner.app[STREAMS]
+            async with aiohttp.ClientSession() as client:
+                for _ in range(3):
+                    stream = await open_stream(client, site.port)
+                    assert stream.status == 200 and len(streams) == 1
+                    stream.close()  # the page is left
+                    started = time.monotonic()
+                    while len(streams) and time.monotonic() - started < 3.0:
+                        await asyncio.sleep(0.05)
+                    assert len(streams) == 0 and time.monotonic() - started < 1.5
+            assert site.gate.connections == 0
+            assert all(feed.watchers == 0 for feed in site._runner.app[FEEDS].values())
+
+    asyncio.run(scenario())
