@@ -47,3 +47,19 @@ def test_its_own_user_reads_the_ledger_and_touches_no_device():
     assert settings["ReadOnlyPaths"] == "/var/lib/croupier"
     assert settings["PrivateDevices"] == "yes" and "DeviceAllow" not in settings
     assert settings["CapabilityBoundingSet"] == ""
+
+
+def test_its_file_limit_holds_the_highest_connection_cap(tmp_path):
+    """max_connections goes up to 1000 (controller/web/config.py); with an accept burst (the
+    listen backlog, 128) and 64 refusals lingering, systemd's default of 1024 descriptors is
+    too few: the unit raises it."""
+    from controller.validation import ConfigError
+    from controller.web.config import load_web_config
+
+    path = tmp_path / "web.toml"
+    path.write_text('[web]\nmax_connections = 1001\n[[tables]]\nname = "T1"\nsocket = "s"\n')
+    with pytest.raises(ConfigError) as err:
+        load_web_config(path)
+    assert err.value.problems == [("web.max_connections", "must be 8..1000, got 1001")]
+    (limit,) = re.findall(r"^LimitNOFILE=(\d+)$", UNIT.read_text(), re.M)
+    assert int(limit) >= 1000 + 128 + 64 + 100
