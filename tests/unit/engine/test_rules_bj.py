@@ -139,6 +139,21 @@ def test_insurance_refusals_name_bj8(shoe, insurance, words):
     assert error["rule"] == "BJ-8" and words in error["message"]
 
 
+@pytest.mark.parametrize("insurance", [500, 501])
+def test_an_insurance_capped_below_its_minimum_is_refused_like_one_put_down_below_it(insurance):
+    # BJ-8: "stake from half the table minimum up to half the original bet". Table minimum
+    # 10.01 and a bet of 10.01: both bounds are 5.005, no whole cent fits. 5.00 put down is
+    # refused (under the minimum, rounded up to 5.01); 5.01 capped at half the bet (5.00) is
+    # the same 5.00 under the same minimum and was settled (paid 15.00 on a dealer blackjack)
+    data = bj(
+        "Th Ah Td Kc",
+        seat(1, 1001, {"main": ["stand"]}, insurance=insurance),
+        limits={"main": {"min": 1001, "max": 100_000}},
+    )
+    error = refused(data)
+    assert error["rule"] == "BJ-8" and "below the minimum 501" in error["message"], error
+
+
 SPLIT_DOUBLE_DEALER_BJ = "8h Ah 8d 3s Td 2c Kc"  # 8-8 split; main 11 doubles to 21; dealer A K
 
 

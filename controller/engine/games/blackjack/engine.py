@@ -283,6 +283,16 @@ class BlackjackRound:
                 "(half the table minimum)",
                 "BJ-8",
             )
+        if amount > limits[1] and limits[1] < limits[0]:
+            # BJ-8: half the bet in whole chips is under half the table minimum (a 10.01 bet
+            # at a 10.01 minimum: both bounds are 5.005); capped, the stake would be one the
+            # minimum refuses when put down, so no insurance fits this bet
+            raise StakeBelowMinimum(
+                f"seat {seat.seat}: insurance {amount} capped at half the bet ({limits[1]}) "
+                f"is below the minimum {limits[0]} (half the table minimum): no insurance "
+                "stake fits this bet",
+                "BJ-8",
+            )
         if amount > limits[1]:  # BJ-1: the excess over the maximum (half the bet) is returned
             seat.returned["insurance"] = amount - limits[1]
             amount = limits[1]
