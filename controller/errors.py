@@ -59,5 +59,11 @@ class StakeNotWholeChips(RoundError):
 
 class StakeBelowMinimum(RoundError):
     """A stake below the table minimum of its wager (BJ-1, TRX-1, UTH-2, CH-2). A stake above
-    the maximum is not an error: it is capped and the excess returned
-    (:mod:`controller.engine.wagers`)."""
+    the maximum is capped and the excess returned, or refused with :class:`StakeAboveMaximum`
+    where the profile says ``over_maximum = "refuse"`` (:mod:`controller.engine.wagers`)."""
+
+
+class StakeAboveMaximum(RoundError):
+    """A stake above the table maximum of its wager where the profile refuses it
+    (``[rules] over_maximum = "refuse"``, BJ-1 [interpretation]): refused as a whole, naming
+    the seat, the wager and the maximum; under the default ``"cap"`` it is no error."""

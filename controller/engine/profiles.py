@@ -41,6 +41,11 @@ such choice is a hidden constant:
   100% hits in one round, award ``winner``); under ``share-round`` the round's bettors share
   one jackpot by stake however many seats hit (CH-9), so ``seat-order`` is refused there and
   ``split-equally`` has no effect;
+- ``rules.over_maximum`` (BJ-1, :class:`OverMaximum`, every wager of every game): ``cap``
+  (default: a stake above its wager's table maximum is capped at the maximum and the excess
+  recorded as returned) or ``refuse`` (the stake is refused as a whole, like one below the
+  minimum: :class:`~controller.errors.StakeAboveMaximum`); doubling and splitting match the
+  accepted original bet either way;
 - blackjack ``rules.double_on`` (BJ-6), ``rules.split_same_rank_only`` (BJ-7),
   ``rules.enhc_loses`` (BJ-9) and ``rules.dealer_draws`` (BJ-4 when no hand is left to decide).
 
@@ -113,6 +118,15 @@ class CommunityExposure(StrEnum):
 
     NONE = "none"  # the document has no procedure: the floor decides
     REPLACE = "replace"  # MD-X2 (Greek): collected, back into the rest, dealt again closed
+
+
+class OverMaximum(StrEnum):
+    """``rules.over_maximum`` (BJ-1 [interpretation], every wager of every game): what the
+    table does with a stake above its wager's table maximum ("the excess is not accepted and
+    is returned to the player", seed 001 poster)."""
+
+    CAP = "cap"  # capped at the maximum, the excess recorded as returned (default)
+    REFUSE = "refuse"  # refused as a whole, like a stake below the minimum
 
 
 DEALER_EXPOSURE = tuple(e.value for e in DealerExposure)  # MD-X1, MD-X3
@@ -210,6 +224,7 @@ class Profile:
     options: dict[str, Any]  # game-specific rule options, validated
     paytables: dict[str, PayTable]
     progressive: Progressive | None
+    over_maximum: OverMaximum  # BJ-1 [interpretation]: a stake above its wager's maximum
     path: str = field(default="", compare=False)
     # the file's text as read ("" for a profile not read from a file), for :attr:`sha256`
     text: str = field(default="", compare=False, repr=False)
@@ -448,6 +463,7 @@ def parse_profile(data: dict[str, Any], source: str, *, text: str = "") -> Profi
 
     seats = burns = 0
     deal = "shuffler"
+    over_maximum = OverMaximum.CAP
     options: dict[str, Any] = {}
     if rules:
         seats = rules.get(
@@ -458,6 +474,7 @@ def parse_profile(data: dict[str, Any], source: str, *, text: str = "") -> Profi
         )
         deal = rules.choice("deal", DEAL_MODES, default="shuffler")
         burns = rules.get("burns", int, default=0, check=non_negative_int)
+        over_maximum = OverMaximum(rules.choice("over_maximum", tuple(OverMaximum), "cap"))
         if game in GAME_SECTIONS:
             options = GAME_SECTIONS[game](rules)
         rules.finish()
@@ -506,6 +523,7 @@ def parse_profile(data: dict[str, Any], source: str, *, text: str = "") -> Profi
         options,
         paytables,
         progressive,
+        over_maximum,
         path=source,
         text=text,
     )

@@ -230,6 +230,7 @@ _KEY_RULES: dict[str, str | dict[str, str]] = {
     "rules.seats": {"uth": "UTH-1", "casino-holdem": "CH-1", "blackjack": "BJ-1"},
     "rules.deal": {"uth": "UTH-11", "casino-holdem": "CH-3", "blackjack": "BJ-2"},
     "rules.burns": "UTH-11",
+    "rules.over_maximum": "BJ-1",  # its [interpretation] reaches every wager of every game
     "rules.ante_equals_blind": "UTH-2",
     "rules.dealer_not_qualified": "UTH-7",
     "rules.dealer_exposure": "MD-X3",

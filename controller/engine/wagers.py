@@ -14,15 +14,19 @@ Every stake passes two checks before a round takes it, here in the engine so tha
    capped stake is.
 2. **Within the table limits** (BJ-1 [interpretation], applied to every wager of every game):
    a stake below the minimum is refused (:class:`~controller.errors.StakeBelowMinimum`); a
-   stake above the maximum is **capped at the maximum and the excess returned** to the player
-   ("the excess is not accepted and is returned to the player", seed 001 poster). Doubles and
-   splits then match the accepted, capped bet.
+   stake above the maximum is what the profile's ``[rules] over_maximum`` says
+   (:class:`~controller.engine.profiles.OverMaximum`): ``"cap"`` (the default) **caps it at
+   the maximum and returns the excess** to the player ("the excess is not accepted and is
+   returned to the player", seed 001 poster); ``"refuse"`` refuses it as a whole, as a stake
+   below the minimum is (:class:`~controller.errors.StakeAboveMaximum`, naming BJ-1). Doubles
+   and splits then match the accepted bet.
 
 Which wagers have limits (:data:`LIMITED_WAGERS`): UTH ``ante`` (the Blind equals it, UTH-2;
 the Play is a multiple of it, UTH-4) and ``trips``; Casino Hold'em ``ante`` (the Call is 2x
 it, CH-3) and ``bonus``; blackjack ``main`` (BJ-1) and ``trilux`` (TRX-1: the maximum at most
 50x the minimum). Progressive stakes are a fixed amount (UTH-2, CH-2): the UTH progressive
-is exactly its fixed stake (more is capped at it and the excess returned, less is refused; no
+is exactly its fixed stake (more is capped at it and the excess returned, or refused under
+``over_maximum = "refuse"``; less is refused; no
 table limits), a Jumbo 7 stake is a whole number of fixed units (CH-9 shares the jackpot by
 stake), within the table's ``jumbo7`` limits when it has them (BJ-1's cap reaches every wager:
 without them a round file's stake of 100,000 units was paid 5000 per unit);
@@ -40,8 +44,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.engine.profiles import GAME_PROGRESSIVE_BET, TRILUX_MAX_OVER_MIN, Profile
-from controller.errors import StakeBelowMinimum, StakeNotWholeChips, WagerNotOffered
+from controller.engine.profiles import (
+    GAME_PROGRESSIVE_BET,
+    TRILUX_MAX_OVER_MIN,
+    OverMaximum,
+    Profile,
+)
+from controller.errors import (
+    StakeAboveMaximum,
+    StakeBelowMinimum,
+    StakeNotWholeChips,
+    WagerNotOffered,
+)
 
 # The rule that lists each game's wagers.
 GAME_WAGER_RULE = {"uth": "UTH-2", "casino-holdem": "CH-2", "blackjack": "BJ-1"}
@@ -157,9 +171,33 @@ class Accepted:
     returned: int = 0
 
 
-def accept(limits: Mapping[str, Limit], seat: int, wager: str, amount: int) -> Accepted:
+def above_maximum(
+    seat: int | str, wager: str, amount: int, high: int, *, where: str = ""
+) -> StakeAboveMaximum:
+    """The refusal of a stake above its maximum under ``over_maximum = "refuse"`` (BJ-1):
+    one line naming the seat, the wager, the stake and the maximum (``where`` it comes from,
+    if not the table limits: ``"half the bet, BJ-8"``), in minor units as the refusal below
+    the minimum is."""
+    what = f"the maximum {high} ({where})" if where else f"the table maximum {high}"
+    return StakeAboveMaximum(
+        f"seat {seat}: {wager} {amount} is above {what}: refused, not capped"
+        f" (over_maximum = {OverMaximum.REFUSE.value})",
+        CAP_RULE,
+    )
+
+
+def accept(
+    limits: Mapping[str, Limit],
+    seat: int,
+    wager: str,
+    amount: int,
+    *,
+    over_maximum: OverMaximum,
+) -> Accepted:
     """Apply ``wager``'s limits to ``amount`` (0 = no stake, always accepted). Raises
-    :class:`StakeBelowMinimum` under the minimum; caps above the maximum."""
+    :class:`StakeBelowMinimum` under the minimum; above the maximum caps the stake and
+    returns the excess (``over_maximum`` ``cap``, the profile's default) or raises
+    :class:`StakeAboveMaximum` (``refuse``). A wager without limits takes any amount."""
     limit = limits.get(LIMIT_OF.get(wager, wager))
     if limit is None or amount == 0:
         return Accepted(amount)
@@ -168,6 +206,8 @@ def accept(limits: Mapping[str, Limit], seat: int, wager: str, amount: int) -> A
             f"seat {seat}: {wager} {amount} is below the table minimum {limit.low}", limit.rule
         )
     if amount > limit.high:
+        if over_maximum is OverMaximum.REFUSE:
+            raise above_maximum(seat, wager, amount, limit.high)
         return Accepted(limit.high, amount - limit.high)
     return Accepted(amount)
 
@@ -176,18 +216,21 @@ def check_entry(
     profile: Profile, limits: Mapping[str, Limit], seat: int, stakes: Mapping[str, int]
 ) -> None:
     """What the table checks when stakes are entered (the dealer's tablet, the control
-    socket): every wager offered, every stake whole chips, none under its minimum. The cap is
-    applied when the round takes the stakes, so the excess is recorded with the round."""
+    socket): every wager offered, every stake whole chips, none under its minimum and, where
+    the profile refuses it (``over_maximum = "refuse"``), none over its maximum. The cap
+    (``"cap"``) is applied when the round takes the stakes, so the excess is recorded with
+    the round."""
     check_offered(profile, seat, stakes)
     check_whole_chips(profile, seat, stakes)
     for name, amount in stakes.items():
-        accept(limits, seat, name, amount)
+        accept(limits, seat, name, amount, over_maximum=profile.over_maximum)
 
 
 def fixed_stake_limits(profile: Profile) -> dict[str, Limit]:
     """UTH-2: the Ultimate Progressive is "a fixed stake set by the casino" (its 100% line pays
     the same pool whatever the stake), so the fixed stake is both its minimum and its maximum:
-    more is capped and the excess returned (BJ-1), less is refused. A Jumbo 7 stake may be
+    more is capped and the excess returned (BJ-1; refused under ``over_maximum = "refuse"``),
+    less is refused. A Jumbo 7 stake may be
     several fixed units (CH-9 shares the jackpot in proportion to stake): no limit here. Not
     a table limit: a table's ``[limits]`` cannot change it."""
     prog = profile.progressive

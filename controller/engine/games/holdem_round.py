@@ -212,12 +212,13 @@ def _stakes(profile: Profile, seat: int, raw: Any) -> dict[str, int]:
 
 
 def _within_limits(
-    limits: dict[str, Limit], seat: int, stakes: dict[str, int]
+    profile: Profile, limits: dict[str, Limit], seat: int, stakes: dict[str, int]
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """The stakes the table accepts and the excess it returns (BJ-1 cap, every game)."""
+    """The stakes the table accepts and the excess it returns (BJ-1 cap, every game), or
+    StakeAboveMaximum where ``profile`` refuses a stake over its maximum."""
     accepted, returned = dict(stakes), {}
     for name, amount in stakes.items():
-        taken = accept(limits, seat, name, amount)
+        taken = accept(limits, seat, name, amount, over_maximum=profile.over_maximum)
         accepted[name] = taken.stake
         if taken.returned:
             returned[name] = taken.returned
@@ -235,12 +236,14 @@ def stakes_before_showdown(
     each within the table limits (BJ-1: capped, the excess was returned) and the Play (UTH-4)
     or Call (CH-3) its ``decision`` places on the accepted Ante, whatever Play was entered.
     What a void returns (MD), so it never raises: a stake the settlement would refuse (under
-    its minimum) is returned as entered, a decision that does not parse places no bet."""
+    its minimum, or over its maximum under ``over_maximum = "refuse"``) is returned as
+    entered, a decision that does not parse places no bet."""
     taken: dict[str, int] = {}
+    over_maximum = profile.over_maximum
     for name, amount in stakes.items():
         if amount > 0:
             try:
-                taken[name] = accept(limits, seat, name, amount).stake
+                taken[name] = accept(limits, seat, name, amount, over_maximum=over_maximum).stake
             except RoundError:
                 taken[name] = amount
     try:
@@ -339,7 +342,7 @@ def parse_round(profile: Profile, data: Any, *, table_record: bool = False) -> H
             raise RoundError(f"seat {number} is listed twice (one hand per player)", "UTH-1")
         cards = _cards(raw.get("cards"), 2, f"seat {number} cards", deal_rule)
         stakes, returned = _within_limits(
-            limits, number, _stakes(profile, number, raw.get("stakes", {}))
+            profile, limits, number, _stakes(profile, number, raw.get("stakes", {}))
         )
         decision = None
         if "decision" in raw:

@@ -2,15 +2,23 @@
 maximum are capped and the excess returned (BJ-1 [interpretation], every game). Hand-worked
 rounds in cents, and properties of the cap."""
 
+import contextlib
+
 import pytest
 from blackjack_support import outcome, play, seat, wager
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.engine.games import settle
-from controller.engine.profiles import load_profile
-from controller.engine.wagers import Limit, accept, offered_wagers, parse_limits
-from controller.errors import RoundError, StakeBelowMinimum, StakeNotWholeChips, WagerNotOffered
+from controller.engine.profiles import OverMaximum, load_profile
+from controller.engine.wagers import Accepted, Limit, accept, offered_wagers, parse_limits
+from controller.errors import (
+    RoundError,
+    StakeAboveMaximum,
+    StakeBelowMinimum,
+    StakeNotWholeChips,
+    WagerNotOffered,
+)
 
 GR, SK, IT, CH = (load_profile(n) for n in ("uth-gr", "uth-sk", "uth-it", "ch-bg"))
 BJ = load_profile("trilux-gr")
@@ -195,13 +203,33 @@ amounts = st.integers(min_value=0, max_value=10**9)
 def test_a_capped_stake_never_exceeds_the_maximum_and_nothing_is_lost(low, span, amount):
     limits = {"ante": Limit(low, low + span, "UTH-2")}
     try:
-        taken = accept(limits, 1, "ante", amount)
+        taken = accept(limits, 1, "ante", amount, over_maximum=OverMaximum.CAP)
     except StakeBelowMinimum:
         assert 0 < amount < low
         return
     assert taken.stake <= low + span
     assert taken.stake + taken.returned == amount  # accepted + returned = put down
     assert taken.returned == max(0, amount - (low + span))
+
+
+@given(low=st.integers(1, 10**6), span=st.integers(0, 10**6), amount=amounts)
+def test_under_refuse_a_stake_is_taken_whole_or_refused_and_only_outside_the_limits(
+    low, span, amount
+):
+    limits = {"ante": Limit(low, low + span, "UTH-2")}
+    capped = None
+    with contextlib.suppress(StakeBelowMinimum):
+        capped = accept(limits, 1, "ante", amount, over_maximum=OverMaximum.CAP)
+    try:
+        taken = accept(limits, 1, "ante", amount, over_maximum=OverMaximum.REFUSE)
+    except StakeBelowMinimum:
+        assert 0 < amount < low and capped is None  # the minimum is the same either way
+        return
+    except StakeAboveMaximum as exc:
+        assert amount > low + span and exc.rule == "BJ-1"
+        assert capped is not None and capped.returned == amount - (low + span)
+        return
+    assert taken == capped == Accepted(amount)  # within the limits the two values agree
 
 
 # --- the table configuration: [limits], and pools only where a progressive is offered ------

@@ -47,7 +47,8 @@ from dataclasses import dataclass, field
 from controller.engine.cards import ACE, DECK_SIZE, Card
 from controller.engine.games.blackjack.hand import RANK_VALUES, Hand
 from controller.engine.games.blackjack.rules import INSURANCE_PER_BET, MAX_HANDS, BlackjackRules
-from controller.engine.wagers import accept
+from controller.engine.profiles import OverMaximum
+from controller.engine.wagers import above_maximum, accept
 from controller.errors import CardError, RoundError, StakeBelowMinimum, StakeNotWholeChips
 
 HIT, STAND, DOUBLE, SPLIT = "hit", "stand", "double", "split"
@@ -293,6 +294,11 @@ class BlackjackRound:
                 "stake fits this bet",
                 "BJ-8",
             )
+        if amount > limits[1] and self.rules.over_maximum is OverMaximum.REFUSE:
+            # BJ-1 over the maximum (half the bet), refused whole like one below the minimum
+            raise above_maximum(
+                seat.seat, "insurance", amount, limits[1], where="half the bet, BJ-8"
+            )
         if amount > limits[1]:  # BJ-1: the excess over the maximum (half the bet) is returned
             seat.returned["insurance"] = amount - limits[1]
             amount = limits[1]
@@ -466,8 +472,9 @@ def _accept_bets(
     rules: BlackjackRules, bets: Sequence[SeatBet]
 ) -> list[tuple[SeatBet, dict[str, int]]]:
     """BJ-1 seats and table limits, TRX-1 Trilux limits: each seat's accepted bet and the
-    excess over a maximum it gets back (capped, not refused; :mod:`controller.engine.wagers`).
-    RoundError on the first seat that cannot play."""
+    excess over a maximum it gets back (capped under ``over_maximum = "cap"``, refused under
+    ``"refuse"``; :mod:`controller.engine.wagers`). RoundError on the first seat that cannot
+    play."""
     if not bets:
         raise RoundError("no seat has a bet: a round needs at least one", "BJ-1")
     seen: set[int] = set()
@@ -482,8 +489,9 @@ def _accept_bets(
         seen.add(bet.seat)
         if bet.main <= 0:
             raise RoundError(f"seat {bet.seat}: the main bet is mandatory", "BJ-1")
-        main = accept(rules.limits, bet.seat, "main", bet.main)
-        trilux = accept(rules.limits, bet.seat, "trilux", bet.trilux)
+        over = rules.over_maximum
+        main = accept(rules.limits, bet.seat, "main", bet.main, over_maximum=over)
+        trilux = accept(rules.limits, bet.seat, "trilux", bet.trilux, over_maximum=over)
         returned = {
             name: taken.returned
             for name, taken in (("main", main), ("trilux", trilux))

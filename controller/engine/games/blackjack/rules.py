@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from controller.engine.paytable import Odds, PayTable
-from controller.engine.profiles import DECKS, Money, Profile, parse_double_on
+from controller.engine.profiles import DECKS, Money, OverMaximum, Profile, parse_double_on
 from controller.engine.wagers import Limit, profile_limits
 from controller.errors import ProfileError
 
@@ -45,6 +45,7 @@ class BlackjackRules:
     insurance_pays: Fraction  # BJ-8
     trilux: PayTable  # TRX-2
     money: Money
+    over_maximum: OverMaximum  # BJ-1: a stake above its maximum capped or refused
 
     @classmethod
     def from_profile(
@@ -76,6 +77,7 @@ class BlackjackRules:
             insurance_pays=_ratio(insurance, "dealer-blackjack"),
             trilux=profile.paytables["trilux"],
             money=profile.money,
+            over_maximum=profile.over_maximum,
         )
 
     def winnings(self, stake: int, ratio: Fraction) -> int:
