@@ -150,6 +150,7 @@ keys = st.sampled_from(
         "double_on",
         "enhc_loses",
         "dealer_draws",
+        "over_maximum",
         "bet_max",
         "trilux_min",
         "seatz",

@@ -204,6 +204,22 @@ def test_a_split_matches_the_accepted_bet_not_the_amount_put_down():
     assert (split["stake"], split["paid"], split.get("returned", 0)) == (100_000, 200_000, 0)
 
 
+def test_over_maximum_refuse_refuses_the_round_file_in_one_line(tmp_path: Path):
+    # [rules] over_maximum = "refuse" (BJ-1 [interpretation]): the 150,000 put down on a
+    # 100,000 maximum is refused whole, as a stake under the minimum is; at 100,000 it plays
+    refuse = profile_file(tmp_path, "trilux-gr", rules={"over_maximum": "refuse"})
+    error = refused(
+        bj("6h 9c 5d Ts 8s", seat(1, 150_000, {"main": ["double"]})), "--profile", refuse
+    )
+    assert error["rule"] == "BJ-1"
+    assert error["message"].startswith("seat 1: main 150000 is above the table maximum 100000")
+    result = settled(
+        bj("6h 9c 5d Ts 8s", seat(1, 100_000, {"main": ["double"]})), "--profile", refuse
+    )
+    main = seat_of(result, 1)["wagers"]["main"]
+    assert (main["stake"], main["paid"], main.get("returned", 0)) == (200_000, 400_000, 0)
+
+
 def test_limits_come_from_the_round_file():
     # the round's limits (main 5..20 euros) replace the profile's 10..1,000
     limits = {"main": {"min": 500, "max": 2000}}
@@ -291,6 +307,7 @@ def test_trilux_pay_table(shoe, line, paid):
         ({"seats": 8}, "rules.seats", "BJ-1"),
         ({"trilux_max": 6000}, "rules.trilux_max", "TRX-1"),
         ({"enhc_loses": "none"}, "rules.enhc_loses", "BJ-9"),
+        ({"over_maximum": "return"}, "rules.over_maximum", "BJ-1"),
         ({"burns": 1}, "rules.burns", "BJ-2"),
     ],
 )
