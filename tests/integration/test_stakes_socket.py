@@ -46,3 +46,33 @@ def test_an_over_maximum_ante_plays_at_the_maximum_and_the_excess_is_returned(ta
     shown = table.call("round.show", privileged=True)
     assert shown["record"]["limits"] == LIMITS
     assert table.call("round.settle", privileged=True)["matches"] is True
+
+
+def test_under_refuse_an_over_maximum_stake_is_the_tables_refusal_and_nothing_is_entered(
+    make_sim_table, tmp_path, capsys
+):
+    """[rules] over_maximum = "refuse" (BJ-1 [interpretation]): the table refuses the stake
+    whole, as it refuses one under the minimum; ``croupier round stake`` fails (exit 1) in one
+    line and nothing is journaled. A stake within the limits is entered as under "cap"."""
+    import tomllib
+
+    from controller.cli.main import main
+    from controller.engine.profiles import find_profile
+
+    text = find_profile("uth-gr").read_text()
+    assert 'over_maximum = "cap"' in text
+    refuse = tmp_path / "uth-gr-refuse.toml"
+    refuse.write_text(text.replace('over_maximum = "cap"', 'over_maximum = "refuse"', 1))
+    assert tomllib.loads(refuse.read_text())["rules"]["over_maximum"] == "refuse"
+    table = make_sim_table({"limits": LIMITS, "table": {"profile": str(refuse)}})
+    with pytest.raises(ControlError, match=r"ante 8000 is above the table maximum 5000") as caught:
+        table.call("round.stake", seat=2, stakes={"ante": 8000, "blind": 8000})
+    assert caught.value.code == "refused" and str(caught.value).endswith("(BJ-1)")
+    argv = ["--socket", str(table.control_socket), "round", "stake", "2", "ante=1000"]
+    status = main([*argv, "blind=1000", "trips=1500"])  # the Trips side bet over its 1000
+    _, err = capsys.readouterr()
+    assert status == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "trips 1500 is above the table maximum 1000" in err and "(BJ-1)" in err
+    assert table.journal("wagers") == []  # nothing was entered
+    assert main([*argv, "blind=1000", "trips=1000"]) == 0  # at the maximum: entered whole
+    assert len(table.journal("wagers")) == 1

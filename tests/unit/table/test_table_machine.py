@@ -440,6 +440,33 @@ def test_blackjack_lock_needs_a_main_bet():
     assert t.journal("lock-ignored")[0]["rule"] == "BJ-1"
 
 
+def test_blackjack_lock_over_the_maximum_caps_or_refuses_by_the_profile_bj_1():
+    """BJ-1 [interpretation] ``[rules] over_maximum``: a bet entered over the maximum (the
+    socket checks entries; the machine must not take one it was handed either) is capped at
+    LOCK under "cap", the ledger opening with the capped bet; under "refuse" the LOCK is
+    refused naming BJ-1 and nothing is opened."""
+    import tomllib
+
+    from controller.engine.profiles import find_profile, parse_profile
+
+    t = Table(BJ)
+    t.send(ConditionChanged(Condition.STARTUP, False))
+    t.send(EnterWagers(1, {"main": 150_000, "trilux": 6000}))
+    t.send(DealerPressed(Button.LOCK))
+    (opened,) = t.of(OpenRound)
+    assert opened.wagers == {1: {"main": 100_000, "trilux": 5000}}  # profile max 1,000 / 50
+    data = tomllib.loads(find_profile("trilux-gr").read_text())
+    data["rules"]["over_maximum"] = "refuse"
+    t = Table(parse_profile(data, "trilux-refuse.toml"))
+    t.send(ConditionChanged(Condition.STARTUP, False))
+    t.send(EnterWagers(1, {"main": 150_000}))
+    t.send(DealerPressed(Button.LOCK))
+    assert t.m.state == TableState.OPEN and not t.of(OpenRound)
+    (ignored,) = t.journal("lock-ignored")
+    assert ignored["rule"] == "BJ-1"
+    assert "main 150000 is above the table maximum 100000: refused" in ignored["reason"]
+
+
 # --- manual deal (uth-sk) and declared misdeals -----------------------------------------------
 
 SK = load_profile("uth-sk")
