@@ -465,6 +465,19 @@ def test_blackjack_lock_over_the_maximum_caps_or_refuses_by_the_profile_bj_1():
     (ignored,) = t.journal("lock-ignored")
     assert ignored["rule"] == "BJ-1"
     assert "main 150000 is above the table maximum 100000: refused" in ignored["reason"]
+    # a BJ-8 insurance above half the bet (round decide SEAT insurance): refused, nothing taken
+    t.send(EnterWagers(1, {"main": 1000}))
+    t.lock_and_open_ledger()
+    for card in ("Th", "Ac", "7d"):  # BJ-2: seat 1, the dealer's ace, seat 1
+        t.send(shoe(card))
+    t.send(SeatDecision(1, "insurance", 800))
+    (refused,) = t.journal("decision-refused")
+    assert (
+        refused["rule"] == "BJ-1" and "insurance 800 is above the maximum 500" in refused["reason"]
+    )
+    assert t.m.round.deal.insurance == {}
+    t.send(SeatDecision(1, "insurance", 500))
+    assert t.m.round.deal.insurance == {1: 500}
 
 
 # --- manual deal (uth-sk) and declared misdeals -----------------------------------------------
