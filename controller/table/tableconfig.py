@@ -35,7 +35,8 @@ with its key and reason, and the daemon refuses to start on any):
                  100000000, at most 1000000000); the socket refuses larger ones. And the
                  table limits of its wagers, ``WAGER = { min = N, max = N }`` in minor
                  units (controller.engine.wagers: over the maximum a stake is capped and the
-                 excess returned, BJ-1); default: the profile's own (blackjack ``bet_min``..)
+                 excess returned, or refused under the profile's ``over_maximum =
+                 "refuse"``, BJ-1); default: the profile's own (blackjack ``bet_min``..)
 ``[timing]``     ``settled_display`` seconds
 ``[report]``     ``gaming_day_start`` (``"HH:MM"`` local, default ``"06:00"``), ``timezone``
                  (IANA name, default ``"UTC"``), ``key`` (the report signing key, default
