@@ -85,6 +85,19 @@ def profile_file(folder: Path, name: str, **sections: dict[str, Any]) -> str:
     return str(path)
 
 
+def bj_seat(n: int, main: int = 1000, actions: dict | None = None, **stakes: int) -> dict:
+    """A blackjack round file's seat: its main bet (and side stakes), its actions if any."""
+    entry: dict = {"seat": n, "stakes": {"main": main, **stakes}}
+    if actions is not None:
+        entry["actions"] = actions
+    return entry
+
+
+def bj(shoe: Any, *seats: dict, **extra: object) -> dict:
+    """A trilux-gr round file of ``seats`` dealt from ``shoe``."""
+    return {"profile": "trilux-gr", "shoe": shoe, "seats": list(seats), **extra}
+
+
 def _toml(data: dict[str, Any], prefix: str = "") -> str:
     """Enough TOML for a profile: scalars, lists, inline ``{fixed = N}`` and nested tables."""
     lines, tables = [], []

@@ -9,19 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_settle_support import outcome, profile_file, refused, seat_of, settled
-
-
-def seat(n: int, main: int = 1000, actions: dict | None = None, **stakes: int) -> dict:
-    entry: dict = {"seat": n, "stakes": {"main": main, **stakes}}
-    if actions is not None:
-        entry["actions"] = actions
-    return entry
-
-
-def bj(shoe: str, *seats: dict, **extra: object) -> dict:
-    return {"profile": "trilux-gr", "shoe": shoe, "seats": list(seats), **extra}
-
+from rules_settle_support import bj, outcome, profile_file, refused, seat_of, settled
+from rules_settle_support import bj_seat as seat
 
 # --- BJ-4, BJ-5 ------------------------------------------------------------------------------
 

@@ -16,22 +16,10 @@ is 0 when left out) or ``{"error": (rule, words)}`` for a refusal (one line, exi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from rules_settle_support import profile_file, refused, seat_of, settled
-
-
-def seat(n: int, main: int = 1000, actions: dict | None = None, **stakes: int) -> dict:
-    entry: dict = {"seat": n, "stakes": {"main": main, **stakes}}
-    if actions is not None:
-        entry["actions"] = actions
-    return entry
-
-
-def bj(shoe: Any, *seats: dict, **extra: object) -> dict:
-    return {"profile": "trilux-gr", "shoe": shoe, "seats": list(seats), **extra}
-
+from rules_settle_support import bj, profile_file, refused, seat_of, settled
+from rules_settle_support import bj_seat as seat
 
 S = ["stand"]
 CASES = [
