@@ -35,6 +35,7 @@ from controller.cli.main import COMMAND_GROUPS
 
 ROOT = Path(__file__).resolve().parents[1]
 QUOTA = 0.15  # bench/_quota.py's share of one core
+TARGET = 0.5  # issue 17: any command within 0.5 s at that share
 # Offline commands that do real work, on this tree's files: what they take beyond the CLI's
 # own start is importing and running the rules, pay tables, configuration readers, the
 # ledger's checks and the hardware drivers they use. The ledger's are on a scratch ledger of
@@ -165,9 +166,11 @@ def measure(
             else:
                 found[name] = cpu_seconds(command, launcher, args.runs)
         cells = "".join(f"{s * 1000:{width}.0f}" for s in found.values())
+        at_quota = list(found.values())[-1] / (QUOTA if quota is None else 1)
         if quota is None:
-            cells += f"{list(found.values())[-1] / QUOTA * 1000:11.0f} ms"
-        print(f"  {label:36}{cells}", flush=True)
+            cells += f"{at_quota * 1000:11.0f} ms"
+        over = "  over 0.5 s" if at_quota >= TARGET else ""  # this tree's figure
+        print(f"  {label:36}{cells}{over}", flush=True)
 
 
 if __name__ == "__main__":
