@@ -129,7 +129,17 @@ def check(args: argparse.Namespace) -> int:
     from controller.books.reports.signing import load_public
 
     load_public(args.public_key)
-    return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
+    try:
+        found = evidence_verify.verdict(str(args.bundle), str(args.public_key))
+    except evidence_verify.Unusable as exc:
+        raise CroupierError(str(exc)) from None
+    if args.json:
+        from controller.cli.output import print_json
+
+        print_json(found)
+    else:
+        print(evidence_verify.verdict_text(found))
+    return 0 if found["valid"] else 1
 
 
 def round_from_bundle(data: dict) -> dict | None:

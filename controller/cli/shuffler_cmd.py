@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from controller.cli import shuffle_battery
-from controller.cli.argtypes import UsageError, integer, journal_text
+from controller.cli.argtypes import integer, journal_text
 from controller.cli.daemon_client import add_socket_flag, call, named_socket
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
@@ -170,11 +170,6 @@ def run(args: argparse.Namespace) -> int:
         result = call(args, "shuffler.reset", privileged=True, technician=args.technician)
         print_json(result) if args.json else print(f"shuffler: {result}")
         return 0
-    if getattr(args, "socket", None):  # `croupier --socket S shuffler info`: not ignored
-        raise UsageError(
-            f"shuffler {args.action} talks to the machine on --port itself, not through the"
-            " daemon: --socket is for shuffler reset and shuffler audit"
-        )
     from controller.cli.shuffler_talk import talk
 
     return talk(args)

@@ -199,8 +199,6 @@ _shtab_croupier_defaults_added=0
 
 _shtab_croupier_completion_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
-  "--json[print JSON for scripts]"
   ":the shell\: bash, zsh or tcsh:(bash zsh tcsh)"
 )
 
@@ -244,8 +242,6 @@ _shtab_croupier_emulator_options=(
   "--shuffle-time[seconds per shuffle]:shuffle_time:"
   "--no-recognition[a machine without a reader]"
   "--exit-with-parent[stop when the starting process dies]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
-  "--json[print JSON for scripts]"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -254,7 +250,6 @@ _shtab_croupier_emulator_defaults_added=0
 _shtab_croupier_eval_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "(*):cards like As Kd 10h (5 to 7):"
 )
 
@@ -515,7 +510,6 @@ _shtab_croupier_par_options=(
   "--profile[profile name or TOML path]:NAME:"
   "--decks[decks in the shoe (games dealt from a shoe only)]:N:"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -898,7 +892,6 @@ _shtab_croupier_settle_options=(
   "--profile[profile name or file (default\: the round\'s \'profile\')]:profile:"
   "--public-key[for an evidence bundle\: the table\'s public key\; a bundle it verifies is settled as the table\'s own record (default \/etc\/croupier\/report-key.pub.pem)]:public_key:"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   ":the recorded round (- for stdin):"
 )
 
@@ -1055,7 +1048,6 @@ _shtab_croupier_sim_options=(
   "--crash-rate[share of rounds during which the controller crashes (default 0.01)]:crash_rate:"
   "--trace[on a violation, print the event log of the failing round]"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session

@@ -332,6 +332,48 @@ def test_global_options_before_or_after_the_command(capsys):
         )
 
 
+# --- global options only where a command honours them (issue 17) -------------------------
+# Every command either honours --json (valid JSON on stdout) or does not take it; --socket
+# only where the command talks to the daemon. Given before the command (or between a group
+# and its action) to one that does not take it, either is a usage error naming the command.
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_a_global_option_the_command_does_not_take_is_a_usage_error(words, parser, capsys):
+    for flag, value in (("--json", []), ("--socket", ["/nope.sock"])):
+        if flag in parser._option_string_actions:
+            continue
+        for argv in ([flag, *value, *words], [*words[:1], flag, *value, *words[1:]]):
+            if len(words) == 1 and argv[0] != flag:
+                continue
+            argv += filled(parser)
+            status, out, err = run(capsys, argv)
+            assert_one_line(status, err, 2, argv)
+            if "is required" not in err:  # emulator: --link or --port, read first
+                assert f"croupier {' '.join(words)}: {flag} is not an option" in err, (argv, err)
+
+
+@pytest.mark.parametrize(
+    ("command", "offered"),
+    [
+        ("completion", ()),
+        ("emulator", ()),
+        ("eval", ("--json",)),
+        ("par", ("--json",)),
+        ("sim", ("--json",)),
+        ("settle", ("--json",)),
+        ("report keygen", ()),
+        ("config hash-credential", ()),
+        ("evidence make", ("--socket",)),
+    ],
+)
+def test_help_lists_only_the_global_options_the_command_honours(command, offered, capsys):
+    """`completion bash --json` and `emulator --json` printed text; `eval --socket` did
+    nothing: their help listed both."""
+    status, out, _ = run(capsys, [*command.split(), "--help"])
+    assert status == 0
+    for flag in ("--json", "--socket"):
+        assert (flag in out) == (flag in offered), (command, flag)
+
+
 ACTIONS = [(words, parser) for words, parser in LEAVES if len(words) > 1]
 
 
