@@ -392,7 +392,7 @@ _shtab_croupier_ledger_key_adopt_defaults_added=0
 _shtab_croupier_ledger_key_create_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--json[print JSON for scripts]"
-  "--key[where (mode 0400)]:PATH:"
+  "--key[where (mode 0400), in a folder that exists]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -832,7 +832,7 @@ _shtab_croupier_selfcheck_clear_defaults_added=0
 _shtab_croupier_selfcheck_manifest_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--json[print JSON for scripts]"
-  "--output[where (default\: the manifest path below)]:output:"
+  "--output[where, in a folder that exists (default \$CROUPIER_MANIFEST, else share\/croupier\/manifest.json in the software\'s prefix, its folder made)]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session

@@ -534,7 +534,6 @@ def _file_kinds() -> dict[object, str]:
         argtypes.input_file: "input",
         argtypes.input_name: "input",
         argtypes.output_file: "output",
-        argtypes.output_file_made: "output (folders made)",
         argtypes.output_or_stdout: "output or -",
         argtypes.png_file: "png",
         argtypes.link_path: "link",
@@ -557,7 +556,7 @@ PATH_IDS = [
 # What the review named, each of which a bad path once passed (an empty path, a device, a
 # directory, a file to delete); none may go unchecked again.
 NAMED_IN_THE_REVIEW = {
-    "selfcheck manifest --output": "output (folders made)",
+    "selfcheck manifest --output": "output",
     "evidence make --output": "output or -",
     "report day --output": "output or -",
     "sign show --png": "png",
@@ -574,7 +573,7 @@ NAMED_IN_THE_REVIEW = {
     "config check file": "input",
     "evidence verify bundle": "input",
     "settle round": "input",
-    "ledger-key create --key": "output (folders made)",
+    "ledger-key create --key": "output",
     "ledger-key show --key": "input",
     "report keygen --key": "output",
     "rig run --junit": "output",
@@ -631,13 +630,14 @@ def _bad_values(kind: str, tmp_path) -> list[tuple[str, str]]:
     values = [("", "an empty path")]
     if kind != "capture":  # a folder of PNG frames
         values.append((str(tmp_path), "is a directory"))
-    made = "output (folders made)"
-    if kind in ("input", "output", made, "output or -", "png"):
+    if kind in ("input", "output", "output or -", "png"):
         values += [(str(fifo), "is a fifo"), ("/dev/null", "is a character device")]
-    if kind in ("output", made, "png"):
+    if kind in ("output", "png"):
         values.append(("-", "standard output"))
-    if kind in ("output", "output or -", "png"):  # found before the work, not after it
+    if kind in ("output", "output or -", "png", "capture"):  # before the work; never made
         values.append((str(tmp_path / "no-folder" / "out.png"), "no folder"))
+    if kind == "capture":  # a folder for the PNGs, in a folder that does not exist
+        values.append((str(tmp_path / "no-folder" / "frames") + "/", "no folder"))
     if kind == "png":  # PIL once failed with "unknown file extension" after the scene
         values += [(str(tmp_path / "out"), "ends in .png"), ("x.dat", "ends in .png")]
     if kind == "capture":
