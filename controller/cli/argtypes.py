@@ -282,11 +282,11 @@ def _socket(text: str) -> None:
 
 
 def _daemon_socket(text: str) -> None:
-    """A daemon's socket the command connects to: named, and short enough to connect to."""
-    from controller.files import check_named, check_socket_length
+    """A daemon's socket the command connects to: named, short enough to connect to, and a
+    socket if anything is there (a missing one is the connection's failure: no daemon)."""
+    from controller.files import check_socket_to_connect
 
-    check_named(text)
-    check_socket_length(text)
+    check_socket_to_connect(text)
 
 
 # A file or folder named on the command line, as a :class:`~pathlib.Path` (never empty: an
