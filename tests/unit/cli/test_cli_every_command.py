@@ -380,9 +380,7 @@ SOCKET_LEAVES = [(w, p) for w, p in LEAVES if "--socket" in p._option_string_act
 @pytest.mark.parametrize(
     ("words", "parser"), SOCKET_LEAVES, ids=[" ".join(w) for w, _ in SOCKET_LEAVES]
 )
-def test_a_socket_that_is_not_a_socket_is_a_usage_error_naming_it(
-    words, parser, capsys, tmp_path
-):
+def test_a_socket_that_is_not_a_socket_is_a_usage_error_naming_it(words, parser, capsys, tmp_path):
     """`status --socket /tmp/somefolder` said "Connection refused": a directory or a file
     named as the daemon's socket is the command line's mistake (exit 2, --socket named); a
     missing socket stays a failure (no daemon running, exit 1)."""
@@ -407,8 +405,9 @@ ACTIONS = [(words, parser) for words, parser in LEAVES if len(words) > 1]
 @pytest.mark.parametrize(("words", "parser"), ACTIONS, ids=[" ".join(w) for w, _ in ACTIONS])
 def test_global_options_between_a_group_and_its_action(words, parser):
     """``croupier events --socket S tail``, as before the command or after it."""
-    argv = [words[0], "--socket", "/nope.sock", "--json", *words[1:], *filled(parser)]
-    args = PARSER.parse_args(argv)
+    values = [v if v != MISSING else "x" for v in filled(parser)]  # an output's folder: cwd
+    argv = [words[0], "--socket", "/nope.sock", "--json", *words[1:], *values]
+    args = PARSER.parse_args(argv)  # read only: whether the action takes them is main's
     assert (args.socket, args.json) == ("/nope.sock", True)
 
 
