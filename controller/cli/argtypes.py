@@ -323,6 +323,15 @@ def output_or_stdout(text: str) -> Path | str:
     return "-" if text in STDOUT_NAMES else output_file(text)
 
 
+def currency_code(text: str) -> str:
+    """An ISO 4217 code as typed, in any case (``eur`` is EUR: no other currency is meant);
+    whether the sign knows it is the command's to say, with the codes it knows."""
+    return text.upper() if text.isascii() else text
+
+
+currency_code.__name__ = "an ISO currency code"  # argparse names the type in some messages
+
+
 # A pool's name as the configuration writes it (controller.engine.pools.config.NAME_PATTERN,
 # held equal by tests/unit/cli/test_cli_light_choices.py): not a pattern compiled for --help
 POOL_NAME = r"^[a-z0-9][a-z0-9_-]{0,39}\Z"

@@ -1008,7 +1008,7 @@ _shtab_croupier_sign_defaults_added=0
 _shtab_croupier_sign_show_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--from[roll up from this amount]:AMOUNT:"
-  "--currency[ISO code (default\: sign.currency)]:currency:"
+  "--currency[ISO code, in any case\: eur is EUR (default\: sign.currency)]:currency:"
   "--name[pool name (MEGA)]:name:"
   "--config[table configuration (default\: \/etc\/croupier\/table.toml, else the reference wiring)]:FILE:"
   "--backend[override sign.backend (dummy\: no device)]:backend:(spi dummy capture)"
