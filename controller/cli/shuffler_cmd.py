@@ -144,7 +144,7 @@ def list_ports(args: argparse.Namespace) -> int:
 def show_audit(args: argparse.Namespace) -> int:
     """Position statistics of every shuffle the table dealt, with p-values; exit 1 on alarm.
     With ``--battery``: the test battery on whole decks (controller/cli/shuffle_battery.py)."""
-    if args.battery:
+    if args.battery or args.port or args.sequences:  # decks to test: the battery, not the daemon
         return shuffle_battery.run(args)
     report = call(args, "shuffler.audit")
     if args.json:

@@ -911,11 +911,11 @@ _shtab_croupier_shuffler_audit_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
-  "--battery[run the 8-test battery (99\% confidence) on whole decks]"
-  "--port[deal from this shuffler (device, URL, usb\:VID\:PID)]:port:"
+  "--battery[run the 8-test battery (99\% confidence) on whole decks (--port or --sequences run it too)]"
+  "--port[the battery, on decks dealt from this shuffler (device, URL, usb\:VID\:PID)]:port:"
   "--baud[the shuffler line\'s speed (default 115200)]:baud:"
   "--shuffles[whole decks to deal with --port (default 1000\; the battery needs 260 or more)]:shuffles:"
-  "--sequences[recorded sequences, one shuffle a line]:sequences:"
+  "--sequences[the battery, on recorded sequences\: one shuffle a line]:sequences:"
 )
 
 # guard to ensure default positional specs are added only once per session
