@@ -46,7 +46,7 @@ EXAMPLES = {
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "ledger-key")
-    actions = p.add_subparsers(dest="action", required=True)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     c = add_action(actions, "create", "provision the table's keyring", create, db=False)
     c.add_argument(  # required: a secret is never written to a path nobody named
         "--key",

@@ -13,7 +13,7 @@ import argparse
 
 from controller.cli import shuffle_battery
 from controller.cli.argtypes import integer, journal_text
-from controller.cli.daemon_client import add_socket_flag, call, named_socket
+from controller.cli.daemon_client import CREDENTIAL_NOTE, add_socket_flag, call, named_socket
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 
@@ -68,11 +68,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                 help="0 clears the active fault, 1 resets fully (default 0)",
             )
             add_socket_flag(a)  # with --socket: through the running daemon (technician)
+            a.description = (
+                "Reset the shuffler; with --socket or $CROUPIER_SOCKET through the running"
+                " daemon\n(it holds the port), which then asks for the credential.\n"
+                + CREDENTIAL_NOTE
+            )
             a.add_argument(
                 "--technician",
                 type=journal_text,
                 default="technician",
-                help="who resets (journaled)",
+                help="who resets (journaled; default 'technician')",
             )
     ports = actions.add_parser(
         "ports", help="candidate serial and USB devices for the shuffler, with VID:PID"

@@ -89,6 +89,80 @@ def test_help_describes_every_option(words, parser, capsys):
     assert "{'option_strings'" not in out and "%(" not in out  # an unescaped %
 
 
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_help_names_every_default(words, parser):
+    """`rig soak --faults` (0.2), `--kill-rate`, `--royals` gave no default in their help."""
+    for action in options(parser):
+        default = action.default
+        if not action.option_strings or action.nargs == 0:
+            continue
+        if default in (None, argparse.SUPPRESS, []) or isinstance(default, bool):
+            continue
+        shown = {str(default)} | ({f"{default:g}"} if isinstance(default, float) else set())
+        text = action.help or ""
+        assert "default" in text or any(s in text for s in shown), (words, action.dest)
+
+
+def test_every_group_names_its_actions_action(capsys):
+    """`ledger-key --help` showed {create,show,adopt,rotate} and "argument action"."""
+    for words, parser in LEAVES + [
+        ((c,), PARSER._subparsers._group_actions[0].choices[c])
+        for _, commands in COMMAND_GROUPS
+        for c in commands
+    ]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                assert action.metavar == "ACTION", words
+    status, _, err = run(capsys, ["ledger-key"])
+    assert status == 2 and "required: ACTION" in err, err
+    status, _, err = run(capsys, ["ledger-key", "shwo"])
+    assert status == 2 and "argument ACTION: invalid choice 'shwo'; did you mean show?" in err
+
+
+def test_the_soak_summary_names_each_fault_then_its_rounds(capsys):
+    """`faults: 3 1 face up, 1 2 face up` was hard to read."""
+    from collections import Counter
+
+    from controller.cli.rig_cmd import print_soak
+    from controller.rig.soak import SoakReport
+    from display.money import currency
+
+    report = SoakReport(rounds=5, faults=Counter({"1 face up": 3, "2 face up": 1}))
+    print_soak(report, currency("EUR"))
+    out = capsys.readouterr().out
+    assert "faults: 1 face up (3 rounds), 2 face up (1 round); kill -9" in out
+
+
+def _asks_the_credential(parser: argparse.ArgumentParser) -> bool:
+    import inspect
+
+    source = inspect.getsource(parser.get_default("func"))
+    return "privileged=True" in source or "credential()" in source
+
+
+# the shuffler's actions share one function; only reset (through the daemon) is privileged
+CREDENTIAL_LEAVES = [
+    (w, p)
+    for w, p in LEAVES
+    if _asks_the_credential(p) and (w[0] != "shuffler" or w[1:] == ("reset",))
+]
+
+
+@pytest.mark.parametrize(
+    ("words", "parser"), CREDENTIAL_LEAVES, ids=[" ".join(w) for w, _ in CREDENTIAL_LEAVES]
+)
+def test_help_says_when_the_credential_is_needed(words, parser, capsys):
+    """`round show last`, the example of `round --help`, failed without CROUPIER_CREDENTIAL,
+    which its help did not name."""
+    status, out, _ = run(capsys, [*words, "--help"])
+    assert status == 0 and "CROUPIER_CREDENTIAL" in out, words
+
+
+def test_the_walk_finds_the_commands_that_ask_the_credential():
+    found = {" ".join(w) for w, _ in CREDENTIAL_LEAVES}
+    assert {"round show", "round settle", "seat clear", "jackpot ack", "shuffler reset"} <= found
+
+
 def test_every_group_shows_examples(capsys):
     for _, commands in COMMAND_GROUPS:
         for command in commands:

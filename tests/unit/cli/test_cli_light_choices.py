@@ -19,6 +19,7 @@ from controller.cli import (
     hardware,
     lifecycle_cmd,
     report_cmd,
+    rig_cmd,
     sign_cmd,
     sim_cmd,
     verify_software_cmd,
@@ -26,6 +27,7 @@ from controller.cli import (
 from controller.cli import paths as cli_paths
 from controller.engine.pools.meters import CORRECTABLE
 from controller.rig.sim.profiles import PROFILES
+from controller.rig.soak import ROYALS
 from controller.validation import MONEY_MAX
 from display.scenes import TEST_PATTERNS
 from drivers.gpio.pinmap import FACTORY_NAMES
@@ -34,6 +36,7 @@ from drivers.sign.config import BACKENDS
 REASONS = tuple(r.value for r in RetireReason)
 SAME = [
     ("sim --profile", sim_cmd.PROFILES, tuple(PROFILES)),
+    ("rig soak --royals", rig_cmd.SOAK_ROYALS, ROYALS),
     ("verify-software --algorithm", verify_software_cmd.ALGORITHMS, (*ALGORITHMS, *ALIASES)),
     ("report day --format", report_cmd.FORMS, documents.FORMS),
     ("report day --date", date.fromisoformat(report_cmd.FIRST_DAY), gaming_day.FIRST_DAY),
