@@ -648,6 +648,9 @@ def verdict(bundle_name, key_name):
     try:  # a key that cannot be used says nothing about the bundle: not "NOT VALID"
         with open(key_name, encoding="ascii") as f:
             public = public_key_from_pem(f.read(64 * 1024))  # a PEM key is 113 bytes
+    except UnicodeDecodeError as exc:  # not "'ascii' codec can't decode byte 0xff ..."
+        reason = f"not a PEM key (byte {exc.start} is not ASCII text)"
+        raise Unusable(f"{key_name}: cannot use this public key: {reason}") from None
     except (OSError, ValueError, Invalid) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise Unusable(f"{key_name}: cannot use this public key: {reason}") from None

@@ -799,3 +799,40 @@ def test_help_help_is_the_command_list(capsys):
     with pytest.raises(SystemExit) as done:
         main(["help", "help"])
     assert done.value.code == 0 and "COMMAND" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ledger-key", "show", "--key", "{bad}"],
+        ["meters", "verify", "--db", MISSING, "--key", "{bad}"],
+        ["report", "verify", "{bad}", "--public-key", "{bad}"],
+        ["evidence", "verify", "{bad}", "--public-key", "{bad}"],
+        ["lamps", "test", "--config", "{bad}"],
+        ["config", "check", "{bad}"],
+    ],
+    ids=lambda argv: " ".join(w for w in argv if w != "{bad}" and w != MISSING),
+)
+def test_a_key_or_config_that_is_not_text_is_named_in_our_words(argv, capsys, tmp_path):
+    """`ledger-key show --key <byte 0xff>` said "'ascii' codec can't decode byte 0xff in
+    position 0: ordinal not in range(128)"; a public key, "Unable to load PEM file. See
+    https://cryptography.io/...  MalformedFraming". The file is named, and what is wrong."""
+    bad = tmp_path / "key.bin"
+    bad.write_bytes(b"\xff\xfe-----\n")
+    bad.chmod(0o600)
+    argv = [w.replace("{bad}", str(bad)) for w in argv]
+    status, out, err = run(capsys, argv)
+    said = err + out
+    assert status == 1 and str(bad) in said, (argv, said)
+    for raw in ("codec", "ordinal", "https://", "Malformed", "Traceback"):
+        assert raw not in said, (argv, said)
+
+
+def test_the_standalone_verifier_names_a_key_that_is_not_text(capsys, tmp_path):
+    from controller.books import evidence_verify
+
+    bad = tmp_path / "key.pem"
+    bad.write_bytes(b"\xff")
+    assert evidence_verify.main(["evidence_verify", str(bad), str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"{bad}: cannot use this public key: not a PEM key (byte 0 is not ASCII text)\n"
