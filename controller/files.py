@@ -255,6 +255,21 @@ def check_socket_length(path: str | os.PathLike[str]) -> None:
         )
 
 
+def check_socket_to_connect(path: str | os.PathLike[str]) -> None:
+    """A daemon's socket this program connects to: missing is left to the connection (the
+    daemon may not be running: a failure, not a mistake), but anything there that is not a
+    socket (a directory, a regular file) is FileRefused naming what it is (connect(2) says
+    only "Connection refused")."""
+    check_named(path)
+    check_socket_length(path)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    if not stat.S_ISSOCK(info.st_mode):
+        raise FileRefused(f"{os.fspath(path)} is {kind(info.st_mode)}, not a socket")
+
+
 def clear_socket_path(path: str | os.PathLike[str]) -> None:
     """Make way for a Unix socket this process will bind at ``path``: nothing there, or a
     socket no process listens on (an earlier run's, removed). FileRefused for a path too long

@@ -636,27 +636,33 @@ def check_chain(bundle):
     return len(entries)
 
 
-def main(argv):
-    if len(argv) != 3:
-        print("usage: evidence_verify.py BUNDLE.json PUBLIC_KEY.pem", file=sys.stderr)
-        return 2
+class Unusable(Exception):
+    """A public key or a bundle file that cannot be read: says nothing of the bundle."""
+
+
+def verdict(bundle_name, key_name):
+    """The verdict on the bundle in file ``bundle_name`` (``-``: standard input) under the
+    public key in ``key_name``: ``{"bundle", "valid": True, "round", "table",
+    "journal_entries", "shuffler_frames", "replacements", "rules"}``, or ``{"bundle",
+    "valid": False, "reason"}``. Raises Unusable when the key or the file cannot be read."""
     try:  # a key that cannot be used says nothing about the bundle: not "NOT VALID"
-        with open(argv[2], encoding="ascii") as f:
+        with open(key_name, encoding="ascii") as f:
             public = public_key_from_pem(f.read(64 * 1024))  # a PEM key is 113 bytes
+    except UnicodeDecodeError as exc:  # not "'ascii' codec can't decode byte 0xff ..."
+        reason = f"not a PEM key (byte {exc.start} is not ASCII text)"
+        raise Unusable(f"{key_name}: cannot use this public key: {reason}") from None
     except (OSError, ValueError, Invalid) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"{argv[2]}: cannot use this public key: {reason}", file=sys.stderr)
-        return 1
-    name = "(stdin)" if argv[1] == "-" else argv[1]
+        raise Unusable(f"{key_name}: cannot use this public key: {reason}") from None
+    name = "(stdin)" if bundle_name == "-" else bundle_name
     try:
-        if argv[1] == "-":
+        if bundle_name == "-":
             text = sys.stdin.buffer.read(MAX_BYTES + 1)
         else:
-            with open(argv[1], "rb") as f:
+            with open(bundle_name, "rb") as f:
                 text = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        print(f"{name}: cannot read the bundle: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        raise Unusable(f"{name}: cannot read the bundle: {exc.strerror or exc}") from None
     try:
         bundle = check_signature(load_json(text), public)
         count = check_chain(bundle)
@@ -664,21 +670,49 @@ def main(argv):
         replaced = check_replacements(bundle)
         rules = check_rules(bundle)
     except KeyError as exc:
-        print(one_line(f"{name}: NOT VALID: the field {shown(exc.args[0])} is missing"))
-        return 1
+        reason = f"the field {shown(exc.args[0])} is missing"
+        return {"bundle": name, "valid": False, "reason": one_line(reason)}
     except (ValueError, TypeError, AttributeError, IndexError, Invalid) as exc:
-        print(one_line(f"{name}: NOT VALID: {exc}"))
-        return 1
-    print(
-        one_line(
-            f"{name}: OK: round {shown(bundle['round'])} of table {shown(bundle['table'])}, "
-            f"signature and {count} journal entries and {frames} shuffler frames checked"
-            + (f" (with {replaced} replacement(s) of exposed cards)" if replaced else "")
-            + "; "
-            + rules
-        )
+        return {"bundle": name, "valid": False, "reason": one_line(str(exc))}
+    return {
+        "bundle": name,
+        "valid": True,
+        "round": bundle["round"],
+        "table": bundle["table"],
+        "journal_entries": count,
+        "shuffler_frames": frames,
+        "replacements": replaced,
+        "rules": rules,
+    }
+
+
+def verdict_text(found):
+    """The verdict as one line, as main prints it."""
+    name = found["bundle"]
+    if not found["valid"]:
+        return one_line(f"{name}: NOT VALID: {found['reason']}")
+    replaced = found["replacements"]
+    return one_line(
+        f"{name}: OK: round {shown(found['round'])} of table {shown(found['table'])}, "
+        f"signature and {found['journal_entries']} journal entries and "
+        f"{found['shuffler_frames']} shuffler frames checked"
+        + (f" (with {replaced} replacement(s) of exposed cards)" if replaced else "")
+        + "; "
+        + found["rules"]
     )
-    return 0
+
+
+def main(argv):
+    if len(argv) != 3:
+        print("usage: evidence_verify.py BUNDLE.json PUBLIC_KEY.pem", file=sys.stderr)
+        return 2
+    try:
+        found = verdict(argv[1], argv[2])
+    except Unusable as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(verdict_text(found))
+    return 0 if found["valid"] else 1
 
 
 if __name__ == "__main__":

@@ -223,22 +223,15 @@ def _existing(text: str) -> None:
     check_existing(text)
 
 
-def _output_made(text: str) -> None:
-    """A file the command writes, making its missing folders itself: never ``-``, never
-    something that is not a regular file."""
-    if text == "-":
-        from controller.files import FileRefused
-
-        raise FileRefused("- (standard output) is not offered here: name a file")
-    _existing(text)
-
-
 def _output(text: str) -> None:
-    """A file the command writes into a folder that exists: refused before any work (a missing
-    folder found after a scenario played, or a report built, loses the work)."""
-    from controller.files import check_output
+    """A file the command writes into a folder that exists, never ``-``, never something that
+    is not a regular file: refused before any work (a missing folder found after a scenario
+    played, or a report built, loses the work; a mistyped folder is never made: as root,
+    ``--output /nonexistent/m.json`` once made /nonexistent)."""
+    from controller.files import FileRefused, check_output
 
-    _output_made(text)
+    if text == "-":
+        raise FileRefused("- (standard output) is not offered here: name a file")
     check_output(text)
 
 
@@ -251,19 +244,24 @@ def _png(text: str) -> None:
 
 
 def _capture(text: str) -> None:
-    """The sign's capture backend writes a ``.gif`` file, or numbered PNGs into a folder."""
+    """The sign's capture backend writes a ``.gif`` file, or numbered PNGs into a folder: the
+    folder is made if missing, but only in a folder that exists (as any output file's)."""
     if text.lower().endswith(".gif"):
         _output(text)
         return
     import os
 
-    from controller.files import FileRefused, check_named, kind
+    from controller.files import FileRefused, check_named, check_output, kind
 
     check_named(text)
-    if os.path.exists(text) and not os.path.isdir(text):
-        raise FileRefused(
-            f"{text} is {kind(os.stat(text).st_mode)}: name a .gif file or a folder for the PNGs"
-        )
+    if os.path.exists(text):
+        if not os.path.isdir(text):
+            raise FileRefused(
+                f"{text} is {kind(os.stat(text).st_mode)}: name a .gif file or a folder for the"
+                " PNGs"
+            )
+        return
+    check_output(text.rstrip("/") or "/")  # its parent folder exists
 
 
 def _link(text: str) -> None:
@@ -284,11 +282,11 @@ def _socket(text: str) -> None:
 
 
 def _daemon_socket(text: str) -> None:
-    """A daemon's socket the command connects to: named, and short enough to connect to."""
-    from controller.files import check_named, check_socket_length
+    """A daemon's socket the command connects to: named, short enough to connect to, and a
+    socket if anything is there (a missing one is the connection's failure: no daemon)."""
+    from controller.files import check_socket_to_connect
 
-    check_named(text)
-    check_socket_length(text)
+    check_socket_to_connect(text)
 
 
 # A file or folder named on the command line, as a :class:`~pathlib.Path` (never empty: an
@@ -301,11 +299,9 @@ input_file = _file_check(_existing)
 # the same as text, for the options controller.cli.quick also reads (without pathlib)
 input_name = _file_check(_existing, as_path=False)
 # a file the command writes: new in a folder that exists, or a regular file it replaces;
-# never "-"
+# never "-". Every output path typed is one of these (a default the command may make the
+# folders of: the manifest's, under the install's share folder)
 output_file = _file_check(_output)
-# the same where the command makes the missing folders itself (a key, the manifest: their
-# defaults are under /etc/croupier and the install's share folder)
-output_file_made = _file_check(_output_made)
 # --png: an output file whose name ends in .png
 png_file = _file_check(_png)
 # the sign's capture: a .gif file written, or a folder of PNG frames (as text: a setting)
@@ -325,6 +321,15 @@ STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
 def output_or_stdout(text: str) -> Path | str:
     """An output file, or ``-`` (also ``/dev/stdout``): standard output, returned as ``-``."""
     return "-" if text in STDOUT_NAMES else output_file(text)
+
+
+def currency_code(text: str) -> str:
+    """An ISO 4217 code as typed, in any case (``eur`` is EUR: no other currency is meant);
+    whether the sign knows it is the command's to say, with the codes it knows."""
+    return text.upper() if text.isascii() else text
+
+
+currency_code.__name__ = "an ISO currency code"  # argparse names the type in some messages
 
 
 # A pool's name as the configuration writes it (controller.engine.pools.config.NAME_PATTERN,

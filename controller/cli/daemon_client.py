@@ -17,6 +17,12 @@ if TYPE_CHECKING:  # for the type checker only: importing typing costs every com
 # daemon: a command's --help or usage error does not load it.
 
 DEFAULT_SOCKET = "/run/croupier/control.sock"
+# What the help of a command the daemon asks the technician credential for says (the help
+# keeps descriptions as written: lines under 80 columns)
+CREDENTIAL_NOTE = (
+    "Needs the technician credential: $CROUPIER_CREDENTIAL, else typed at a prompt\n"
+    "(without a terminal, as in a script, CROUPIER_CREDENTIAL must be set)."
+)
 
 
 def add_socket_flag(parser: argparse.ArgumentParser) -> None:
@@ -27,11 +33,18 @@ def add_socket_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_daemon_action(
-    actions: argparse._SubParsersAction, name: str, help: str, func: Any
+    actions: argparse._SubParsersAction,
+    name: str,
+    help: str,
+    func: Any,
+    *,
+    privileged: bool = False,
 ) -> argparse.ArgumentParser:
     """A sub-command run by asking the daemon: its parser, with ``--socket`` and ``--json``,
-    running ``func``."""
-    parser: argparse.ArgumentParser = actions.add_parser(name, help=help)
+    running ``func``; a ``privileged`` one's help says it needs the technician credential."""
+    said = help.replace("%%", "%")  # a help is %-formatted, a description is not
+    description = f"{said[:1].upper()}{said[1:]}.\n{CREDENTIAL_NOTE}" if privileged else None
+    parser: argparse.ArgumentParser = actions.add_parser(name, help=help, description=description)
     add_socket_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(func=func)

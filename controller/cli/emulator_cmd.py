@@ -43,14 +43,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--port", metavar="DEVICE", help="a real serial port instead (a rig)")
     p.add_argument("--decks", type=integer(1, 8), default=1, help="1..8 (default 1)")
     p.add_argument(
-        "--baud", type=integer(0, 4_000_000), default=115200, help="output pacing; 0 = none"
+        "--baud",
+        type=integer(0, 4_000_000),
+        default=115200,
+        help="output pacing; 0 = none (default 115200)",
     )
     p.add_argument("--seed", type=integer(0), help="deterministic shuffles (tests only)")
     p.add_argument(
         "--control", type=socket_path, metavar="SOCKET", help="Unix socket for fault injection"
     )
-    p.add_argument("--card-time", type=seconds(0, 60), default=0.0, help="seconds per card dealt")
-    p.add_argument("--shuffle-time", type=seconds(0, 600), default=0.0, help="seconds per shuffle")
+    p.add_argument(
+        "--card-time", type=seconds(0, 60), default=0.0, help="seconds per card dealt (default 0)"
+    )
+    p.add_argument(
+        "--shuffle-time", type=seconds(0, 600), default=0.0, help="seconds per shuffle (default 0)"
+    )
     p.add_argument("--no-recognition", action="store_true", help="a machine without a reader")
     p.add_argument(
         "--exit-with-parent", action="store_true", help="stop when the starting process dies"

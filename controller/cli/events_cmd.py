@@ -12,6 +12,7 @@ shows a settled round's hands of an old journal by their category only, as the s
 
 from __future__ import annotations
 
+import sys
 import time
 
 from controller.cli.argtypes import integer, seconds
@@ -28,6 +29,75 @@ if TYPE_CHECKING:
 
 # The journal's code is imported by the actions that open the file: `events tail` beside the
 # running daemon asks it instead, and stays quick on a Pi (ledger_args).
+
+# The kinds the table journals, for the suggestion a mistyped --kind gets (`round.setled`: did
+# you mean round.settled?). Written here, not imported: `events tail` is a quick command. The
+# set is open (a refusal is journaled as "<command>-refused", a later version adds kinds, an
+# old journal holds retired ones), so a kind not listed is looked for all the same; every kind
+# the code writes is listed (tests/unit/cli/test_cli_light_choices.py holds them equal).
+JOURNAL_KINDS = (
+    "access-refused",
+    "alarm.round-reused",
+    "alert-acknowledged",
+    "cards-entered",
+    "cards-exposed",
+    "cards-refused",
+    "condition",
+    "confirm-ignored",
+    "decision",
+    "decision-refused",
+    "deck-replaced",
+    "evidence-failed",
+    "evidence-made",
+    "exposure",
+    "exposure-refused",
+    "jackpot-acknowledged",
+    "ledger-failed",
+    "ledger-result-ignored",
+    "ledger-writable",
+    "ledger.created",
+    "ledger.keyed",
+    "linked.opened",
+    "linked.recovered",
+    "linked.settled",
+    "linked.void-queued",
+    "linked.voided",
+    "lock-ignored",
+    "meter.corrected",
+    "misdeal-refused",
+    "packet-stale",
+    "packet-unexpected",
+    "pool.configured",
+    "pool.created",
+    "pool.retired",
+    "pools.rebuilt",
+    "round-ended",
+    "round-voided",
+    "round.ids-skipped",
+    "round.opened",
+    "round.settled",
+    "round.voided",
+    "rules.changed",
+    "seat-cleared",
+    "seat-health",
+    "seats-cleared",
+    "seats-declared",
+    "selfcheck.cleared",
+    "selfcheck.failed",
+    "selfcheck.passed",
+    "sensor-ignored",
+    "showdown-waiting",
+    "shuffle-audit-alarm",
+    "shuffler-fault",
+    "shuffler-reset",
+    "stake",
+    "stake-not-taken",
+    "surveillance-access",
+    "technician-key",
+    "transition",
+    "wagers",
+    "wagers-refused",
+)
 
 EXAMPLES = {
     "events": [
@@ -96,11 +166,28 @@ def _show_all(
     *,
     follow: bool = False,
 ) -> None:
-    """The entries; none, said in a line as journalctl does (a kind mistyped shows here)."""
+    """The entries; none, said in a line as journalctl does, with the kind meant when one
+    asked for is not a kind the table journals (``round.setled``: round.settled)."""
     for entry in entries:
         _show(args, entry)
     if not entries and not follow:
         print(f"-- no entries{' of kind ' + ', '.join(kinds) if kinds else ''} --")
+    if not entries:
+        _suggest_kinds(kinds)
+
+
+def _suggest_kinds(kinds: list[str] | None) -> None:
+    """On stderr, for each kind asked for that the table never journals, the one it is close
+    to (or that it is unknown): found nothing because of a typo is not "nothing happened"."""
+    from controller.texts import escaped, suggestion
+
+    for kind in kinds or ():
+        if kind not in JOURNAL_KINDS:
+            hint = suggestion(kind, JOURNAL_KINDS)
+            print(
+                f"croupier events tail: {escaped(kind)!r} is not a kind the table journals{hint}",
+                file=sys.stderr,
+            )
 
 
 def _show(args: argparse.Namespace, entry: dict[str, Any]) -> None:

@@ -17,7 +17,13 @@ import sys
 import time
 
 from controller.cli.argtypes import input_file, output_or_stdout, path
-from controller.cli.daemon_client import add_socket_flag, call, credential, daemon_to_ask
+from controller.cli.daemon_client import (
+    CREDENTIAL_NOTE,
+    add_socket_flag,
+    call,
+    credential,
+    daemon_to_ask,
+)
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, write_output
 from controller.cli.paths import REPORT_PUBLIC_KEY, STATE_DIR, SYSTEM_CONFIG
@@ -35,7 +41,11 @@ EXAMPLES = {
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "evidence")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    m = actions.add_parser("make", help="make the bundle of a closed round (credential)")
+    m = actions.add_parser(
+        "make",
+        help="make the bundle of a closed round (credential)",
+        description=f"Make the bundle of a closed round.\n{CREDENTIAL_NOTE}",
+    )
     m.add_argument("round", help="round ID, or 'last' with --socket")
     m.add_argument(
         "--output", type=output_or_stdout, help="where to write it (default or -: standard output)"
@@ -129,7 +139,17 @@ def check(args: argparse.Namespace) -> int:
     from controller.books.reports.signing import load_public
 
     load_public(args.public_key)
-    return evidence_verify.main(["evidence_verify", str(args.bundle), str(args.public_key)])
+    try:
+        found = evidence_verify.verdict(str(args.bundle), str(args.public_key))
+    except evidence_verify.Unusable as exc:
+        raise CroupierError(str(exc)) from None
+    if args.json:
+        from controller.cli.output import print_json
+
+        print_json(found)
+    else:
+        print(evidence_verify.verdict_text(found))
+    return 0 if found["valid"] else 1
 
 
 def round_from_bundle(data: dict) -> dict | None:

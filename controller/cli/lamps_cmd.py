@@ -52,7 +52,12 @@ def run_test(args: argparse.Namespace) -> int:
     names = args.lamp or list(io.gpio.lamps)
     unknown = [n for n in names if n not in io.gpio.lamps]
     if unknown:
-        raise UsageError(f"no lamp {', '.join(unknown)} (lamps: {', '.join(io.gpio.lamps)})")
+        from controller.texts import suggestion
+
+        hint = suggestion(unknown[0], io.gpio.lamps) if len(unknown) == 1 else ""
+        raise UsageError(
+            f"--lamp: no lamp {', '.join(unknown)}{hint} (lamps: {', '.join(io.gpio.lamps)})"
+        )
     factory = open_factory(args, io)
     results = []
     try:

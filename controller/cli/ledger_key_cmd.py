@@ -18,7 +18,7 @@ import argparse
 import time
 
 from controller.books.ledger.paths import default_key_path
-from controller.cli.argtypes import output_file_made, path
+from controller.cli.argtypes import output_file, path
 from controller.cli.ledger_args import (
     add_action,
     add_key_flag,
@@ -46,10 +46,14 @@ EXAMPLES = {
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "ledger-key")
-    actions = p.add_subparsers(dest="action", required=True)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     c = add_action(actions, "create", "provision the table's keyring", create, db=False)
     c.add_argument(  # required: a secret is never written to a path nobody named
-        "--key", type=output_file_made, required=True, metavar="PATH", help="where (mode 0400)"
+        "--key",
+        type=output_file,
+        required=True,
+        metavar="PATH",
+        help="where (mode 0400), in a folder that exists",
     )
     add_key_flag(add_action(actions, "show", "the key IDs of the keyring", show, db=False))
     add_technician_flags(add_action(actions, "adopt", "key an unkeyed ledger", adopt))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import time
 
-from controller.cli.argtypes import money
-from controller.cli.daemon_client import credential
+from controller.cli.argtypes import input_name, money
+from controller.cli.daemon_client import CREDENTIAL_NOTE, credential
 from controller.cli.ledger_args import add_technician_flags, writer
 from controller.cli.money import table_currency
 from controller.cli.output import print_json
@@ -42,6 +42,7 @@ CORRECTABLE_METERS = ("current", "reserve")
 
 def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
     r = add_action(actions, "retire", "retire a pool (closure, malfunction; credential)", retire)
+    r.description = f"Retire a pool (closure, malfunction).\n{CREDENTIAL_NOTE}"
     r.add_argument("pool", help="the pool to retire")
     r.add_argument(
         "--reason-code",
@@ -51,7 +52,13 @@ def add_retire(actions: argparse._SubParsersAction, add_action) -> None:
         help="why: %(choices)s (only a closure or a documented malfunction)",
     )
     r.add_argument("--transfer-to", metavar="POOL", help="the pool that receives the amount")
-    r.add_argument("--config", default=SYSTEM_CONFIG, help="for the technician credential")
+    r.add_argument(
+        "--config",
+        type=input_name,
+        default=SYSTEM_CONFIG,
+        metavar="FILE",
+        help=f"the table configuration, for the technician credential (default {SYSTEM_CONFIG})",
+    )
     add_technician_flags(r)
 
 
@@ -101,10 +108,17 @@ def add_linked_correct(actions: argparse._SubParsersAction, add_action, run) -> 
         "a technician sets a linked pool's amount or reserve",
         lambda args: correct_linked_pool(args, run),
     )
+    c.description = f"A technician sets a linked pool's amount or reserve.\n{CREDENTIAL_NOTE}"
     c.add_argument("pool", help="the linked pool")
     c.add_argument("meter", choices=CORRECTABLE_METERS, metavar="METER", help="%(choices)s")
     c.add_argument("value", type=money, help="the new value, minor units")
-    c.add_argument("--config", default=SYSTEM_CONFIG, help="for the technician credential")
+    c.add_argument(
+        "--config",
+        type=input_name,
+        default=SYSTEM_CONFIG,
+        metavar="FILE",
+        help=f"the table configuration, for the technician credential (default {SYSTEM_CONFIG})",
+    )
     add_technician_flags(c)
 
 

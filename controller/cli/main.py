@@ -22,6 +22,9 @@ Global options (``--socket``, ``--json``) work before the command, between a gro
 action, or after it, as in ``croupier --socket S status``, ``croupier events --socket S tail``
 or ``croupier status --json``. ``croupier help COMMAND`` is ``croupier COMMAND --help``;
 ``croupier -V`` and ``croupier version`` are ``--version`` (with ``--json``: ``{"version": ...}``).
+A command takes ``--json`` only if it prints JSON with it, ``--socket`` only if it talks to the
+daemon; given to one that does not (before it, or between its group and it), either is a usage
+error naming the command (:func:`_refuse_unoffered`), never ignored.
 
 Exit status: 0 done; 1 a failure (no daemon, a device or file that cannot be used, a check
 that found problems, a stdout that cannot be written); 2 a usage error (unknown command or
@@ -221,14 +224,47 @@ def build_parser(only: str | None = None, *, commands_only: bool = False) -> Cro
         module.register(sub)
         for command, lines in getattr(module, "EXAMPLES", {}).items():
             _add_examples(sub.choices[command], f"croupier {command}", lines)
-        for command in commands:  # `events --socket S tail`, as `croupier --socket S events`
+        for command in commands:
             group = sub.choices[command]
-            missing = [
+            _mark_offered(group)
+            if group._subparsers is None:  # a command without actions offers what it takes
+                continue
+            missing = [  # `events --socket S tail`, as `croupier --socket S events`
                 f[0] for f, _, _ in GLOBAL_OPTIONS if f[0] not in group._option_string_actions
             ]
             if missing:
                 add_global_options(group, *missing)
     return parser
+
+
+def _mark_offered(parser: argparse.ArgumentParser) -> None:
+    """Each runnable command (its own parser, and its actions') records which global options
+    it takes, before a group adds them all for `events --socket S tail`: a global option
+    given to a command that does not take it (``croupier --json report keygen``: no JSON to
+    print) is a usage error (:func:`_refuse_unoffered`), not an option silently ignored."""
+    import argparse
+
+    if parser.get_default("func") is not None:
+        offered = [f[0] for f, _, _ in GLOBAL_OPTIONS if f[0] in parser._option_string_actions]
+        parser.set_defaults(global_offered=(parser.prog, tuple(offered)))
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _mark_offered(child)
+
+
+def _refuse_unoffered(args: argparse.Namespace) -> None:
+    """A global option given (before the command, or between a group and its action) to a
+    command that does not take it: a usage error naming the command, exit status 2."""
+    prog, offered = getattr(args, "global_offered", ("croupier", ()))
+    for flags, _, default in GLOBAL_OPTIONS:
+        dest = flags[0].lstrip("-").replace("-", "_")
+        given = getattr(args, dest, default)
+        if given not in (None, default) and flags[0] not in offered:
+            why = "prints no JSON" if flags[0] == "--json" else "does not talk to the daemon"
+            message = f"{prog}: {flags[0]} is not an option of this command (it {why})"
+            sys.stderr.write(f"{message} (see {prog} --help)\n")
+            raise SystemExit(2)
 
 
 def _add_examples(parser: argparse.ArgumentParser, words: str, lines: list[str]) -> None:
@@ -303,6 +339,8 @@ def _parse(argv: list[str]) -> argparse.Namespace | None:
     if not getattr(args, "func", None):
         parser.print_help()
         return None
+    _refuse_unoffered(args)
+    del args.global_offered  # the quick reading's arguments are argparse's, word for word
     return args
 
 

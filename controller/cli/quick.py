@@ -104,12 +104,12 @@ def text(value: str) -> str:
 
 def socket_name(value: str) -> str | None:
     """A daemon's socket argparse's check would pass (argtypes.daemon_socket: named, short
-    enough to connect to); anything else is left to argparse, whose usage error names it."""
-    from controller.files import FileRefused, check_named, check_socket_length
+    enough to connect to, a socket if anything is there); anything else is left to argparse,
+    whose usage error names it."""
+    from controller.files import FileRefused, check_socket_to_connect
 
     try:
-        check_named(value)
-        check_socket_length(value)
+        check_socket_to_connect(value)
     except FileRefused:
         return None
     return value

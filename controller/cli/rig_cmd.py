@@ -38,6 +38,8 @@ EXAMPLES = {
 
 SOAK_PROFILES = ("uth-gr", "ch-bg", "trilux-gr")
 LINKED_TABLES = 3  # the ch-bg soak's tables by default: a link of at least three (PRG-6)
+# controller.rig.soak.ROYALS, written here for --help (tests/unit/cli/test_cli_light_choices.py)
+SOAK_ROYALS = 0.01
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,15 +78,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         " (default: a private cluster, restarted during the run)",
     )
     s.add_argument("--rounds", type=integer(1), default=1000, help="rounds in all (default 1000)")
-    s.add_argument("--faults", type=rate, default=0.2, help="share of rounds with a fault")
+    s.add_argument(
+        "--faults", type=rate, default=0.2, help="share of rounds with a fault (default 0.2)"
+    )
     s.add_argument(
         "--kill-rate",
         type=rate,
         default=0.01,
-        help="share of rounds during which the daemon is killed (SIGKILL)",
+        help="share of rounds during which the daemon is killed (SIGKILL; default 0.01)",
     )
-    s.add_argument(  # default: controller.rig.soak.ROYALS
-        "--royals", type=rate, help="share dealt a royal on purpose"
+    s.add_argument(
+        "--royals",
+        type=rate,
+        default=SOAK_ROYALS,
+        help=f"share dealt a royal on purpose (default {SOAK_ROYALS:g})",
     )
     s.add_argument(
         "--tables",
@@ -146,7 +153,7 @@ def soak(args: argparse.Namespace) -> int:
     from controller.books.linked.devserver import DevServerError
     from controller.cli.progress import progress_bar
     from controller.rig.shoe import run_shoe_soak
-    from controller.rig.soak import ROYALS, SoakReport, run_soak
+    from controller.rig.soak import SoakReport, run_soak
     from controller.rig.soak_linked import run_linked_soak
     from controller.rig.table import REPO_CONFIG
     from drivers.errors import DriverError
@@ -176,7 +183,7 @@ def soak(args: argparse.Namespace) -> int:
                 else:
                     report = run_soak(
                         args.rounds,
-                        royals=ROYALS if args.royals is None else args.royals,
+                        royals=args.royals,
                         tablet=args.tablet,
                         config=args.config,
                         **common,
@@ -206,7 +213,13 @@ def print_soak(report: SoakReport, cur: Currency) -> None:
     )
     outcomes = ", ".join(f"{n} {k}" for k, n in sorted(report.outcomes.items()))
     print(f"  outcomes: {outcomes}")
-    faults = ", ".join(f"{n} {k}" for k, n in sorted(report.faults.items())) or "none"
+    # "1 face up (3 rounds), jam (1 round)": a fault's name may start with a number
+    faults = (
+        ", ".join(
+            f"{k} ({n} round{'s' if n != 1 else ''})" for k, n in sorted(report.faults.items())
+        )
+        or "none"
+    )
     print(f"  faults: {faults}; kill -9: {report.kills}; jackpots: {report.jackpots}")
     if report.stopped is not None:
         print(

@@ -37,7 +37,7 @@ EXAMPLES = {
     "round": [
         "croupier round stake 2 ante=1000 blind=1000 --decision 4x",
         "croupier round lock",
-        "croupier round show last",
+        "CROUPIER_CREDENTIAL=... croupier round show last",
         "croupier round expose --community 4 --community 5",
     ],
 }
@@ -65,7 +65,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="4x 3x 2x 1x fold no-play (uth-it, MD-X4) | play fold"
         " | hit stand double split insurance",
     )
-    d.add_argument("--amount", type=money, default=0, help="insurance stake (minor units)")
+    d.add_argument(
+        "--amount", type=money, default=0, help="insurance stake (minor units; default 0)"
+    )
     cards = add_daemon_action(ra, "cards", "enter the cards of a manually dealt round", round_cards)
     cards.add_argument("destination", help="community, dealer or seat:N")
     cards.add_argument("cards", nargs="+", metavar="CARD", help="e.g. As Kd")
@@ -105,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("show", "a recorded round (surveillance)"),
         ("settle", "settle a recorded round again (dispute)"),
     ):
-        x = add_daemon_action(ra, name, help_text, round_recorded)
+        x = add_daemon_action(ra, name, help_text, round_recorded, privileged=True)
         x.add_argument(
             "round", nargs="?", default="last", type=round_name, help="round ID or 'last'"
         )

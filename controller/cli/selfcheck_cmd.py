@@ -15,7 +15,7 @@ import argparse
 import time
 
 from controller.books.ledger.paths import MANIFEST_ENV, MANIFEST_IN_PREFIX, default_manifest_path
-from controller.cli.argtypes import input_file, output_file_made, path
+from controller.cli.argtypes import input_file, output_file, path
 from controller.cli.ledger_args import add_action, add_technician_flags, reader, writer
 from controller.cli.main import add_command
 from controller.cli.output import print_json
@@ -38,7 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = add_action(actions, "manifest", "hash the installed software", manifest, db=False)
     m.add_argument(
-        "--output", type=output_file_made, help="where (default: the manifest path below)"
+        "--output",
+        type=output_file,
+        metavar="PATH",
+        help=f"where, in a folder that exists (default ${MANIFEST_ENV}, else"
+        f" {MANIFEST_IN_PREFIX} in the software's prefix, its folder made)",
     )
     add_action(actions, "status", "the persisted self-check status", status)
     r = add_action(actions, "run", "run the checks now and report (records nothing)", run)

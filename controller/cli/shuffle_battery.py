@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.argtypes import input_file, integer
+from controller.cli.argtypes import UsageError, input_file, integer
 from controller.cli.output import print_json
 from controller.errors import CroupierError
 
@@ -26,9 +26,12 @@ def add_battery_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--battery",
         action="store_true",
-        help="run the 8-test battery (99%% confidence) on whole decks",
+        help="run the 8-test battery (99%% confidence) on whole decks (--port or --sequences"
+        " run it too)",
     )
-    parser.add_argument("--port", help="deal from this shuffler (device, URL, usb:VID:PID)")
+    parser.add_argument(
+        "--port", help="the battery, on decks dealt from this shuffler (device, URL, usb:VID:PID)"
+    )
     parser.add_argument(
         "--baud",
         type=integer(1200, 4_000_000),
@@ -42,11 +45,13 @@ def add_battery_flags(parser: argparse.ArgumentParser) -> None:
         help="whole decks to deal with --port (default 1000; the battery needs 260 or more)",
     )
     parser.add_argument(
-        "--sequences", type=input_file, help="recorded sequences, one shuffle a line"
+        "--sequences",
+        type=input_file,
+        help="the battery, on recorded sequences: one shuffle a line",
     )
 
 
-def _wire_codes(items: object, number: int) -> list[int] | None:
+def _wire_codes(items: object) -> list[int] | None:
     """A JSON line of the shuffler's own card codes (0..51, as the protocol numbers them,
     docs/protocol.md), each card once; None when the line is written in card notation."""
     if not isinstance(items, list) or not all(
@@ -54,7 +59,7 @@ def _wire_codes(items: object, number: int) -> list[int] | None:
     ):
         return None
     if len(items) != DECK or sorted(items) != list(range(DECK)):
-        raise ValueError(f"line {number}: {DECK} distinct card codes 0..{DECK - 1} expected")
+        raise ValueError(f"{DECK} distinct card codes 0..{DECK - 1} expected")
     return list(items)
 
 
@@ -77,8 +82,8 @@ def read_sequences(path: Path) -> list[list[int]]:
         try:
             items = json.loads(line) if line.lstrip().startswith("[") else line
             sequences.append(
-                _wire_codes(items, number)
-                or [int(c) for c in parse_cards(items, count=DECK, what=f"line {number}")]
+                _wire_codes(items)
+                or [int(c) for c in parse_cards(items, count=DECK, what="the shuffle")]
             )
         except (ValueError, TypeError) as exc:
             raise CroupierError(f"{path}: line {number}: {exc}") from None
@@ -124,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
         sequences: list = read_sequences(args.sequences)
     elif args.port:
         if not MIN_SHUFFLES <= args.shuffles <= MAX_SHUFFLES:
-            raise CroupierError(f"--shuffles must be {MIN_SHUFFLES}..{MAX_SHUFFLES}")
+            raise UsageError(
+                f"--shuffles: the battery needs {MIN_SHUFFLES}..{MAX_SHUFFLES} whole decks"
+            )
         logging.getLogger("firmware_bridge").setLevel(logging.CRITICAL)
         logging.getLogger("drivers").setLevel(logging.CRITICAL)
         try:
@@ -132,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         except (LinkError, DriverError) as exc:
             raise CroupierError(f"audit --battery: {exc}") from None
     else:
-        raise CroupierError("--battery needs --port PORT or --sequences FILE")
+        raise UsageError("--battery needs --port PORT or --sequences FILE")
     report = run_battery(sequences)
     if args.json:
         print_json(report.to_json())

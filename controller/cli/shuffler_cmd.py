@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 
 from controller.cli import shuffle_battery
-from controller.cli.argtypes import UsageError, integer, journal_text
-from controller.cli.daemon_client import add_socket_flag, call, named_socket
+from controller.cli.argtypes import integer, journal_text
+from controller.cli.daemon_client import CREDENTIAL_NOTE, add_socket_flag, call, named_socket
 from controller.cli.main import add_command
 from controller.cli.output import add_json_flag, print_json
 
@@ -68,11 +68,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                 help="0 clears the active fault, 1 resets fully (default 0)",
             )
             add_socket_flag(a)  # with --socket: through the running daemon (technician)
+            a.description = (
+                "Reset the shuffler; with --socket or $CROUPIER_SOCKET through the running"
+                " daemon\n(it holds the port), which then asks for the credential.\n"
+                + CREDENTIAL_NOTE
+            )
             a.add_argument(
                 "--technician",
                 type=journal_text,
                 default="technician",
-                help="who resets (journaled)",
+                help="who resets (journaled; default 'technician')",
             )
     ports = actions.add_parser(
         "ports", help="candidate serial and USB devices for the shuffler, with VID:PID"
@@ -144,7 +149,7 @@ def list_ports(args: argparse.Namespace) -> int:
 def show_audit(args: argparse.Namespace) -> int:
     """Position statistics of every shuffle the table dealt, with p-values; exit 1 on alarm.
     With ``--battery``: the test battery on whole decks (controller/cli/shuffle_battery.py)."""
-    if args.battery:
+    if args.battery or args.port or args.sequences:  # decks to test: the battery, not the daemon
         return shuffle_battery.run(args)
     report = call(args, "shuffler.audit")
     if args.json:
@@ -170,11 +175,6 @@ def run(args: argparse.Namespace) -> int:
         result = call(args, "shuffler.reset", privileged=True, technician=args.technician)
         print_json(result) if args.json else print(f"shuffler: {result}")
         return 0
-    if getattr(args, "socket", None):  # `croupier --socket S shuffler info`: not ignored
-        raise UsageError(
-            f"shuffler {args.action} talks to the machine on --port itself, not through the"
-            " daemon: --socket is for shuffler reset and shuffler audit"
-        )
     from controller.cli.shuffler_talk import talk
 
     return talk(args)

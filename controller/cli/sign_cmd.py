@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.argtypes import UsageError, capture_path, integer, path, png_file, seconds
+from controller.cli.argtypes import (
+    UsageError,
+    capture_path,
+    currency_code,
+    integer,
+    path,
+    png_file,
+    seconds,
+)
 from controller.cli.hardware import (
     SIGN_BACKENDS,
     add_config_option,
@@ -60,7 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = actions.add_parser("show", help="show an amount (rolls up with --from)")
     s.add_argument("amount", metavar="AMOUNT", help="like 1234.56 (major units)")
     s.add_argument("--from", dest="start", metavar="AMOUNT", help="roll up from this amount")
-    s.add_argument("--currency", help="ISO code (default: sign.currency)")
+    s.add_argument(
+        "--currency",
+        type=currency_code,
+        help="ISO code, in any case: eur is EUR (default: sign.currency)",
+    )
     s.add_argument("--name", default="MEGA", help="pool name (MEGA)")
     _common(s)
     s.set_defaults(func=run_show)

@@ -24,7 +24,7 @@ EXAMPLES = {
         "CROUPIER_CREDENTIAL=... croupier jackpot ack --technician T-4",
     ],
     "seat": [
-        "croupier seat clear 3 --technician T-4",
+        "CROUPIER_CREDENTIAL=... croupier seat clear 3 --technician T-4",
     ],
 }
 
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     j = add_command(sub, "jackpot")
     ja = j.add_subparsers(dest="action", metavar="ACTION", required=True)
     ack = add_daemon_action(
-        ja, "ack", "acknowledge the 100%% award; the table reopens", jackpot_ack
+        ja, "ack", "acknowledge the 100%% award; the table reopens", jackpot_ack, privileged=True
     )
     ack.add_argument(
         "--technician", type=journal_text, required=True, help="who acknowledges (journaled)"
@@ -42,7 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     st = add_command(sub, "seat")
     sta = st.add_subparsers(dest="action", metavar="ACTION", required=True)
     cl = add_daemon_action(
-        sta, "clear", "the sensor was checked: the seat takes stakes again", seat_clear
+        sta,
+        "clear",
+        "the sensor was checked: the seat takes stakes again",
+        seat_clear,
+        privileged=True,
     )
     cl.add_argument("seat", type=integer(1, 99), help="the seat number")
     cl.add_argument(

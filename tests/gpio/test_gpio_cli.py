@@ -50,8 +50,15 @@ def test_lamps_test_one_lamp_in_human_form(capsys):
 def test_unknown_lamp_is_one_line(capsys):
     status, out, err = run(capsys, "lamps", "test", "--pin-factory", "mock", "--lamp", "blue")
     assert (status, out) == (2, "")
-    assert err.startswith("croupier lamps: no lamp blue (lamps: seat1, seat2,")
+    assert err.startswith("croupier lamps: --lamp: no lamp blue (lamps: seat1, seat2,")
     assert err.count("\n") == 1
+
+
+def test_a_mistyped_lamp_suggests_the_lamp(capsys):
+    """`lamps test --lamp gren` listed the lamps but did not say green."""
+    status, out, err = run(capsys, "lamps", "test", "--pin-factory", "mock", "--lamp", "gren")
+    assert (status, out) == (2, "")
+    assert err.startswith("croupier lamps: --lamp: no lamp gren; did you mean green? (lamps:")
 
 
 def test_sensors_watch_stops_after_its_duration(capsys):

@@ -65,6 +65,19 @@ def test_hits_and_events(db, capsys):
     assert verdict == {"ok": True, "entries": 5, "first_bad": None, "problems": []}
 
 
+def test_events_tail_suggests_the_kind_meant(db, capsys):
+    """`events tail --kind round.setled` said "no entries" and nothing else, exit 0."""
+    assert main(["events", "tail", "--db", db, "--kind", "round.setled"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "-- no entries of kind round.setled --\n"
+    assert err == (
+        "croupier events tail: 'round.setled' is not a kind the table journals;"
+        " did you mean round.settled?\n"
+    )
+    assert main(["events", "tail", "--db", db, "--kind", "pool.created"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_verify_reports_the_counts(db, capsys):
     data = run_json(capsys, "meters", "verify", "--db", db)
     assert data["ok"] and data["entries"] == 5 and data["pools"] == {"uth": 500_045}

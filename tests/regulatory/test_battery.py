@@ -222,9 +222,31 @@ def test_the_command_on_recorded_sequences(tmp_path, capsys):
     assert main(["shuffler", "audit", "--battery", "--sequences", str(bad), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert not report["passed"] and "overlaps" in report["failed"]
-    bad.write_text("As Kd\n")
+    bad.write_text("As Kd\n[1, 2]\n")
     assert main(["shuffler", "audit", "--battery", "--sequences", str(bad)]) == 1
-    assert "line 1" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{bad}: line 1: " in err and "line 1: line 1" not in err  # said once
+    bad.write_text("[1, 2]\n")
+    assert main(["shuffler", "audit", "--battery", "--sequences", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.endswith(f"{bad}: line 1: 52 distinct card codes 0..51 expected\n"), err
+
+
+def test_sequences_without_battery_are_tested_not_ignored(tmp_path, capsys, monkeypatch):
+    """`shuffler audit --sequences FILE` ignored the file and asked the daemon."""
+    monkeypatch.setenv("CROUPIER_SOCKET", str(tmp_path / "no-daemon.sock"))
+    good = tmp_path / "good.txt"
+    rng = np.random.default_rng(3)
+    good.write_text(
+        "\n".join(" ".join(card_name(int(c)) for c in s) for s in fair(rng, MIN_SHUFFLES))
+    )
+    assert main(["shuffler", "audit", "--sequences", str(good)]) == 0
+    assert "battery: PASSED" in capsys.readouterr().out
+
+
+def test_the_battery_without_decks_is_a_usage_error(capsys):
+    assert main(["shuffler", "audit", "--battery"]) == 2
+    assert "--battery needs --port PORT or --sequences FILE" in capsys.readouterr().err
 
 
 @pytest.mark.integration

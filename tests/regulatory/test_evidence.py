@@ -171,6 +171,21 @@ def test_the_cli_names_itself_for_a_key_it_cannot_use(bundle_files, tmp_path, ca
     assert err.startswith(f"croupier evidence: no public key at {tmp_path / 'none'}"), err
 
 
+def test_croupier_evidence_verify_json_is_the_verdict_as_json(bundle_files, tmp_path, capsys):
+    """`evidence verify --json` offered --json and printed its text line (issue 17)."""
+    root, path, _ = bundle_files
+    public = str(public_key_path(root / "key.pem"))
+    assert main(["evidence", "verify", str(path), "--public-key", public, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["valid"] is True and found["round"] == "day-3" and found["table"] == "T-7"
+    assert found["journal_entries"] > 0
+    create_key(tmp_path / "other.pem")
+    other = str(public_key_path(tmp_path / "other.pem"))
+    assert main(["--json", "evidence", "verify", str(path), "--public-key", other]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["valid"] is False and "signed with key" in found["reason"]
+
+
 @settings(max_examples=25, deadline=None)
 @given(message=st.binary(max_size=300), flip=st.integers(0, 63))
 def test_the_standard_library_ed25519_agrees_with_cryptography(message, flip):

@@ -43,6 +43,15 @@ def test_show_an_amount_on_the_matrix(capsys):
     assert report["frames_sent"] == 1
 
 
+def test_the_currency_is_read_in_any_case(capsys):
+    """`sign show 1 --currency eur` was refused with no hint that EUR was meant."""
+    argv = ["sign", "show", "1", "--backend", "dummy", "--json", "--currency"]
+    status, out, _ = run(capsys, *argv, "usd")
+    assert status == 0 and json.loads(out)["amount"].startswith("USD ")
+    status, out, err = run(capsys, *argv, "eru")
+    assert status == 2 and "unknown currency 'ERU' (the sign knows EUR, USD" in err
+
+
 def test_show_rolls_up_from_a_lower_amount(capsys, tmp_path):
     config = seven_segment_config(tmp_path)
     argv = ("sign", "show", "1000.50", "--from", "999.00", "--config", config, "--json")

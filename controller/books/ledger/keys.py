@@ -116,8 +116,15 @@ def load_keyring(path: Path) -> Keyring:
         ) from None
     except FileRefused as exc:
         raise LedgerKeyError(f"{exc}: name the ledger key's file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LedgerKeyError(f"{path}: cannot read the ledger key: {exc}") from None
+    except UnicodeDecodeError as exc:  # not "'ascii' codec can't decode byte 0xff ..."
+        raise LedgerKeyError(
+            f"{path}: not a ledger keyring: byte {exc.start} is 0x{exc.object[exc.start]:02x},"
+            " not text (a keyring is lines of 64 hex digits)"
+        ) from None
+    except OSError as exc:
+        raise LedgerKeyError(
+            f"{path}: cannot read the ledger key: {exc.strerror or type(exc).__name__}"
+        ) from None
     if info.st_mode & 0o077:
         raise LedgerKeyError(
             f"{path}: the ledger key has mode {stat.S_IMODE(info.st_mode):04o}; it must be "

@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from controller.books.ledger.journal import canonical
 from controller.errors import CroupierError
-from controller.files import check_output, read_regular, write_atomic
+from controller.files import FileRefused, check_output, read_regular, write_atomic
 from controller.texts import escaped
 from controller.validation import BOM, DOCUMENT_LIMITS, ConfigError, loads_json
 
@@ -118,10 +118,22 @@ def create_key(path: Path) -> Ed25519PublicKey:
 def _load_pem(path: Path, parse: Callable[[bytes], object], what: str, missing: str) -> object:
     """The key parsed from the PEM file at ``path``; every failure is a one-line KeyFileError."""
     try:
-        return parse(read_regular(path))
+        data = read_regular(path)
     except FileNotFoundError:
         raise KeyFileError(f"no {what} at {path}{missing}") from None
-    except (OSError, ValueError, TypeError) as exc:
+    except FileRefused as exc:
+        raise KeyFileError(f"the {what}: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise KeyFileError(f"the {what} {path} is unreadable: {reason}") from None
+    try:
+        return parse(data)
+    except ValueError:  # cryptography's own words name its FAQ and its parser's states
+        found = "a damaged PEM key" if b"-----BEGIN " in data else "not a PEM key"
+        raise KeyFileError(
+            f"the {what} {path} is unreadable: {found} (-----BEGIN ... KEY----- expected)"
+        ) from None
+    except TypeError as exc:  # an encrypted private key: a password it was never given
         raise KeyFileError(f"the {what} {path} is unreadable: {exc}") from None
 
 

@@ -56,7 +56,7 @@ _shtab_croupier_events_commands() {
 
 _shtab_croupier_evidence_commands() {
   local _commands=(
-    make:'make the bundle of a closed round (credential)'
+    make:'Make the bundle of a closed round.'
     verify:'check a bundle (signature, journal chain)'
   )
   _describe 'croupier evidence commands' _commands
@@ -64,7 +64,7 @@ _shtab_croupier_evidence_commands() {
 
 _shtab_croupier_jackpot_commands() {
   local _commands=(
-    ack:'acknowledge the 100%% award; the table reopens'
+    ack:'Acknowledge the 100% award; the table reopens.'
   )
   _describe 'croupier jackpot commands' _commands
 }
@@ -91,7 +91,7 @@ _shtab_croupier_meters_commands() {
     correct:'a technician sets a pool'"'"'s amount or reserve'
     hits:'the hit history, newest first'
     rebuild:'rewrite every pool'"'"'s meters from the journal'
-    retire:'retire a pool (closure, malfunction; credential)'
+    retire:'Retire a pool (closure, malfunction).'
     verify:'check every invariant of the ledger'
   )
   _describe 'croupier meters commands' _commands
@@ -99,7 +99,7 @@ _shtab_croupier_meters_commands() {
 
 _shtab_croupier_pool_commands() {
   local _commands=(
-    correct:'a technician sets a linked pool'"'"'s amount or reserve'
+    correct:'A technician sets a linked pool'"'"'s amount or reserve.'
     init:'create or migrate the store; create or change a pool'
     status:'each linked pool, its meters and its tables'
     verify:'check every invariant, replaying each pool'"'"'s journal'
@@ -134,8 +134,8 @@ _shtab_croupier_round_commands() {
     lock:'press LOCK (bets closed)'
     misdeal:'declare a misdeal with its rule: MD-S* from a shuffler or shoe, MD-M* by hand (MD-M2/M4/M6/M7 before any player acted)'
     seats:'declare the seats in play besides the sensed ones'
-    settle:'settle a recorded round again (dispute)'
-    show:'a recorded round (surveillance)'
+    settle:'Settle a recorded round again (dispute).'
+    show:'A recorded round (surveillance).'
     stake:'enter a seat'"'"'s stakes (minor units) and decision'
   )
   _describe 'croupier round commands' _commands
@@ -143,7 +143,7 @@ _shtab_croupier_round_commands() {
 
 _shtab_croupier_seat_commands() {
   local _commands=(
-    clear:'the sensor was checked: the seat takes stakes again'
+    clear:'The sensor was checked: the seat takes stakes again.'
   )
   _describe 'croupier seat commands' _commands
 }
@@ -172,7 +172,7 @@ _shtab_croupier_shuffler_commands() {
     deck-check:'count the cards: missing, duplicate, foreign'
     info:'model, serial number, firmware and capabilities'
     ports:'candidate serial and USB devices for the shuffler, with VID:PID'
-    reset:'clear the active fault (level 0) or reset fully (level 1)'
+    reset:'Reset the shuffler; with --socket or $CROUPIER_SOCKET through the running daemon'
     shuffle:'shuffle the loaded cards'
     status:'state, door, active fault, cards loaded'
   )
@@ -199,8 +199,6 @@ _shtab_croupier_defaults_added=0
 
 _shtab_croupier_completion_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
-  "--json[print JSON for scripts]"
   ":the shell\: bash, zsh or tcsh:(bash zsh tcsh)"
 )
 
@@ -237,15 +235,13 @@ _shtab_croupier_emulator_options=(
   "--link[symlink to the pty to create (new)]:PATH:"
   "--port[a real serial port instead (a rig)]:DEVICE:"
   "--decks[1..8 (default 1)]:decks:"
-  "--baud[output pacing\; 0 \= none]:baud:"
+  "--baud[output pacing\; 0 \= none (default 115200)]:baud:"
   "--seed[deterministic shuffles (tests only)]:seed:"
   "--control[Unix socket for fault injection]:SOCKET:"
-  "--card-time[seconds per card dealt]:card_time:"
-  "--shuffle-time[seconds per shuffle]:shuffle_time:"
+  "--card-time[seconds per card dealt (default 0)]:card_time:"
+  "--shuffle-time[seconds per shuffle (default 0)]:shuffle_time:"
   "--no-recognition[a machine without a reader]"
   "--exit-with-parent[stop when the starting process dies]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
-  "--json[print JSON for scripts]"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -254,7 +250,6 @@ _shtab_croupier_emulator_defaults_added=0
 _shtab_croupier_eval_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "(*):cards like As Kd 10h (5 to 7):"
 )
 
@@ -397,7 +392,7 @@ _shtab_croupier_ledger_key_adopt_defaults_added=0
 _shtab_croupier_ledger_key_create_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--json[print JSON for scripts]"
-  "--key[where (mode 0400)]:PATH:"
+  "--key[where (mode 0400), in a folder that exists]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -490,7 +485,7 @@ _shtab_croupier_meters_retire_options=(
   "--json[print JSON for scripts]"
   "--reason-code[why\: closure, malfunction (only a closure or a documented malfunction)]:REASON:(closure malfunction)"
   "--transfer-to[the pool that receives the amount]:POOL:"
-  "--config[for the technician credential]:config:"
+  "--config[the table configuration, for the technician credential (default \/etc\/croupier\/table.toml)]:FILE:"
   "--technician[who does it (journaled)]:technician:"
   "--reason[why (journaled)]:reason:"
   ":the pool to retire:"
@@ -515,7 +510,6 @@ _shtab_croupier_par_options=(
   "--profile[profile name or TOML path]:NAME:"
   "--decks[decks in the shoe (games dealt from a shoe only)]:N:"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -534,7 +528,7 @@ _shtab_croupier_pool_correct_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--dsn[the store\'s PostgreSQL connection string (default \$CROUPIER_POOL_DSN)]:dsn:"
   "--json[print JSON for scripts]"
-  "--config[for the technician credential]:config:"
+  "--config[the table configuration, for the technician credential (default \/etc\/croupier\/table.toml)]:FILE:"
   "--technician[who does it (journaled)]:technician:"
   "--reason[why (journaled)]:reason:"
   ":the linked pool:"
@@ -663,9 +657,9 @@ _shtab_croupier_rig_soak_options=(
   "--profile[the game\: uth-gr (default), ch-bg (linked Jumbo 7), trilux-gr (shoe)]:profile:(uth-gr ch-bg trilux-gr)"
   "--dsn[ch-bg\: a PostgreSQL server to make the linked store on (default\: a private cluster, restarted during the run)]:dsn:"
   "--rounds[rounds in all (default 1000)]:rounds:"
-  "--faults[share of rounds with a fault]:faults:"
-  "--kill-rate[share of rounds during which the daemon is killed (SIGKILL)]:kill_rate:"
-  "--royals[share dealt a royal on purpose]:royals:"
+  "--faults[share of rounds with a fault (default 0.2)]:faults:"
+  "--kill-rate[share of rounds during which the daemon is killed (SIGKILL\; default 0.01)]:kill_rate:"
+  "--royals[share dealt a royal on purpose (default 0.01)]:royals:"
   "--tables[tables soaked at once (default 1\; ch-bg 3)]:tables:"
   "--seed[the rig\'s random choices (default\: random)]:seed:"
   "--tablet[LOCK and CONFIRM from the tablet (control socket), not the pins]"
@@ -709,7 +703,7 @@ _shtab_croupier_round_decide_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
-  "--amount[insurance stake (minor units)]:amount:"
+  "--amount[insurance stake (minor units\; default 0)]:amount:"
   ":the seat number:"
   ":4x 3x 2x 1x fold no-play (uth-it, MD-X4) \| play fold \| hit stand double split insurance:"
 )
@@ -838,7 +832,7 @@ _shtab_croupier_selfcheck_clear_defaults_added=0
 _shtab_croupier_selfcheck_manifest_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--json[print JSON for scripts]"
-  "--output[where (default\: the manifest path below)]:output:"
+  "--output[where, in a folder that exists (default \$CROUPIER_MANIFEST, else share\/croupier\/manifest.json in the software\'s prefix, its folder made)]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -898,7 +892,6 @@ _shtab_croupier_settle_options=(
   "--profile[profile name or file (default\: the round\'s \'profile\')]:profile:"
   "--public-key[for an evidence bundle\: the table\'s public key\; a bundle it verifies is settled as the table\'s own record (default \/etc\/croupier\/report-key.pub.pem)]:public_key:"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   ":the recorded round (- for stdin):"
 )
 
@@ -918,11 +911,11 @@ _shtab_croupier_shuffler_audit_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
   "--json[print JSON for scripts]"
-  "--battery[run the 8-test battery (99\% confidence) on whole decks]"
-  "--port[deal from this shuffler (device, URL, usb\:VID\:PID)]:port:"
+  "--battery[run the 8-test battery (99\% confidence) on whole decks (--port or --sequences run it too)]"
+  "--port[the battery, on decks dealt from this shuffler (device, URL, usb\:VID\:PID)]:port:"
   "--baud[the shuffler line\'s speed (default 115200)]:baud:"
   "--shuffles[whole decks to deal with --port (default 1000\; the battery needs 260 or more)]:shuffles:"
-  "--sequences[recorded sequences, one shuffle a line]:sequences:"
+  "--sequences[the battery, on recorded sequences\: one shuffle a line]:sequences:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -976,7 +969,7 @@ _shtab_croupier_shuffler_reset_options=(
   "--json[print JSON for scripts]"
   "--level[0 clears the active fault, 1 resets fully (default 0)]:level:"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
-  "--technician[who resets (journaled)]:technician:"
+  "--technician[who resets (journaled\; default \'technician\')]:technician:"
 )
 
 # guard to ensure default positional specs are added only once per session
@@ -1015,7 +1008,7 @@ _shtab_croupier_sign_defaults_added=0
 _shtab_croupier_sign_show_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--from[roll up from this amount]:AMOUNT:"
-  "--currency[ISO code (default\: sign.currency)]:currency:"
+  "--currency[ISO code, in any case\: eur is EUR (default\: sign.currency)]:currency:"
   "--name[pool name (MEGA)]:name:"
   "--config[table configuration (default\: \/etc\/croupier\/table.toml, else the reference wiring)]:FILE:"
   "--backend[override sign.backend (dummy\: no device)]:backend:(spi dummy capture)"
@@ -1055,7 +1048,6 @@ _shtab_croupier_sim_options=(
   "--crash-rate[share of rounds during which the controller crashes (default 0.01)]:crash_rate:"
   "--trace[on a violation, print the event log of the failing round]"
   "--json[print JSON for scripts]"
-  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
 )
 
 # guard to ensure default positional specs are added only once per session

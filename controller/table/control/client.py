@@ -51,6 +51,12 @@ class ControlClient:
             ) from None
         except OSError as exc:
             sock.close()
+            from controller.files import FileRefused, check_socket_to_connect
+
+            try:  # $CROUPIER_SOCKET naming a directory: not "Connection refused"
+                check_socket_to_connect(self.path)
+            except FileRefused as wrong:
+                raise ControlError(str(wrong)) from None
             raise ControlError(f"cannot connect to {self.path}: {exc.strerror}") from None
         self._sock = sock
 

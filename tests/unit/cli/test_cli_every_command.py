@@ -89,6 +89,80 @@ def test_help_describes_every_option(words, parser, capsys):
     assert "{'option_strings'" not in out and "%(" not in out  # an unescaped %
 
 
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_help_names_every_default(words, parser):
+    """`rig soak --faults` (0.2), `--kill-rate`, `--royals` gave no default in their help."""
+    for action in options(parser):
+        default = action.default
+        if not action.option_strings or action.nargs == 0:
+            continue
+        if default in (None, argparse.SUPPRESS, []) or isinstance(default, bool):
+            continue
+        shown = {str(default)} | ({f"{default:g}"} if isinstance(default, float) else set())
+        text = action.help or ""
+        assert "default" in text or any(s in text for s in shown), (words, action.dest)
+
+
+def test_every_group_names_its_actions_action(capsys):
+    """`ledger-key --help` showed {create,show,adopt,rotate} and "argument action"."""
+    for words, parser in LEAVES + [
+        ((c,), PARSER._subparsers._group_actions[0].choices[c])
+        for _, commands in COMMAND_GROUPS
+        for c in commands
+    ]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                assert action.metavar == "ACTION", words
+    status, _, err = run(capsys, ["ledger-key"])
+    assert status == 2 and "required: ACTION" in err, err
+    status, _, err = run(capsys, ["ledger-key", "shwo"])
+    assert status == 2 and "argument ACTION: invalid choice 'shwo'; did you mean show?" in err
+
+
+def test_the_soak_summary_names_each_fault_then_its_rounds(capsys):
+    """`faults: 3 1 face up, 1 2 face up` was hard to read."""
+    from collections import Counter
+
+    from controller.cli.rig_cmd import print_soak
+    from controller.rig.soak import SoakReport
+    from display.money import currency
+
+    report = SoakReport(rounds=5, faults=Counter({"1 face up": 3, "2 face up": 1}))
+    print_soak(report, currency("EUR"))
+    out = capsys.readouterr().out
+    assert "faults: 1 face up (3 rounds), 2 face up (1 round); kill -9" in out
+
+
+def _asks_the_credential(parser: argparse.ArgumentParser) -> bool:
+    import inspect
+
+    source = inspect.getsource(parser.get_default("func"))
+    return "privileged=True" in source or "credential()" in source
+
+
+# the shuffler's actions share one function; only reset (through the daemon) is privileged
+CREDENTIAL_LEAVES = [
+    (w, p)
+    for w, p in LEAVES
+    if _asks_the_credential(p) and (w[0] != "shuffler" or w[1:] == ("reset",))
+]
+
+
+@pytest.mark.parametrize(
+    ("words", "parser"), CREDENTIAL_LEAVES, ids=[" ".join(w) for w, _ in CREDENTIAL_LEAVES]
+)
+def test_help_says_when_the_credential_is_needed(words, parser, capsys):
+    """`round show last`, the example of `round --help`, failed without CROUPIER_CREDENTIAL,
+    which its help did not name."""
+    status, out, _ = run(capsys, [*words, "--help"])
+    assert status == 0 and "CROUPIER_CREDENTIAL" in out, words
+
+
+def test_the_walk_finds_the_commands_that_ask_the_credential():
+    found = {" ".join(w) for w, _ in CREDENTIAL_LEAVES}
+    assert {"round show", "round settle", "seat clear", "jackpot ack", "shuffler reset"} <= found
+
+
 def test_every_group_shows_examples(capsys):
     for _, commands in COMMAND_GROUPS:
         for command in commands:
@@ -332,14 +406,82 @@ def test_global_options_before_or_after_the_command(capsys):
         )
 
 
+# --- global options only where a command honours them (issue 17) -------------------------
+# Every command either honours --json (valid JSON on stdout) or does not take it; --socket
+# only where the command talks to the daemon. Given before the command (or between a group
+# and its action) to one that does not take it, either is a usage error naming the command.
+@pytest.mark.parametrize(("words", "parser"), LEAVES, ids=IDS)
+def test_a_global_option_the_command_does_not_take_is_a_usage_error(words, parser, capsys):
+    for flag, value in (("--json", []), ("--socket", ["/nope.sock"])):
+        if flag in parser._option_string_actions:
+            continue
+        for argv in ([flag, *value, *words], [*words[:1], flag, *value, *words[1:]]):
+            if len(words) == 1 and argv[0] != flag:
+                continue
+            argv += filled(parser)
+            status, out, err = run(capsys, argv)
+            assert_one_line(status, err, 2, argv)
+            if "is required" not in err and "argument " not in err:  # argparse's, first
+                assert f"croupier {' '.join(words)}: {flag} is not an option" in err, (argv, err)
+
+
+@pytest.mark.parametrize(
+    ("command", "offered"),
+    [
+        ("completion", ()),
+        ("emulator", ()),
+        ("eval", ("--json",)),
+        ("par", ("--json",)),
+        ("sim", ("--json",)),
+        ("settle", ("--json",)),
+        ("report keygen", ()),
+        ("config hash-credential", ()),
+        ("evidence make", ("--socket",)),
+    ],
+)
+def test_help_lists_only_the_global_options_the_command_honours(command, offered, capsys):
+    """`completion bash --json` and `emulator --json` printed text; `eval --socket` did
+    nothing: their help listed both."""
+    status, out, _ = run(capsys, [*command.split(), "--help"])
+    assert status == 0
+    for flag in ("--json", "--socket"):
+        assert (flag in out) == (flag in offered), (command, flag)
+
+
+SOCKET_LEAVES = [(w, p) for w, p in LEAVES if "--socket" in p._option_string_actions]
+
+
+@pytest.mark.parametrize(
+    ("words", "parser"), SOCKET_LEAVES, ids=[" ".join(w) for w, _ in SOCKET_LEAVES]
+)
+def test_a_socket_that_is_not_a_socket_is_a_usage_error_naming_it(words, parser, capsys, tmp_path):
+    """`status --socket /tmp/somefolder` said "Connection refused": a directory or a file
+    named as the daemon's socket is the command line's mistake (exit 2, --socket named); a
+    missing socket stays a failure (no daemon running, exit 1)."""
+    regular = tmp_path / "file"
+    regular.write_text("")
+    for value, says in ((tmp_path, "is a directory, not a socket"), (regular, "regular file")):
+        argv = [*words, *filled(parser), "--socket", str(value)]
+        status, _, err = run(capsys, argv)
+        assert_one_line(status, err, 2, argv)
+        assert "argument --socket: " in err and says in err, (argv, err)
+
+
+def test_croupier_socket_naming_a_directory_says_so(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("CROUPIER_SOCKET", str(tmp_path))
+    status, _, err = run(capsys, ["status"])
+    assert (status, err) == (1, f"croupier status: {tmp_path} is a directory, not a socket\n")
+
+
 ACTIONS = [(words, parser) for words, parser in LEAVES if len(words) > 1]
 
 
 @pytest.mark.parametrize(("words", "parser"), ACTIONS, ids=[" ".join(w) for w, _ in ACTIONS])
 def test_global_options_between_a_group_and_its_action(words, parser):
     """``croupier events --socket S tail``, as before the command or after it."""
-    argv = [words[0], "--socket", "/nope.sock", "--json", *words[1:], *filled(parser)]
-    args = PARSER.parse_args(argv)
+    values = [v if v != MISSING else "x" for v in filled(parser)]  # an output's folder: cwd
+    argv = [words[0], "--socket", "/nope.sock", "--json", *words[1:], *values]
+    args = PARSER.parse_args(argv)  # read only: whether the action takes them is main's
     assert (args.socket, args.json) == ("/nope.sock", True)
 
 
@@ -492,7 +634,6 @@ def _file_kinds() -> dict[object, str]:
         argtypes.input_file: "input",
         argtypes.input_name: "input",
         argtypes.output_file: "output",
-        argtypes.output_file_made: "output (folders made)",
         argtypes.output_or_stdout: "output or -",
         argtypes.png_file: "png",
         argtypes.link_path: "link",
@@ -515,7 +656,7 @@ PATH_IDS = [
 # What the review named, each of which a bad path once passed (an empty path, a device, a
 # directory, a file to delete); none may go unchecked again.
 NAMED_IN_THE_REVIEW = {
-    "selfcheck manifest --output": "output (folders made)",
+    "selfcheck manifest --output": "output",
     "evidence make --output": "output or -",
     "report day --output": "output or -",
     "sign show --png": "png",
@@ -532,7 +673,7 @@ NAMED_IN_THE_REVIEW = {
     "config check file": "input",
     "evidence verify bundle": "input",
     "settle round": "input",
-    "ledger-key create --key": "output (folders made)",
+    "ledger-key create --key": "output",
     "ledger-key show --key": "input",
     "report keygen --key": "output",
     "rig run --junit": "output",
@@ -589,13 +730,14 @@ def _bad_values(kind: str, tmp_path) -> list[tuple[str, str]]:
     values = [("", "an empty path")]
     if kind != "capture":  # a folder of PNG frames
         values.append((str(tmp_path), "is a directory"))
-    made = "output (folders made)"
-    if kind in ("input", "output", made, "output or -", "png"):
+    if kind in ("input", "output", "output or -", "png"):
         values += [(str(fifo), "is a fifo"), ("/dev/null", "is a character device")]
-    if kind in ("output", made, "png"):
+    if kind in ("output", "png"):
         values.append(("-", "standard output"))
-    if kind in ("output", "output or -", "png"):  # found before the work, not after it
+    if kind in ("output", "output or -", "png", "capture"):  # before the work; never made
         values.append((str(tmp_path / "no-folder" / "out.png"), "no folder"))
+    if kind == "capture":  # a folder for the PNGs, in a folder that does not exist
+        values.append((str(tmp_path / "no-folder" / "frames") + "/", "no folder"))
     if kind == "png":  # PIL once failed with "unknown file extension" after the scene
         values += [(str(tmp_path / "out"), "ends in .png"), ("x.dat", "ends in .png")]
     if kind == "capture":
@@ -657,3 +799,40 @@ def test_help_help_is_the_command_list(capsys):
     with pytest.raises(SystemExit) as done:
         main(["help", "help"])
     assert done.value.code == 0 and "COMMAND" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ledger-key", "show", "--key", "{bad}"],
+        ["meters", "verify", "--db", MISSING, "--key", "{bad}"],
+        ["report", "verify", "{bad}", "--public-key", "{bad}"],
+        ["evidence", "verify", "{bad}", "--public-key", "{bad}"],
+        ["lamps", "test", "--config", "{bad}"],
+        ["config", "check", "{bad}"],
+    ],
+    ids=lambda argv: " ".join(w for w in argv if w != "{bad}" and w != MISSING),
+)
+def test_a_key_or_config_that_is_not_text_is_named_in_our_words(argv, capsys, tmp_path):
+    """`ledger-key show --key <byte 0xff>` said "'ascii' codec can't decode byte 0xff in
+    position 0: ordinal not in range(128)"; a public key, "Unable to load PEM file. See
+    https://cryptography.io/...  MalformedFraming". The file is named, and what is wrong."""
+    bad = tmp_path / "key.bin"
+    bad.write_bytes(b"\xff\xfe-----\n")
+    bad.chmod(0o600)
+    argv = [w.replace("{bad}", str(bad)) for w in argv]
+    status, out, err = run(capsys, argv)
+    said = err + out
+    assert status == 1 and str(bad) in said, (argv, said)
+    for raw in ("codec", "ordinal", "https://", "Malformed", "Traceback"):
+        assert raw not in said, (argv, said)
+
+
+def test_the_standalone_verifier_names_a_key_that_is_not_text(capsys, tmp_path):
+    from controller.books import evidence_verify
+
+    bad = tmp_path / "key.pem"
+    bad.write_bytes(b"\xff")
+    assert evidence_verify.main(["evidence_verify", str(bad), str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"{bad}: cannot use this public key: not a PEM key (byte 0 is not ASCII text)\n"

@@ -19,6 +19,7 @@ from controller.cli import (
     hardware,
     lifecycle_cmd,
     report_cmd,
+    rig_cmd,
     sign_cmd,
     sim_cmd,
     verify_software_cmd,
@@ -26,6 +27,7 @@ from controller.cli import (
 from controller.cli import paths as cli_paths
 from controller.engine.pools.meters import CORRECTABLE
 from controller.rig.sim.profiles import PROFILES
+from controller.rig.soak import ROYALS
 from controller.validation import MONEY_MAX
 from display.scenes import TEST_PATTERNS
 from drivers.gpio.pinmap import FACTORY_NAMES
@@ -34,6 +36,7 @@ from drivers.sign.config import BACKENDS
 REASONS = tuple(r.value for r in RetireReason)
 SAME = [
     ("sim --profile", sim_cmd.PROFILES, tuple(PROFILES)),
+    ("rig soak --royals", rig_cmd.SOAK_ROYALS, ROYALS),
     ("verify-software --algorithm", verify_software_cmd.ALGORITHMS, (*ALGORITHMS, *ALIASES)),
     ("report day --format", report_cmd.FORMS, documents.FORMS),
     ("report day --date", date.fromisoformat(report_cmd.FIRST_DAY), gaming_day.FIRST_DAY),
@@ -95,3 +98,35 @@ def test_a_round_id_the_ledger_cannot_hold_is_a_usage_error_before_the_credentia
         assert stopped.value.code == 2
         err = capsys.readouterr().err
         assert "argument round" in err and "credential" not in err and err.count("\n") == 1
+
+
+def _kinds_written() -> set[str]:
+    """Every journal kind the code writes as a literal: the first argument of AppendJournal,
+    JournalNote, journal_now, post_journal and the journal's write/append."""
+    import ast
+
+    root = Path(__file__).resolve().parents[3] / "controller"
+    writers = {"AppendJournal", "JournalNote", "journal_now", "post_journal", "write", "append"}
+    found: set[str] = set()
+    for source in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            first, func = node.args[0], node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            journal = name not in ("write", "append") or "journal" in ast.unparse(func)
+            if name in writers and journal and isinstance(first, ast.Constant):
+                found.add(first.value)
+    return found
+
+
+def test_the_journal_kinds_events_tail_suggests_are_every_kind_written() -> None:
+    """`events tail --kind round.setled` said only "no entries": the CLI's list of kinds (for
+    the suggestion; written in the CLI, a quick command) holds every kind the code writes."""
+    from controller.books.ledger.journal import LEDGER_KINDS
+    from controller.cli.events_cmd import JOURNAL_KINDS
+
+    written = _kinds_written()
+    assert {"round.settled", "transition", "shuffler-reset"} <= written  # the walk finds them
+    assert sorted((written | LEDGER_KINDS) - set(JOURNAL_KINDS)) == []
+    assert list(JOURNAL_KINDS) == sorted(set(JOURNAL_KINDS))
