@@ -320,8 +320,9 @@ def check_directory(path: str | os.PathLike[str]) -> None:
     the place of a folder above it, and a directory this process may not write in (or make
     the missing one in). FileRefused naming the path and what is wrong. A directory that
     cannot be made for another reason (``/proc/x``) is found by the ``mkdir`` itself."""
-    check_named(path)
     name = os.fspath(path)
+    if not name:
+        raise FileRefused("an empty path: name a directory")
     existing = name
     while not os.path.lexists(existing):  # the nearest part of the path that exists
         parent = os.path.dirname(os.path.normpath(existing)) or "."

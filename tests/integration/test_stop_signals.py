@@ -31,7 +31,8 @@ pytestmark = pytest.mark.integration
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=["SIGHUP", "SIGTERM"])
 def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     """A daemon started in an SSH session that drops gets SIGHUP: a clean stop, exit 0, its
-    socket removed, its emulator stopped by it (not orphaned)."""
+    socket removed, its emulator stopped by it (not orphaned), and the log says which signal
+    stopped it."""
     table = sim_table
     proc = table.proc
     assert table.emulator_pids()
@@ -40,6 +41,7 @@ def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     wait_for(lambda: not table.emulator_pids(), "the emulator to stop")
     log = table.daemon_log(40)
     assert "the process that started it is gone" not in log, log
+    assert f"NOTICE croupierd: stopping on {signal.Signals(sig).name}" in log, log  # journalctl
     assert "emulator: stopped" in log
     assert not table.control_socket.exists()
     assert not processes_with(str(table.runtime_dir))
