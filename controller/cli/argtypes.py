@@ -182,6 +182,14 @@ def _existing(text: str) -> None:
     check_existing(text)
 
 
+def _required(text: str) -> None:
+    """A file the command cannot do without (a scenario, a rig's wiring): it must be there,
+    and be a regular file; refused before any work, naming the option."""
+    from controller.files import check_input
+
+    check_input(text)
+
+
 def _output_made(text: str) -> None:
     """A file the command writes, making its missing folders itself: never ``-``, never
     something that is not a regular file."""
@@ -257,6 +265,8 @@ def _daemon_socket(text: str) -> None:
 path = path_argument(_named)
 # a file the command reads (or a ledger it opens): a regular file, when it exists
 input_file = path_argument(_existing)
+# a file the command reads and cannot do without: it must exist (a usage error otherwise)
+required_file = path_argument(_required)
 # the same as text, for the options controller.cli.quick also reads (without pathlib)
 input_name = path_argument(_existing, as_path=False)
 # a file the command writes: new in a folder that exists, or a regular file it replaces;

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli.argtypes import UsageError, input_file, integer, output_file, rate
+from controller.cli.argtypes import UsageError, integer, output_file, rate, required_file
 from controller.cli.main import add_command
 from controller.cli.meters_cmd import meter_text
 from controller.cli.money import currency_json, table_currency
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "scenarios",
         nargs="+",
-        type=input_file,
+        type=required_file,
         metavar="SCENARIO.toml",
         help="scenario files (tests/hil/)",
     )
@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("-v", "--verbose", action="store_true", help="every step, not only failures")
     r.add_argument(
         "--wired",
-        type=input_file,
+        type=required_file,
         metavar="RIG.toml",
         help="a real controller the rig is cabled to",
     )
@@ -99,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(  # default: controller.rig.table.REPO_CONFIG
         "--config",
-        type=input_file,
+        type=required_file,
         metavar="FILE",
         help="a uth-gr sim table (default: config/sim.toml)",
     )
