@@ -62,9 +62,12 @@ class CroupierParser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit status 2), suggestions for typos and
     examples kept as written."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, see: str | None = None, **kwargs: Any) -> None:
+        """``see``: how the help is asked for, as a usage error says it (default ``PROG
+        --help``; ``make demo ARGS=--help``, where ``make demo --help`` is make's)."""
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+        self.see = see
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         """argparse's reading; an unknown option close to one of this parser's is a usage
@@ -102,7 +105,8 @@ class CroupierParser(argparse.ArgumentParser):
                 if near and name not in self._option_string_actions:
                     message += f"; {name!r} is not an option: did you mean {near}?"
                     break
-        self.exit(2, f"{self.prog}: {shortened(message)} (see {self.prog} --help)\n")
+        see = self.see or f"{self.prog} --help"
+        self.exit(2, f"{self.prog}: {shortened(message)} (see {see})\n")
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         """argparse's conversion, except that an option's value cannot be ``--``: Python 3.11's
