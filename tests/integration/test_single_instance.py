@@ -217,7 +217,7 @@ def test_a_failing_daemon_shows_its_own_last_log_lines(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
     (state / "ledger.sqlite3").write_bytes(b"not a database" * 100)  # the daemon cannot open it
-    log = tmp_path / "croupierd.log"  # shared by every demo on the directory
+    log = state / "croupierd.log"  # shared by every demo on the state directory
     log.write_text("an earlier daemon's line\n" * 20)
     demo = run_demo(state)
     assert demo.returncode == 1
