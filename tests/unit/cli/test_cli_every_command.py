@@ -274,7 +274,8 @@ def test_a_mistyped_global_option_suggests_it(argv, capsys):
 
 def filled(parser: argparse.ArgumentParser) -> list[str]:
     """Values for every required argument: a path that does not exist (a file that is not
-    the command's, where it must exist), or the smallest legal number; plus a daemon socket, ledger and store that are not there."""
+    the command's, where it must exist), or the smallest legal number; plus a daemon socket,
+    ledger and store that are not there."""
     argv: list[str] = []
     for action in options(parser):
         if action.option_strings and not action.required:
