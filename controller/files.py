@@ -26,7 +26,7 @@ from controller.errors import CroupierError
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: the CLI's quick commands import this module
     from collections.abc import Callable
-    from typing import IO
+    from typing import IO, Any
 
 
 class FileRefused(CroupierError, ValueError):
@@ -327,3 +327,66 @@ def _unlink(path: str | os.PathLike[str]) -> None:
         os.unlink(path)
     except FileNotFoundError:
         return
+
+
+def check_directory(path: str | os.PathLike[str]) -> None:
+    """A directory the program keeps its files in, made (with the folders above it) when
+    missing: empty is refused, and so is anything there that is not a directory, a file in
+    the place of a folder above it, and a directory this process may not write in (or make
+    the missing one in). FileRefused naming the path and what is wrong. A directory that
+    cannot be made for another reason (``/proc/x``) is found by the ``mkdir`` itself."""
+    name = os.fspath(path)
+    if not name:
+        raise FileRefused("an empty path: name a directory")
+    existing = name
+    while not os.path.lexists(existing):  # the nearest part of the path that exists
+        parent = os.path.dirname(os.path.normpath(existing)) or "."
+        if parent == existing:
+            break
+        existing = parent
+    try:
+        info = os.stat(existing)
+    except OSError as exc:  # a dangling symlink, a folder above that cannot be searched
+        raise FileRefused(f"{name}: {exc.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        what = name if existing == name else f"{name}: {existing}"
+        raise FileRefused(f"{what} is {kind(info.st_mode)}, not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        doing = "write in it" if existing == name else f"make it in {existing}"
+        raise FileRefused(
+            f"{name}: permission denied (this user, uid {os.geteuid()}, cannot {doing})"
+        )
+
+
+# --- argument types: a path typed on a command line, checked before any work -----------
+
+
+def path_argument(check: Callable[[str], None], *, as_path: bool = True) -> Callable[[str], Any]:
+    """An argument type: the text as a Path (``as_path``, else the text itself) once ``check``
+    (controller.files) accepts it; argparse then names the option in its one-line usage error
+    (exit status 2)."""
+
+    def convert(text: str) -> Any:
+        try:
+            check(text)
+        except FileRefused as exc:
+            import argparse  # loaded already: argparse is reading the value
+
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if not as_path:
+            return text
+        from pathlib import Path
+
+        return Path(text)
+
+    convert.__name__ = check.__name__.lstrip("_")  # argparse names the type
+    return convert
+
+
+def _directory(text: str) -> None:
+    check_directory(text)
+
+
+# a directory the program keeps its files in (--state-dir, --runtime-dir), made when missing:
+# a file in its place, or in the place of a folder above it, is refused before any work
+directory = path_argument(_directory)

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 # the signals handled, with the names a shell shows
 HANDLED = {_signal.SIGTERM: "SIGTERM", _signal.SIGHUP: "SIGHUP"}
+# every stop signal with its name, for a message saying why a process stopped
+NAMES = {**HANDLED, _signal.SIGINT: "SIGINT"}
 # what stops a croupier service's event loop cleanly (croupierd, croupier-web): systemd's
 # SIGTERM, Ctrl-C, and the SIGHUP of a terminal or SSH session that closes (neither service
 # reloads anything on SIGHUP)
@@ -34,13 +36,18 @@ class StopSignal(KeyboardInterrupt):
     """The process was asked to stop by ``signum`` (SIGTERM or SIGHUP)."""
 
     def __init__(self, signum: int) -> None:
-        super().__init__(HANDLED.get(signum, f"signal {signum}"))
+        super().__init__(signal_name(signum))
         self.signum = signum
 
     @property
     def exit_status(self) -> int:
         """What a shell reports for a process ended by the signal: 128 + its number."""
         return 128 + self.signum
+
+
+def signal_name(signum: int) -> str:
+    """``SIGTERM``, as a shell names the signal; ``signal N`` for one not handled here."""
+    return NAMES.get(signum, f"signal {signum}")
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:

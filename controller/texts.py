@@ -46,3 +46,23 @@ def escaped(text: str) -> str:
     return "".join(
         c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
     )
+
+
+LONGEST_WORD = 256  # a longer word of an error message is shortened (a pasted 10 kB value;
+# a path is shorter, as a rule)
+
+
+def shortened(message: str) -> str:
+    """``message`` as one line a terminal shows as written: each character that is not
+    printable (an escape sequence, a newline, a bidirectional control, from a file or an
+    argument the message quotes) as its Python escape (``\\x1b``), and each word longer than
+    :data:`LONGEST_WORD` cut to its start and its length: an error names the value, it does
+    not repeat ten thousand characters of it."""
+    message = escaped(message)
+    words = message.split(" ")
+    if all(len(word) <= LONGEST_WORD for word in words):
+        return message
+    return " ".join(
+        word if len(word) <= LONGEST_WORD else f"{word[:60]}...({len(word):,} characters)"
+        for word in words
+    )

@@ -9,6 +9,7 @@
 #   configuration     /etc/croupier/table.toml (from config/$PROFILE.toml if none exists yet)
 #   units             croupierd.service, the shuffler's udev rule, tmpfiles for /etc/croupier
 #   documentation     /usr/share/doc/croupier (the unit's Documentation=)
+#   completion        /usr/share/bash-completion/completions/croupier
 #
 # Options (environment variables):
 #   PROFILE=uth-gr        the example configuration installed as /etc/croupier/table.toml
@@ -22,7 +23,8 @@
 #   web service       croupier-web (system user in group croupier), croupier-web.service
 #
 # DESTDIR=/some/root installs the files under that root and skips the steps that change the
-# running system (packages, user, venv, systemctl, udevadm): for packaging and for the tests.
+# running system (packages, user, venv, keys, systemctl, udevadm): for packaging and for the
+# tests; every message then names the staged path.
 set -eu
 cd "$(dirname "$0")/.."
 DESTDIR=${DESTDIR:-}
@@ -30,6 +32,7 @@ PROFILE=${PROFILE:-uth-gr}
 BOOT=${BOOT:-/boot/firmware}
 PREFIX=/opt/croupier/venv
 DOC=/usr/share/doc/croupier
+COMPLETIONS=/usr/share/bash-completion/completions
 live() { [ -z "$DESTDIR" ]; }
 
 # config.txt: add "key=value" under a final [all] section unless the line is there already.
@@ -40,7 +43,7 @@ boot_line() {
     last=$(grep -E '^\[.*\]' "$config" | tail -n 1)
     [ -z "$last" ] || [ "$last" = "[all]" ] || printf '\n[all]\n' >> "$config"
     echo "$1" >> "$config"
-    echo "$BOOT/config.txt: $1 (takes effect at the next reboot)"
+    echo "$DESTDIR$BOOT/config.txt: $1 (takes effect at the next reboot)"
 }
 
 if live; then
@@ -76,15 +79,20 @@ install -m 0644 docs/install.md docs/web.md README.md LICENSE "$DESTDIR$DOC/"
 for command in croupier croupierd; do
     ln -sf "$PREFIX/bin/$command" "$DESTDIR/usr/local/bin/$command"
 done
-# bash completion of the croupier CLI, made from its own parser (croupier completion bash)
-if live; then
-    install -d -m 0755 /usr/share/bash-completion/completions
-    "$PREFIX/bin/croupier" completion bash > /usr/share/bash-completion/completions/croupier
-fi
+# bash completion of the croupier CLI: the script the source ships, made from the CLI's own
+# parser (`croupier completion bash` prints the same), so that a staged tree has it too
+install -d -m 0755 "$DESTDIR$COMPLETIONS"
+install -m 0644 controller/cli/completions/croupier.bash "$DESTDIR$COMPLETIONS/croupier"
 if [ ! -e "$DESTDIR/etc/croupier/table.toml" ]; then
     install -m 0640 "config/$PROFILE.toml" "$DESTDIR/etc/croupier/table.toml"
-    echo "installed config/$PROFILE.toml as /etc/croupier/table.toml: edit it, then"
-    echo "  croupier config check /etc/croupier/table.toml"
+    if live; then
+        echo "installed config/$PROFILE.toml as /etc/croupier/table.toml: edit it, then"
+        echo "  croupier config check /etc/croupier/table.toml"
+    else
+        echo "staged config/$PROFILE.toml as $DESTDIR/etc/croupier/table.toml" \
+            "(/etc/croupier/table.toml once installed): edit it, then"
+        echo "  croupier config check $DESTDIR/etc/croupier/table.toml"
+    fi
 fi
 
 if [ "${ENABLE_SPI:-0}" = 1 ]; then
@@ -95,7 +103,7 @@ if [ "${ENABLE_UART:-0}" = 1 ]; then
     cmdline="$DESTDIR$BOOT/cmdline.txt"
     if [ -f "$cmdline" ] && grep -Eq 'console=(serial0|ttyAMA0|ttyS0),[0-9]+' "$cmdline"; then
         sed -E -i 's/ ?console=(serial0|ttyAMA0|ttyS0),[0-9]+//g' "$cmdline"
-        echo "$BOOT/cmdline.txt: the serial console is off (the UART is the shuffler's)"
+        echo "$DESTDIR$BOOT/cmdline.txt: the serial console is off (the UART is the shuffler's)"
     fi
     if live; then
         systemctl disable --now serial-getty@serial0.service serial-getty@ttyAMA0.service \
@@ -106,7 +114,8 @@ if [ "${HARDWARE_WATCHDOG:-0}" = 1 ]; then
     install -d -m 0755 "$DESTDIR/etc/systemd/system.conf.d"
     printf '[Manager]\nRuntimeWatchdogSec=15s\nRebootWatchdogSec=2min\n' \
         > "$DESTDIR/etc/systemd/system.conf.d/croupier-watchdog.conf"
-    echo "hardware watchdog: systemd pets it every 7.5 s; a hung Pi reboots after 15 s"
+    echo "hardware watchdog ($DESTDIR/etc/systemd/system.conf.d/croupier-watchdog.conf):" \
+        "systemd pets it every 7.5 s; a hung Pi reboots after 15 s"
 fi
 
 if live; then
@@ -121,4 +130,8 @@ if live; then
     systemctl daemon-reload
     udevadm control --reload-rules && udevadm trigger --subsystem-match=tty --subsystem-match=usb
     echo "start it with: systemctl enable --now croupierd"
+else
+    echo "staged under $DESTDIR: units, udev rule, tmpfiles, configuration, documentation," \
+        "bash completion; not done: packages, users, the venv in $PREFIX and its manifest," \
+        "the ledger and report keys, systemctl and udevadm (docs/install.md)"
 fi

@@ -20,7 +20,10 @@ from __future__ import annotations
 import math
 
 from controller.errors import CroupierError
+from controller.files import directory as directory  # --state-dir: made when missing
+from controller.files import path_argument
 from controller.texts import escaped, text_problem
+from controller.texts import shortened as shortened  # where the CLI has always taken it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path is given
@@ -32,26 +35,6 @@ if TYPE_CHECKING:  # for the type checker only: pathlib is imported when a path 
 class UsageError(CroupierError, ValueError):
     """The command line asks for something impossible (exit status 2, like argparse's own
     usage errors); found after parsing, e.g. a lamp name the configuration does not have."""
-
-
-LONGEST_WORD = 256  # a longer word of an error message is shortened (a pasted 10 kB value;
-# a path is shorter, as a rule)
-
-
-def shortened(message: str) -> str:
-    """``message`` as one line a terminal shows as written: each character that is not
-    printable (an escape sequence, a newline, a bidirectional control, from a file or an
-    argument the message quotes) as its Python escape (``\\x1b``), and each word longer than
-    :data:`LONGEST_WORD` cut to its start and its length: an error names the value, it does
-    not repeat ten thousand characters of it."""
-    message = escaped(message)
-    words = message.split(" ")
-    if all(len(word) <= LONGEST_WORD for word in words):
-        return message
-    return " ".join(
-        word if len(word) <= LONGEST_WORD else f"{word[:60]}...({len(word):,} characters)"
-        for word in words
-    )
 
 
 class OutOfLimits(ValueError):
@@ -184,30 +167,6 @@ def seconds(low: float = 0.0, high: float | None = 86_400.0) -> Callable[[str], 
 rate = _bounded(decimal, "a rate between 0 and 1", 0.0, 1.0)
 
 
-def _file_check(check: Callable[[str], None], *, as_path: bool = True) -> Callable[[str], Any]:
-    """An argument type: the text as a Path (``as_path``, else the text itself) once ``check``
-    (controller.files) accepts it; argparse then names the option in its one-line usage error
-    (exit status 2)."""
-
-    def convert(text: str) -> Any:
-        from controller.files import FileRefused
-
-        try:
-            check(text)
-        except FileRefused as exc:
-            import argparse  # loaded already: argparse is reading the value
-
-            raise argparse.ArgumentTypeError(str(exc)) from None
-        if not as_path:
-            return text
-        from pathlib import Path
-
-        return Path(text)
-
-    convert.__name__ = check.__name__.lstrip("_")  # argparse names the type
-    return convert
-
-
 def _named(text: str) -> None:
     from controller.files import check_named
 
@@ -221,6 +180,14 @@ def _existing(text: str) -> None:
     from controller.files import check_existing
 
     check_existing(text)
+
+
+def _required(text: str) -> None:
+    """A file the command cannot do without (a scenario, a rig's wiring): it must be there,
+    and be a regular file; refused before any work, naming the option."""
+    from controller.files import check_input
+
+    check_input(text)
 
 
 def _output(text: str) -> None:
@@ -293,25 +260,27 @@ def _daemon_socket(text: str) -> None:
 # empty path would be the current folder). pathlib (with urllib.parse and ipaddress) is
 # imported when a path is converted, not when a parser is built: ``--help`` and a usage
 # error do without it.
-path = _file_check(_named)
+path = path_argument(_named)
 # a file the command reads (or a ledger it opens): a regular file, when it exists
-input_file = _file_check(_existing)
+input_file = path_argument(_existing)
+# a file the command reads and cannot do without: it must exist (a usage error otherwise)
+required_file = path_argument(_required)
 # the same as text, for the options controller.cli.quick also reads (without pathlib)
-input_name = _file_check(_existing, as_path=False)
+input_name = path_argument(_existing, as_path=False)
 # a file the command writes: new in a folder that exists, or a regular file it replaces;
 # never "-". Every output path typed is one of these (a default the command may make the
 # folders of: the manifest's, under the install's share folder)
-output_file = _file_check(_output)
+output_file = path_argument(_output)
 # --png: an output file whose name ends in .png
-png_file = _file_check(_png)
+png_file = path_argument(_png)
 # the sign's capture: a .gif file written, or a folder of PNG frames (as text: a setting)
-capture_path = _file_check(_capture, as_path=False)
+capture_path = path_argument(_capture, as_path=False)
 # a symlink the command makes: new, or a symlink (its own, stale); never a file it would delete
-link_path = _file_check(_link, as_path=False)
+link_path = path_argument(_link, as_path=False)
 # a Unix socket the command listens on: new, or a socket (stale); never a file it would delete
-socket_path = _file_check(_socket, as_path=False)
+socket_path = path_argument(_socket, as_path=False)
 # a daemon's socket the command connects to (--socket): never empty, which fell back silently
-daemon_socket = _file_check(_daemon_socket, as_path=False)
+daemon_socket = path_argument(_daemon_socket, as_path=False)
 
 
 # Standard output as a shell user names it: the same as ``-`` (not a file to replace)

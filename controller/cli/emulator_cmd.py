@@ -5,9 +5,15 @@ it like ``/dev/ttyUSB0``. ``--baud`` paces the output at that rate (a pty has no
 its own). ``--port DEVICE`` serves on a real serial port instead (a rig cabled to a
 controller's shuffler port; the line runs at ``--baud`` and paces itself). ``--control
 SOCKET`` opens the fault-injection channel (JSON lines; see
-firmware_bridge/emulator/control.py). Serves until SIGTERM or SIGINT, then removes PATH;
-with ``--exit-with-parent`` also when the process that started it is gone (the simulated
+firmware_bridge/emulator/control.py). Serves until SIGTERM, SIGHUP or SIGINT, then removes
+PATH; with ``--exit-with-parent`` also when the process that started it is gone (the simulated
 table's daemon starts it so: a daemon killed with ``kill -9`` leaves no orphan shuffler).
+
+Exit status when stopped by a signal: 128 + N (``emulator: stopped by SIGTERM``, 143), as
+every ``croupier`` command, so that a shell or a script sees how it ended. It is a tool run in
+a terminal or by the simulated table's daemon (which stops it with SIGTERM and does not read
+its status), never a systemd service: croupierd, the service, exits 0 after SIGTERM, systemd's
+way of stopping it. 0 when it stopped because its parent is gone (``--exit-with-parent``).
 """
 
 from __future__ import annotations
@@ -87,8 +93,14 @@ def run(args: argparse.Namespace) -> int:
     firmware = DeviceFirmware(machine, rng=random.Random(args.seed + 1) if seeded else None)
     stop = threading.Event()
     parent = os.getppid()
+    signals: list[int] = []  # the stop signal received, for the exit status
+
+    def stop_on(signum: int, _frame: object) -> None:
+        signals.append(signum)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, stop_on)
     # one emulator per link: a second one would take the link over, then delete it
     held = (
         InstanceLock(f"{args.link}.lock", f"an emulator on {args.link}")
@@ -96,12 +108,19 @@ def run(args: argparse.Namespace) -> int:
         else contextlib.nullcontext()  # a real serial port: pyserial's exclusive open
     )
     with held:
-        return _serve(args, firmware, stop, parent)
+        _serve(args, firmware, stop, parent)
+    if not signals:  # --exit-with-parent: the parent is gone, nobody waits for a status
+        print("emulator: stopped", file=sys.stderr)
+        return 0
+    from controller.stop_signals import signal_name
+
+    print(f"emulator: stopped by {signal_name(signals[0])}", file=sys.stderr)
+    return 128 + signals[0]  # as every croupier command stopped by a signal
 
 
 def _serve(
     args: argparse.Namespace, firmware: DeviceFirmware, stop: threading.Event, parent: int
-) -> int:
+) -> None:
     from controller.files import clear_socket_path
     from firmware_bridge.emulator.control import EmulatorControlServer
     from firmware_bridge.emulator.pty_runner import PtyEmulator
@@ -137,5 +156,3 @@ def _serve(
         if control is not None:
             control.stop()
         emulator.stop()
-    print("emulator: stopped", file=sys.stderr)
-    return 0

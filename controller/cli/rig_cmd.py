@@ -2,7 +2,9 @@
 
 - ``croupier rig run SCENARIO.toml ... [--junit FILE] [-v] [--wired RIG.toml]``: play
   scenarios (tests/hil/) on the simulated table, or on a real controller the rig is cabled to;
-  exit status 1 when one fails;
+  exit status 1 when one fails; stopped by a signal, it reports the scenarios played, says
+  which one was cut short (``STOPPED by SIGTERM after 2 of 5 scenario(s): ...``) and exits
+  128 + N;
 - ``croupier rig soak [--profile uth-gr|ch-bg|trilux-gr] --rounds N --faults RATE
   --kill-rate RATE [--tables K] [--dsn DSN]``: random rounds, random shuffler faults, random
   ``kill -9``; the ledger, its journal and the rig's own tally must agree to the cent (exit
@@ -14,8 +16,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from controller.cli.argtypes import UsageError, input_file, integer, output_file, rate
+from controller.cli.argtypes import UsageError, integer, output_file, rate, required_file
 from controller.cli.main import add_command
 from controller.cli.meters_cmd import meter_text
 from controller.cli.money import currency_json, table_currency
@@ -49,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "scenarios",
         nargs="+",
-        type=input_file,
+        type=required_file,
         metavar="SCENARIO.toml",
         help="scenario files (tests/hil/)",
     )
@@ -59,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("-v", "--verbose", action="store_true", help="every step, not only failures")
     r.add_argument(
         "--wired",
-        type=input_file,
+        type=required_file,
         metavar="RIG.toml",
         help="a real controller the rig is cabled to",
     )
@@ -106,7 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(  # default: controller.rig.table.REPO_CONFIG
         "--config",
-        type=input_file,
+        type=required_file,
         metavar="FILE",
         help="a uth-gr sim table (default: config/sim.toml)",
     )
@@ -123,11 +126,15 @@ def run(args: argparse.Namespace) -> int:
     scenarios = [load_scenario(path) for path in args.scenarios]  # every file parses first
     wiring = load_wiring(args.wired) if args.wired else None
     results = []
-    for scenario in scenarios:
-        result = run_scenario(scenario, wiring)
-        results.append(result)
-        if not args.json:
-            print("\n".join(human(result, verbose=args.verbose)), flush=True)
+    stopped: KeyboardInterrupt | None = None
+    try:
+        for scenario in scenarios:
+            result = run_scenario(scenario, wiring)
+            results.append(result)
+            if not args.json:
+                print("\n".join(human(result, verbose=args.verbose)), flush=True)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the table is stopped
+        stopped = exc
     if args.junit:
         write_output(args.junit, junit(results).encode("utf-8"))
     passed = sum(r.ok for r in results)
@@ -146,6 +153,16 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print(f"{passed} of {len(results)} scenario(s) passed")
+    if stopped is not None:  # what was played reported, then 128 + N
+        from controller.stop_signals import exit_status
+
+        line = f"STOPPED by {str(stopped) or 'SIGINT'} after {len(results)} of {len(scenarios)}"
+        line += " scenario(s)"
+        if len(results) < len(scenarios):
+            left = len(scenarios) - len(results) - 1
+            line += f": {scenarios[len(results)].source} was cut short, {left} not played"
+        print(line, file=sys.stderr if args.json else sys.stdout)
+        return exit_status(stopped)
     return 0 if passed == len(results) else 1
 
 

@@ -6,6 +6,8 @@ session and firmware, GPIO core and ledger, every choice from the seed, and chec
 invariants after every step. It prints the rounds, the simulated rounds per second, the run's
 digest (the same seed gives the same digest) and the violations; exit status 1 when one was
 found, with the one command that replays it (``--trace``: the failing round's event log).
+Stopped by a signal (Ctrl-C, SIGTERM, SIGHUP), it prints the same for the rounds played so far
+with ``STOPPED by SIGTERM after N round(s), V violation(s); replay: ...`` and exits 128 + N.
 """
 
 from __future__ import annotations
@@ -89,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
         print_json(data)
     else:
         print_report(report, trace=args.trace)
+    if report.stopped is not None:  # the rounds played so far reported, then 128 + N
+        from controller.stop_signals import exit_status
+
+        return exit_status(report.stopped)
     return 1 if report.violations else 0
 
 
@@ -103,7 +109,15 @@ def print_report(report: SimReport, *, trace: bool) -> None:
     )
     print("  outcomes: " + ", ".join(f"{n} {k}" for k, n in report.outcomes.items()))
     print("  line: " + ", ".join(f"{n} {k}" for k, n in report.line.items()))
-    print(f"  digest: {report.digest}")
+    print(f"  digest: {report.digest or 'none (the run was cut short)'}")
+    if report.stopped is not None:
+        print(
+            f"STOPPED by {report.stopped_by} after {report.rounds} round(s),"
+            f" {len(report.violations)} violation(s); replay: {report.replay()}"
+        )
+        for v in report.violations:
+            print(f"  {v['invariant']} ({v['round'] or 'table'}): {v['detail']}")
+        return
     if not report.violations:
         print("OK: every invariant held after every step")
         return

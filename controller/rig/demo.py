@@ -13,12 +13,18 @@ or ``--autoplay`` lets a robot dealer play (:mod:`controller.rig.live`).
 Ctrl-C (or ``q``), SIGTERM and SIGHUP stop everything cleanly: the daemon and its emulator
 are stopped, the terminal restored, the runtime directory removed; when the daemon fails, its
 last log lines are shown. The ledger stays in the state directory (default
-``.sim/state``, the daemon's log beside it in ``.sim/croupierd.log``): the next start goes on
+``.sim/state``, the daemon's log in it, ``.sim/state/croupierd.log``): the next start goes on
 from the same meters (a round cut short is voided at start-up, MD-S2); ``--fresh`` starts a
-new ledger.
+new ledger (it removes the state directory only when it holds a ledger or nothing).
 
 Without a terminal (CI, a pipe) it plays ``--rounds`` rounds (default 5) by itself, prints
-each, the table as it ends and where the ledger is, and exits 0 when every round played.
+each, the table as it ends and where the ledger and the log are, and exits 0 when every round
+played.
+
+Exit status: 0 done, 1 the table failed (its configuration refused, the daemon stopped), 2 a
+usage error (an option's value: a ``--state-dir`` that is a file or cannot be made, a
+``--config`` that is not there, ``--rounds 0``), 128 + N when stopped by SIGTERM or SIGHUP
+(Ctrl-C is a way out, as ``q``: 0).
 """
 
 from __future__ import annotations
@@ -33,38 +39,83 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.arguments import CroupierParser
 from controller.errors import CroupierError
+from controller.files import check_input, directory, path_argument
 from controller.rig.live import LiveTable
 from controller.rig.table import REPO_CONFIG, SimTable
 from controller.rig.view import render
 from controller.stop_signals import StopOnSignals, StopSignal
+from controller.validation import ConfigError
 from display.money import currency, format_money
 from drivers.errors import DriverError
 
 SIM_DIR = Path(".sim")
 HEADLESS_ROUNDS = 5
 REFRESH = 0.2  # seconds between two pictures of the table
+HELP = "make demo ARGS=--help"  # `make demo --help` is make's own
 LOG_LINES = 15  # the daemon's last lines shown when it fails
 
 
+def rounds(text: str) -> int:
+    """``--rounds``: a whole number of rounds, at least 1 (0 rounds is no demo)."""
+    import argparse  # loaded already: argparse is reading the value
+
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rounds (1 or more)")
+    return int(text)
+
+
+def _config_file(text: str) -> None:
+    check_input(text)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="make demo", description=__doc__.split("\n\n")[0])
+    """The command line, read with the CLI's parser (controller.arguments): a bad value is one
+    line naming its option, exit status 2."""
+    p = CroupierParser(prog="make demo", description=__doc__.split("\n\n")[0], see=HELP)
     p.add_argument("--autoplay", action="store_true", help="a robot dealer plays from the start")
     p.add_argument(
         "--rounds",
-        type=int,
-        help=f"autoplay this many rounds, then stop (without a"
+        type=rounds,
+        help=f"autoplay this many rounds (1 or more), then stop (without a"
         f" terminal: default {HEADLESS_ROUNDS})",
     )
     p.add_argument(
         "--state-dir",
-        type=Path,
+        type=directory,
         default=SIM_DIR / "state",
-        help="where the ledger is kept (default .sim/state)",
+        metavar="DIR",
+        help="where the ledger and the daemon's log are kept, made if missing (default .sim/state)",
     )
-    p.add_argument("--config", type=Path, default=REPO_CONFIG, help="the table (sim.toml)")
-    p.add_argument("--fresh", action="store_true", help="start a new ledger")
+    p.add_argument(
+        "--config",
+        type=path_argument(_config_file),
+        default=REPO_CONFIG,
+        metavar="FILE",
+        help="the table (default config/sim.toml)",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start a new ledger (the state directory's files are removed)",
+    )
     return p.parse_args(argv)
+
+
+def make_state_dir(state_dir: Path, fresh: bool) -> str | None:
+    """The state directory made (emptied first with ``fresh``); what is wrong, naming the
+    option, when it cannot be, else None. ``--fresh`` removes a directory only when it holds a
+    ledger or nothing: ``--state-dir ~ --fresh`` must not remove a home."""
+    if fresh and state_dir.is_dir():
+        if any(state_dir.iterdir()) and not any(state_dir.glob("*.sqlite3")):
+            return f"--fresh: {state_dir} holds no ledger: not the demo's; not removed"
+        shutil.rmtree(state_dir, ignore_errors=True)
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"--state-dir {state_dir}: cannot make it: {exc.strerror or exc}"
+    return None
 
 
 def pool_line(table: SimTable) -> str:
@@ -149,11 +200,12 @@ def _follow_resize(screen: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.fresh:
-        shutil.rmtree(args.state_dir, ignore_errors=True)
-    args.state_dir.mkdir(parents=True, exist_ok=True)
+    problem = make_state_dir(args.state_dir, args.fresh)
+    if problem is not None:
+        print(f"make demo: {problem} (see {HELP})", file=sys.stderr)
+        return 2
     watched = sys.stdin.isatty() and sys.stdout.isatty()
-    log = args.state_dir.parent / "croupierd.log"
+    log = args.state_dir / "croupierd.log"
     table: SimTable | None = None
     try:
         with StopOnSignals():
@@ -163,10 +215,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the table is stopped
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             print(f"stopped ({str(exc) or 'Ctrl-C'})", file=sys.stderr)
-        return 0 if not isinstance(exc, StopSignal) else exc.exit_status
+        return exc.exit_status if isinstance(exc, StopSignal) else 0  # Ctrl-C: as q
+    except ConfigError as exc:  # every problem, named against the file the user gave
+        print(f"demo: the table's configuration has problems:\n{exc}", file=sys.stderr)
+        return 1
     except (CroupierError, DriverError, OSError) as exc:
         print(f"demo: {exc}".splitlines()[0], file=sys.stderr)
-        # this demo's daemon's own lines: the log is shared with every demo on .sim
+        # this demo's daemon's own lines: the log is shared with the earlier demos on this
+        # state directory
         tail = "\n".join(table.final_log.splitlines()[-LOG_LINES:]) if table else ""
         if tail:
             print(f"the daemon's last lines ({log}):", file=sys.stderr)
@@ -182,11 +238,11 @@ def _play(table: SimTable, watched: bool, args: argparse.Namespace) -> int:
     try:
         if watched:
             return interactive(live, args.autoplay, args.rounds)
-        return headless(live, args.rounds or HEADLESS_ROUNDS)
+        return headless(live, HEADLESS_ROUNDS if args.rounds is None else args.rounds)
     finally:
         live.stop_autoplay(timeout=5.0)
         with contextlib.suppress(CroupierError, OSError):
-            print(f"stopping the table; {pool_line(table)}", flush=True)
+            print(f"stopping the table; {pool_line(table)}; log {table.log_path}", flush=True)
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ from controller.pidlock import lock_holder
 from controller.rig.errors import RigFailure
 from controller.rig.target import START_TIMEOUT, TableUnderTest, log_tail
 from controller.table.tableconfig import TableConfig, load_table_config
-from controller.validation import read_toml
+from controller.validation import ConfigError, read_toml
 from drivers.gpio.rig_server import RigServer, RigTable
 
 SIM_CREDENTIAL = "1234"  # the technician secret of the shipped sim configurations only
@@ -94,6 +94,10 @@ def merged(
             out.pop(key, None)
         elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
             out[key] = merged(out[key], value, keep_none=keep_none)
+        elif isinstance(value, Mapping):  # a table the base lacks: its Nones removed too (TOML
+            added = merged({}, value, keep_none=keep_none)  # has no None), and none left empty
+            if added:
+                out[key] = added
         else:
             out[key] = value
     return out
@@ -164,7 +168,11 @@ class SimTable(TableUnderTest):
         self.config_path.write_text(
             f"# {self.source} with the rig's overrides\n" + tomli_w.dumps(data), encoding="utf-8"
         )
-        config = load_table_config(self.config_path)  # every problem at once (ConfigError)
+        try:
+            config = load_table_config(self.config_path)  # every problem at once (ConfigError)
+        except ConfigError as exc:  # named as the file the user gave, not the rig's copy
+            where = f"{self.source} (with the rig's overrides)" if self.overrides else self.source
+            raise ConfigError(str(where), exc.problems) from None
         if self.emulated and config.shuffler.emulator is None:
             raise RigFailure(
                 f"{self.source}: the rig drives the emulated shuffler: set"

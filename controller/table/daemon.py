@@ -1,6 +1,6 @@
 """``croupierd``: the table daemon.
 
-    croupierd --config /etc/croupier/table.toml [--state-dir DIR] [--runtime-dir DIR]
+    croupierd [--config FILE] [--state-dir DIR] [--runtime-dir DIR] [-v]
 
 Runs unprivileged anywhere: the ledger and the surveillance store live in the state directory
 (default /var/lib/croupier), the control socket (and, for the simulated table, the emulator's
@@ -8,12 +8,16 @@ pty and the rig socket) in the runtime directory (default /run/croupier). Under 
 (``Type=notify``) it reports READY once the books are open and checked (the table opens just
 after: docs/daemon.md) and pings the watchdog from the event loop, so a stuck loop is
 restarted. SIGTERM, SIGHUP and SIGINT stop it cleanly (SIGHUP too: a daemon started in a
-terminal or an SSH session must not die, socket and locks left, when the session drops); a
+terminal or an SSH session must not die, socket and locks left, when the session drops; it
+reloads nothing, and the unit has no ExecReload), and the log says which one did, at NOTICE
+(``stopping on SIGTERM``); a
 ``kill -9`` at any point loses no money (the ledger voids an interrupted round at the next
 start, MD-S2); the journal entries of the last state changes and the surveillance records of
 the last rounds, if not yet written, are lost (docs/daemon.md, "What the table waits for").
 
-Exit status: 0 after a clean stop, 2 for a configuration problem (every problem listed),
+Exit status: 0 after a clean stop (whatever signal asked for it: systemd's SIGTERM is how a
+service is meant to stop), 2 for a usage error (an unknown option, a state or runtime directory
+that is a file, cannot be made or written) or a configuration problem (every problem listed),
 1 when the table cannot start (ledger held by another process, unreadable, ...).
 """
 
@@ -35,13 +39,13 @@ from typing import TYPE_CHECKING, Any
 from controller import __version__
 from controller.engine.cards import card_name
 from controller.errors import CroupierError
-from controller.files import remove_stale
-from controller.stop_signals import STOP_SIGNALS, StopOnSignals
+from controller.files import directory, remove_stale
+from controller.stop_signals import STOP_SIGNALS, StopOnSignals, StopSignal, signal_name
 from controller.table.commands import Commands
 from controller.table.control.server import ControlServer
 from controller.table.host_checks import HostWatch
 from controller.table.instance_lock import InstanceLock
-from controller.table.journald import configure_logging, stderr_is_journal, with_prefix
+from controller.table.journald import NOTICE, configure_logging, stderr_is_journal, with_prefix
 from controller.table.runner import TableRunner
 from controller.table.sdnotify import Notifier
 from controller.table.shuffler_link import ShufflerLink
@@ -52,6 +56,8 @@ if TYPE_CHECKING:
     from drivers.gpio.table import GpioTable
 
 log = logging.getLogger("croupierd")
+CONFIG = "/etc/croupier/table.toml"
+STATE_DIR = "/var/lib/croupier"
 EMULATOR_START_TIMEOUT = 10.0
 PARENT_POLL = 0.5  # seconds between two looks for the parent (--exit-with-parent)
 
@@ -172,6 +178,14 @@ async def watch_parent(parent: int, stop: asyncio.Event) -> None:
     stop.set()
 
 
+def stop_on(signum: int, stop: asyncio.Event) -> None:
+    """A stop signal: said in the log (journalctl then tells a stop asked for by systemd, a
+    closed SSH session or Ctrl-C from a crash), then the event loop stops the table."""
+    if not stop.is_set():
+        log.log(NOTICE, "stopping on %s", signal_name(signum))
+    stop.set()
+
+
 async def serve(
     config: TableConfig, state_dir: Path, runtime_dir: Path, *, parent: int | None = None
 ) -> int:
@@ -249,7 +263,7 @@ async def serve(
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in STOP_SIGNALS:
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, stop_on, sig, stop)
         if parent is not None:
             background(watch_parent(parent, stop), "parent-watch")
         background(watchdog(notifier), "watchdog")
@@ -282,21 +296,44 @@ async def serve(
     raise AssertionError("unreachable")  # the exit stack does not swallow exceptions
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="croupierd", description="Croupier table daemon")
-    parser.add_argument("--version", action="version", version=f"croupierd {__version__}")
-    parser.add_argument("--config", default="/etc/croupier/table.toml", help="table.toml")
+EXAMPLES = """examples:
+  croupierd                                 the installed table (what systemd runs)
+  croupierd --config config/sim.toml --state-dir /tmp/sim/state --runtime-dir /tmp/sim/run
+                                            the simulated table, as your user
+  croupier --socket /tmp/sim/run/control.sock status
+                                            ask that table how it is
+
+SIGTERM, SIGHUP and Ctrl-C stop the table cleanly (logged: "stopping on SIGTERM").
+exit status: 0 stopped cleanly, 1 the table cannot run, 2 a usage error or a configuration
+problem"""
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, read with the CLI's parser (controller.arguments): a typo gets a
+    suggestion, a bad value a one-line usage error naming its option (exit status 2)."""
+    from controller.arguments import CroupierParser, VersionAction
+
+    parser = CroupierParser(prog="croupierd", description="Croupier table daemon.", epilog=EXAMPLES)
+    parser.add_argument("-V", "--version", action=VersionAction)
+    parser.add_argument(
+        "--config",
+        default=CONFIG,
+        metavar="FILE",
+        help=f"the table's configuration (default {CONFIG})",
+    )
     parser.add_argument(
         "--state-dir",
-        default="/var/lib/croupier",
-        type=Path,
-        help="ledger and surveillance store (default /var/lib/croupier)",
+        default=STATE_DIR,
+        type=directory,
+        metavar="DIR",
+        help=f"ledger and surveillance store, made if missing (default {STATE_DIR})",
     )
     parser.add_argument(
         "--runtime-dir",
         default=RUNTIME_DIR,
-        type=Path,
-        help=f"control socket (default {RUNTIME_DIR})",
+        type=directory,
+        metavar="DIR",
+        help=f"control socket and locks, made if missing (default {RUNTIME_DIR})",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     parser.add_argument(
@@ -304,7 +341,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="stop cleanly when the process that started it dies (the rig)",
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def make_directories(args: argparse.Namespace) -> str | None:
+    """The state and runtime directories made when missing; what is wrong, naming the
+    option, when one cannot be (``--state-dir /proc/x``), else None."""
+    for option, path in (("--state-dir", args.state_dir), ("--runtime-dir", args.runtime_dir)):
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return f"{option} {path}: cannot make it: {exc.strerror or exc}"
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
     parent = os.getppid() if args.exit_with_parent else None
     journal_fields = configure_logging(args.verbose)
     # errors printed to stderr carry journald's <3> prefix under systemd (journalctl -p err)
@@ -315,8 +367,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(error(f"croupierd: configuration problems:\n{exc}"), file=sys.stderr)
         return 2
     journal_fields["TABLE"] = config.table_id
+    problem = make_directories(args)
+    if problem is not None:
+        print(error(f"croupierd: {problem} (see croupierd --help)"), file=sys.stderr)
+        return 2
     try:
-        args.runtime_dir.mkdir(parents=True, exist_ok=True)
         # until serve() hands them to its event loop, SIGTERM and SIGHUP stop the start-up as
         # Ctrl-C does (KeyboardInterrupt): what was started is closed on the way out
         with (
@@ -327,7 +382,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CroupierError, DriverError, OSError) as exc:
         print(error(f"croupierd: cannot run the table: {exc}"), file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        name = signal_name(exc.signum) if isinstance(exc, StopSignal) else "SIGINT"
+        log.log(NOTICE, "stopped on %s while starting", name)
         return 0
 
 

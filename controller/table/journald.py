@@ -33,10 +33,15 @@ from controller.table.machine import condition_effect
 
 JOURNAL_SOCKET = "/run/systemd/journal/socket"
 IDENTIFIER = "croupierd"
+# syslog's notice (5): normal but worth a look, such as why the daemon stopped
+# (``journalctl -p notice`` shows it without the INFO lines of every round)
+NOTICE = 25
+logging.addLevelName(NOTICE, "NOTICE")
 PRIORITY = {
     logging.CRITICAL: 2,
     logging.ERROR: 3,
     logging.WARNING: 4,
+    NOTICE: 5,
     logging.INFO: 6,
     logging.DEBUG: 7,
 }

@@ -163,5 +163,26 @@ def test_cli_against_the_emulator_process(tmp_path):
         assert "does not exist" in bad.stderr
     finally:
         emu.send_signal(signal.SIGTERM)
-        assert emu.wait(10) == 0
+        assert emu.wait(10) == 128 + signal.SIGTERM  # as every croupier command
+    assert emu.stderr.read().endswith("emulator: stopped by SIGTERM\n")
     assert not os.path.lexists(link) and not Path(ctl).exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGINT], ids=["SIGHUP", "SIGINT"])
+def test_the_emulator_stopped_by_a_signal_exits_128_plus_n(tmp_path, sig):
+    """A shell user (or script) sees how the emulator ended; it cleans up as on SIGTERM."""
+    link = tmp_path / "shuffler"
+    emu = subprocess.Popen(
+        [*CROUPIER, "emulator", "--link", str(link)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert emu.stdout.readline().startswith(f"emulator: {link} -> /dev/pts/")
+    finally:
+        emu.send_signal(sig)
+        assert emu.wait(10) == 128 + sig
+    name = signal.Signals(sig).name
+    assert emu.stderr.read() == f"emulator: stopped by {name}\n"
+    assert not os.path.lexists(link)

@@ -217,7 +217,7 @@ def test_a_failing_daemon_shows_its_own_last_log_lines(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
     (state / "ledger.sqlite3").write_bytes(b"not a database" * 100)  # the daemon cannot open it
-    log = tmp_path / "croupierd.log"  # shared by every demo on the directory
+    log = state / "croupierd.log"  # shared by every demo on the state directory
     log.write_text("an earlier daemon's line\n" * 20)
     demo = run_demo(state)
     assert demo.returncode == 1
@@ -257,12 +257,18 @@ def children(parent: int, word: str) -> list[int]:
 
 def test_rig_run_stopped_by_sigterm_leaves_no_daemon(tmp_path):
     """``croupier rig run`` (the CI's HIL job, killed by a ``timeout``) stops its daemon and
-    emulator and removes its runtime directory; exit status 128 + 15, no traceback."""
+    emulator and removes its runtime directory; exit status 128 + 15, no traceback, and it
+    says what it had done (it printed nothing), as ``rig soak`` does."""
     scenario = str(REPO / "tests" / "hil" / "two-jackpots.toml")
-    with never_left_running(started(*CROUPIER, "rig", "run", scenario)) as rig:
+    second = str(REPO / "tests" / "hil" / "md-s1-wrong-count.toml")
+    with never_left_running(started(*CROUPIER, "rig", "run", scenario, second)) as rig:
         (pid,) = wait_for(lambda: children(rig.pid, "controller.table.daemon"), "its daemon")
         runtime = runtime_dir_of(pid)
-        _, err = stopped_by(rig, signal.SIGTERM, 60)
+        out, err = stopped_by(rig, signal.SIGTERM, 60)
     assert rig.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
+    assert out.endswith(
+        "0 of 0 scenario(s) passed\n"
+        f"STOPPED by SIGTERM after 0 of 2 scenario(s): {scenario} was cut short, 1 not played\n"
+    ), out
     assert not processes_with(runtime), "the rig left its daemon or emulator running"
     assert not os.path.exists(runtime)

@@ -31,7 +31,8 @@ pytestmark = pytest.mark.integration
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=["SIGHUP", "SIGTERM"])
 def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     """A daemon started in an SSH session that drops gets SIGHUP: a clean stop, exit 0, its
-    socket removed, its emulator stopped by it (not orphaned)."""
+    socket removed, its emulator stopped by it (not orphaned), and the log says which signal
+    stopped it."""
     table = sim_table
     proc = table.proc
     assert table.emulator_pids()
@@ -40,6 +41,7 @@ def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     wait_for(lambda: not table.emulator_pids(), "the emulator to stop")
     log = table.daemon_log(40)
     assert "the process that started it is gone" not in log, log
+    assert f"NOTICE croupierd: stopping on {signal.Signals(sig).name}" in log, log  # journalctl
     assert "emulator: stopped" in log
     assert not table.control_socket.exists()
     assert not processes_with(str(table.runtime_dir))
@@ -127,3 +129,24 @@ def test_a_signal_to_the_sim_batch_pid_stops_its_runs():
     assert batch.returncode == 128 + signal.SIGTERM, err
     assert err == "sim: stopped (SIGTERM)\n"
     wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in runs), "the runs", 5.0)
+
+
+def test_a_signal_to_croupier_sim_prints_the_rounds_so_far_and_their_replay():
+    """``croupier sim --rounds 100000`` stopped by SIGTERM printed nothing: minutes of
+    simulation, and no seed to go on from. The partial result, then 128 + N."""
+    command = [*CROUPIER, "sim", "--rounds", "100000000", "--seed", "7"]
+    with never_left_running(started(*command)) as sim:
+        time.sleep(3.0)  # rounds played
+        out, err = stopped_by(sim, signal.SIGTERM, 30)
+    assert sim.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    stop = re.search(
+        r"STOPPED by SIGTERM after (\d+) round\(s\), 0 violation\(s\); replay: (.*)", out
+    )
+    assert stop, out
+    assert out.startswith(f"sim uth-gr seed 7: {stop.group(1)} rounds")
+    assert stop.group(2) == (
+        f"croupier sim --profile uth-gr --rounds {stop.group(1)} --seed 7 --faults 0.2"
+        " --crash-rate 0.01"
+    )
+    assert "digest: none (the run was cut short)" in out

@@ -29,6 +29,7 @@ SHARED = {
     "files",
     "stop_signals",
     "texts",
+    "arguments",
 }  # shared base
 IO_MODULES = ("sqlite3", "asyncio", "serial", "usb", "gpiozero", "luma", "psycopg", "socket")
 

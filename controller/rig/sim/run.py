@@ -33,6 +33,7 @@ class SimReport:
     line: dict[str, int] = field(default_factory=dict)  # what the simulated line did
     violations: list[dict[str, Any]] = field(default_factory=list)
     trace: list[str] = field(default_factory=list)  # the failing round's event log
+    stopped: KeyboardInterrupt | None = None  # the stop signal that cut the run short
 
     @property
     def rounds_per_s(self) -> float:
@@ -42,11 +43,26 @@ class SimReport:
     def rounds_per_cpu_s(self) -> float:
         return self.rounds / self.cpu_seconds if self.cpu_seconds > 0 else 0.0
 
+    @property
+    def stopped_by(self) -> str | None:
+        """The signal that stopped the run, as a shell names it (None: it played out)."""
+        return None if self.stopped is None else str(self.stopped) or "SIGINT"
+
     def replay(self) -> str:
+        """The command that plays this run again: up to the failing round (with its trace),
+        or the rounds played before a stop."""
         s = self.settings
+        rounds, trace = (
+            (self.rounds, "")
+            if self.stopped and not self.violations
+            else (
+                self.rounds + 1,
+                " --trace",
+            )
+        )
         return (
-            f"croupier sim --profile {s.profile} --rounds {self.rounds + 1} --seed {s.seed}"
-            f" --faults {s.faults:g} --crash-rate {s.crash_rate:g} --trace"
+            f"croupier sim --profile {s.profile} --rounds {rounds} --seed {s.seed}"
+            f" --faults {s.faults:g} --crash-rate {s.crash_rate:g}{trace}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -67,7 +83,8 @@ class SimReport:
             "digest": self.digest,
             "outcomes": self.outcomes,
             "violations": self.violations,
-            **({"replay": self.replay()} if self.violations else {}),
+            **({"stopped_by": self.stopped_by} if self.stopped is not None else {}),
+            **({"replay": self.replay()} if self.violations or self.stopped else {}),
         }
 
 
@@ -85,6 +102,8 @@ def simulate(
     logging.disable(logging.CRITICAL)
     try:
         _run(report, rounds, progress, state_dir)
+    except KeyboardInterrupt as exc:  # before the first step: no round to report
+        report.stopped = exc
     finally:
         logging.disable(logging.NOTSET)
     report.wall_seconds = time.perf_counter() - started
@@ -112,6 +131,9 @@ def _run(
                 except Exception as exc:  # a bug in the code under test: report, replay
                     tally.fail("exception", None, f"{type(exc).__name__}: {exc}")
                     break
+                except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the rounds so far
+                    report.stopped = exc  # are reported (a step cut short: no journal check)
+                    break
                 if tally.closed != last:
                     if progress is not None:
                         progress(tally.closed - last)
@@ -130,7 +152,7 @@ def _run(
                         f"no round closed since t={last_at:.1f} (state {state};"
                         f" {held or 'no condition'})",
                     )
-            if not tally.violations:
+            if not tally.violations and report.stopped is None:
                 tally.check_journal()
         finally:
             world.close()
@@ -144,6 +166,8 @@ def _run(
         report.violations = tally.violations
         if tally.violations:
             report.trace = world.trace_lines()
+        if report.stopped is not None:  # cut mid-step: no digest to compare with a replay's
+            return
         report.digest = run_digest(
             [*tally.digest_lines, f"crashes {world.crashes}", f"t {world.now:.6f}"]
         )

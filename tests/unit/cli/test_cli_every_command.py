@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli.argtypes import round_name
+from controller.cli.argtypes import required_file, round_name
 from controller.cli.main import COMMAND_GROUPS, build_parser, main
 
 MISSING = "/nonexistent/croupier-test/x"
@@ -347,8 +347,9 @@ def test_a_mistyped_global_option_suggests_it(argv, capsys):
 
 
 def filled(parser: argparse.ArgumentParser) -> list[str]:
-    """Values for every required argument: a path that does not exist, or the smallest legal
-    number; plus a daemon socket, ledger and store that are not there."""
+    """Values for every required argument: a path that does not exist (a file that is not
+    the command's, where it must exist), or the smallest legal number; plus a daemon socket,
+    ledger and store that are not there."""
     argv: list[str] = []
     for action in options(parser):
         if action.option_strings and not action.required:
@@ -359,6 +360,8 @@ def filled(parser: argparse.ArgumentParser) -> list[str]:
             value = str(next(iter(action.choices)))
         if action.type is round_name:
             value = "last"
+        if action.type is required_file:  # a missing one is a usage error: a file not TOML
+            value = __file__
         argv += [*action.option_strings[:1], value]
     for flag in ("--db", "--dsn"):
         if any(flag in a.option_strings for a in options(parser)):
@@ -633,6 +636,7 @@ def _file_kinds() -> dict[object, str]:
         argtypes.path: "named",
         argtypes.input_file: "input",
         argtypes.input_name: "input",
+        argtypes.required_file: "input (must exist)",
         argtypes.output_file: "output",
         argtypes.output_or_stdout: "output or -",
         argtypes.png_file: "png",
@@ -677,6 +681,9 @@ NAMED_IN_THE_REVIEW = {
     "ledger-key show --key": "input",
     "report keygen --key": "output",
     "rig run --junit": "output",
+    "rig run scenarios": "input (must exist)",
+    "rig run --wired": "input (must exist)",
+    "rig soak --config": "input (must exist)",
     "sign show --capture": "capture",
 }
 

@@ -39,9 +39,12 @@ def test_headless_demo_plays_rounds_and_keeps_the_ledger(tmp_path):
         assert "the sign reads: €" in done.stdout
         assert "keys:" not in done.stdout  # nobody at a keyboard
         assert "autoplay stopped" not in done.stdout
+        # the daemon's log in the state directory (it went to its parent), and said where
+        assert f"log {state / 'croupierd.log'}" in done.stdout
     with LedgerReader.open(state / "ledger.sqlite3") as ledger:
         assert sum(ledger.round_counts().values()) == 4
-    assert (tmp_path / "sim" / "croupierd.log").exists()
+    assert (state / "croupierd.log").exists()
+    assert not (tmp_path / "sim" / "croupierd.log").exists()
 
 
 class Tmux:

@@ -30,3 +30,28 @@ def test_a_configuration_refused_once_written_leaves_no_folder(temporary: Path) 
     with pytest.raises(ConfigError, match=r"shuffler\.port"):  # written, then checked
         SimTable(REPO_CONFIG, overrides={"shuffler": {"emulate": False}})
     assert list(temporary.glob("croupier-rig-*")) == []
+
+
+def test_a_refused_configuration_is_named_as_the_file_given_not_the_rigs_copy(
+    temporary: Path,
+) -> None:
+    """The problems are the user's file's: naming the rig's ``croupier-rig-*/table.toml``
+    sent the technician to a file that is gone once the rig stops."""
+    uth = REPO_CONFIG.parent / "uth-gr.toml"  # a real table's example: a placeholder firmware
+    with pytest.raises(ConfigError) as refused:
+        SimTable(uth)
+    assert str(refused.value).startswith(f"{uth}: shuffler.firmware_allow[0]: ")
+    assert "croupier-rig-" not in str(refused.value)
+    with pytest.raises(ConfigError, match=rf"^{uth} \(with the rig's overrides\): "):
+        SimTable(uth, overrides={"timing": {"settled_display": 0.05}})
+
+
+def test_an_override_of_a_table_the_configuration_lacks_writes_no_none() -> None:
+    """The soak's ``{"shuffler": {"emulator": {"baud": None}}}`` on a configuration without
+    [shuffler.emulator] (``rig soak --config config/uth-gr.toml``) was a TypeError from the
+    TOML writer: an internal error, not the configuration's problem."""
+    from controller.rig.table import merged
+
+    base = {"shuffler": {"port": "/dev/ttyUSB0"}}
+    overrides = {"shuffler": {"emulator": {"baud": None}}, "rig": {"a": {"b": None}, "c": 1}}
+    assert merged(base, overrides) == {"shuffler": {"port": "/dev/ttyUSB0"}, "rig": {"c": 1}}

@@ -13,7 +13,8 @@ import pytest
 
 from drivers.gpio.buses import bus_pins
 
-UNIT = Path(__file__).resolve().parents[3] / "systemd" / "croupierd.service"
+REPO = Path(__file__).resolve().parents[3]
+UNIT = REPO / "systemd" / "croupierd.service"
 analyze = shutil.which("systemd-analyze")
 needs_analyze = pytest.mark.skipif(analyze is None, reason="systemd-analyze is not installed")
 
@@ -75,8 +76,16 @@ def test_install_script_stages_every_file(tmp_path):
         "etc/croupier/table.toml",
         "usr/share/doc/croupier/install.md",
         "usr/share/doc/croupier/LICENSE",
+        "usr/share/bash-completion/completions/croupier",  # once written on a live install only
     ):
         assert (tmp_path / path).is_file(), path
+    completion = (tmp_path / "usr/share/bash-completion/completions/croupier").read_text()
+    assert completion == (REPO / "controller/cli/completions/croupier.bash").read_text()
+    # the messages name the staged files, not the live system's
+    assert f"staged config/ch-bg.toml as {tmp_path}/etc/croupier/table.toml" in run.stdout
+    assert "installed config" not in run.stdout
+    assert f"croupier config check {tmp_path}/etc/croupier/table.toml" in run.stdout
+    assert f"staged under {tmp_path}: " in run.stdout
     assert 'profile = "ch-bg"' in (tmp_path / "etc/croupier/table.toml").read_text()
     for command in ("croupier", "croupierd"):  # on PATH, into the venv
         link = tmp_path / "usr/local/bin" / command
@@ -106,14 +115,17 @@ def boot(tmp_path):
 
 def test_spi_uart_and_watchdog_options_edit_the_boot_config_once(tmp_path, boot):
     options = {"ENABLE_SPI": "1", "ENABLE_UART": "1", "HARDWARE_WATCHDOG": "1"}
+    said = []
     for _ in range(2):  # a second run changes nothing
         run = install(tmp_path, **options)
         assert run.returncode == 0, run.stderr
+        said.append(run.stdout)
     config = (boot / "config.txt").read_text()
     # after the [cm4] section, so under [all]: for every board
     assert config == "dtparam=audio=on\n[cm4]\notg_mode=1\n\n[all]\ndtparam=spi=on\nenable_uart=1\n"
     cmdline = (boot / "cmdline.txt").read_text()
     assert "console=serial0" not in cmdline and "console=tty1 root=PARTUUID" in cmdline
+    assert f"{boot}/config.txt: enable_uart=1" in said[0]  # the staged file named
     watchdog = (tmp_path / "etc/systemd/system.conf.d/croupier-watchdog.conf").read_text()
     assert "RuntimeWatchdogSec=15s" in watchdog
     # what install.sh enabled is what `config check` reserves (drivers.gpio.buses)
