@@ -12,7 +12,7 @@ closed); :func:`render` lays it out in at most 80 columns:
 - the rig's last actions, and the keys.
 
 On a terminal shorter than the whole picture, :func:`render` leaves out what is needed least
-(``height``); the live view (:mod:`controller.rig.live_screen`) redraws on every resize.
+(``height``); the live view (:mod:`controller.rig.demo`) redraws on every resize.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ from display.money import currency, format_money
 from display.preview import art
 
 WIDTH = 80
+LABEL, CELL = 8, 10  # the seats' table: its row labels, then six columns of CELL + 1
+# the sensor states, each in a seat's column: the longest, deliberately shortened (the stake
+# row above says whose stake it is)
+SENSOR_WORDS = {"stake placed": "placed"}
 KEYS = (
     "keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a autoplay,",
     "      j jackpot ack, t reset the shuffler, x clear seats, k kill -9, q quit",
@@ -58,16 +62,26 @@ def sign_lines(frame: SignFrame | None, lit: str = "#") -> list[str]:
     return ["+" + "-" * width + "+", *(f"|{r:<{width}}|" for r in rows), "+" + "-" * width + "+"]
 
 
+def _sensor_word(seat: str, info: dict[str, Any], sensors: dict[str, str]) -> str:
+    state = sensors.get(seat, "?")
+    return SENSOR_WORDS.get(state, state)[:CELL]
+
+
 def _seats(snap: Snapshot) -> list[str]:
     status = snap.status
     seats = status.get("seats", {})
     sensors = status.get("sensors", {})
     numbers = sorted(seats, key=int)
-    head = "seat      " + "".join(f"{n:>10}" for n in numbers)
-    stake = "stake     " + "".join(f"{'ON' if seats[n]['stake'] else '-':>10}" for n in numbers)
-    sensor = "sensor    " + "".join(f"{sensors.get(n, '?')[:9]:>10}" for n in numbers)
-    lamp = "lamp      " + "".join(f"{snap.lamps.get(f'seat{n}', '?'):>10}" for n in numbers)
-    return [head, stake, sensor, lamp]
+
+    def row(label: str, cells: list[str]) -> str:
+        return f"{label:<{LABEL}}" + "".join(f"{cell:>{CELL + 1}}" for cell in cells)
+
+    return [
+        row("seat", numbers),
+        row("stake", ["ON" if seats[n]["stake"] else "-" for n in numbers]),
+        row("sensor", [_sensor_word(n, seats[n], sensors) for n in numbers]),
+        row("lamp", [snap.lamps.get(f"seat{n}", "?") for n in numbers]),
+    ]
 
 
 def _wager(name: str, w: dict[str, Any], code: str) -> str:

@@ -116,7 +116,8 @@ def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tm
         for key in "25":
             term.keys(key)
             term.wait_for(f"stake placed on seat {key}")
-        term.wait_for("stake pla", times=2)
+        shown = term.wait_for(" placed", times=2)  # the sensor's word whole (issue 17)
+        assert "stake pla " not in shown
         term.keys("l")
         term.wait_for("VERIFIED")
         term.wait_for("status lamps: green on")  # the green lamp's pin, as the rig reads it
@@ -199,3 +200,48 @@ def test_simple_decision_is_legal_uth4():
 def test_makefile_demo_runs_the_simulated_table():
     makefile = (Path(__file__).resolve().parents[3] / "Makefile").read_text()
     assert "-m controller.rig.demo" in makefile
+
+
+def table_status(**seats_excluded: str) -> dict:
+    """An open table's status: seats 2 and 3 with a stake placed, ``seat4="reason"`` excluded."""
+    excluded = {k.removeprefix("seat"): v for k, v in seats_excluded.items()}
+    return {
+        "state": "open",
+        "table": "SIM-1",
+        "profile": "uth-gr",
+        "round": None,
+        "pools": {"progressive": 500_000},
+        "conditions": {},
+        "seats": {
+            str(s): {"stake": s in (2, 3), "excluded": excluded.get(str(s))} for s in range(1, 7)
+        },
+        "sensors": {
+            str(s): "excluded"
+            if str(s) in excluded
+            else ("stake placed" if s in (2, 3) else "awaiting")
+            for s in range(1, 7)
+        },
+        "shuffler": {"link": "up", "deck": "52 of 52 cards"},
+    }
+
+
+def seat_row(lines: list[str], label: str) -> list[str]:
+    row = next(line for line in lines if line.startswith(label))
+    return row.removeprefix(label).split()
+
+
+def test_the_sensor_row_cuts_no_word_at_80x24():
+    """Issue 17's tour: ``stake placed`` showed as ``stake pla``; each state now fits its
+    column whole (``stake placed`` deliberately as ``placed``), at 80x24 as at any width."""
+    snap = Snapshot(table_status())
+    for lines, width in ((render(snap), 80), (render(snap, width=79, height=24), 79)):
+        assert all(len(line) <= width for line in lines)
+        assert seat_row(lines, "sensor") == [
+            "awaiting",
+            "placed",
+            "placed",
+            "awaiting",
+            "awaiting",
+            "awaiting",
+        ]
+        assert seat_row(lines, "seat") == ["1", "2", "3", "4", "5", "6"]
