@@ -6,7 +6,7 @@ closed); :func:`render` lays it out in at most 80 columns:
 
 - the sign as it would look (each LED of the 64x8 matrix, or the seven-segment digits), and
   what it reads;
-- each seat: the stake on its sensor, the sensor's state, its lamp;
+- each seat: the stake on its sensor, the sensor's state (an excluded seat: why), its lamp;
 - the round's state, the conditions keeping the table closed, the status lamps;
 - the last round closed: settled or voided with its rule, and each seat's payments;
 - the rig's last actions, and the keys.
@@ -27,7 +27,7 @@ from display.preview import art
 WIDTH = 80
 LABEL, CELL = 8, 10  # the seats' table: its row labels, then six columns of CELL + 1
 # the sensor states, each in a seat's column: the longest, deliberately shortened (the stake
-# row above says whose stake it is)
+# row above says whose stake it is); an excluded seat shows why instead (short_reason)
 SENSOR_WORDS = {"stake placed": "placed"}
 KEYS = (
     "keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a autoplay,",
@@ -62,7 +62,26 @@ def sign_lines(frame: SignFrame | None, lit: str = "#") -> list[str]:
     return ["+" + "-" * width + "+", *(f"|{r:<{width}}|" for r in rows), "+" + "-" * width + "+"]
 
 
+def excluded_reason(reason: str | None) -> str:
+    """The daemon's reason for an exclusion without the event's frame: ``seat 2: STUCK sensor
+    (stake held across 1 round(s)) -> excluded`` -> ``STUCK sensor (stake held across 1
+    round(s))``; after a restart the sensor core's own word (``stuck``, ``chatter``)."""
+    text = (reason or "").strip()
+    if text.startswith("seat ") and ": " in text:
+        text = text.split(": ", 1)[1]
+    return text.removesuffix("-> excluded").strip()
+
+
+def short_reason(reason: str | None) -> str:
+    """An exclusion in one word for the seat's column: STUCK, CHATTER (EXCLUDED when the
+    daemon gave no reason)."""
+    words = excluded_reason(reason).split()
+    return words[0].upper()[:CELL] if words else "EXCLUDED"
+
+
 def _sensor_word(seat: str, info: dict[str, Any], sensors: dict[str, str]) -> str:
+    if info.get("excluded"):
+        return short_reason(info["excluded"])
     state = sensors.get(seat, "?")
     return SENSOR_WORDS.get(state, state)[:CELL]
 
@@ -82,6 +101,20 @@ def _seats(snap: Snapshot) -> list[str]:
         row("sensor", [_sensor_word(n, seats[n], sensors) for n in numbers]),
         row("lamp", [snap.lamps.get(f"seat{n}", "?") for n in numbers]),
     ]
+
+
+def _exclusions(snap: Snapshot) -> list[str]:
+    """One line for each reason seats are excluded, in the daemon's words, and what clears
+    it: ``seats 2, 3 excluded: STUCK sensor (stake held across 1 round(s)); x clears``."""
+    by_reason: dict[str, list[str]] = {}
+    for seat, info in sorted(snap.status.get("seats", {}).items(), key=lambda x: int(x[0])):
+        if info.get("excluded"):
+            by_reason.setdefault(excluded_reason(info["excluded"]), []).append(seat)
+    lines = []
+    for reason, seats in by_reason.items():
+        which = f"seat {seats[0]}" if len(seats) == 1 else f"seats {', '.join(seats)}"
+        lines.append(f"{which} excluded: {reason or 'sensor fault'}; x clears"[:WIDTH])
+    return lines
 
 
 def _wager(name: str, w: dict[str, Any], code: str) -> str:
@@ -175,6 +208,7 @@ def _sections(snap: Snapshot, lit: str) -> list[tuple[int, list[str]]]:
     shuffler = status.get("shuffler", {})
     table = [
         *_seats(snap),
+        *_exclusions(snap),
         f"status lamps: {status_lamps}",
         f"shuffler: link {shuffler.get('link')}, deck {shuffler.get('deck') or '?'}"[:WIDTH],
     ]

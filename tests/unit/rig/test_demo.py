@@ -245,3 +245,17 @@ def test_the_sensor_row_cuts_no_word_at_80x24():
             "awaiting",
         ]
         assert seat_row(lines, "seat") == ["1", "2", "3", "4", "5", "6"]
+
+
+def test_an_excluded_seat_says_why():
+    """The seat's column gives the reason in one word, a line below the seats in the daemon's
+    words with what clears it (issue 17: only ``excluded`` was shown)."""
+    stuck = "seat 4: STUCK sensor (stake held across 1 round(s)) -> excluded"
+    lines = render(Snapshot(table_status(seat4=stuck, seat5=stuck, seat6="chatter")))
+    assert seat_row(lines, "sensor")[3:] == ["STUCK", "STUCK", "CHATTER"]
+    text = "\n".join(lines)
+    assert "seats 4, 5 excluded: STUCK sensor (stake held across 1 round(s)); x clears" in text
+    assert "seat 6 excluded: chatter; x clears" in text
+    assert all(len(line) <= 80 for line in lines)
+    short = render(Snapshot(table_status(seat4=stuck), messages=["a"] * 4), width=79, height=24)
+    assert any(line.startswith("seat 4 excluded: STUCK sensor") for line in short)
