@@ -12,11 +12,14 @@ closed); :func:`render` lays it out in at most 80 columns:
 - the rig's last actions, and the keys.
 
 On a terminal shorter than the whole picture, :func:`render` leaves out what is needed least
-(``height``); the live view (:mod:`controller.rig.demo`) redraws on every resize.
+(``height``); below 80x24 (:data:`MIN_WIDTH`, :data:`MIN_HEIGHT`) the live view shows what
+size it needs instead (:func:`for_terminal`, :func:`too_small`), and it redraws on every resize
+(:mod:`controller.rig.demo`).
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +28,7 @@ from display.money import currency, format_money
 from display.preview import art
 
 WIDTH = 80
+MIN_WIDTH, MIN_HEIGHT = 80, 24  # the smallest terminal the live view is drawn in (issue 17)
 LABEL, CELL = 8, 10  # the seats' table: its row labels, then six columns of CELL + 1
 # the sensor states, each in a seat's column: the longest, deliberately shortened (the stake
 # row above says whose stake it is); an excluded seat shows why instead (short_reason)
@@ -161,6 +165,31 @@ def _last_round(snap: Snapshot) -> list[str]:
         for s, w in by_seat:
             lines += wrapped(f"  seat {s}:", [f"{k} {money(v, code)}" for k, v in w.items()])
     return lines
+
+
+def too_small(width: int, height: int) -> list[str] | None:
+    """What a terminal below :data:`MIN_WIDTH` x :data:`MIN_HEIGHT` shows instead of the table
+    (a cut-off view would hide seats without saying so); ``None`` for a terminal big enough.
+    The keys still act: q quits; the view comes back when the terminal is made larger."""
+    if width >= MIN_WIDTH and height >= MIN_HEIGHT:
+        return None
+    notice = [
+        f"terminal too small: {width}x{height}",
+        f"the live view needs at least {MIN_WIDTH}x{MIN_HEIGHT}:",
+        "make the terminal larger (q quits)",
+    ]
+    usable = max(width - 1, 1)  # the live view leaves the last column free (for_terminal)
+    return [piece for line in notice for piece in textwrap.wrap(line, usable)][:height]
+
+
+def for_terminal(snap: Snapshot, *, width: int, height: int, lit: str = "#") -> list[str]:
+    """What the live view draws in a terminal of ``width`` x ``height``: the table fitted to
+    it (:func:`render`), or the notice of :func:`too_small`. The last column is left free:
+    curses cannot write the last cell of the last line without scrolling."""
+    notice = too_small(width, height)
+    if notice is not None:
+        return [line[: width - 1] for line in notice]
+    return render(snap, lit=lit, width=width - 1, height=height)
 
 
 def render(

@@ -17,7 +17,7 @@ from controller.books.ledger.reader import LedgerReader
 from controller.engine.cards import parse_cards
 from controller.rig.dealer import simple_decision
 from controller.rig.table import processes_with
-from controller.rig.view import Snapshot, render, wrapped
+from controller.rig.view import Snapshot, for_terminal, render, too_small, wrapped
 from display.geometry import Matrix
 
 DEMO = [sys.executable, "-m", "controller.rig.demo"]
@@ -102,6 +102,12 @@ class Tmux:
         subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=30)
 
 
+def sensor_row(shown: str) -> list[str]:
+    """The sensor states of seats 1..6 as the screen shows them."""
+    rows = [line.split()[1:] for line in shown.splitlines() if line.startswith("sensor ")]
+    return rows[0] if rows else []
+
+
 @pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
 )
@@ -116,8 +122,8 @@ def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tm
         for key in "25":
             term.keys(key)
             term.wait_for(f"stake placed on seat {key}")
-        shown = term.wait_for(" placed", times=2)  # the sensor's word whole (issue 17)
-        assert "stake pla " not in shown
+        shown = term.wait_until(lambda s: sensor_row(s).count("placed") == 2)
+        assert sensor_row(shown)[1] == sensor_row(shown)[4] == "placed"  # whole (issue 17)
         term.keys("l")
         term.wait_for("VERIFIED")
         term.wait_for("status lamps: green on")  # the green lamp's pin, as the rig reads it
@@ -129,6 +135,12 @@ def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tm
         term.resize(80, 24)  # back to 80x24: redrawn without the LEDs, the keys still there
         shown = term.wait_until(lambda s: s.startswith("Croupier") and "+---" not in s)
         assert "keys: 1-6 stake" in shown and len(shown.splitlines()) <= 24
+        term.resize(60, 15)  # below 80x24: what size it needs, not seats cut off (issue 17)
+        shown = term.wait_for("terminal too small: 60x15")
+        assert "80x24" in shown and "seat " not in shown
+        term.resize(80, 24)  # and the view again
+        shown = term.wait_until(lambda s: s.startswith("Croupier"))
+        assert "keys: 1-6 stake" in shown and "too small" not in shown
         term.keys("C-c")
         end = time.monotonic() + 30
         while not term.pane_dead():
@@ -259,3 +271,17 @@ def test_an_excluded_seat_says_why():
     assert all(len(line) <= 80 for line in lines)
     short = render(Snapshot(table_status(seat4=stuck), messages=["a"] * 4), width=79, height=24)
     assert any(line.startswith("seat 4 excluded: STUCK sensor") for line in short)
+
+
+def test_below_80x24_the_view_says_what_size_it_needs():
+    """Issue 17's tour: at 60x15 seats 5 and 6 were cut off without a word."""
+    snap = Snapshot(table_status())
+    for width, height in ((60, 15), (79, 24), (80, 23), (20, 4)):
+        lines = for_terminal(snap, width=width, height=height)
+        text = " ".join(lines)
+        assert len(lines) <= height and all(len(line) < width for line in lines)
+        assert "too small" in text and "80x24" in text, (width, height, lines)
+        assert not any(line.startswith("seat") for line in lines)
+    assert "60x15" in " ".join(for_terminal(snap, width=60, height=15))
+    assert too_small(80, 24) is None and too_small(120, 50) is None
+    assert seat_row(for_terminal(snap, width=80, height=24), "seat")[-1] == "6"
