@@ -15,14 +15,14 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.errors import CroupierError
 from controller.rig.dealer import Dealer, Fault, RoundPlan, RoundSeen, royal_order
 from controller.rig.expect import lamp_pattern
 from controller.rig.table import SimTable
-from controller.rig.view import Snapshot
+from controller.rig.view import Snapshot, excluded_reason
 from controller.table.control.wire import ControlError
 from drivers.errors import DriverError
 
@@ -66,6 +66,7 @@ class LiveTable:
         self._fault_index = 0
         self._stop = threading.Event()
         self._autoplay: threading.Thread | None = None
+        self.left_out: dict[int, str] = {}  # the excluded seats autoplay last said it leaves out
 
     # --- what the rig sees ---------------------------------------------------------------
 
@@ -259,9 +260,11 @@ class LiveTable:
         if self.watched:
             self._stop.wait(PAUSES[moment])
 
-    def plan(self) -> RoundPlan:
+    def plan(self, free: Sequence[int] = range(1, 7)) -> RoundPlan:
+        """The next round: 1 to 4 of the ``free`` seats staked (never an excluded seat: its
+        sensor takes no stake), now and then the armed or a random fault, or a royal."""
         rng = self.rng
-        seats = tuple(sorted(rng.sample(range(1, 7), rng.randint(1, 4))))
+        seats = tuple(sorted(rng.sample(list(free), rng.randint(1, min(4, len(free))))))
         plan = RoundPlan(seats, main_bets=MAIN_BETS)
         if self.armed is not None or rng.random() < 0.15:
             plan.fault, self.armed = self.armed or rng.choice(DEMO_FAULTS), None
@@ -269,12 +272,32 @@ class LiveTable:
             plan.arrange, self.royal = royal_order(seats, rng, community=rng.random() < 0.3), False
         return plan
 
+    def free_seats(self) -> list[int] | None:
+        """The seats autoplay may stake: those not excluded. Says once which it leaves out
+        and why; ``None`` (and says so at once) when every seat is excluded."""
+        seats = self.table.status()["seats"]
+        excluded = {int(s): info["excluded"] for s, info in seats.items() if info["excluded"]}
+        free = [int(s) for s in seats if int(s) not in excluded]
+        why = "; ".join(sorted({excluded_reason(r) or "sensor fault" for r in excluded.values()}))
+        if not free:
+            self.say(f"autoplay cannot play: every seat is excluded ({why}); x clears them")
+            return None
+        if excluded and excluded != self.left_out:
+            which = ", ".join(str(s) for s in sorted(excluded))
+            self.say(f"autoplay leaves out excluded seat(s) {which} ({why}); x clears")
+        self.left_out = excluded
+        return free
+
     def autoplay(self) -> None:
         dealer = Dealer(self.table, pause=self._pause)
+        self.left_out = {}
         while not self._stop.is_set() and (self.limit is None or self.rounds < self.limit):
-            plan = self.plan()
             try:
-                seen = dealer.play(plan)
+                free = self.free_seats()
+                if free is None:
+                    self.errors += 1
+                    return
+                seen = dealer.play(self.plan(free))
             except ERRORS as exc:
                 if self.table.stopping.is_set():  # RigStopped, or the daemon already stopped
                     return

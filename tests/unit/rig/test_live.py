@@ -1,0 +1,93 @@
+"""The keys and the autoplay of ``make demo``'s live view (:class:`controller.rig.live.LiveTable`)
+on a real simulated table, as a technician's tour of issue 17 met them: autoplay after a
+manual round that left seats excluded, after the ``k`` key's ``kill -9``, and after an
+autoplay that stopped with the robot's stakes on the sensors."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from controller.rig.live import LiveTable
+from controller.rig.table import SimTable
+
+AUTOPLAY_WAIT = 60.0  # seconds for a few rounds of autoplay on a loaded machine
+
+
+def live_table(table: SimTable, said: list[str]) -> LiveTable:
+    """Nobody watches (no pauses); everything the rig says is kept in ``said``."""
+    return LiveTable(table, watched=False, seed=17, on_message=said.append)
+
+
+def manual_round(live: LiveTable, seats: str) -> None:
+    """Stakes on ``seats`` by hand, LOCK, CONFIRM twice, the stakes left on their sensors: at
+    the round's end they have been held across a round, and the table excludes the seats."""
+    for key in seats:
+        live.key(key)
+    live.table.wait_until(
+        lambda: all(live.table.status()["seats"][s]["stake"] for s in seats), "the stakes"
+    )
+    live.key("l")
+    live.table.wait_for_state("verified", "void")
+    live.key("c")
+    live.table.wait_for_state("settled", "jackpot", "open")
+    live.key("c")
+    live.table.wait_until(
+        lambda: all(live.table.status()["seats"][s]["excluded"] for s in seats),
+        f"seats {seats} excluded",
+    )
+
+
+def autoplay_rounds(live: LiveTable, rounds: int) -> None:
+    """Autoplay by its key until ``rounds`` more rounds are played, then stop it by its key."""
+    start = live.rounds
+    live.key("a")
+    end = time.monotonic() + AUTOPLAY_WAIT
+    while live.rounds < start + rounds and live.autoplaying and time.monotonic() < end:
+        time.sleep(0.05)
+    if live.autoplaying:
+        live.key("a")
+    live.wait_autoplay()
+
+
+def played_seats(said: list[str]) -> list[int]:
+    """The seats of every round autoplay reported (``SIM-1-000002: seats [4, 6] settled``)."""
+    seats: list[int] = []
+    for line in said:
+        if line.startswith("SIM-1-") and ": seats [" in line:
+            listed = line.split(": seats [", 1)[1].split("]", 1)[0]
+            seats += [int(s) for s in listed.split(",")]
+    return seats
+
+
+def test_autoplay_leaves_out_the_seats_excluded_by_a_manual_round(
+    make_sim_table: Callable[..., SimTable],
+):
+    """Issue 17's tour: after ``2 3 l c c a`` autoplay staked the excluded seats 2 and 3 and
+    sat at round 1 until it timed out waiting for their stakes to be sensed."""
+    said: list[str] = []
+    live = live_table(make_sim_table(), said)
+    manual_round(live, "23")
+    autoplay_rounds(live, 3)
+    assert live.errors == 0, said
+    assert live.rounds >= 3, said
+    assert not {2, 3} & set(played_seats(said)), said
+    assert any(
+        "leaves out excluded seat(s) 2, 3 (STUCK sensor (stake held across 1 round(s)))" in line
+        for line in said
+    ), said
+
+
+def test_autoplay_says_at_once_when_every_seat_is_excluded(
+    make_sim_table: Callable[..., SimTable],
+):
+    said: list[str] = []
+    live = live_table(make_sim_table(), said)
+    manual_round(live, "123456")
+    started = time.monotonic()
+    live.key("a")
+    live.wait_autoplay()
+    assert time.monotonic() - started < 5.0  # not after a wait for stakes that never come
+    assert live.rounds == 0 and live.errors == 1
+    assert said[-1].startswith("autoplay cannot play: every seat is excluded (STUCK sensor"), said
+    assert said[-1].endswith("x clears them")
