@@ -67,6 +67,9 @@ class LiveTable:
         self._stop = threading.Event()
         self._autoplay: threading.Thread | None = None
         self.left_out: dict[int, str] = {}  # the excluded seats autoplay last said it leaves out
+        self.kills = 0  # kill -9s by the k key: a round they cut short is not autoplay's failure
+        self._up = threading.Event()  # the daemon is not being killed and restarted (k)
+        self._up.set()
 
     # --- what the rig sees ---------------------------------------------------------------
 
@@ -213,9 +216,17 @@ class LiveTable:
                 self.say(f"seat {seat} cleared")
 
     def kill(self) -> None:
+        """``kill -9`` the daemon and start it again. Autoplay goes on: the round it was
+        playing fails on the lost control socket, and it waits for the restart (_up) and plays
+        the next one (the one cut short is voided at start-up, MD-S2)."""
         self.say("kill -9 croupierd ... restarting")
-        self.table.kill()
-        self.table.start()
+        self._up.clear()
+        self.kills += 1
+        try:
+            self.table.kill()
+            self.table.start()
+        finally:
+            self._up.set()
         recovered = self.table.status()["recovered_rounds"]
         self.say(f"restarted; voided at start-up (MD-S2): {', '.join(recovered) or 'nothing'}")
 
@@ -292,6 +303,7 @@ class LiveTable:
         dealer = Dealer(self.table, pause=self._pause)
         self.left_out = {}
         while not self._stop.is_set() and (self.limit is None or self.rounds < self.limit):
+            kills = self.kills
             try:
                 free = self.free_seats()
                 if free is None:
@@ -301,11 +313,23 @@ class LiveTable:
             except ERRORS as exc:
                 if self.table.stopping.is_set():  # RigStopped, or the daemon already stopped
                     return
+                if self.kills != kills or not self._up.is_set():  # the k key's kill -9
+                    if not self._wait_for_restart():
+                        return
+                    self.say("autoplay: the round was cut short by the kill -9; it goes on")
+                    continue
                 self.errors += 1
                 self.say(f"autoplay stopped: {exc}".splitlines()[0])
                 return
             self.rounds += 1
             self.say(describe(seen))
+
+    def _wait_for_restart(self) -> bool:
+        """Wait until the k key's restart is over; False if autoplay is stopped meanwhile."""
+        while not self._up.wait(0.1):
+            if self._stop.is_set() or self.table.stopping.is_set():
+                return False
+        return not self._stop.is_set()
 
 
 def describe(seen: RoundSeen) -> str:

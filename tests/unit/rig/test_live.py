@@ -91,3 +91,26 @@ def test_autoplay_says_at_once_when_every_seat_is_excluded(
     assert live.rounds == 0 and live.errors == 1
     assert said[-1].startswith("autoplay cannot play: every seat is excluded (STUCK sensor"), said
     assert said[-1].endswith("x clears them")
+
+
+def test_autoplay_goes_on_after_the_k_key_kills_the_daemon(
+    make_sim_table: Callable[..., SimTable],
+):
+    """Issue 17's tour: ``k`` during autoplay gave ``autoplay stopped: control socket error:
+    [Errno 104] Connection reset by peer``. The kill is the key's job (the round in play is
+    voided at start-up, MD-S2); autoplay waits for the restart and plays on."""
+    said: list[str] = []
+    live = live_table(make_sim_table(), said)
+    live.key("a")
+    live.table.wait_until(lambda: live.rounds >= 1, "a first round", timeout=AUTOPLAY_WAIT)
+    live.key("k")  # the view's thread kills and restarts the daemon, as the key does
+    assert any(line.startswith("restarted; voided at start-up") for line in said), said
+    killed_at = live.rounds
+    end = time.monotonic() + AUTOPLAY_WAIT
+    while live.rounds < killed_at + 2 and live.autoplaying and time.monotonic() < end:
+        time.sleep(0.05)
+    live.key("a")
+    live.wait_autoplay()
+    assert live.errors == 0, said
+    assert not any(line.startswith("autoplay stopped") for line in said), said
+    assert live.rounds >= killed_at + 2, said
