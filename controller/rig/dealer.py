@@ -289,7 +289,8 @@ class Dealer:
             if state == "closed" and self.waits_out & set(conditions):
                 return status
             if time.monotonic() > deadline:
-                raise RigFailure(f"the table did not open: {state} {conditions}")
+                held = f", stakes sensed on seats {sorted(sensed, key=int)}" if sensed else ""
+                raise RigFailure(f"the table did not open: {state} {conditions}{held}")
             if state == "jackpot":
                 self.table.call("jackpot.ack", privileged=True, technician="rig")
                 self.wait(lambda s: s["state"] != "jackpot", "the jackpot to be acknowledged")

@@ -11,6 +11,7 @@ autoplay do not mix: while autoplay is on, only the keys that change the next ro
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
@@ -66,6 +67,9 @@ class LiveTable:
         self._fault_index = 0
         self._stop = threading.Event()
         self._autoplay: threading.Thread | None = None
+        # one robot dealer for every autoplay: what it leaves on the sensors when a round is
+        # cut short (an error, a kill) it lifts at its next round, or when autoplay ends
+        self.dealer = Dealer(table, pause=self._pause)
         self.left_out: dict[int, str] = {}  # the excluded seats autoplay last said it leaves out
         self.kills = 0  # kill -9s by the k key: a round they cut short is not autoplay's failure
         self._up = threading.Event()  # the daemon is not being killed and restarted (k)
@@ -300,7 +304,13 @@ class LiveTable:
         return free
 
     def autoplay(self) -> None:
-        dealer = Dealer(self.table, pause=self._pause)
+        try:
+            self._autoplay_rounds()
+        finally:  # nothing of the robot's left on the sensors for the person at the keys
+            with contextlib.suppress(*ERRORS):
+                self.dealer.lift()
+
+    def _autoplay_rounds(self) -> None:
         self.left_out = {}
         while not self._stop.is_set() and (self.limit is None or self.rounds < self.limit):
             kills = self.kills
@@ -309,7 +319,7 @@ class LiveTable:
                 if free is None:
                     self.errors += 1
                     return
-                seen = dealer.play(self.plan(free))
+                seen = self.dealer.play(self.plan(free))
             except ERRORS as exc:
                 if self.table.stopping.is_set():  # RigStopped, or the daemon already stopped
                     return

@@ -8,6 +8,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import pytest
+
+from controller.rig.dealer import Dealer
+from controller.rig.errors import RigFailure
 from controller.rig.live import LiveTable
 from controller.rig.table import SimTable
 
@@ -114,3 +118,36 @@ def test_autoplay_goes_on_after_the_k_key_kills_the_daemon(
     assert live.errors == 0, said
     assert not any(line.startswith("autoplay stopped") for line in said), said
     assert live.rounds >= killed_at + 2, said
+
+
+def test_an_autoplay_stopped_mid_round_leaves_no_stake_for_the_next(
+    make_sim_table: Callable[..., SimTable], monkeypatch: pytest.MonkeyPatch
+):
+    """Issue 17's tour: after ``x`` then ``a``, ``autoplay stopped: the table did not open:
+    open {}`` while the table was OPEN: an earlier autoplay had stopped on an error with its
+    stakes on the sensors (there: waiting for stakes on excluded seats; here: a cable pulled
+    once the stakes are sensed), and the next robot dealer did not know they were its own
+    (the table sensed them: OPEN, but not ready for a round)."""
+    said: list[str] = []
+    pulled: list[str] = []
+    place = Dealer.place
+
+    def place_then_cable_pulled(self: Dealer, seats: tuple[int, ...]) -> None:
+        place(self, seats)  # the stakes on their sensors, sensed: then the wait fails once
+        if not pulled:
+            pulled.append("once")
+            raise RigFailure("the rig's cable was pulled")
+
+    monkeypatch.setattr(Dealer, "place", place_then_cable_pulled)
+    live = live_table(make_sim_table(), said)
+    live.key("a")
+    live.wait_autoplay()
+    assert said[-1] == "autoplay stopped: the rig's cable was pulled", said
+    table = live.table
+    table.wait_until(
+        lambda: not any(i["stake"] for i in table.status()["seats"].values()),
+        "the robot's stakes lifted when its autoplay stopped",
+    )
+    live.key("x")  # as in the tour: nothing excluded to clear
+    autoplay_rounds(live, 2)
+    assert live.errors == 1 and live.rounds >= 2, said
