@@ -23,7 +23,7 @@ from controller.errors import CroupierError
 from controller.rig.dealer import Dealer, Fault, RoundPlan, RoundSeen, royal_order
 from controller.rig.expect import lamp_pattern
 from controller.rig.table import SimTable
-from controller.rig.view import Snapshot, excluded_reason
+from controller.rig.view import Snapshot, excluded_reason, short_reason
 from controller.table.control.wire import ControlError
 from drivers.errors import DriverError
 
@@ -229,10 +229,10 @@ class LiveTable:
         try:
             self.table.kill()
             self.table.start()
-        finally:
+            recovered = self.table.status()["recovered_rounds"]
+            self.say(f"restarted; voided at start-up (MD-S2): {', '.join(recovered) or 'nothing'}")
+        finally:  # autoplay goes on from here, restarted or not
             self._up.set()
-        recovered = self.table.status()["recovered_rounds"]
-        self.say(f"restarted; voided at start-up (MD-S2): {', '.join(recovered) or 'nothing'}")
 
     # --- autoplay ------------------------------------------------------------------------
 
@@ -297,9 +297,10 @@ class LiveTable:
         if not free:
             self.say(f"autoplay cannot play: every seat is excluded ({why}); x clears them")
             return None
-        if excluded and excluded != self.left_out:
+        if excluded and excluded != self.left_out:  # in one line: the view says why in full
             which = ", ".join(str(s) for s in sorted(excluded))
-            self.say(f"autoplay leaves out excluded seat(s) {which} ({why}); x clears")
+            short = "/".join(sorted({short_reason(r) for r in excluded.values()}))
+            self.say(f"autoplay leaves out excluded seat(s) {which} ({short}); x clears")
         self.left_out = excluded
         return free
 
