@@ -239,14 +239,28 @@ class Dealer:
             time.sleep(2 * io.config.button_debounce + EDGE_MARGIN)
 
     def place(self, seats: tuple[int, ...] | set[int]) -> None:
+        """Put stakes on the seats' sensors and wait until the table senses them. RigFailure
+        at once for a seat excluded for a sensor fault: its sensor takes no stake until a
+        technician clears it, so the wait could only time out."""
         io = self._io()
         for seat in seats:
             io.place_stake(seat)
             self.placed.add(seat)
-        self.wait(
-            lambda s: all(s["seats"][str(seat)]["stake"] for seat in seats),
-            f"stakes sensed on seats {sorted(seats)}",
-        )
+
+        def sensed(status: dict[str, Any]) -> bool:
+            excluded = {
+                seat: status["seats"][str(seat)]["excluded"]
+                for seat in seats
+                if status["seats"][str(seat)]["excluded"]
+            }
+            if excluded:
+                raise RigFailure(
+                    f"no stake can be sensed on excluded seat(s) {sorted(excluded)}:"
+                    f" {'; '.join(sorted(set(excluded.values())))}"
+                )
+            return all(status["seats"][str(seat)]["stake"] for seat in seats)
+
+        self.wait(sensed, f"stakes sensed on seats {sorted(seats)}")
 
     def lift(self) -> None:
         io = self._io()
@@ -275,7 +289,8 @@ class Dealer:
             if state == "closed" and self.waits_out & set(conditions):
                 return status
             if time.monotonic() > deadline:
-                raise RigFailure(f"the table did not open: {state} {conditions}")
+                held = f", stakes sensed on seats {sorted(sensed, key=int)}" if sensed else ""
+                raise RigFailure(f"the table did not open: {state} {conditions}{held}")
             if state == "jackpot":
                 self.table.call("jackpot.ack", privileged=True, technician="rig")
                 self.wait(lambda s: s["state"] != "jackpot", "the jackpot to be acknowledged")

@@ -44,7 +44,7 @@ from controller.errors import CroupierError
 from controller.files import check_input, directory, path_argument
 from controller.rig.live import LiveTable
 from controller.rig.table import REPO_CONFIG, SimTable
-from controller.rig.view import render
+from controller.rig.view import for_terminal, render
 from controller.stop_signals import StopOnSignals, StopSignal
 from controller.validation import ConfigError
 from display.money import currency, format_money
@@ -145,8 +145,9 @@ def headless(live: LiveTable, rounds: int) -> int:
 
 def interactive(live: LiveTable, autoplay: bool, rounds: int | None) -> int:
     """The live view in the terminal until ``q`` or Ctrl-C (SIGTERM, SIGHUP), drawn with
-    curses: it fits the terminal it has and redraws when the terminal is resized; the
-    terminal is restored however the view ends."""
+    curses: it fits the terminal it has and redraws when the terminal is resized (below
+    80x24 it says what size it needs instead); the terminal is restored however the view
+    ends."""
     import curses
 
     locale.setlocale(locale.LC_ALL, "")  # curses draws the LEDs' block character in UTF-8
@@ -177,8 +178,10 @@ def _live_view(screen: Any, live: LiveTable, autoplay: bool, rounds: int | None)
         _follow_resize(screen)
         height, width = screen.getmaxyx()
         screen.erase()
-        # the last column of the last line cannot be written without scrolling: width - 1
-        for y, line in enumerate(render(live.snapshot(), lit=lit, width=width - 1, height=height)):
+        # below 80x24, what size the view needs, not a view cut off
+        for y, line in enumerate(
+            for_terminal(live.snapshot(), lit=lit, width=width, height=height)
+        ):
             with contextlib.suppress(curses.error):
                 screen.addstr(y, 0, line)
         screen.refresh()

@@ -11,18 +11,19 @@ autoplay do not mix: while autoplay is on, only the keys that change the next ro
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.errors import CroupierError
 from controller.rig.dealer import Dealer, Fault, RoundPlan, RoundSeen, royal_order
 from controller.rig.expect import lamp_pattern
 from controller.rig.table import SimTable
-from controller.rig.view import Snapshot
+from controller.rig.view import Snapshot, excluded_reason, short_reason
 from controller.table.control.wire import ControlError
 from drivers.errors import DriverError
 
@@ -66,6 +67,13 @@ class LiveTable:
         self._fault_index = 0
         self._stop = threading.Event()
         self._autoplay: threading.Thread | None = None
+        # one robot dealer for every autoplay: what it leaves on the sensors when a round is
+        # cut short (an error, a kill) it lifts at its next round, or when autoplay ends
+        self.dealer = Dealer(table, pause=self._pause)
+        self.left_out: dict[int, str] = {}  # the excluded seats autoplay last said it leaves out
+        self.kills = 0  # kill -9s by the k key: a round they cut short is not autoplay's failure
+        self._up = threading.Event()  # the daemon is not being killed and restarted (k)
+        self._up.set()
 
     # --- what the rig sees ---------------------------------------------------------------
 
@@ -212,11 +220,19 @@ class LiveTable:
                 self.say(f"seat {seat} cleared")
 
     def kill(self) -> None:
+        """``kill -9`` the daemon and start it again. Autoplay goes on: the round it was
+        playing fails on the lost control socket, and it waits for the restart (_up) and plays
+        the next one (the one cut short is voided at start-up, MD-S2)."""
         self.say("kill -9 croupierd ... restarting")
-        self.table.kill()
-        self.table.start()
-        recovered = self.table.status()["recovered_rounds"]
-        self.say(f"restarted; voided at start-up (MD-S2): {', '.join(recovered) or 'nothing'}")
+        self._up.clear()
+        self.kills += 1
+        try:
+            self.table.kill()
+            self.table.start()
+            recovered = self.table.status()["recovered_rounds"]
+            self.say(f"restarted; voided at start-up (MD-S2): {', '.join(recovered) or 'nothing'}")
+        finally:  # autoplay goes on from here, restarted or not
+            self._up.set()
 
     # --- autoplay ------------------------------------------------------------------------
 
@@ -259,9 +275,11 @@ class LiveTable:
         if self.watched:
             self._stop.wait(PAUSES[moment])
 
-    def plan(self) -> RoundPlan:
+    def plan(self, free: Sequence[int] = range(1, 7)) -> RoundPlan:
+        """The next round: 1 to 4 of the ``free`` seats staked (never an excluded seat: its
+        sensor takes no stake), now and then the armed or a random fault, or a royal."""
         rng = self.rng
-        seats = tuple(sorted(rng.sample(range(1, 7), rng.randint(1, 4))))
+        seats = tuple(sorted(rng.sample(list(free), rng.randint(1, min(4, len(free))))))
         plan = RoundPlan(seats, main_bets=MAIN_BETS)
         if self.armed is not None or rng.random() < 0.15:
             plan.fault, self.armed = self.armed or rng.choice(DEMO_FAULTS), None
@@ -269,20 +287,60 @@ class LiveTable:
             plan.arrange, self.royal = royal_order(seats, rng, community=rng.random() < 0.3), False
         return plan
 
+    def free_seats(self) -> list[int] | None:
+        """The seats autoplay may stake: those not excluded. Says once which it leaves out
+        and why; ``None`` (and says so at once) when every seat is excluded."""
+        seats = self.table.status()["seats"]
+        excluded = {int(s): info["excluded"] for s, info in seats.items() if info["excluded"]}
+        free = [int(s) for s in seats if int(s) not in excluded]
+        why = "; ".join(sorted({excluded_reason(r) or "sensor fault" for r in excluded.values()}))
+        if not free:
+            self.say(f"autoplay cannot play: every seat is excluded ({why}); x clears them")
+            return None
+        if excluded and excluded != self.left_out:  # in one line: the view says why in full
+            which = ", ".join(str(s) for s in sorted(excluded))
+            short = "/".join(sorted({short_reason(r) for r in excluded.values()}))
+            self.say(f"autoplay leaves out excluded seat(s) {which} ({short}); x clears")
+        self.left_out = excluded
+        return free
+
     def autoplay(self) -> None:
-        dealer = Dealer(self.table, pause=self._pause)
+        try:
+            self._autoplay_rounds()
+        finally:  # nothing of the robot's left on the sensors for the person at the keys
+            with contextlib.suppress(*ERRORS):
+                self.dealer.lift()
+
+    def _autoplay_rounds(self) -> None:
+        self.left_out = {}
         while not self._stop.is_set() and (self.limit is None or self.rounds < self.limit):
-            plan = self.plan()
+            kills = self.kills
             try:
-                seen = dealer.play(plan)
+                free = self.free_seats()
+                if free is None:
+                    self.errors += 1
+                    return
+                seen = self.dealer.play(self.plan(free))
             except ERRORS as exc:
                 if self.table.stopping.is_set():  # RigStopped, or the daemon already stopped
                     return
+                if self.kills != kills or not self._up.is_set():  # the k key's kill -9
+                    if not self._wait_for_restart():
+                        return
+                    self.say("autoplay: the round was cut short by the kill -9; it goes on")
+                    continue
                 self.errors += 1
                 self.say(f"autoplay stopped: {exc}".splitlines()[0])
                 return
             self.rounds += 1
             self.say(describe(seen))
+
+    def _wait_for_restart(self) -> bool:
+        """Wait until the k key's restart is over; False if autoplay is stopped meanwhile."""
+        while not self._up.wait(0.1):
+            if self._stop.is_set() or self.table.stopping.is_set():
+                return False
+        return not self._stop.is_set()
 
 
 def describe(seen: RoundSeen) -> str:

@@ -6,17 +6,20 @@ closed); :func:`render` lays it out in at most 80 columns:
 
 - the sign as it would look (each LED of the 64x8 matrix, or the seven-segment digits), and
   what it reads;
-- each seat: the stake on its sensor, the sensor's state, its lamp;
+- each seat: the stake on its sensor, the sensor's state (an excluded seat: why), its lamp;
 - the round's state, the conditions keeping the table closed, the status lamps;
 - the last round closed: settled or voided with its rule, and each seat's payments;
 - the rig's last actions, and the keys.
 
 On a terminal shorter than the whole picture, :func:`render` leaves out what is needed least
-(``height``); the live view (:mod:`controller.rig.live_screen`) redraws on every resize.
+(``height``); below 80x24 (:data:`MIN_WIDTH`, :data:`MIN_HEIGHT`) the live view shows what
+size it needs instead (:func:`for_terminal`, :func:`too_small`), and it redraws on every resize
+(:mod:`controller.rig.demo`).
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +28,11 @@ from display.money import currency, format_money
 from display.preview import art
 
 WIDTH = 80
+MIN_WIDTH, MIN_HEIGHT = 80, 24  # the smallest terminal the live view is drawn in (issue 17)
+LABEL, CELL = 8, 10  # the seats' table: its row labels, then six columns of CELL + 1
+# the sensor states, each in a seat's column: the longest, deliberately shortened (the stake
+# row above says whose stake it is); an excluded seat shows why instead (short_reason)
+SENSOR_WORDS = {"stake placed": "placed"}
 KEYS = (
     "keys: 1-6 stake on/off, l LOCK, c CONFIRM, f arm a fault, r a royal, a autoplay,",
     "      j jackpot ack, t reset the shuffler, x clear seats, k kill -9, q quit",
@@ -58,16 +66,59 @@ def sign_lines(frame: SignFrame | None, lit: str = "#") -> list[str]:
     return ["+" + "-" * width + "+", *(f"|{r:<{width}}|" for r in rows), "+" + "-" * width + "+"]
 
 
+def excluded_reason(reason: str | None) -> str:
+    """The daemon's reason for an exclusion without the event's frame: ``seat 2: STUCK sensor
+    (stake held across 1 round(s)) -> excluded`` -> ``STUCK sensor (stake held across 1
+    round(s))``; after a restart the sensor core's own word (``stuck``, ``chatter``)."""
+    text = (reason or "").strip()
+    if text.startswith("seat ") and ": " in text:
+        text = text.split(": ", 1)[1]
+    return text.removesuffix("-> excluded").strip()
+
+
+def short_reason(reason: str | None) -> str:
+    """An exclusion in one word for the seat's column: STUCK, CHATTER (EXCLUDED when the
+    daemon gave no reason)."""
+    words = excluded_reason(reason).split()
+    return words[0].upper()[:CELL] if words else "EXCLUDED"
+
+
+def _sensor_word(seat: str, info: dict[str, Any], sensors: dict[str, str]) -> str:
+    if info.get("excluded"):
+        return short_reason(info["excluded"])
+    state = sensors.get(seat, "?")
+    return SENSOR_WORDS.get(state, state)[:CELL]
+
+
 def _seats(snap: Snapshot) -> list[str]:
     status = snap.status
     seats = status.get("seats", {})
     sensors = status.get("sensors", {})
     numbers = sorted(seats, key=int)
-    head = "seat      " + "".join(f"{n:>10}" for n in numbers)
-    stake = "stake     " + "".join(f"{'ON' if seats[n]['stake'] else '-':>10}" for n in numbers)
-    sensor = "sensor    " + "".join(f"{sensors.get(n, '?')[:9]:>10}" for n in numbers)
-    lamp = "lamp      " + "".join(f"{snap.lamps.get(f'seat{n}', '?'):>10}" for n in numbers)
-    return [head, stake, sensor, lamp]
+
+    def row(label: str, cells: list[str]) -> str:
+        return f"{label:<{LABEL}}" + "".join(f"{cell:>{CELL + 1}}" for cell in cells)
+
+    return [
+        row("seat", numbers),
+        row("stake", ["ON" if seats[n]["stake"] else "-" for n in numbers]),
+        row("sensor", [_sensor_word(n, seats[n], sensors) for n in numbers]),
+        row("lamp", [snap.lamps.get(f"seat{n}", "?") for n in numbers]),
+    ]
+
+
+def _exclusions(snap: Snapshot) -> list[str]:
+    """One line for each reason seats are excluded, in the daemon's words, and what clears
+    it: ``seats 2, 3 excluded: STUCK sensor (stake held across 1 round(s)); x clears``."""
+    by_reason: dict[str, list[str]] = {}
+    for seat, info in sorted(snap.status.get("seats", {}).items(), key=lambda x: int(x[0])):
+        if info.get("excluded"):
+            by_reason.setdefault(excluded_reason(info["excluded"]), []).append(seat)
+    lines = []
+    for reason, seats in by_reason.items():
+        which = f"seat {seats[0]}" if len(seats) == 1 else f"seats {', '.join(seats)}"
+        lines.append(f"{which} excluded: {reason or 'sensor fault'}; x clears"[:WIDTH])
+    return lines
 
 
 def _wager(name: str, w: dict[str, Any], code: str) -> str:
@@ -116,6 +167,31 @@ def _last_round(snap: Snapshot) -> list[str]:
     return lines
 
 
+def too_small(width: int, height: int) -> list[str] | None:
+    """What a terminal below :data:`MIN_WIDTH` x :data:`MIN_HEIGHT` shows instead of the table
+    (a cut-off view would hide seats without saying so); ``None`` for a terminal big enough.
+    The keys still act: q quits; the view comes back when the terminal is made larger."""
+    if width >= MIN_WIDTH and height >= MIN_HEIGHT:
+        return None
+    notice = [
+        f"terminal too small: {width}x{height}",
+        f"the live view needs at least {MIN_WIDTH}x{MIN_HEIGHT}:",
+        "make the terminal larger (q quits)",
+    ]
+    usable = max(width - 1, 1)  # the live view leaves the last column free (for_terminal)
+    return [piece for line in notice for piece in textwrap.wrap(line, usable)][:height]
+
+
+def for_terminal(snap: Snapshot, *, width: int, height: int, lit: str = "#") -> list[str]:
+    """What the live view draws in a terminal of ``width`` x ``height``: the table fitted to
+    it (:func:`render`), or the notice of :func:`too_small`. The last column is left free:
+    curses cannot write the last cell of the last line without scrolling."""
+    notice = too_small(width, height)
+    if notice is not None:
+        return [line[: width - 1] for line in notice]
+    return render(snap, lit=lit, width=width - 1, height=height)
+
+
 def render(
     snap: Snapshot,
     *,
@@ -161,6 +237,7 @@ def _sections(snap: Snapshot, lit: str) -> list[tuple[int, list[str]]]:
     shuffler = status.get("shuffler", {})
     table = [
         *_seats(snap),
+        *_exclusions(snap),
         f"status lamps: {status_lamps}",
         f"shuffler: link {shuffler.get('link')}, deck {shuffler.get('deck') or '?'}"[:WIDTH],
     ]

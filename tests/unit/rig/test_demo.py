@@ -17,7 +17,7 @@ from controller.books.ledger.reader import LedgerReader
 from controller.engine.cards import parse_cards
 from controller.rig.dealer import simple_decision
 from controller.rig.table import processes_with
-from controller.rig.view import Snapshot, render, wrapped
+from controller.rig.view import Snapshot, for_terminal, render, too_small, wrapped
 from display.geometry import Matrix
 
 DEMO = [sys.executable, "-m", "controller.rig.demo"]
@@ -105,6 +105,12 @@ class Tmux:
         subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=30)
 
 
+def sensor_row(shown: str) -> list[str]:
+    """The sensor states of seats 1..6 as the screen shows them."""
+    rows = [line.split()[1:] for line in shown.splitlines() if line.startswith("sensor ")]
+    return rows[0] if rows else []
+
+
 @pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
 )
@@ -119,7 +125,8 @@ def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tm
         for key in "25":
             term.keys(key)
             term.wait_for(f"stake placed on seat {key}")
-        term.wait_for("stake pla", times=2)
+        shown = term.wait_until(lambda s: sensor_row(s).count("placed") == 2)
+        assert sensor_row(shown)[1] == sensor_row(shown)[4] == "placed"  # whole (issue 17)
         term.keys("l")
         term.wait_for("VERIFIED")
         term.wait_for("status lamps: green on")  # the green lamp's pin, as the rig reads it
@@ -131,6 +138,12 @@ def test_terminal_demo_fits_80x24_follows_resizes_and_stops_cleanly_on_ctrl_c(tm
         term.resize(80, 24)  # back to 80x24: redrawn without the LEDs, the keys still there
         shown = term.wait_until(lambda s: s.startswith("Croupier") and "+---" not in s)
         assert "keys: 1-6 stake" in shown and len(shown.splitlines()) <= 24
+        term.resize(60, 15)  # below 80x24: what size it needs, not seats cut off (issue 17)
+        shown = term.wait_for("terminal too small: 60x15")
+        assert "80x24" in shown and "seat " not in shown
+        term.resize(80, 24)  # and the view again
+        shown = term.wait_until(lambda s: s.startswith("Croupier"))
+        assert "keys: 1-6 stake" in shown and "too small" not in shown
         term.keys("C-c")
         end = time.monotonic() + 30
         while not term.pane_dead():
@@ -202,3 +215,76 @@ def test_simple_decision_is_legal_uth4():
 def test_makefile_demo_runs_the_simulated_table():
     makefile = (Path(__file__).resolve().parents[3] / "Makefile").read_text()
     assert "-m controller.rig.demo" in makefile
+
+
+def table_status(**seats_excluded: str) -> dict:
+    """An open table's status: seats 2 and 3 with a stake placed, ``seat4="reason"`` excluded."""
+    excluded = {k.removeprefix("seat"): v for k, v in seats_excluded.items()}
+    return {
+        "state": "open",
+        "table": "SIM-1",
+        "profile": "uth-gr",
+        "round": None,
+        "pools": {"progressive": 500_000},
+        "conditions": {},
+        "seats": {
+            str(s): {"stake": s in (2, 3), "excluded": excluded.get(str(s))} for s in range(1, 7)
+        },
+        "sensors": {
+            str(s): "excluded"
+            if str(s) in excluded
+            else ("stake placed" if s in (2, 3) else "awaiting")
+            for s in range(1, 7)
+        },
+        "shuffler": {"link": "up", "deck": "52 of 52 cards"},
+    }
+
+
+def seat_row(lines: list[str], label: str) -> list[str]:
+    row = next(line for line in lines if line.startswith(label))
+    return row.removeprefix(label).split()
+
+
+def test_the_sensor_row_cuts_no_word_at_80x24():
+    """Issue 17's tour: ``stake placed`` showed as ``stake pla``; each state now fits its
+    column whole (``stake placed`` deliberately as ``placed``), at 80x24 as at any width."""
+    snap = Snapshot(table_status())
+    for lines, width in ((render(snap), 80), (render(snap, width=79, height=24), 79)):
+        assert all(len(line) <= width for line in lines)
+        assert seat_row(lines, "sensor") == [
+            "awaiting",
+            "placed",
+            "placed",
+            "awaiting",
+            "awaiting",
+            "awaiting",
+        ]
+        assert seat_row(lines, "seat") == ["1", "2", "3", "4", "5", "6"]
+
+
+def test_an_excluded_seat_says_why():
+    """The seat's column gives the reason in one word, a line below the seats in the daemon's
+    words with what clears it (issue 17: only ``excluded`` was shown)."""
+    stuck = "seat 4: STUCK sensor (stake held across 1 round(s)) -> excluded"
+    lines = render(Snapshot(table_status(seat4=stuck, seat5=stuck, seat6="chatter")))
+    assert seat_row(lines, "sensor")[3:] == ["STUCK", "STUCK", "CHATTER"]
+    text = "\n".join(lines)
+    assert "seats 4, 5 excluded: STUCK sensor (stake held across 1 round(s)); x clears" in text
+    assert "seat 6 excluded: chatter; x clears" in text
+    assert all(len(line) <= 80 for line in lines)
+    short = render(Snapshot(table_status(seat4=stuck), messages=["a"] * 4), width=79, height=24)
+    assert any(line.startswith("seat 4 excluded: STUCK sensor") for line in short)
+
+
+def test_below_80x24_the_view_says_what_size_it_needs():
+    """Issue 17's tour: at 60x15 seats 5 and 6 were cut off without a word."""
+    snap = Snapshot(table_status())
+    for width, height in ((60, 15), (79, 24), (80, 23), (20, 4)):
+        lines = for_terminal(snap, width=width, height=height)
+        text = " ".join(lines)
+        assert len(lines) <= height and all(len(line) < width for line in lines)
+        assert "too small" in text and "80x24" in text, (width, height, lines)
+        assert not any(line.startswith("seat") for line in lines)
+    assert "60x15" in " ".join(for_terminal(snap, width=60, height=15))
+    assert too_small(80, 24) is None and too_small(120, 50) is None
+    assert seat_row(for_terminal(snap, width=80, height=24), "seat")[-1] == "6"
