@@ -72,8 +72,8 @@ EXAMPLES = {
     "meters": [
         "croupier meters",
         "croupier meters verify --db /var/lib/croupier/ledger.sqlite3",
-        "croupier meters hits -n 10 --pool progressive",
-        "croupier meters correct progressive current 500000 --technician T-4 --reason 'seed'",
+        "croupier meters hits -n 10 --pool main",
+        "croupier meters correct main current 500000 --technician T-4 --reason 'seed'",
     ],
 }
 

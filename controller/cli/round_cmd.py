@@ -220,5 +220,6 @@ def round_recorded(args: argparse.Namespace) -> int:
         verdict = "matches" if result["matches"] else "DIFFERS from"
         print(f"round {result['round']}: the engine's settlement {verdict} the table's")
     settled = result["result"]  # round.settle's reply has the profile only in its result
-    print_human(_result_from_json(settled), _currency(settled["profile"]))
+    pool_wagers = result.get("pool_wagers")  # the table's pool names (older daemons: none)
+    print_human(_result_from_json(settled), _currency(settled["profile"]), pool_wagers)
     return 0

@@ -154,8 +154,17 @@ def rules_line(rules: dict[str, Any]) -> str:
     return line + ": ANOTHER FILE, this settlement may differ from the table's"
 
 
-def print_human(result: RoundResult, cur: Currency) -> None:
+def print_human(
+    result: RoundResult, cur: Currency, pool_wagers: dict[str, str] | None = None
+) -> None:
+    """The settlement for a person, every amount as money. A settlement keeps its pool by
+    the wager that feeds it (``progressive``); ``pool_wagers`` (the table's: pool name ->
+    wager) names the pool as ``croupier meters`` does (``pool main (progressive wager)``).
+    Without it (a round file settled away from its table) the pool is named by its wager."""
+    from controller.cli.money import pool_title
     from controller.engine.wagers import CAP_RULE
+
+    pool_of = {bet: name for name, bet in (pool_wagers or {}).items()}
 
     def _money(amount: int) -> str:
         return format_money(amount, cur)  # "EUR 40.00": money as money on every line
@@ -189,4 +198,5 @@ def print_human(result: RoundResult, cur: Currency) -> None:
         parts = ", ".join(
             f"{k} {_money(v) if isinstance(v, int) else v}" for k, v in report.items()
         )
-        print(f"pool {pool}: {parts}")
+        title = pool_title(pool_of[pool], pool) if pool in pool_of else f"pool ({pool} wager)"
+        print(f"{title}: {parts}")

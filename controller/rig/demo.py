@@ -36,9 +36,8 @@ from typing import Any
 from controller.errors import CroupierError
 from controller.rig.live import LiveTable
 from controller.rig.table import REPO_CONFIG, SimTable
-from controller.rig.view import render
+from controller.rig.view import pools_text, render
 from controller.stop_signals import StopOnSignals, StopSignal
-from display.money import currency, format_money
 from drivers.errors import DriverError
 
 SIM_DIR = Path(".sim")
@@ -68,10 +67,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def pool_line(table: SimTable) -> str:
-    status = table.status()
-    cur = currency(table.config.profile.money.currency)
-    pools = ", ".join(f"{n} {format_money(a, cur)}" for n, a in status["pools"].items())
-    return f"pools: {pools or 'none'}; ledger {table.ledger_path}"
+    pools = pools_text(table.status(), table.config.profile.money.currency)
+    return f"{pools}; ledger {table.ledger_path}"
 
 
 def headless(live: LiveTable, rounds: int) -> int:

@@ -370,6 +370,12 @@ class Commands:
         view["table"] = r.config.table_id
         view["profile"] = r.config.profile.name
         view["currency"] = r.config.profile.money.currency  # the pools' amounts are minor units
+        # the machine keeps its pools by wager; people and `meters --pool` name them as the
+        # ledger does ([pools.NAME]), and pool_wagers says which wager feeds each
+        wagers = r.config.pool_wagers()
+        by_wager = {bet: name for name, bet in wagers.items()}
+        view["pools"] = {by_wager.get(bet, bet): amount for bet, amount in view["pools"].items()}
+        view["pool_wagers"] = wagers
         view["shuffler"] = {
             "link": "up" if link is not None and "link" not in view["conditions"] else "down",
             "model": identity.model if identity else None,
@@ -423,8 +429,10 @@ class Commands:
         pool = request.args.get("pool")
         if pool is not None and (not isinstance(pool, str) or pool not in runner.config.pools):
             pools = ", ".join(runner.config.pools) or "none"
+            fed = [n for n, bet in runner.config.pool_wagers().items() if bet == pool]
+            hint = f"; {pool} is the wager that feeds pool {fed[0]}" if fed else ""
             raise ControlError(
-                f"no pool {pool!r} at this table (its pools: {pools})", "bad-request"
+                f"no pool {pool!r} at this table (its pools: {pools}{hint})", "bad-request"
             )
         ledger = runner.ledger
         hits = await runner.in_ledger(lambda: ledger.hits(pool, count))
@@ -557,7 +565,7 @@ class Commands:
         await self._hand(
             JournalNote("surveillance-access", {"action": action, "round": found["round"]})
         )
-        return found
+        return {**found, "pool_wagers": self.runner.config.pool_wagers()}
 
     async def round_show(self, request: Request) -> dict[str, Any]:
         return await self._recorded(request, "round.show")
@@ -570,7 +578,12 @@ class Commands:
             again = games.settle(profile, found["record"], table_record=True).to_json()
         except CroupierError as exc:
             raise ControlError(f"the recorded round does not settle: {exc}", "refused") from None
-        return {"round": found["round"], "result": again, "matches": again == found["result"]}
+        return {
+            "round": found["round"],
+            "result": again,
+            "matches": again == found["result"],
+            "pool_wagers": found["pool_wagers"],
+        }
 
     # --- the dealer's entries ----------------------------------------------------------
 

@@ -86,6 +86,24 @@ def test_settle_shows_every_amount_as_money(capsys):
     assert any("paid  EUR 12,345.67  PRG-3 [royal-flush]" in line for line in lines), lines
 
 
+def test_the_pool_is_named_as_the_ledger_names_it_where_the_table_says(capsys):
+    """A settlement keeps its pool by the wager that feeds it; away from the table (a round
+    file) the pool is shown as the wager's, never as a pool named ``progressive``; with the
+    table's names (``round show``/``round settle``) as ``croupier meters`` names it."""
+    from controller.cli.settle_cmd import print_human
+    from controller.engine.games import settle
+    from controller.engine.profiles import load_profile
+    from display.money import currency
+
+    assert main(["settle", str(EXAMPLES / "uth-gr-royal.json")]) == 0
+    out = capsys.readouterr().out
+    assert "pool (progressive wager): before EUR" in out and "pool progressive" not in out
+    data = json.loads((EXAMPLES / "uth-gr-royal.json").read_text())
+    result = settle(load_profile("uth-gr"), data)
+    print_human(result, currency("EUR"), {"main": "progressive"})
+    assert "pool main (progressive wager): before EUR" in capsys.readouterr().out
+
+
 def test_a_profile_named_on_the_command_line_that_does_not_exist(capsys):
     """A usage error (exit status 2) for settle as for par, with the nearest profile."""
     for argv in (

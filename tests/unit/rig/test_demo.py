@@ -150,7 +150,8 @@ def test_the_view_fits_80_columns_and_shows_the_table():
         "table": "SIM-1",
         "profile": "uth-gr",
         "round": "SIM-1-000007",
-        "pools": {"progressive": 500_045},
+        "pools": {"main": 500_045},
+        "pool_wagers": {"main": "progressive"},
         "conditions": {"deck": "deck out of play"},
         "verdict": {"status": "misdeal", "rule": "MD-S1", "reason": "seat:2 received 3"},
         "seats": {str(s): {"stake": s == 2, "excluded": None} for s in range(1, 7)},
@@ -173,6 +174,8 @@ def test_the_view_fits_80_columns_and_shows_the_table():
     assert "verdict: misdeal MD-S1" in text and "CLOSED by deck" in text
     assert "stakes returned: seat 2 EUR 1.00" in text
     assert "the sign reads: €5,000.45" in text and text.count("#") > 40  # the LEDs
+    # the pool by the name `croupier meters --pool` takes, with the wager that feeds it
+    assert "pool main (progressive wager) EUR 5,000.45" in text
     snap = Snapshot(
         status, frame, "€5,000.45", {"seat2": "on"}, last, messages=["one", "two", "three", "four"]
     )
