@@ -97,15 +97,18 @@ def run(args: argparse.Namespace) -> int:
         raise
     # a bundle the table signed holds its own record: its live pool is settled as it stood
     unsigned = _unsigned(raw, args) if bundled is not None else None
+    cur = currency(profile.money.currency)
     try:
         result = settle(profile, data, table_record=bundled is not None and unsigned is None)
-    except RoundError as exc:
+    except RoundError as error:
+        # a person reads the refusal's amounts as money ("ante EUR 80.00 is above the table
+        # maximum EUR 50.00"); --json keeps minor units, as its amounts do
+        exc = error if args.json else error.written(lambda a: format_money(a, cur))
         if unsigned is None:
-            raise
+            raise exc from None
         message = str(exc).removesuffix(f" ({exc.rule})") if exc.rule else str(exc)
         why = f"{message}; settled as a round file, not the table's own record: {unsigned}"
         raise RoundError(why, exc.rule) from None
-    cur = currency(profile.money.currency)
     rules = rules_compared(raw["report"], profile) if bundled is not None else None
     if args.json:
         extra = {} if rules is None else {"rules": rules}

@@ -134,12 +134,20 @@ def chips_refusal(profile: Profile, wager: str, amount: Any) -> str | None:
     """Why ``amount`` is no stake of whole chips of ``profile`` (``[money] chip_unit``), or
     None. A player stakes chips: a stake between two chips would have an even-money win
     rounded below 1:1 by the payout rounding (the one rounding, applied to winnings)."""
+    why = _chips_template(profile, wager, amount)
+    unit = str(profile.money.chip_unit)
+    return None if why is None else why.replace("{amount}", str(amount)).replace("{unit}", unit)
+
+
+def _chips_template(profile: Profile, wager: str, amount: Any) -> str | None:
+    """:func:`chips_refusal` with the stake and the chip as the fields ``{amount}`` and
+    ``{unit}`` (:meth:`~controller.errors.RoundError.shown` writes them as money)."""
     unit = profile.money.chip_unit
     if isinstance(amount, bool) or not isinstance(amount, int) or amount % unit == 0:
         return None
     return (
-        f"{wager} {amount} is not a whole number of chips: profile {profile.name} takes stakes"
-        f" in chips of {unit} minor units ([money] chip_unit)"
+        f"{wager} {{amount}} is not a whole number of chips: profile {profile.name} takes"
+        " stakes in chips of {unit} ([money] chip_unit)"
     )
 
 
@@ -147,9 +155,13 @@ def check_whole_chips(profile: Profile, seat: int | str, stakes: Mapping[str, An
     """Raise :class:`StakeNotWholeChips` for the first stake that is not a whole number of
     the profile's chips (amounts of another type are the caller's to refuse)."""
     for name, amount in stakes.items():
-        why = chips_refusal(profile, name, amount)
+        why = _chips_template(profile, name, amount)
         if why is not None:
-            raise StakeNotWholeChips(f"seat {seat}: {why}", wager_rule(profile, name))
+            raise StakeNotWholeChips(
+                f"seat {seat}: {why}",
+                wager_rule(profile, name),
+                amounts={"amount": amount, "unit": profile.money.chip_unit},
+            )
 
 
 @dataclass(frozen=True)
@@ -176,13 +188,15 @@ def above_maximum(
 ) -> StakeAboveMaximum:
     """The refusal of a stake above its maximum under ``over_maximum = "refuse"`` (BJ-1):
     one line naming the seat, the wager, the stake and the maximum (``where`` it comes from,
-    if not the table limits: ``"half the bet, BJ-8"``), in minor units as the refusal below
-    the minimum is."""
-    what = f"the maximum {high} ({where})" if where else f"the table maximum {high}"
+    if not the table limits: ``"half the bet, BJ-8"``), its amounts as fields that
+    :meth:`~controller.errors.RoundError.shown` writes as money, as the refusal below the
+    minimum does."""
+    what = f"the maximum {{high}} ({where})" if where else "the table maximum {high}"
     return StakeAboveMaximum(
-        f"seat {seat}: {wager} {amount} is above {what}: refused, not capped"
+        f"seat {seat}: {wager} {{amount}} is above {what}: refused, not capped"
         f" (over_maximum = {OverMaximum.REFUSE.value})",
         CAP_RULE,
+        amounts={"amount": amount, "high": high},
     )
 
 
@@ -203,7 +217,9 @@ def accept(
         return Accepted(amount)
     if amount < limit.low:
         raise StakeBelowMinimum(
-            f"seat {seat}: {wager} {amount} is below the table minimum {limit.low}", limit.rule
+            f"seat {seat}: {wager} {{amount}} is below the table minimum {{low}}",
+            limit.rule,
+            amounts={"amount": amount, "low": limit.low},
         )
     if amount > limit.high:
         if over_maximum is OverMaximum.REFUSE:

@@ -64,6 +64,7 @@ from controller.table.machine import TableState
 from controller.table.runner import Handover, TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from controller.texts import suggestion, text_problem
+from display.money import money_writer
 from drivers.errors import DriverError
 
 log = logging.getLogger("croupier.control")
@@ -351,6 +352,10 @@ class Commands:
         progressive = GAME_PROGRESSIVE_BET.get(game)
         return TABLE_WAGERS[game] + ((progressive,) if progressive else ())
 
+    def _money_text(self, amount: int) -> str:
+        """An amount in a reply a person reads (``EUR 80.00``): the table's currency."""
+        return money_writer(self.runner.config.profile.money.currency)(amount)
+
     @property
     def _machine(self) -> Any:
         machine = self.runner.machine
@@ -623,7 +628,7 @@ class Commands:
                 # a name this game does not have: a malformed request, not the table's refusal
                 reason, rule = refusal(config.profile, unknown[0]) or (str(exc), exc.rule)
                 raise _bad(f"'stakes': {reason} ({rule}){suggestion(unknown[0], known)}") from None
-            raise ControlError(str(exc), "refused") from None
+            raise ControlError(exc.shown(self._money_text), "refused") from None
         await self._hand(EnterWagers(seat, dict(stakes), decision))
         return "entered"
 

@@ -126,6 +126,7 @@ from controller.table.exposure import (
 )
 from controller.table.machine_settings import MachineSettings
 from controller.table.seats import ReportedSeats, SeatBoard
+from display.money import money_writer
 
 Deal = HandFormingDeal | ShoeDeal | ManualDeal
 # Conditions that close only the progressive (its stakes are not taken), not the table.
@@ -198,9 +199,10 @@ class EventRefused(CroupierError):
     """An event the table's state (or its profile) does not take. ``kind`` and ``data`` are
     the journal entry that records the refusal and why."""
 
-    def __init__(self, kind: str, data: dict[str, Any]) -> None:
+    def __init__(self, kind: str, data: dict[str, Any], shown: str | None = None) -> None:
         self.kind = kind
         self.data = data
+        self.shown = shown  # the reason as a person reads it (money as money), if it differs
         super().__init__(f"{kind}: {data.get('reason', data)}")
 
 
@@ -291,6 +293,11 @@ class TableMachine:
 
     # --- helpers ------------------------------------------------------------------------
 
+    def _money(self, amount: int) -> str:
+        """An amount as the dealer reads it in a refusal (``EUR 80.00``; the journal keeps
+        the minor units)."""
+        return money_writer(self.profile.money.currency)(amount)
+
     @property
     def pool_name(self) -> str | None:
         return self.profile.progressive.bet if self.profile.progressive else None
@@ -347,8 +354,8 @@ class TableMachine:
             data = refused.data
             reason = str(data.get("reason", refused.kind))
             return [
-                AppendJournal(refused.kind, data),
-                Refused(refused.kind, reason, data.get("rule")),
+                AppendJournal(refused.kind, data),  # the journal keeps minor units
+                Refused(refused.kind, refused.shown or reason, data.get("rule")),
             ]
 
     def _on_tick(self, event: Tick, now: float) -> list[Effect]:
@@ -568,7 +575,8 @@ class TableMachine:
             else:
                 deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
         except RoundError as exc:
-            raise EventRefused("lock-ignored", {"reason": str(exc), "rule": exc.rule}) from None
+            data = {"reason": str(exc), "rule": exc.rule}
+            raise EventRefused("lock-ignored", data, exc.shown(self._money)) from None
         unsure: list[Effect] = []
         if self._numbering_unsure:  # locked before the linked store said what it holds
             self._numbering_unsure = False
@@ -716,7 +724,9 @@ class TableMachine:
             r.deal.decide(event.seat, event.action, event.amount)
         except RoundError as exc:
             raise EventRefused(
-                "decision-refused", {**refusal, "reason": str(exc), "rule": exc.rule}
+                "decision-refused",
+                {**refusal, "reason": str(exc), "rule": exc.rule},
+                exc.shown(self._money),
             ) from None
         r.decided = True
         effects: list[Effect] = [
@@ -936,7 +946,7 @@ class TableMachine:
             r.result = settle(self.profile, r.record, table_record=True)
         except RoundError as exc:  # e.g. entered wagers the engine refuses
             data = {"reason": str(exc), "rule": exc.rule}
-            raise EventRefused("settlement-refused", data) from None
+            raise EventRefused("settlement-refused", data, exc.shown(self._money)) from None
         cause = "dealer CONFIRM" if r.deal.needs_confirm else "every hand played out"
         move = self._move(TableState.SHOWDOWN, cause)
         self._pending_settle = True

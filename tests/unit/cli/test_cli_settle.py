@@ -187,3 +187,21 @@ def test_a_seat_number_of_the_wrong_kind_is_named(tmp_path, capsys):
         assert main(["settle", str(path)]) == 1
         err = capsys.readouterr().err
         assert f"seat {shown}: a seat is a whole number 1..6 in profile uth-gr (UTH-1)" in err
+
+
+def test_a_refusal_shows_its_amounts_as_money_and_json_keeps_minor_units(tmp_path, capsys):
+    """Issue 17: a stake refused by the engine was told in minor units ("ante 8000 is above
+    the table maximum 5000"); a person reads money, a script the integers."""
+    data = json.loads((EXAMPLES / "uth-gr-limits.json").read_text())
+    data["seats"][0]["stakes"]["blind"] = data["seats"][0]["stakes"]["ante"] + 500
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    ante = data["seats"][0]["stakes"]["ante"]
+    assert main(["settle", str(path)]) == 1
+    err = capsys.readouterr().err
+    blind = f"EUR {(ante + 500) / 100:,.2f}"
+    assert f"Blind {blind} must equal Ante EUR {ante / 100:,.2f} (UTH-2)" in err, err
+    assert main(["settle", str(path), "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert f"Blind {ante + 500} must equal Ante {ante}" in error["message"]
+    assert error["rule"] == "UTH-2"

@@ -100,8 +100,8 @@ def chip_profile(tmp_path, unit: int) -> str:
 @pytest.mark.parametrize(
     ("stakes", "words"),
     [
-        ({"ante": 1010, "blind": 1010}, "ante 1010 is not a whole number of chips"),
-        ({"ante": 1000, "blind": 1000, "trips": 130}, "trips 130 is not a whole number of chips"),
+        ({"ante": 1010, "blind": 1010}, "ante EUR 10.10 is not a whole number of chips"),
+        ({"ante": 1000, "blind": 1000, "trips": 130}, "trips EUR 1.30 is not a whole number of"),
     ],
 )
 def test_a_stake_of_a_fraction_of_a_chip_is_refused_at_the_socket(tmp_path, stakes, words):
@@ -110,7 +110,8 @@ def test_a_stake_of_a_fraction_of_a_chip_is_refused_at_the_socket(tmp_path, stak
     error, entered = enter(tmp_path / "state", profile, "round.stake", **args)
     assert isinstance(error, ControlError), error
     assert error.code == "refused"
-    assert words in str(error) and "chips of 25 minor units ([money] chip_unit)" in str(error)
+    # the dealer reads money (issue 17): the stake and the chip
+    assert words in str(error) and "chips of EUR 0.25 ([money] chip_unit)" in str(error)
     assert str(error).endswith("(UTH-2)") and entered == {}
     answer, entered = enter(tmp_path / "state2", profile, "round.stake", seat=1, stakes=STAKES)
     assert answer == "entered" and entered == {1: (STAKES, None)}
