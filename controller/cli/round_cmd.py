@@ -213,13 +213,67 @@ def round_recorded(args: argparse.Namespace) -> int:
     def _currency(profile: str) -> Currency:
         return currency(load_profile(profile).money.currency)
 
+    pool_wagers = result.get("pool_wagers")  # the table's pool names (older daemons: none)
     if args.action == "show":
         print(f"round {result['round']} (profile {result['profile']})")
-        print(dumps(result["record"]))
+        for line in record_lines(result["record"], _currency(result["profile"]), pool_wagers):
+            print(line)
     else:
         verdict = "matches" if result["matches"] else "DIFFERS from"
         print(f"round {result['round']}: the engine's settlement {verdict} the table's")
     settled = result["result"]  # round.settle's reply has the profile only in its result
-    pool_wagers = result.get("pool_wagers")  # the table's pool names (older daemons: none)
     print_human(_result_from_json(settled), _currency(settled["profile"]), pool_wagers)
     return 0
+
+
+# The keys of a recorded round that record_lines writes itself; any other is shown as JSON
+RECORD_SHOWN = ("profile", "dealer", "community", "shoe", "seats", "pools", "limits")
+
+
+def record_lines(
+    record: dict[str, Any], cur: Currency, pool_wagers: dict[str, str] | None = None
+) -> list[str]:
+    """A recorded round (the settlement's input, ``croupier settle``'s file format) for a
+    person: the cards, each seat's stakes as money, the pool as it stood, the limits. The
+    record itself (minor units) is ``round show --json``."""
+    from controller.cli.money import pool_title
+    from display.money import format_money
+
+    def money(amount: Any) -> str:
+        if isinstance(amount, int) and not isinstance(amount, bool):
+            return format_money(amount, cur)
+        return dumps(amount)
+
+    def cards(value: Any) -> str:
+        return " ".join(value) if isinstance(value, list) else str(value)
+
+    lines: list[str] = []
+    for key in ("dealer", "community", "shoe"):
+        if key in record:
+            lines.append(f"  {key}: {cards(record[key])}")
+    for seat in record.get("seats", []):
+        if not isinstance(seat, dict):
+            continue
+        parts = [f"cards {cards(seat['cards'])}"] if seat.get("cards") else []
+        stakes = seat.get("stakes") or {}
+        staked = ", ".join(f"{w} {money(a)}" for w, a in stakes.items())
+        parts.append(f"stakes {staked or 'none'}")
+        other = [k for k in seat if k not in ("seat", "cards", "stakes")]
+        parts += [f"{k} {dumps(seat[k])}" for k in other]  # decision, actions: as recorded
+        lines.append(f"  seat {seat.get('seat')}: " + "; ".join(parts))
+    pool_of = {bet: name for name, bet in (pool_wagers or {}).items()}
+    for bet, pool in (record.get("pools") or {}).items():
+        title = pool_title(pool_of[bet], bet) if bet in pool_of else f"pool ({bet} wager)"
+        if isinstance(pool, dict):
+            shown = ", ".join(f"{k} {money(v)}" for k, v in pool.items())
+        else:
+            shown = money(pool)
+        lines.append(f"  {title} at the round: {shown}")
+    for wager, limit in (record.get("limits") or {}).items():
+        if isinstance(limit, dict):
+            shown = " .. ".join(money(limit.get(k)) for k in ("min", "max"))
+            lines.append(f"  limits {wager}: {shown}")
+    for key, value in record.items():
+        if key not in RECORD_SHOWN:
+            lines.append(f"  {key}: {dumps(value)}")
+    return lines

@@ -91,7 +91,7 @@ def _wager(name: str, w: dict[str, Any], code: str) -> str:
     if w["result"] == "push":
         return f"{name} push"
     why = w.get("line") or w["rule"]
-    return f"{name} {money(w['paid'], code, with_code=False)} ({why})"
+    return f"{name} {money(w['paid'], code)} ({why})"  # the currency, as the paid total has
 
 
 def wrapped(head: str, items: list[str], indent: int = 4) -> list[str]:

@@ -48,7 +48,7 @@ _shtab_croupier_config_commands() {
 
 _shtab_croupier_events_commands() {
   local _commands=(
-    tail:'the last journal entries'
+    tail:'the last journal entries as recorded (amounts in minor units)'
     verify:'check the journal'"'"'s hash chain'
   )
   _describe 'croupier events commands' _commands

@@ -187,6 +187,40 @@ def test_the_view_fits_80_columns_and_shows_the_table():
     assert all(len(line) <= 60 for line in render(snap, width=60, height=24))
 
 
+def test_the_last_round_shows_each_payment_with_its_currency():
+    """Issue 17: the seat lines read ``play 80.00 (UTH-7)`` under ``paid EUR 50.00``."""
+    status = {
+        "state": "settled",
+        "table": "SIM-1",
+        "profile": "uth-gr",
+        "round": None,
+        "pools": {},
+        "seats": {},
+        "shuffler": {},
+    }
+    last = {
+        "round_id": "SIM-1-000003",
+        "state": "settled",
+        "paid": {"2": {"play": 8000, "trips": 2500}},
+        "paid_total": 10500,
+        "seats": [
+            {
+                "seat": 2,
+                "hand": "straight",
+                "wagers": {
+                    "play": {"result": "win", "paid": 8000, "rule": "UTH-7"},
+                    "trips": {"result": "win", "paid": 2500, "rule": "UTH-9", "line": "straight"},
+                    "blind": {"result": "lose", "paid": 0, "rule": "UTH-7"},
+                },
+            }
+        ],
+    }
+    text = "\n".join(render(Snapshot(status, None, None, {}, last)))
+    assert "paid EUR 105.00" in text
+    assert "seat 2 straight: play EUR 80.00 (UTH-7), trips EUR 25.00 (straight)," in text
+    assert "no pool" in text
+
+
 def test_long_lines_wrap_at_commas():
     lines = wrapped("  seat 1 pair:", [f"wager{n} 1,000.00 (UTH-{n})" for n in range(8)])
     assert len(lines) > 1 and all(len(line) <= 80 for line in lines)
