@@ -47,10 +47,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = add_command(sub, "round")
     ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
     s = add_daemon_action(
-        ra, "stake", "enter a seat's stakes (minor units) and decision", round_stake
+        ra, "stake", "enter a seat's whole stakes (minor units) and decision", round_stake
+    )
+    s.description = (  # the formatter keeps the lines as written (the examples' epilog)
+        "Enter a seat's whole stakes, in minor units (ante=1000 is EUR 10.00), and its\n"
+        "decision. An entry REPLACES the stakes entered for the seat before: give every\n"
+        "wager each time (UTH-2: the Blind equal to the Ante, in the same entry; an Ante\n"
+        "or a Blind alone is refused, naming the rule). The reply shows the seat's stakes\n"
+        "now, as money. A progressive stake is the sensor's: LOCK takes the fixed stake of\n"
+        "each seat whose sensor holds one, and 'round lock' says which entered progressive\n"
+        "stakes it did not take, and why (PRG-2)."
     )
     s.add_argument("seat", type=integer(1, 99), help="the seat number")
-    s.add_argument("stakes", nargs="+", metavar="WAGER=AMOUNT", help="e.g. ante=1000 blind=1000")
+    s.add_argument(
+        "stakes",
+        nargs="+",
+        metavar="WAGER=AMOUNT",
+        help="every wager of the seat, e.g. ante=1000 blind=1000 trips=500",
+    )
     s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold (no-play: uth-it, MD-X4); CH play fold")
     se = add_daemon_action(
         ra, "seats", "declare the seats in play besides the sensed ones", round_seats

@@ -51,6 +51,7 @@ from controller.engine.profiles import (
     Profile,
 )
 from controller.errors import (
+    RoundError,
     StakeAboveMaximum,
     StakeBelowMinimum,
     StakeNotWholeChips,
@@ -233,13 +234,33 @@ def check_entry(
 ) -> None:
     """What the table checks when stakes are entered (the dealer's tablet, the control
     socket): every wager offered, every stake whole chips, none under its minimum and, where
-    the profile refuses it (``over_maximum = "refuse"``), none over its maximum. The cap
+    the profile refuses it (``over_maximum = "refuse"``), none over its maximum, and the bets
+    that go together together (:func:`check_pairs`: UTH-2, CH-2). The cap
     (``"cap"``) is applied when the round takes the stakes, so the excess is recorded with
     the round."""
     check_offered(profile, seat, stakes)
     check_whole_chips(profile, seat, stakes)
     for name, amount in stakes.items():
         accept(limits, seat, name, amount, over_maximum=profile.over_maximum)
+    check_pairs(profile, seat, stakes)
+
+
+def check_pairs(profile: Profile, seat: int | str, stakes: Mapping[str, int]) -> None:
+    """The bets that go together, checked when a seat's stakes are entered (an entry is the
+    seat's whole stakes: it replaces what was entered before): UTH-2 a Blind equal to the
+    Ante (as the player puts them down, before any cap), CH-2 a Bonus only with an Ante. The
+    settlement checks them again (controller.engine.games.holdem), with the decision."""
+    if profile.game == "uth" and ("ante" in stakes or "blind" in stakes):
+        ante, blind = stakes.get("ante", 0), stakes.get("blind", 0)
+        if ante != blind:
+            raise RoundError(
+                f"seat {seat}: Blind {{blind}} must equal Ante {{ante}}: enter both in one"
+                " entry, which replaces the seat's stakes",
+                "UTH-2",
+                amounts={"blind": blind, "ante": ante},
+            )
+    if profile.game == "casino-holdem" and "bonus" in stakes and "ante" not in stakes:
+        raise RoundError(f"seat {seat}: a Bonus bet needs an Ante", "CH-2")
 
 
 def fixed_stake_limits(profile: Profile) -> dict[str, Limit]:

@@ -630,7 +630,16 @@ class Commands:
                 raise _bad(f"'stakes': {reason} ({rule}){suggestion(unknown[0], known)}") from None
             raise ControlError(exc.shown(self._money_text), "refused") from None
         await self._hand(EnterWagers(seat, dict(stakes), decision))
-        return "entered"
+        return f"entered; {self._stakes_now(seat)}"
+
+    def _stakes_now(self, seat: int) -> str:
+        """The seat's whole stakes after an entry (an entry replaces them), as money."""
+        stakes, decision = self._machine.seat_stakes(seat)
+        shown = ", ".join(f"{name} {self._money_text(a)}" for name, a in stakes.items())
+        if decision is not None:
+            said = " ".join(decision) if isinstance(decision, list) else str(decision)
+            shown += f"; decision {said}"
+        return f"the seat's stakes now: {shown or 'none'}"
 
     async def round_seats(self, request: Request) -> str:
         seats = request.args.get("seats")
@@ -724,8 +733,11 @@ class Commands:
         return tuple(positions)
 
     async def round_lock(self, request: Request) -> str:
+        """``pressed``, then each entered pool stake LOCK did not take as entered (journaled
+        ``stake-not-taken``), as money with why and the rule (PRG-2)."""
         await self._hand(DealerPressed(Button.LOCK))
-        return "pressed"
+        notes = self._machine.lock_notes()
+        return "; ".join(["pressed", *notes])
 
     async def round_confirm(self, request: Request) -> str:
         await self._hand(DealerPressed(Button.CONFIRM))
