@@ -94,9 +94,7 @@ def test_a_failed_expectation_shows_money_as_money_and_counts_as_counts():
         "paid.2.progressive: expected EUR 0.90 (90), saw EUR 1.00 (100)"
     )
     want = {"seat": {2: {"hand": "flush", "wagers": {"play": {"paid": 8000}}}}}
-    assert subset_mismatch(want, last, shown=shown) == (
-        "seat.2.hand: expected 'flush', saw 'pair'"
-    )
+    assert subset_mismatch(want, last, shown=shown) == "seat.2.hand: expected 'flush', saw 'pair'"
     want["seat"][2]["hand"] = "pair"
     assert subset_mismatch(want, last, shown=shown) == (
         "seat.2.wagers.play.paid: expected EUR 80.00 (8000), saw EUR 40.00 (4000)"
