@@ -5,6 +5,12 @@ One base class, :class:`CroupierError`; each subclass also inherits the builtin 
 a technician: they name the card, key, file or rule and say what is wrong.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # every command imports this module: typing only for the type checker
+    from collections.abc import Callable
+
 
 class CroupierError(Exception):
     """Base of every error the controller raises on purpose."""
@@ -29,11 +35,37 @@ class ProfileError(CroupierError, ValueError):
 
 class RoundError(CroupierError, ValueError):
     """A recorded round cannot be settled as given (illegal decision, missing stake, a card
-    dealt twice...). ``rule`` names the RULES.md rule that forbids it."""
+    dealt twice...). ``rule`` names the RULES.md rule that forbids it.
 
-    def __init__(self, message: str, rule: str | None = None) -> None:
+    A message that names amounts of money writes them as ``{name}`` fields with the amounts
+    (minor units) in ``amounts``: ``str()`` shows them as integers (the engine has no money
+    formatting; the journal and ``--json`` keep minor units), and where a person reads it
+    the CLI or the daemon writes them as money with :meth:`shown`
+    (``shown(lambda a: format_money(a, cur))``: "ante EUR 80.00 is above the table maximum
+    EUR 50.00")."""
+
+    def __init__(
+        self, message: str, rule: str | None = None, *, amounts: dict[str, int] | None = None
+    ) -> None:
         self.rule = rule
-        super().__init__(f"{message} ({rule})" if rule else message)
+        self.template = message
+        self.amounts = dict(amounts or {})
+        text = message
+        for name, amount in self.amounts.items():
+            text = text.replace(f"{{{name}}}", str(amount))
+        super().__init__(f"{text} ({rule})" if rule else text)
+
+    def shown(self, money: Callable[[int], str]) -> str:
+        """The message with its amounts written by ``money``, and its rule."""
+        return str(self.written(money))
+
+    def written(self, money: Callable[[int], str]) -> RoundError:
+        """The same refusal (same class and rule) with its amounts written by ``money``:
+        what a command raises for a person to read."""
+        text = self.template
+        for name, amount in self.amounts.items():  # not str.format: a wager named in the
+            text = text.replace(f"{{{name}}}", money(amount))  # message may hold braces
+        return type(self)(text, self.rule)
 
 
 class ParError(CroupierError, ValueError):

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from display.errors import AmountError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only (see above)
+    from collections.abc import Callable
+
 
 class Currency:
     """ISO 4217 code, the sign symbol (``None``: the sign shows no symbol) and the number of
@@ -91,6 +95,17 @@ def format_money(amount: int, cur: Currency, *, code: bool = True) -> str:
     units, fraction = split_units(abs(amount), cur)
     text = f"{'-' if amount < 0 else ''}{units:,}{fraction}"
     return f"{cur.code} {text}" if code else text
+
+
+def money_writer(code: str) -> Callable[[int], str]:
+    """``format_money`` in the currency ``code``, for what writes amounts it is handed (a
+    refusal's :meth:`~controller.errors.RoundError.shown`); a code the sign does not know
+    (refused by the configuration's checks) leaves the amounts as minor units."""
+    try:
+        cur = currency(code)
+    except AmountError:
+        return str
+    return lambda amount: format_money(amount, cur)
 
 
 def split_units(amount: int, cur: Currency) -> tuple[int, str]:

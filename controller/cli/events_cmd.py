@@ -111,7 +111,9 @@ EXAMPLES = {
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "events")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    t = add_action(actions, "tail", "the last journal entries", tail)
+    t = add_action(
+        actions, "tail", "the last journal entries as recorded (amounts in minor units)", tail
+    )
     t.add_argument("-n", type=integer(1), default=20, help="how many entries (default 20)")
     t.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
     t.add_argument(

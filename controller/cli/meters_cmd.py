@@ -72,8 +72,8 @@ EXAMPLES = {
     "meters": [
         "croupier meters",
         "croupier meters verify --db /var/lib/croupier/ledger.sqlite3",
-        "croupier meters hits -n 10 --pool progressive",
-        "croupier meters correct progressive current 500000 --technician T-4 --reason 'seed'",
+        "croupier meters hits -n 10 --pool main",
+        "croupier meters correct main current 500000 --technician T-4 --reason 'seed'",
     ],
 }
 
@@ -203,16 +203,22 @@ def hits(args: argparse.Namespace) -> int:
         pool = f" of pool {args.pool}" if args.pool else ""
         print(f"no hits{pool} (croupier meters lists the pools)")
     for h in records:
-        extra = "".join(
-            f" {label} {format_money(h[label], cur)}" for label in ("share", "envy") if h[label]
-        )
-        line = (
-            f"{h['wall']}  {h['pool']}  round {h['round_id']}  seat {h['seat']}  "
-            f"{h['line'] or '-'}  {format_money(h['amount'], cur)}"
-            f" (pool {format_money(h['from_pool'], cur, code=False)}){extra}  {h['hand'] or ''}"
-        )
-        print(line.rstrip())
+        print(hit_line(h, cur))
     return 0
+
+
+def hit_line(h: dict[str, Any], cur: Currency) -> str:
+    """One hit for a person: every column labelled (the pay line and the hand were two bare
+    ``full-house`` columns), every amount with its currency."""
+    extra = "".join(
+        f", {label} {format_money(h[label], cur)}" for label in ("share", "envy") if h[label]
+    )
+    line = (
+        f"{h['wall']}  pool {h['pool']}  round {h['round_id']}  seat {h['seat']}  "
+        f"line {h['line'] or '-'}  paid {format_money(h['amount'], cur)}"
+        f" (from the pool {format_money(h['from_pool'], cur)}{extra})"
+    )
+    return f"{line}  hand {h['hand']}" if h["hand"] else line
 
 
 def correct(args: argparse.Namespace) -> int:

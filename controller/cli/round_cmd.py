@@ -47,10 +47,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = add_command(sub, "round")
     ra = r.add_subparsers(dest="action", metavar="ACTION", required=True)
     s = add_daemon_action(
-        ra, "stake", "enter a seat's stakes (minor units) and decision", round_stake
+        ra, "stake", "enter a seat's whole stakes (minor units) and decision", round_stake
+    )
+    s.description = (  # the formatter keeps the lines as written (the examples' epilog)
+        "Enter a seat's whole stakes, in minor units (ante=1000 is EUR 10.00), and its\n"
+        "decision. An entry REPLACES the stakes entered for the seat before: give every\n"
+        "wager each time (UTH-2: the Blind equal to the Ante, in the same entry; an Ante\n"
+        "or a Blind alone is refused, naming the rule). The reply shows the seat's stakes\n"
+        "now, as money. A progressive stake is the sensor's: LOCK takes the fixed stake of\n"
+        "each seat whose sensor holds one, and 'round lock' says which entered progressive\n"
+        "stakes it did not take, and why (PRG-2)."
     )
     s.add_argument("seat", type=integer(1, 99), help="the seat number")
-    s.add_argument("stakes", nargs="+", metavar="WAGER=AMOUNT", help="e.g. ante=1000 blind=1000")
+    s.add_argument(
+        "stakes",
+        nargs="+",
+        metavar="WAGER=AMOUNT",
+        help="every wager of the seat, e.g. ante=1000 blind=1000 trips=500",
+    )
     s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold (no-play: uth-it, MD-X4); CH play fold")
     se = add_daemon_action(
         ra, "seats", "declare the seats in play besides the sensed ones", round_seats
@@ -215,12 +229,67 @@ def round_recorded(args: argparse.Namespace) -> int:
     def _currency(profile: str) -> Currency:
         return currency(load_profile(profile).money.currency)
 
+    pool_wagers = result.get("pool_wagers")  # the table's pool names (older daemons: none)
     if args.action == "show":
         print(f"round {result['round']} (profile {result['profile']})")
-        print(dumps(result["record"]))
+        for line in record_lines(result["record"], _currency(result["profile"]), pool_wagers):
+            print(line)
     else:
         verdict = "matches" if result["matches"] else "DIFFERS from"
         print(f"round {result['round']}: the engine's settlement {verdict} the table's")
     settled = result["result"]  # round.settle's reply has the profile only in its result
-    print_human(_result_from_json(settled), _currency(settled["profile"]))
+    print_human(_result_from_json(settled), _currency(settled["profile"]), pool_wagers)
     return 0
+
+
+# The keys of a recorded round that record_lines writes itself; any other is shown as JSON
+RECORD_SHOWN = ("profile", "dealer", "community", "shoe", "seats", "pools", "limits")
+
+
+def record_lines(
+    record: dict[str, Any], cur: Currency, pool_wagers: dict[str, str] | None = None
+) -> list[str]:
+    """A recorded round (the settlement's input, ``croupier settle``'s file format) for a
+    person: the cards, each seat's stakes as money, the pool as it stood, the limits. The
+    record itself (minor units) is ``round show --json``."""
+    from controller.cli.money import pool_title
+    from display.money import format_money
+
+    def money(amount: Any) -> str:
+        if isinstance(amount, int) and not isinstance(amount, bool):
+            return format_money(amount, cur)
+        return dumps(amount)
+
+    def cards(value: Any) -> str:
+        return " ".join(value) if isinstance(value, list) else str(value)
+
+    lines: list[str] = []
+    for key in ("dealer", "community", "shoe"):
+        if key in record:
+            lines.append(f"  {key}: {cards(record[key])}")
+    for seat in record.get("seats", []):
+        if not isinstance(seat, dict):
+            continue
+        parts = [f"cards {cards(seat['cards'])}"] if seat.get("cards") else []
+        stakes = seat.get("stakes") or {}
+        staked = ", ".join(f"{w} {money(a)}" for w, a in stakes.items())
+        parts.append(f"stakes {staked or 'none'}")
+        other = [k for k in seat if k not in ("seat", "cards", "stakes")]
+        parts += [f"{k} {dumps(seat[k])}" for k in other]  # decision, actions: as recorded
+        lines.append(f"  seat {seat.get('seat')}: " + "; ".join(parts))
+    pool_of = {bet: name for name, bet in (pool_wagers or {}).items()}
+    for bet, pool in (record.get("pools") or {}).items():
+        title = pool_title(pool_of[bet], bet) if bet in pool_of else f"pool ({bet} wager)"
+        if isinstance(pool, dict):
+            shown = ", ".join(f"{k} {money(v)}" for k, v in pool.items())
+        else:
+            shown = money(pool)
+        lines.append(f"  {title} at the round: {shown}")
+    for wager, limit in (record.get("limits") or {}).items():
+        if isinstance(limit, dict):
+            shown = " .. ".join(money(limit.get(k)) for k in ("min", "max"))
+            lines.append(f"  limits {wager}: {shown}")
+    for key, value in record.items():
+        if key not in RECORD_SHOWN:
+            lines.append(f"  {key}: {dumps(value)}")
+    return lines

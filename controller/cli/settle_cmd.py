@@ -97,15 +97,18 @@ def run(args: argparse.Namespace) -> int:
         raise
     # a bundle the table signed holds its own record: its live pool is settled as it stood
     unsigned = _unsigned(raw, args) if bundled is not None else None
+    cur = currency(profile.money.currency)
     try:
         result = settle(profile, data, table_record=bundled is not None and unsigned is None)
-    except RoundError as exc:
+    except RoundError as error:
+        # a person reads the refusal's amounts as money ("ante EUR 80.00 is above the table
+        # maximum EUR 50.00"); --json keeps minor units, as its amounts do
+        exc = error if args.json else error.written(lambda a: format_money(a, cur))
         if unsigned is None:
-            raise
+            raise exc from None
         message = str(exc).removesuffix(f" ({exc.rule})") if exc.rule else str(exc)
         why = f"{message}; settled as a round file, not the table's own record: {unsigned}"
         raise RoundError(why, exc.rule) from None
-    cur = currency(profile.money.currency)
     rules = rules_compared(raw["report"], profile) if bundled is not None else None
     if args.json:
         extra = {} if rules is None else {"rules": rules}
@@ -154,8 +157,17 @@ def rules_line(rules: dict[str, Any]) -> str:
     return line + ": ANOTHER FILE, this settlement may differ from the table's"
 
 
-def print_human(result: RoundResult, cur: Currency) -> None:
+def print_human(
+    result: RoundResult, cur: Currency, pool_wagers: dict[str, str] | None = None
+) -> None:
+    """The settlement for a person, every amount as money. A settlement keeps its pool by
+    the wager that feeds it (``progressive``); ``pool_wagers`` (the table's: pool name ->
+    wager) names the pool as ``croupier meters`` does (``pool main (progressive wager)``).
+    Without it (a round file settled away from its table) the pool is named by its wager."""
+    from controller.cli.money import pool_title
     from controller.engine.wagers import CAP_RULE
+
+    pool_of = {bet: name for name, bet in (pool_wagers or {}).items()}
 
     def _money(amount: int) -> str:
         return format_money(amount, cur)  # "EUR 40.00": money as money on every line
@@ -189,4 +201,5 @@ def print_human(result: RoundResult, cur: Currency) -> None:
         parts = ", ".join(
             f"{k} {_money(v) if isinstance(v, int) else v}" for k, v in report.items()
         )
-        print(f"pool {pool}: {parts}")
+        title = pool_title(pool_of[pool], pool) if pool in pool_of else f"pool ({pool} wager)"
+        print(f"{title}: {parts}")

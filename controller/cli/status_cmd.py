@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.main import add_command
-from controller.cli.money import DEFAULT_CURRENCY
+from controller.cli.money import DEFAULT_CURRENCY, pool_title
 from controller.cli.output import add_json_flag, print_json
 from display.money import currency, format_money
 
@@ -56,8 +56,9 @@ def status(args: argparse.Namespace) -> int:
         f" deck {sh['deck'] or '?'}"
     )
     cur = currency(data.get("currency", DEFAULT_CURRENCY))
+    wagers = data.get("pool_wagers", {})  # pool -> the wager that feeds it (older daemons: none)
     for pool, amount in data["pools"].items():
-        print(f"pool {pool}: {format_money(amount, cur)}")
+        print(f"{pool_title(pool, wagers.get(pool))}: {format_money(amount, cur)}")
     sensors = data.get("sensors", {})
     for seat, info in data["seats"].items():
         flags = [k for k in ("stake", "locked", "in_play") if info[k]]

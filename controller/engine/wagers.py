@@ -51,6 +51,7 @@ from controller.engine.profiles import (
     Profile,
 )
 from controller.errors import (
+    RoundError,
     StakeAboveMaximum,
     StakeBelowMinimum,
     StakeNotWholeChips,
@@ -134,12 +135,20 @@ def chips_refusal(profile: Profile, wager: str, amount: Any) -> str | None:
     """Why ``amount`` is no stake of whole chips of ``profile`` (``[money] chip_unit``), or
     None. A player stakes chips: a stake between two chips would have an even-money win
     rounded below 1:1 by the payout rounding (the one rounding, applied to winnings)."""
+    why = _chips_template(profile, wager, amount)
+    unit = str(profile.money.chip_unit)
+    return None if why is None else why.replace("{amount}", str(amount)).replace("{unit}", unit)
+
+
+def _chips_template(profile: Profile, wager: str, amount: Any) -> str | None:
+    """:func:`chips_refusal` with the stake and the chip as the fields ``{amount}`` and
+    ``{unit}`` (:meth:`~controller.errors.RoundError.shown` writes them as money)."""
     unit = profile.money.chip_unit
     if isinstance(amount, bool) or not isinstance(amount, int) or amount % unit == 0:
         return None
     return (
-        f"{wager} {amount} is not a whole number of chips: profile {profile.name} takes stakes"
-        f" in chips of {unit} minor units ([money] chip_unit)"
+        f"{wager} {{amount}} is not a whole number of chips: profile {profile.name} takes"
+        " stakes in chips of {unit} ([money] chip_unit)"
     )
 
 
@@ -147,9 +156,13 @@ def check_whole_chips(profile: Profile, seat: int | str, stakes: Mapping[str, An
     """Raise :class:`StakeNotWholeChips` for the first stake that is not a whole number of
     the profile's chips (amounts of another type are the caller's to refuse)."""
     for name, amount in stakes.items():
-        why = chips_refusal(profile, name, amount)
+        why = _chips_template(profile, name, amount)
         if why is not None:
-            raise StakeNotWholeChips(f"seat {seat}: {why}", wager_rule(profile, name))
+            raise StakeNotWholeChips(
+                f"seat {seat}: {why}",
+                wager_rule(profile, name),
+                amounts={"amount": amount, "unit": profile.money.chip_unit},
+            )
 
 
 @dataclass(frozen=True)
@@ -176,13 +189,15 @@ def above_maximum(
 ) -> StakeAboveMaximum:
     """The refusal of a stake above its maximum under ``over_maximum = "refuse"`` (BJ-1):
     one line naming the seat, the wager, the stake and the maximum (``where`` it comes from,
-    if not the table limits: ``"half the bet, BJ-8"``), in minor units as the refusal below
-    the minimum is."""
-    what = f"the maximum {high} ({where})" if where else f"the table maximum {high}"
+    if not the table limits: ``"half the bet, BJ-8"``), its amounts as fields that
+    :meth:`~controller.errors.RoundError.shown` writes as money, as the refusal below the
+    minimum does."""
+    what = f"the maximum {{high}} ({where})" if where else "the table maximum {high}"
     return StakeAboveMaximum(
-        f"seat {seat}: {wager} {amount} is above {what}: refused, not capped"
+        f"seat {seat}: {wager} {{amount}} is above {what}: refused, not capped"
         f" (over_maximum = {OverMaximum.REFUSE.value})",
         CAP_RULE,
+        amounts={"amount": amount, "high": high},
     )
 
 
@@ -203,7 +218,9 @@ def accept(
         return Accepted(amount)
     if amount < limit.low:
         raise StakeBelowMinimum(
-            f"seat {seat}: {wager} {amount} is below the table minimum {limit.low}", limit.rule
+            f"seat {seat}: {wager} {{amount}} is below the table minimum {{low}}",
+            limit.rule,
+            amounts={"amount": amount, "low": limit.low},
         )
     if amount > limit.high:
         if over_maximum is OverMaximum.REFUSE:
@@ -217,13 +234,33 @@ def check_entry(
 ) -> None:
     """What the table checks when stakes are entered (the dealer's tablet, the control
     socket): every wager offered, every stake whole chips, none under its minimum and, where
-    the profile refuses it (``over_maximum = "refuse"``), none over its maximum. The cap
+    the profile refuses it (``over_maximum = "refuse"``), none over its maximum, and the bets
+    that go together together (:func:`check_pairs`: UTH-2, CH-2). The cap
     (``"cap"``) is applied when the round takes the stakes, so the excess is recorded with
     the round."""
     check_offered(profile, seat, stakes)
     check_whole_chips(profile, seat, stakes)
     for name, amount in stakes.items():
         accept(limits, seat, name, amount, over_maximum=profile.over_maximum)
+    check_pairs(profile, seat, stakes)
+
+
+def check_pairs(profile: Profile, seat: int | str, stakes: Mapping[str, int]) -> None:
+    """The bets that go together, checked when a seat's stakes are entered (an entry is the
+    seat's whole stakes: it replaces what was entered before): UTH-2 a Blind equal to the
+    Ante (as the player puts them down, before any cap), CH-2 a Bonus only with an Ante. The
+    settlement checks them again (controller.engine.games.holdem), with the decision."""
+    if profile.game == "uth" and ("ante" in stakes or "blind" in stakes):
+        ante, blind = stakes.get("ante", 0), stakes.get("blind", 0)
+        if ante != blind:
+            raise RoundError(
+                f"seat {seat}: Blind {{blind}} must equal Ante {{ante}}: enter both in one"
+                " entry, which replaces the seat's stakes",
+                "UTH-2",
+                amounts={"blind": blind, "ante": ante},
+            )
+    if profile.game == "casino-holdem" and "bonus" in stakes and "ante" not in stakes:
+        raise RoundError(f"seat {seat}: a Bonus bet needs an Ante", "CH-2")
 
 
 def fixed_stake_limits(profile: Profile) -> dict[str, Limit]:

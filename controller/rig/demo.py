@@ -44,10 +44,9 @@ from controller.errors import CroupierError
 from controller.files import check_input, directory, path_argument
 from controller.rig.live import LiveTable
 from controller.rig.table import REPO_CONFIG, SimTable
-from controller.rig.view import for_terminal, render
+from controller.rig.view import for_terminal, pools_text, render
 from controller.stop_signals import StopOnSignals, StopSignal
 from controller.validation import ConfigError
-from display.money import currency, format_money
 from drivers.errors import DriverError
 
 SIM_DIR = Path(".sim")
@@ -119,10 +118,8 @@ def make_state_dir(state_dir: Path, fresh: bool) -> str | None:
 
 
 def pool_line(table: SimTable) -> str:
-    status = table.status()
-    cur = currency(table.config.profile.money.currency)
-    pools = ", ".join(f"{n} {format_money(a, cur)}" for n, a in status["pools"].items())
-    return f"pools: {pools or 'none'}; ledger {table.ledger_path}"
+    pools = pools_text(table.status(), table.config.profile.money.currency)
+    return f"{pools}; ledger {table.ledger_path}"
 
 
 def headless(live: LiveTable, rounds: int) -> int:

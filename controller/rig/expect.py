@@ -23,17 +23,30 @@ Tables are compared as subsets: only the keys written in the scenario must match
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from controller.engine.cards import card_name
 from controller.rig.target import TableUnderTest
+from display.money import money_writer
 
 SAME_CARDS = "same cards"  # cards_as_delivered: the same cards, in any order
 LAMP_WINDOW = 1.2  # seconds: a slow blink (1 Hz) changes twice within it
 
 
-def subset_mismatch(expected: Any, actual: Any, path: str = "") -> str | None:
-    """Where ``actual`` differs from ``expected`` (tables: only the keys of ``expected``)."""
+# Meters that count (the others are money); round.last's amounts of money (keys, and every
+# leaf under ``paid``, seat -> wager -> amount)
+COUNT_METERS = frozenset({"rounds", "hits", "voids", "corrections", "cycle", "carry"})
+ROUND_MONEY = frozenset({"stake", "paid", "returned", "paid_total"})
+
+Shown = Callable[[str, Any], str]  # (dotted path, value) -> the value as the report shows it
+
+
+def subset_mismatch(
+    expected: Any, actual: Any, path: str = "", shown: Shown | None = None
+) -> str | None:
+    """Where ``actual`` differs from ``expected`` (tables: only the keys of ``expected``);
+    ``shown`` writes the values of the report's line (money as money), else ``repr``."""
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return f"{path or 'value'}: expected a table, saw {actual!r}"
@@ -41,12 +54,35 @@ def subset_mismatch(expected: Any, actual: Any, path: str = "") -> str | None:
             got = actual.get(str(key))
             if got is None and str(key) not in actual:
                 return f"{path}{key}: missing (saw keys {sorted(actual)})"
-            if (why := subset_mismatch(want, got, f"{path}{key}.")) is not None:
+            if (why := subset_mismatch(want, got, f"{path}{key}.", shown)) is not None:
                 return why
         return None
-    return (
-        None if expected == actual else f"{path.rstrip('.')}: expected {expected!r}, saw {actual!r}"
-    )
+    if expected == actual:
+        return None
+    where = path.rstrip(".")
+    show = shown or (lambda _path, value: repr(value))
+    return f"{where}: expected {show(where, expected)}, saw {show(where, actual)}"
+
+
+def money_shown(code: str, is_money: Callable[[str], bool]) -> Shown:
+    """Amounts (integers at a path ``is_money`` names) as ``EUR 5,000.31 (500031)``: money for
+    the person reading the report, with the minor units the scenario file is written in."""
+    write = money_writer(code)
+
+    def show(path: str, value: Any) -> str:
+        if is_money(path) and isinstance(value, int) and not isinstance(value, bool):
+            return f"{write(value)} ({value})"
+        return repr(value)
+
+    return show
+
+
+def is_meter_money(path: str) -> bool:
+    return path.rsplit(".", 1)[-1] not in COUNT_METERS
+
+
+def is_round_money(path: str) -> bool:
+    return path.startswith("paid.") or path.rsplit(".", 1)[-1] in ROUND_MONEY
 
 
 def round_view(last: dict[str, Any] | None) -> dict[str, Any]:
@@ -141,10 +177,12 @@ class Expectations:
         pools = self.table.call("meters")
         if not pools:
             return "the table has no pool"
-        return subset_mismatch(want, pools[0]["meters"])
+        shown = money_shown(status.get("currency", "EUR"), is_meter_money)
+        return subset_mismatch(want, pools[0]["meters"], shown=shown)
 
     def _round(self, want: dict[str, Any], status: dict[str, Any]) -> str | None:
-        return subset_mismatch(want, round_view(self.table.call("round.last")))
+        shown = money_shown(status.get("currency", "EUR"), is_round_money)
+        return subset_mismatch(want, round_view(self.table.call("round.last")), shown=shown)
 
     def _journal(
         self, want: dict[str, Any] | list[dict[str, Any]], status: dict[str, Any]

@@ -56,6 +56,21 @@ def money(amount: int, code: str, *, with_code: bool = True) -> str:
     return format_money(amount, currency(code), code=with_code)
 
 
+def pools_text(status: dict[str, Any], code: str) -> str:
+    """``pool main (progressive wager) EUR 5,000.45``: each pool by its ledger name (what
+    ``croupier meters --pool`` takes), with the wager that feeds it; ``none`` without."""
+    wagers = status.get("pool_wagers", {})
+    return (
+        ", ".join(
+            f"pool {name}"
+            + (f" ({wagers[name]} wager)" if wagers.get(name, name) != name else "")
+            + f" {money(amount, code)}"
+            for name, amount in status["pools"].items()
+        )
+        or "no pool"
+    )
+
+
 def sign_lines(frame: SignFrame | None, lit: str = "#") -> list[str]:
     if frame is None:
         return ["(no sign frame yet)"]
@@ -127,7 +142,7 @@ def _wager(name: str, w: dict[str, Any], code: str) -> str:
     if w["result"] == "push":
         return f"{name} push"
     why = w.get("line") or w["rule"]
-    return f"{name} {money(w['paid'], code, with_code=False)} ({why})"
+    return f"{name} {money(w['paid'], code)} ({why})"  # the currency, as the paid total has
 
 
 def wrapped(head: str, items: list[str], indent: int = 4) -> list[str]:
@@ -232,7 +247,6 @@ def _sections(snap: Snapshot, lit: str) -> list[tuple[int, list[str]]]:
     title = f"Croupier simulated table {status['table']} ({status['profile']})"
     rnd = f"round {status['round']}" if status.get("round") else "no round in play"
     blank = (KEEP_BLANK, [""])
-    pools = ", ".join(f"{name} {money(amount, code)}" for name, amount in status["pools"].items())
     status_lamps = "  ".join(f"{n} {snap.lamps.get(n, '?')}" for n in ("green", "red", "beacon"))
     shuffler = status.get("shuffler", {})
     table = [
@@ -259,7 +273,7 @@ def _sections(snap: Snapshot, lit: str) -> list[tuple[int, list[str]]]:
         (KEEP_SIGN, sign_lines(snap.frame, lit)),
         (
             KEEP_TITLE,
-            [f"the sign reads: {snap.sign_text or '...'}    pools: {pools or 'none'}"[:WIDTH]],
+            [f"the sign reads: {snap.sign_text or '...'}    {pools_text(status, code)}"[:WIDTH]],
         ),
         blank,
         (KEEP_TABLE, table),

@@ -64,6 +64,7 @@ from controller.table.machine import TableState
 from controller.table.runner import Handover, TableRunner
 from controller.table.shuffler_link import ResetShuffler
 from controller.texts import suggestion, text_problem
+from display.money import money_writer
 from drivers.errors import DriverError
 
 log = logging.getLogger("croupier.control")
@@ -351,6 +352,10 @@ class Commands:
         progressive = GAME_PROGRESSIVE_BET.get(game)
         return TABLE_WAGERS[game] + ((progressive,) if progressive else ())
 
+    def _money_text(self, amount: int) -> str:
+        """An amount in a reply a person reads (``EUR 80.00``): the table's currency."""
+        return money_writer(self.runner.config.profile.money.currency)(amount)
+
     @property
     def _machine(self) -> Any:
         machine = self.runner.machine
@@ -370,6 +375,12 @@ class Commands:
         view["table"] = r.config.table_id
         view["profile"] = r.config.profile.name
         view["currency"] = r.config.profile.money.currency  # the pools' amounts are minor units
+        # the machine keeps its pools by wager; people and `meters --pool` name them as the
+        # ledger does ([pools.NAME]), and pool_wagers says which wager feeds each
+        wagers = r.config.pool_wagers()
+        by_wager = {bet: name for name, bet in wagers.items()}
+        view["pools"] = {by_wager.get(bet, bet): amount for bet, amount in view["pools"].items()}
+        view["pool_wagers"] = wagers
         view["shuffler"] = {
             "link": "up" if link is not None and "link" not in view["conditions"] else "down",
             "model": identity.model if identity else None,
@@ -423,8 +434,10 @@ class Commands:
         pool = request.args.get("pool")
         if pool is not None and (not isinstance(pool, str) or pool not in runner.config.pools):
             pools = ", ".join(runner.config.pools) or "none"
+            fed = [n for n, bet in runner.config.pool_wagers().items() if bet == pool]
+            hint = f"; {pool} is the wager that feeds pool {fed[0]}" if fed else ""
             raise ControlError(
-                f"no pool {pool!r} at this table (its pools: {pools})", "bad-request"
+                f"no pool {pool!r} at this table (its pools: {pools}{hint})", "bad-request"
             )
         ledger = runner.ledger
         hits = await runner.in_ledger(lambda: ledger.hits(pool, count))
@@ -557,7 +570,7 @@ class Commands:
         await self._hand(
             JournalNote("surveillance-access", {"action": action, "round": found["round"]})
         )
-        return found
+        return {**found, "pool_wagers": self.runner.config.pool_wagers()}
 
     async def round_show(self, request: Request) -> dict[str, Any]:
         return await self._recorded(request, "round.show")
@@ -570,7 +583,12 @@ class Commands:
             again = games.settle(profile, found["record"], table_record=True).to_json()
         except CroupierError as exc:
             raise ControlError(f"the recorded round does not settle: {exc}", "refused") from None
-        return {"round": found["round"], "result": again, "matches": again == found["result"]}
+        return {
+            "round": found["round"],
+            "result": again,
+            "matches": again == found["result"],
+            "pool_wagers": found["pool_wagers"],
+        }
 
     # --- the dealer's entries ----------------------------------------------------------
 
@@ -610,9 +628,18 @@ class Commands:
                 # a name this game does not have: a malformed request, not the table's refusal
                 reason, rule = refusal(config.profile, unknown[0]) or (str(exc), exc.rule)
                 raise _bad(f"'stakes': {reason} ({rule}){suggestion(unknown[0], known)}") from None
-            raise ControlError(str(exc), "refused") from None
+            raise ControlError(exc.shown(self._money_text), "refused") from None
         await self._hand(EnterWagers(seat, dict(stakes), decision))
-        return "entered"
+        return f"entered; {self._stakes_now(seat)}"
+
+    def _stakes_now(self, seat: int) -> str:
+        """The seat's whole stakes after an entry (an entry replaces them), as money."""
+        stakes, decision = self._machine.seat_stakes(seat)
+        shown = ", ".join(f"{name} {self._money_text(a)}" for name, a in stakes.items())
+        if decision is not None:
+            said = " ".join(decision) if isinstance(decision, list) else str(decision)
+            shown += f"; decision {said}"
+        return f"the seat's stakes now: {shown or 'none'}"
 
     async def round_seats(self, request: Request) -> str:
         seats = request.args.get("seats")
@@ -706,8 +733,11 @@ class Commands:
         return tuple(positions)
 
     async def round_lock(self, request: Request) -> str:
+        """``pressed``, then each entered pool stake LOCK did not take as entered (journaled
+        ``stake-not-taken``), as money with why and the rule (PRG-2)."""
         await self._hand(DealerPressed(Button.LOCK))
-        return "pressed"
+        notes = self._machine.lock_notes()
+        return "; ".join(["pressed", *notes])
 
     async def round_confirm(self, request: Request) -> str:
         await self._hand(DealerPressed(Button.CONFIRM))

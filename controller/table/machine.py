@@ -63,7 +63,7 @@ the daemon must send the next :class:`Tick`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -126,6 +126,7 @@ from controller.table.exposure import (
 )
 from controller.table.machine_settings import MachineSettings
 from controller.table.seats import ReportedSeats, SeatBoard
+from display.money import money_writer
 
 Deal = HandFormingDeal | ShoeDeal | ManualDeal
 # Conditions that close only the progressive (its stakes are not taken), not the table.
@@ -198,9 +199,10 @@ class EventRefused(CroupierError):
     """An event the table's state (or its profile) does not take. ``kind`` and ``data`` are
     the journal entry that records the refusal and why."""
 
-    def __init__(self, kind: str, data: dict[str, Any]) -> None:
+    def __init__(self, kind: str, data: dict[str, Any], shown: str | None = None) -> None:
         self.kind = kind
         self.data = data
+        self.shown = shown  # the reason as a person reads it (money as money), if it differs
         super().__init__(f"{kind}: {data.get('reason', data)}")
 
 
@@ -217,6 +219,9 @@ class Round:
     result: RoundResult | None = None
     settled_at: float | None = None
     decided: bool = False  # a blackjack player's decision was taken (BJ-6..8)
+    # pool stakes entered that LOCK did not take as entered (journaled stake-not-taken, PRG-2):
+    # (seat, wager, entered, taken, why), for the dealer who pressed LOCK
+    not_taken: list[tuple[int, str, int, int, str]] = field(default_factory=list)
 
     @property
     def mode(self) -> DealMode:
@@ -291,6 +296,11 @@ class TableMachine:
 
     # --- helpers ------------------------------------------------------------------------
 
+    def _money(self, amount: int) -> str:
+        """An amount as the dealer reads it in a refusal (``EUR 80.00``; the journal keeps
+        the minor units)."""
+        return money_writer(self.profile.money.currency)(amount)
+
     @property
     def pool_name(self) -> str | None:
         return self.profile.progressive.bet if self.profile.progressive else None
@@ -347,8 +357,8 @@ class TableMachine:
             data = refused.data
             reason = str(data.get("reason", refused.kind))
             return [
-                AppendJournal(refused.kind, data),
-                Refused(refused.kind, reason, data.get("rule")),
+                AppendJournal(refused.kind, data),  # the journal keeps minor units
+                Refused(refused.kind, refused.shown or reason, data.get("rule")),
             ]
 
     def _on_tick(self, event: Tick, now: float) -> list[Effect]:
@@ -557,7 +567,8 @@ class TableMachine:
             progressive = {
                 s: stake for s in sorted(self.seats.with_stake()) if s not in excluded_now
             }
-        wagers, not_taken = self._pool_stakes_out(progressive)
+        why_not = self._why_not_taken(notes.get("progressive_closed"), excluded_now)
+        wagers, not_taken, refused = self._pool_stakes_out(progressive, why_not)
         try:
             if self.profile.game == "blackjack":
                 deal: Deal = ShoeDeal(
@@ -568,7 +579,8 @@ class TableMachine:
             else:
                 deal = HandFormingDeal(self.profile, seats, now, self.settings.packet_timeout)
         except RoundError as exc:
-            raise EventRefused("lock-ignored", {"reason": str(exc), "rule": exc.rule}) from None
+            data = {"reason": str(exc), "rule": exc.rule}
+            raise EventRefused("lock-ignored", data, exc.shown(self._money)) from None
         unsure: list[Effect] = []
         if self._numbering_unsure:  # locked before the linked store said what it holds
             self._numbering_unsure = False
@@ -577,6 +589,7 @@ class TableMachine:
         round_id = self.round_id(self.next_round)
         self.next_round += 1
         self.round = Round(round_id, seats, progressive, wagers, deal, self.entered)
+        self.round.not_taken = refused
         self.entered = {}
         sensed = self.seats.with_stake()
         excluded = {s: why for s, why in excluded_now.items() if s in sensed}
@@ -594,25 +607,76 @@ class TableMachine:
         opened = OpenRound(round_id, self.pool_name, progressive, taken)
         return [*unsure, move, *not_taken, LockSeats(), opened]
 
+    def _why_not_taken(
+        self, closed: str | None, excluded: Mapping[int, str]
+    ) -> Callable[[int, int], str]:
+        """Why LOCK took ``taken`` of a seat's entered pool stake, as the dealer reads it."""
+
+        def why(seat: int, taken: int) -> str:
+            if closed is not None:
+                return f"the linked pool is unreachable: {closed}"
+            if seat in excluded:
+                return f"the seat is excluded: {excluded[seat]}"
+            if taken == 0:
+                return "no stake on the seat's sensor at LOCK: the sensor places it"
+            return f"LOCK takes the fixed stake on the sensor, {self._money(taken)}"
+
+        return why
+
     def _pool_stakes_out(
-        self, progressive: dict[int, int]
-    ) -> tuple[dict[int, tuple[dict[str, int], Any]], list[Effect]]:
+        self, progressive: dict[int, int], why_not: Callable[[int, int], str]
+    ) -> tuple[
+        dict[int, tuple[dict[str, int], Any]],
+        list[Effect],
+        list[tuple[int, str, int, int, str]],
+    ]:
         """The round's entered wagers without their pool stakes: the round's pool stakes are
         those LOCK takes (``progressive``: sensed, not excluded, the pool reachable), the
         ones the ledger opens with (PRG-2). An entered pool stake LOCK does not take as
-        entered is journaled (``stake-not-taken``) and never settled."""
+        entered is journaled (``stake-not-taken``) and never settled; it is listed too
+        (seat, wager, entered, taken, ``why_not``) for the dealer who pressed LOCK."""
         bet = self.pool_name
         wagers: dict[int, tuple[dict[str, int], Any]] = {}
         notes: list[Effect] = []
+        refused: list[tuple[int, str, int, int, str]] = []
         for seat, (stakes, decision) in self.entered.items():
             if bet is not None and bet in stakes:
                 taken = progressive.get(seat, 0)
                 if stakes[bet] != taken:
                     data = {"seat": seat, "wager": bet, "entered": stakes[bet], "taken": taken}
                     notes.append(AppendJournal("stake-not-taken", {**data, "rule": "PRG-2"}))
+                    refused.append((seat, bet, stakes[bet], taken, why_not(seat, taken)))
                 stakes = {name: amount for name, amount in stakes.items() if name != bet}
             wagers[seat] = (stakes, decision)
-        return wagers, notes
+        return wagers, notes, refused
+
+    def seat_stakes(self, seat: int) -> tuple[dict[str, int], Any]:
+        """A seat's stakes and decision as they stand (entered before LOCK; once LOCK took
+        the round's, its table wagers with the pool stake LOCK took)."""
+        r = self.round
+        if r is None:
+            stakes, decision = self.entered.get(seat, ({}, None))
+            return dict(stakes), decision
+        stakes, decision = r.wagers.get(seat, ({}, None))
+        shown = dict(stakes)
+        if self.pool_name is not None and seat in r.progressive:
+            shown[self.pool_name] = r.progressive[seat]
+        return shown, decision
+
+    def lock_notes(self) -> list[str]:
+        """What the LOCK that opened the round in play did not take as entered, one line a
+        stake, as money with the rule (``seat 2: progressive EUR 1.00 not taken (no stake on
+        the seat's sensor at LOCK: the sensor places it) (PRG-2)``); empty without a round."""
+        r = self.round
+        if r is None:
+            return []
+        lines = []
+        for seat, wager, entered, taken, why in r.not_taken:
+            kept = f", {self._money(taken)} taken" if taken else ""
+            lines.append(
+                f"seat {seat}: {wager} {self._money(entered)} not taken{kept} ({why}) (PRG-2)"
+            )
+        return lines
 
     def _on_ledger_result(self, event: LedgerResult, now: float) -> list[Effect]:
         r = self.round
@@ -716,7 +780,9 @@ class TableMachine:
             r.deal.decide(event.seat, event.action, event.amount)
         except RoundError as exc:
             raise EventRefused(
-                "decision-refused", {**refusal, "reason": str(exc), "rule": exc.rule}
+                "decision-refused",
+                {**refusal, "reason": str(exc), "rule": exc.rule},
+                exc.shown(self._money),
             ) from None
         r.decided = True
         effects: list[Effect] = [
@@ -936,7 +1002,7 @@ class TableMachine:
             r.result = settle(self.profile, r.record, table_record=True)
         except RoundError as exc:  # e.g. entered wagers the engine refuses
             data = {"reason": str(exc), "rule": exc.rule}
-            raise EventRefused("settlement-refused", data) from None
+            raise EventRefused("settlement-refused", data, exc.shown(self._money)) from None
         cause = "dealer CONFIRM" if r.deal.needs_confirm else "every hand played out"
         move = self._move(TableState.SHOWDOWN, cause)
         self._pending_settle = True

@@ -147,6 +147,16 @@ class TableConfig:
     witness_url: str | None = None
     report: ReportSettings = field(default_factory=lambda: ReportSettings())
 
+    def pool_wagers(self) -> dict[str, str]:
+        """Each pool's name (``[pools.NAME]``: the ledger's or the linked store's, what
+        ``croupier meters`` and ``--pool`` take) -> the wager that feeds it (the profile's
+        progressive bet: ``progressive``, ``jumbo7``). The table keeps its pools' amounts by
+        wager (the round records name the wager); people read the pool's name."""
+        prog = self.profile.progressive
+        if prog is None:
+            return {}
+        return {name: prog.bet for name in (*self.pools, *self.linked)}
+
     def resolve_state(self, state_dir: Path) -> Path:
         return _under(state_dir, self.ledger_path)
 

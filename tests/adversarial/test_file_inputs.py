@@ -545,6 +545,6 @@ def test_settle_refuses_a_stake_of_a_fraction_of_a_chip_in_one_line(tmp_path, ca
     data["seats"][0]["stakes"].update(ante=1010, blind=1010)
     path = tmp_path / "round.json"
     path.write_text(json.dumps(data))
-    words = ("seat 1: ante 1010 is not a whole number of chips", "chip_unit", "(UTH-2)")
+    words = ("seat 1: ante EUR 10.10 is not a whole number of chips", "chip_unit", "(UTH-2)")
     err = one_line_failure(in_process(capsys, "settle", str(path)), *words)
     assert len(err.strip().splitlines()) == 1, err

@@ -127,13 +127,13 @@ def test_a_second_daemon_on_the_same_runtime_directory_refuses(sim_table, tmp_pa
     # and the technician reads it with the global options before the command
     cli = [sys.executable, "-m", "controller.cli.main", "--socket", str(table.control_socket)]
     shown = subprocess.run([*cli, "status"], capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0 and "pool progressive: EUR 5,000.00" in shown.stdout
+    assert shown.returncode == 0 and "pool main (progressive wager): EUR 5,000.00" in shown.stdout
     data = json.loads(
         subprocess.run(
             [*cli, "--json", "status"], capture_output=True, text=True, timeout=60
         ).stdout
     )
-    assert data["currency"] == "EUR" and data["pools"]["progressive"] == 500_000
+    assert data["currency"] == "EUR" and data["pools"]["main"] == 500_000
 
 
 DEMO = [sys.executable, "-m", "controller.rig.demo"]

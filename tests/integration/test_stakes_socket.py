@@ -29,7 +29,9 @@ def test_unoffered_and_under_minimum_stakes_are_refused_with_the_rule(table):
     assert caught.value.code == "bad-request"
     with pytest.raises(ControlError, match="a wager name is at most 32 characters"):
         table.call("round.stake", seat=1, stakes={"x" * 33: 1000})
-    with pytest.raises(ControlError, match=r"ante 400 is below the table minimum 500 \(UTH-2\)"):
+    # the dealer reads money, not minor units (issue 17)
+    below = r"ante EUR 4\.00 is below the table minimum EUR 5\.00 \(UTH-2\)"
+    with pytest.raises(ControlError, match=below):
         table.call("round.stake", seat=1, stakes={"ante": 400, "blind": 400})
     assert table.journal("wagers") == []  # nothing was entered
 
@@ -65,14 +67,15 @@ def test_under_refuse_an_over_maximum_stake_is_the_tables_refusal_and_nothing_is
     refuse.write_text(text.replace('over_maximum = "cap"', 'over_maximum = "refuse"', 1))
     assert tomllib.loads(refuse.read_text())["rules"]["over_maximum"] == "refuse"
     table = make_sim_table({"limits": LIMITS, "table": {"profile": str(refuse)}})
-    with pytest.raises(ControlError, match=r"ante 8000 is above the table maximum 5000") as caught:
+    above = r"ante EUR 80\.00 is above the table maximum EUR 50\.00"
+    with pytest.raises(ControlError, match=above) as caught:
         table.call("round.stake", seat=2, stakes={"ante": 8000, "blind": 8000})
     assert caught.value.code == "refused" and str(caught.value).endswith("(BJ-1)")
     argv = ["--socket", str(table.control_socket), "round", "stake", "2", "ante=1000"]
     status = main([*argv, "blind=1000", "trips=1500"])  # the Trips side bet over its 1000
     _, err = capsys.readouterr()
     assert status == 1 and err.count("\n") == 1 and "Traceback" not in err, err
-    assert "trips 1500 is above the table maximum 1000" in err and "(BJ-1)" in err
+    assert "trips EUR 15.00 is above the table maximum EUR 10.00" in err and "(BJ-1)" in err
     assert table.journal("wagers") == []  # nothing was entered
     assert main([*argv, "blind=1000", "trips=1000"]) == 0  # at the maximum: entered whole
     assert len(table.journal("wagers")) == 1

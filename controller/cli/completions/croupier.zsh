@@ -48,7 +48,7 @@ _shtab_croupier_config_commands() {
 
 _shtab_croupier_events_commands() {
   local _commands=(
-    tail:'the last journal entries'
+    tail:'the last journal entries as recorded (amounts in minor units)'
     verify:'check the journal'"'"'s hash chain'
   )
   _describe 'croupier events commands' _commands
@@ -136,7 +136,7 @@ _shtab_croupier_round_commands() {
     seats:'declare the seats in play besides the sensed ones'
     settle:'Settle a recorded round again (dispute).'
     show:'A recorded round (surveillance).'
-    stake:'enter a seat'"'"'s stakes (minor units) and decision'
+    stake:'Enter a seat'"'"'s whole stakes, in minor units (ante=1000 is EUR 10.00), and its'
   )
   _describe 'croupier round commands' _commands
 }
@@ -778,7 +778,7 @@ _shtab_croupier_round_stake_options=(
   "--json[print JSON for scripts]"
   "--decision[UTH 4x 3x 2x 1x fold (no-play\: uth-it, MD-X4)\; CH play fold]:decision:"
   ":the seat number:"
-  "(*):e.g. ante\=1000 blind\=1000:"
+  "(*):every wager of the seat, e.g. ante\=1000 blind\=1000 trips\=500:"
 )
 
 # guard to ensure default positional specs are added only once per session

@@ -169,7 +169,11 @@ def _check_uth_stakes(profile: Profile, seat: SeatInput) -> None:
     ante = s["ante"] + seat.returned.get("ante", 0)
     blind = s.get("blind", 0) + seat.returned.get("blind", 0)
     if blind != ante:
-        raise RoundError(f"seat {seat.seat}: Blind {blind} must equal Ante {ante}", "UTH-2")
+        raise RoundError(
+            f"seat {seat.seat}: Blind {{blind}} must equal Ante {{ante}}",
+            "UTH-2",
+            amounts={"blind": blind, "ante": ante},
+        )
 
 
 # --- Casino Hold'em --------------------------------------------------------------------------

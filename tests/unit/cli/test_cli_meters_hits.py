@@ -26,11 +26,13 @@ def test_hits_from_the_daemon_are_shown_as_money(monkeypatch, capsys):
     assert main(["meters", "hits", "-n", "2", "--pool", "main"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert asked == [("meters.hits", {"pool": "main", "n": 2})]
+    # every column labelled, every amount with its currency (issue 17: "(pool 0.00)" and
+    # two bare full-house columns)
     assert lines == [
-        "2026-11-27T09:00:00+00:00  main  round SIM-1-000042  seat 3  royal-flush  EUR 12,345.67"
-        " (pool 12,345.67)  As Ks Qs Js Ts",
-        "2026-11-27T09:00:00+00:00  main  round SIM-1-000042  seat 5  -  EUR 100.00"
-        " (pool 0.00) envy EUR 100.00",
+        "2026-11-27T09:00:00+00:00  pool main  round SIM-1-000042  seat 3  line royal-flush"
+        "  paid EUR 12,345.67 (from the pool EUR 12,345.67)  hand As Ks Qs Js Ts",
+        "2026-11-27T09:00:00+00:00  pool main  round SIM-1-000042  seat 5  line -"
+        "  paid EUR 100.00 (from the pool EUR 0.00, envy EUR 100.00)",
     ]
     assert main(["meters", "hits", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)

@@ -86,6 +86,24 @@ def test_settle_shows_every_amount_as_money(capsys):
     assert any("paid  EUR 12,345.67  PRG-3 [royal-flush]" in line for line in lines), lines
 
 
+def test_the_pool_is_named_as_the_ledger_names_it_where_the_table_says(capsys):
+    """A settlement keeps its pool by the wager that feeds it; away from the table (a round
+    file) the pool is shown as the wager's, never as a pool named ``progressive``; with the
+    table's names (``round show``/``round settle``) as ``croupier meters`` names it."""
+    from controller.cli.settle_cmd import print_human
+    from controller.engine.games import settle
+    from controller.engine.profiles import load_profile
+    from display.money import currency
+
+    assert main(["settle", str(EXAMPLES / "uth-gr-royal.json")]) == 0
+    out = capsys.readouterr().out
+    assert "pool (progressive wager): before EUR" in out and "pool progressive" not in out
+    data = json.loads((EXAMPLES / "uth-gr-royal.json").read_text())
+    result = settle(load_profile("uth-gr"), data)
+    print_human(result, currency("EUR"), {"main": "progressive"})
+    assert "pool main (progressive wager): before EUR" in capsys.readouterr().out
+
+
 def test_a_profile_named_on_the_command_line_that_does_not_exist(capsys):
     """A usage error (exit status 2) for settle as for par, with the nearest profile."""
     for argv in (
@@ -169,3 +187,21 @@ def test_a_seat_number_of_the_wrong_kind_is_named(tmp_path, capsys):
         assert main(["settle", str(path)]) == 1
         err = capsys.readouterr().err
         assert f"seat {shown}: a seat is a whole number 1..6 in profile uth-gr (UTH-1)" in err
+
+
+def test_a_refusal_shows_its_amounts_as_money_and_json_keeps_minor_units(tmp_path, capsys):
+    """Issue 17: a stake refused by the engine was told in minor units ("ante 8000 is above
+    the table maximum 5000"); a person reads money, a script the integers."""
+    data = json.loads((EXAMPLES / "uth-gr-limits.json").read_text())
+    data["seats"][0]["stakes"]["blind"] = data["seats"][0]["stakes"]["ante"] + 500
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    ante = data["seats"][0]["stakes"]["ante"]
+    assert main(["settle", str(path)]) == 1
+    err = capsys.readouterr().err
+    blind = f"EUR {(ante + 500) / 100:,.2f}"
+    assert f"Blind {blind} must equal Ante EUR {ante / 100:,.2f} (UTH-2)" in err, err
+    assert main(["settle", str(path), "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert f"Blind {ante + 500} must equal Ante {ante}" in error["message"]
+    assert error["rule"] == "UTH-2"

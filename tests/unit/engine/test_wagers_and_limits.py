@@ -289,7 +289,7 @@ def test_a_stake_of_a_fraction_of_a_chip_is_refused_naming_wager_and_chip(stakes
     # 1000 on an Ante of 1010 (below 1:1, UTH-6)
     with pytest.raises(StakeNotWholeChips, match=f"{wager} is not a whole number of chips") as e:
         uth_round(GR25, stakes, pools={})
-    assert "chips of 25 minor units ([money] chip_unit)" in str(e.value)
+    assert "chips of 25 ([money] chip_unit)" in str(e.value)  # minor units: the engine's text
     assert e.value.rule == rule
 
 

@@ -166,7 +166,8 @@ def test_the_view_fits_80_columns_and_shows_the_table():
         "table": "SIM-1",
         "profile": "uth-gr",
         "round": "SIM-1-000007",
-        "pools": {"progressive": 500_045},
+        "pools": {"main": 500_045},
+        "pool_wagers": {"main": "progressive"},
         "conditions": {"deck": "deck out of play"},
         "verdict": {"status": "misdeal", "rule": "MD-S1", "reason": "seat:2 received 3"},
         "seats": {str(s): {"stake": s == 2, "excluded": None} for s in range(1, 7)},
@@ -189,6 +190,8 @@ def test_the_view_fits_80_columns_and_shows_the_table():
     assert "verdict: misdeal MD-S1" in text and "CLOSED by deck" in text
     assert "stakes returned: seat 2 EUR 1.00" in text
     assert "the sign reads: €5,000.45" in text and text.count("#") > 40  # the LEDs
+    # the pool by the name `croupier meters --pool` takes, with the wager that feeds it
+    assert "pool main (progressive wager) EUR 5,000.45" in text
     snap = Snapshot(
         status, frame, "€5,000.45", {"seat2": "on"}, last, messages=["one", "two", "three", "four"]
     )
@@ -198,6 +201,40 @@ def test_the_view_fits_80_columns_and_shows_the_table():
     assert any(line.startswith("the sign reads:") for line in short)
     assert any(line.startswith("verdict: misdeal MD-S1") for line in short)
     assert all(len(line) <= 60 for line in render(snap, width=60, height=24))
+
+
+def test_the_last_round_shows_each_payment_with_its_currency():
+    """Issue 17: the seat lines read ``play 80.00 (UTH-7)`` under ``paid EUR 50.00``."""
+    status = {
+        "state": "settled",
+        "table": "SIM-1",
+        "profile": "uth-gr",
+        "round": None,
+        "pools": {},
+        "seats": {},
+        "shuffler": {},
+    }
+    last = {
+        "round_id": "SIM-1-000003",
+        "state": "settled",
+        "paid": {"2": {"play": 8000, "trips": 2500}},
+        "paid_total": 10500,
+        "seats": [
+            {
+                "seat": 2,
+                "hand": "straight",
+                "wagers": {
+                    "play": {"result": "win", "paid": 8000, "rule": "UTH-7"},
+                    "trips": {"result": "win", "paid": 2500, "rule": "UTH-9", "line": "straight"},
+                    "blind": {"result": "lose", "paid": 0, "rule": "UTH-7"},
+                },
+            }
+        ],
+    }
+    text = "\n".join(render(Snapshot(status, None, None, {}, last)))
+    assert "paid EUR 105.00" in text
+    assert "seat 2 straight: play EUR 80.00 (UTH-7), trips EUR 25.00 (straight)," in text
+    assert "no pool" in text
 
 
 def test_long_lines_wrap_at_commas():

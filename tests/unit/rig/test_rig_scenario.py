@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from controller.cli.main import main
-from controller.rig.expect import dealt_in_order, round_view, subset_mismatch
+from controller.rig.expect import (
+    dealt_in_order,
+    is_meter_money,
+    is_round_money,
+    money_shown,
+    round_view,
+    subset_mismatch,
+)
 from controller.rig.scenario import STEP_TIMEOUT, load_scenario, parse_scenario
 from controller.validation import ConfigError
 
@@ -69,6 +76,29 @@ def test_subset_matching_names_the_first_difference():
         "paid.2.progressive: expected 90, saw 100"
     )
     assert "paid.3: missing" in subset_mismatch({"paid": {3: {}}}, actual)
+
+
+def test_a_failed_expectation_shows_money_as_money_and_counts_as_counts():
+    """Issue 17: ``rig run`` failed with ``meters: current: expected 500031, saw 500030``.
+    Amounts read as money, with the minor units the scenario is written in; counts stay."""
+    meters = {"current": 500_030, "rounds": 3}
+    shown = money_shown("EUR", is_meter_money)
+    assert subset_mismatch({"current": 500_031}, meters, shown=shown) == (
+        "current: expected EUR 5,000.31 (500031), saw EUR 5,000.30 (500030)"
+    )
+    assert subset_mismatch({"rounds": 4}, meters, shown=shown) == "rounds: expected 4, saw 3"
+    last = {"state": "settled", "paid": {"2": {"progressive": 100}}, "seat": {"2": {}}}
+    last["seat"]["2"] = {"hand": "pair", "wagers": {"play": {"paid": 4000, "rule": "UTH-6"}}}
+    shown = money_shown("EUR", is_round_money)
+    assert subset_mismatch({"paid": {2: {"progressive": 90}}}, last, shown=shown) == (
+        "paid.2.progressive: expected EUR 0.90 (90), saw EUR 1.00 (100)"
+    )
+    want = {"seat": {2: {"hand": "flush", "wagers": {"play": {"paid": 8000}}}}}
+    assert subset_mismatch(want, last, shown=shown) == "seat.2.hand: expected 'flush', saw 'pair'"
+    want["seat"][2]["hand"] = "pair"
+    assert subset_mismatch(want, last, shown=shown) == (
+        "seat.2.wagers.play.paid: expected EUR 80.00 (8000), saw EUR 40.00 (4000)"
+    )
 
 
 def test_views_of_rounds_and_dealt_cards():

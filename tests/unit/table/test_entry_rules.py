@@ -83,7 +83,7 @@ def test_no_play_is_entered_on_the_italian_table(tmp_path, decision):
     answer, entered = enter(
         tmp_path, "uth-it", "round.stake", seat=1, stakes=STAKES, decision=decision
     )
-    assert answer == "entered"
+    assert answer.startswith("entered; the seat's stakes now: ante EUR ")
     assert entered == {1: (STAKES, decision)}
 
 
@@ -100,8 +100,8 @@ def chip_profile(tmp_path, unit: int) -> str:
 @pytest.mark.parametrize(
     ("stakes", "words"),
     [
-        ({"ante": 1010, "blind": 1010}, "ante 1010 is not a whole number of chips"),
-        ({"ante": 1000, "blind": 1000, "trips": 130}, "trips 130 is not a whole number of chips"),
+        ({"ante": 1010, "blind": 1010}, "ante EUR 10.10 is not a whole number of chips"),
+        ({"ante": 1000, "blind": 1000, "trips": 130}, "trips EUR 1.30 is not a whole number of"),
     ],
 )
 def test_a_stake_of_a_fraction_of_a_chip_is_refused_at_the_socket(tmp_path, stakes, words):
@@ -110,7 +110,50 @@ def test_a_stake_of_a_fraction_of_a_chip_is_refused_at_the_socket(tmp_path, stak
     error, entered = enter(tmp_path / "state", profile, "round.stake", **args)
     assert isinstance(error, ControlError), error
     assert error.code == "refused"
-    assert words in str(error) and "chips of 25 minor units ([money] chip_unit)" in str(error)
+    # the dealer reads money (issue 17): the stake and the chip
+    assert words in str(error) and "chips of EUR 0.25 ([money] chip_unit)" in str(error)
     assert str(error).endswith("(UTH-2)") and entered == {}
     answer, entered = enter(tmp_path / "state2", profile, "round.stake", seat=1, stakes=STAKES)
-    assert answer == "entered" and entered == {1: (STAKES, None)}
+    assert answer.startswith("entered") and entered == {1: (STAKES, None)}
+
+
+def test_an_entry_is_the_seats_whole_stakes_and_the_reply_shows_them_as_money(tmp_path):
+    """Issue 17: an entry replaces the seat's stakes; the reply says what they are now."""
+    stakes = {"ante": 1000, "blind": 1000, "trips": 500}
+    answer, entered = enter(tmp_path, "uth-gr", "round.stake", seat=2, stakes=stakes)
+    assert answer == (
+        "entered; the seat's stakes now: ante EUR 10.00, blind EUR 10.00, trips EUR 5.00"
+    )
+    answer, _ = enter(tmp_path / "b", "uth-gr", "round.stake", seat=2, stakes=stakes, decision="4x")
+    assert answer.endswith("trips EUR 5.00; decision 4x")
+
+
+@pytest.mark.parametrize(
+    ("profile", "stakes", "words"),
+    [
+        ("uth-gr", {"ante": 1000}, "seat 1: Blind EUR 0.00 must equal Ante EUR 10.00"),
+        ("uth-gr", {"blind": 1000}, "seat 1: Blind EUR 10.00 must equal Ante EUR 0.00"),
+        ("uth-gr", {"ante": 1000, "blind": 500}, "Blind EUR 5.00 must equal Ante EUR 10.00"),
+    ],
+)
+def test_bets_that_go_together_are_refused_at_entry_naming_the_rule(
+    tmp_path, profile, stakes, words
+):
+    """Issue 17: ``round stake 1 ante=1000`` was "entered" and only CONFIRM refused the
+    round (UTH-2). An entry is the seat's whole stakes, so the table knows at entry."""
+    error, entered = enter(tmp_path, profile, "round.stake", seat=1, stakes=stakes)
+    assert isinstance(error, ControlError), error
+    assert error.code == "refused" and words in str(error)
+    assert str(error).endswith("(UTH-2)")
+    assert entered == {}
+
+
+def test_a_casino_holdem_bonus_without_an_ante_is_refused_at_entry_ch_2():
+    from controller.engine.profiles import load_profile
+    from controller.engine.wagers import check_entry
+    from controller.errors import RoundError
+
+    ch = load_profile("ch-bg")
+    check_entry(ch, {}, 1, {"ante": 1000, "bonus": 500})
+    with pytest.raises(RoundError, match=r"seat 1: a Bonus bet needs an Ante \(CH-2\)"):
+        check_entry(ch, {}, 1, {"bonus": 500})

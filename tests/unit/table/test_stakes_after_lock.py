@@ -149,6 +149,12 @@ def test_a_progressive_entered_before_lock_that_lock_does_not_take_stays_out_of_
         "taken": 0,
         "rule": "PRG-2",
     }
+    # and the dealer who pressed LOCK is told, as money, why (issue 17: round lock said only
+    # "pressed")
+    assert t.m.lock_notes() == [
+        "seat 1: progressive EUR 1.00 not taken (no stake on the seat's sensor at LOCK: the"
+        " sensor places it) (PRG-2)"
+    ]
     t.deal(UTH_DEAL)
     seat = t.confirm().seats[0]
     assert "progressive" not in seat.wagers

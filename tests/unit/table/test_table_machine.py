@@ -465,6 +465,9 @@ def test_blackjack_lock_over_the_maximum_caps_or_refuses_by_the_profile_bj_1():
     (ignored,) = t.journal("lock-ignored")
     assert ignored["rule"] == "BJ-1"
     assert "main 150000 is above the table maximum 100000: refused" in ignored["reason"]
+    # the journal keeps minor units; the dealer who pressed LOCK reads money (issue 17)
+    (told,) = [r for r in t.of(Refused) if r.kind == "lock-ignored"]
+    assert "main EUR 1,500.00 is above the table maximum EUR 1,000.00: refused" in told.text()
     # a BJ-8 insurance above half the bet (round decide SEAT insurance): refused, nothing taken
     t.send(EnterWagers(1, {"main": 1000}))
     t.lock_and_open_ledger()
@@ -475,6 +478,8 @@ def test_blackjack_lock_over_the_maximum_caps_or_refuses_by_the_profile_bj_1():
     assert (
         refused["rule"] == "BJ-1" and "insurance 800 is above the maximum 500" in refused["reason"]
     )
+    told = [r for r in t.of(Refused) if r.kind == "decision-refused"][-1]
+    assert "insurance EUR 8.00 is above the maximum EUR 5.00 (half the bet" in told.text()
     assert t.m.round.deal.insurance == {}
     t.send(SeatDecision(1, "insurance", 500))
     assert t.m.round.deal.insurance == {1: 500}

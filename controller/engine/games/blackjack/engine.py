@@ -274,25 +274,28 @@ class BlackjackRound:
         chip = self.rules.money.chip_unit
         if amount % chip:
             raise StakeNotWholeChips(
-                f"seat {seat.seat}: insurance {amount} is not a whole number of chips: chips of"
-                f" {chip} minor units ([money] chip_unit)",
+                f"seat {seat.seat}: insurance {{amount}} is not a whole number of chips: chips"
+                " of {unit} ([money] chip_unit)",
                 "BJ-8",
+                amounts={"amount": amount, "unit": chip},
             )
         if amount and amount < limits[0]:
             raise StakeBelowMinimum(
-                f"seat {seat.seat}: insurance {amount} is below the minimum {limits[0]} "
+                f"seat {seat.seat}: insurance {{amount}} is below the minimum {{low}} "
                 "(half the table minimum)",
                 "BJ-8",
+                amounts={"amount": amount, "low": limits[0]},
             )
         if amount > limits[1] and limits[1] < limits[0]:
             # BJ-8: half the bet in whole chips is under half the table minimum (a 10.01 bet
             # at a 10.01 minimum: both bounds are 5.005); capped, the stake would be one the
             # minimum refuses when put down, so no insurance fits this bet
             raise StakeBelowMinimum(
-                f"seat {seat.seat}: insurance {amount} capped at half the bet ({limits[1]}) "
-                f"is below the minimum {limits[0]} (half the table minimum): no insurance "
+                f"seat {seat.seat}: insurance {{amount}} capped at half the bet ({{high}}) "
+                "is below the minimum {low} (half the table minimum): no insurance "
                 "stake fits this bet",
                 "BJ-8",
+                amounts={"amount": amount, "high": limits[1], "low": limits[0]},
             )
         if amount > limits[1] and self.rules.over_maximum is OverMaximum.REFUSE:
             # BJ-1 over the maximum (half the bet), refused whole like one below the minimum
