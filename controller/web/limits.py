@@ -114,7 +114,8 @@ class StreamLimits:
 
 class Complaints:
     """One log line per kind of refusal per window, and a summary of the rest when the
-    window ends (on the next complaint, or a timer set when the first one is held back)."""
+    window ends (on the next complaint, or a timer armed for the earliest window that holds
+    complaints not logged, armed again for the next one after it fires)."""
 
     def __init__(
         self, interval: float = LOG_INTERVAL, clock: Callable[[], float] = time.monotonic
@@ -123,6 +124,7 @@ class Complaints:
         self.clock = clock
         self.counts: Counter[str] = Counter()  # every complaint, logged or not
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_due = 0.0  # on ``clock``: the window end the timer is armed for
 
     def __call__(self, kind: str, message: str, *args: Any) -> None:
         self.counts[kind] += 1
@@ -130,13 +132,25 @@ class Complaints:
         self.flush()
         if self.budget.allow(kind, now):
             log.warning(message, *args)
-        elif self._timer is None:
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(self.budget.interval, self._tick)
+        self._arm()
+
+    def _arm(self) -> None:
+        """The timer for the budget's next summary (LogBudget.next_due), unless it is armed
+        for it or sooner: a kind whose window ends after another's is summarised too, not
+        left for the next complaint or the stop."""
+        due = self.budget.next_due()
+        if due is None or (self._timer is not None and self._timer_due <= due):
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_due = due
+        delay = max(0.0, due - self.clock())
+        self._timer = asyncio.get_running_loop().call_later(delay, self._tick)
 
     def _tick(self) -> None:
         self._timer = None
         self.flush()
+        self._arm()
 
     def flush(self) -> None:
         for late in self.budget.due(self.clock()):

@@ -94,6 +94,33 @@ def test_stream_limits_count_strangers_by_address_and_a_login_apart():
     assert len(limits) == 0 and limits.open("addr:10.0.0.3", None)
 
 
+def test_each_kind_held_back_is_summarised_when_its_window_ends(caplog):
+    """The summary timer was armed once, for the first kind held back, and not again: a
+    second kind whose window ended later was summarised only at its next complaint or the
+    stop, however long that took."""
+    import asyncio
+    import logging
+
+    from controller.web.limits import Complaints
+
+    async def scenario() -> list[str]:
+        complaints = Complaints(interval=0.2)
+        complaints("a", "a refused")
+        complaints("a", "a refused")  # held back: a's window ends at 0.2
+        await asyncio.sleep(0.1)
+        complaints("b", "b refused")
+        complaints("b", "b refused")  # held back: b's window ends at 0.3
+        await asyncio.sleep(0.5)  # both windows over, no complaint since, no stop
+        lines = [r.getMessage() for r in caplog.records]
+        complaints.close()
+        return lines
+
+    with caplog.at_level(logging.WARNING, logger="croupier-web.limits"):
+        lines = asyncio.run(scenario())
+    assert lines[:2] == ["a refused", "b refused"], lines
+    assert [line.split(" in the last")[0] for line in lines[2:]] == ["1 more a", "1 more b"]
+
+
 def test_binding_beyond_localhost_is_explicit(tmp_path):
     path = tmp_path / "web.toml"
     path.write_text(
