@@ -66,3 +66,21 @@ def shortened(message: str) -> str:
         word if len(word) <= LONGEST_WORD else f"{word[:60]}...({len(word):,} characters)"
         for word in words
     )
+
+
+def pool_title(pool: str, wager: str | None) -> str:
+    """``pool main (progressive wager)``: a pool by the name ``croupier meters`` and
+    ``--pool`` take (the ledger's, ``[pools.NAME]``), with the wager a player stakes on to
+    feed it when that name differs (the table's ``pool_wagers``: status, the CLI, the demo)."""
+    return f"pool {pool}" + (f" ({wager} wager)" if wager and wager != pool else "")
+
+
+def pool_of_wager(wager: str, pool_wagers: dict[str, str] | None) -> str:
+    """The title of the pool a settlement or a round record names by its ``wager``
+    (``progressive``): ``pool main (progressive wager)`` with the table's ``pool_wagers``
+    (pool name -> wager), ``pool (progressive wager)`` where they are not known (a round file
+    settled away from its table, an older daemon)."""
+    for name, fed_by in (pool_wagers or {}).items():
+        if fed_by == wager:
+            return pool_title(name, wager)
+    return f"pool ({wager} wager)"

@@ -60,10 +60,3 @@ def table_currency(args: argparse.Namespace) -> Currency:
 def currency_json(cur: Currency) -> dict[str, Any]:
     """What JSON output adds beside its integer amounts."""
     return {"currency": cur.code, "minor_units": cur.exponent}
-
-
-def pool_title(pool: str, wager: str | None) -> str:
-    """``pool main (progressive wager)``: a pool by the name ``croupier meters`` and
-    ``--pool`` take (the ledger's, ``[pools.NAME]``), with the wager a player stakes on to
-    feed it when that name differs."""
-    return f"pool {pool}" + (f" ({wager} wager)" if wager and wager != pool else "")

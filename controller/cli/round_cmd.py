@@ -252,7 +252,7 @@ def record_lines(
     """A recorded round (the settlement's input, ``croupier settle``'s file format) for a
     person: the cards, each seat's stakes as money, the pool as it stood, the limits. The
     record itself (minor units) is ``round show --json``."""
-    from controller.cli.money import pool_title
+    from controller.texts import pool_of_wager
     from display.money import format_money
 
     def money(amount: Any) -> str:
@@ -277,9 +277,8 @@ def record_lines(
         other = [k for k in seat if k not in ("seat", "cards", "stakes")]
         parts += [f"{k} {dumps(seat[k])}" for k in other]  # decision, actions: as recorded
         lines.append(f"  seat {seat.get('seat')}: " + "; ".join(parts))
-    pool_of = {bet: name for name, bet in (pool_wagers or {}).items()}
     for bet, pool in (record.get("pools") or {}).items():
-        title = pool_title(pool_of[bet], bet) if bet in pool_of else f"pool ({bet} wager)"
+        title = pool_of_wager(bet, pool_wagers)
         if isinstance(pool, dict):
             shown = ", ".join(f"{k} {money(v)}" for k, v in pool.items())
         else:

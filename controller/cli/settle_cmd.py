@@ -164,10 +164,8 @@ def print_human(
     the wager that feeds it (``progressive``); ``pool_wagers`` (the table's: pool name ->
     wager) names the pool as ``croupier meters`` does (``pool main (progressive wager)``).
     Without it (a round file settled away from its table) the pool is named by its wager."""
-    from controller.cli.money import pool_title
     from controller.engine.wagers import CAP_RULE
-
-    pool_of = {bet: name for name, bet in (pool_wagers or {}).items()}
+    from controller.texts import pool_of_wager
 
     def _money(amount: int) -> str:
         return format_money(amount, cur)  # "EUR 40.00": money as money on every line
@@ -201,5 +199,4 @@ def print_human(
         parts = ", ".join(
             f"{k} {_money(v) if isinstance(v, int) else v}" for k, v in report.items()
         )
-        title = pool_title(pool_of[pool], pool) if pool in pool_of else f"pool ({pool} wager)"
-        print(f"{title}: {parts}")
+        print(f"{pool_of_wager(pool, pool_wagers)}: {parts}")

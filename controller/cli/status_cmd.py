@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from controller.cli.daemon_client import add_socket_flag, call
 from controller.cli.main import add_command
-from controller.cli.money import DEFAULT_CURRENCY, pool_title
+from controller.cli.money import DEFAULT_CURRENCY
 from controller.cli.output import add_json_flag, print_json
+from controller.texts import pool_title
 from display.money import currency, format_money
 
 TYPE_CHECKING = False

@@ -23,6 +23,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.texts import pool_title
 from display.geometry import SignFrame
 from display.money import currency, format_money
 from display.preview import art
@@ -58,13 +59,12 @@ def money(amount: int, code: str, *, with_code: bool = True) -> str:
 
 def pools_text(status: dict[str, Any], code: str) -> str:
     """``pool main (progressive wager) EUR 5,000.45``: each pool by its ledger name (what
-    ``croupier meters --pool`` takes), with the wager that feeds it; ``none`` without."""
+    ``croupier meters --pool`` takes), with the wager that feeds it, as ``croupier status``
+    names it; ``no pool`` without."""
     wagers = status.get("pool_wagers", {})
     return (
         ", ".join(
-            f"pool {name}"
-            + (f" ({wagers[name]} wager)" if wagers.get(name, name) != name else "")
-            + f" {money(amount, code)}"
+            f"{pool_title(name, wagers.get(name))} {money(amount, code)}"
             for name, amount in status["pools"].items()
         )
         or "no pool"
