@@ -2,10 +2,10 @@
 by :func:`controller.cli.main.build_parser`; the quick commands, controller.cli.quick, do
 without a parser), ``croupierd`` and ``make demo``: one-line usage errors naming the option
 (exit status 2), suggestions for typos, examples kept as written, a light ``--version``, and
-paths checked by what the program does with them (:func:`path_argument`). It lives in the
-shared base of ``controller/`` so that the daemon (table) and the demo (rig) use the CLI's
-parser, not copies of it; ``controller.cli.parser`` and ``controller.cli.argtypes`` give the
-CLI's commands the same names."""
+paths checked by what the program does with them (:func:`controller.files.path_argument`).
+It lives in the shared base of ``controller/`` so that the daemon (table) and the demo (rig)
+use the CLI's parser, not copies of it; ``controller.cli.parser`` and
+``controller.cli.argtypes`` give the CLI's commands the same names."""
 
 from __future__ import annotations
 

@@ -113,7 +113,8 @@ def print_report(report: SimReport, *, trace: bool) -> None:
     if report.stopped is not None:
         print(
             f"STOPPED by {report.stopped_by} after {report.rounds} round(s),"
-            f" {len(report.violations)} violation(s); replay: {report.replay()}"
+            f" {len(report.violations)} violation(s); "
+            + (f"replay: {replay}" if (replay := report.replay()) else "nothing to replay")
         )
         for v in report.violations:
             print(f"  {v['invariant']} ({v['round'] or 'table'}): {v['detail']}")

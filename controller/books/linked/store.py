@@ -520,9 +520,10 @@ class PoolTransactions:
         did commit) returns the recorded result when it asks the same, as the local ledger
         does: the rule, the cause and, if it gives ``final``, the same stakes on this pool's
         bet (a repeat without them contradicts nothing). RoundConflictError, naming what
-        differs, when it asks another. A void of an abandoned opening returns the
-        abandonment (the store never counted the round: nothing to compare). RoundStateError
-        for a settled or unknown round."""
+        differs, when it asks another rule or cause; other stakes on the pool's bet are
+        BadRoundError (PRG-2, checked first, as the local ledger does). A void of an
+        abandoned opening returns the abandonment (the store never counted the round:
+        nothing to compare). RoundStateError for a settled or unknown round."""
 
         async def work() -> RoundVoided:
             locked = await lock_pool(self.conn, self.pool)

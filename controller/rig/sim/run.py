@@ -48,10 +48,12 @@ class SimReport:
         """The signal that stopped the run, as a shell names it (None: it played out)."""
         return None if self.stopped is None else str(self.stopped) or "SIGINT"
 
-    def replay(self) -> str:
+    def replay(self) -> str | None:
         """The command that plays this run again: up to the failing round (with its trace),
-        or the rounds played before a stop."""
+        or the rounds played before a stop (None: stopped before any round was played)."""
         s = self.settings
+        if self.stopped and not self.violations and self.rounds == 0:
+            return None
         rounds, trace = (
             (self.rounds, "")
             if self.stopped and not self.violations
@@ -67,6 +69,8 @@ class SimReport:
 
     def to_json(self) -> dict[str, Any]:
         s = self.settings
+        # a replay is named after a violation or a stop (none when nothing was played)
+        replay = self.replay() if self.violations or self.stopped is not None else None
         return {
             "profile": s.profile,
             "seed": s.seed,
@@ -84,7 +88,7 @@ class SimReport:
             "outcomes": self.outcomes,
             "violations": self.violations,
             **({"stopped_by": self.stopped_by} if self.stopped is not None else {}),
-            **({"replay": self.replay()} if self.violations or self.stopped else {}),
+            **({"replay": replay} if replay else {}),
         }
 
 
