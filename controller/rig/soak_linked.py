@@ -85,8 +85,10 @@ def link_overrides(table_id: str, dsn: str) -> dict[str, Any]:
         "seed": None,
         "contribution_rate": None,
     }
-    return merged(
-        SOAK_OVERRIDES, {"table": {"id": table_id, "seats": SEATS}, "pools": {POOL: link}}
+    return merged(  # overrides merged into overrides: the link's Nones remove the file's keys
+        SOAK_OVERRIDES,
+        {"table": {"id": table_id, "seats": SEATS}, "pools": {POOL: link}},
+        keep_none=True,
     )
 
 

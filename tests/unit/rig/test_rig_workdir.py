@@ -55,3 +55,13 @@ def test_an_override_of_a_table_the_configuration_lacks_writes_no_none() -> None
     base = {"shuffler": {"port": "/dev/ttyUSB0"}}
     overrides = {"shuffler": {"emulator": {"baud": None}}, "rig": {"a": {"b": None}, "c": 1}}
     assert merged(base, overrides) == {"shuffler": {"port": "/dev/ttyUSB0"}, "rig": {"c": 1}}
+
+
+def test_a_linked_soak_tables_overrides_still_remove_the_pools_local_parameters():
+    """The linked soak merges its link into the soak's overrides (keep_none): its Nones must
+    reach the table's file, where they remove the pool's seed and rate (a linked pool's are
+    the store's). Dropped there, every linked table was refused at its start."""
+    from controller.rig.soak_linked import POOL, link_overrides
+
+    pool = link_overrides("CH-9", "postgresql://x")["pools"][POOL]
+    assert pool["seed"] is None and pool["contribution_rate"] is None
