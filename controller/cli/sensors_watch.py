@@ -49,7 +49,8 @@ async def watch(args: argparse.Namespace, gpio: GpioConfig, factory: Factory, so
             if timeout is not None and timeout <= 0:
                 break
             try:
-                event = await asyncio.wait_for(table.next_event(), timeout)
+                async with asyncio.timeout(timeout):
+                    event = await table.next_event()
             except TimeoutError:
                 break
             count += 1

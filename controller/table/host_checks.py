@@ -91,7 +91,8 @@ async def probe_clock() -> ClockStatus:
     except FileNotFoundError:
         return _adjtimex_status()
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), TIMEDATECTL_TIMEOUT)
+        async with asyncio.timeout(TIMEDATECTL_TIMEOUT):
+            out, err = await proc.communicate()
     except TimeoutError:
         proc.kill()
         await proc.wait()

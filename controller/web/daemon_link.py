@@ -46,7 +46,8 @@ class DaemonLink:
             raise ControlError(f"the web service does not send {cmd!r}", "refused")
         async with self._lock:
             try:
-                return await asyncio.wait_for(self._ask(cmd, credential, args), self.timeout)
+                async with asyncio.timeout(self.timeout):
+                    return await self._ask(cmd, credential, args)
             except TimeoutError:
                 await self.close()
                 raise DaemonUnreachable(f"no answer within {self.timeout:g} s") from None

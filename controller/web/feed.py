@@ -91,8 +91,9 @@ class TableFeed:
             await self.poll_once()
             interval = self.config.poll if self.watchers else self.config.idle_poll
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), interval)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout, not wait_for: see
+                async with asyncio.timeout(interval):  # tests/unit/test_no_wait_for.py
+                    await self._wake.wait()
 
     def wake(self) -> None:
         """Poll everything now (after an acknowledgement, or when a page starts watching)."""
@@ -177,9 +178,8 @@ class TableFeed:
         """Wait until the page's version differs from ``seen`` (or ``timeout``)."""
         async with self._changed:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self._changed.wait_for(lambda: self.version != seen), timeout
-                )
+                async with asyncio.timeout(timeout):
+                    await self._changed.wait_for(lambda: self.version != seen)
             return self.version
 
     # --- for the pages -----------------------------------------------------------------

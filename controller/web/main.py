@@ -80,7 +80,8 @@ async def serve(config: WebConfig) -> None:
     finally:
         await app[EDGES].close()  # its child process goes first, whatever happens next
         try:
-            await asyncio.wait_for(runner.cleanup(), CLEANUP_SECONDS)
+            async with asyncio.timeout(CLEANUP_SECONDS):
+                await runner.cleanup()
         except TimeoutError:
             log.warning("stopping took longer than %g s; leaving anyway", CLEANUP_SECONDS)
 

@@ -185,7 +185,8 @@ class LinkedPool:
 
     async def wait_up(self, timeout: float | None = None) -> None:
         """Wait until the link is up (TimeoutError after ``timeout`` seconds)."""
-        await asyncio.wait_for(self._up.wait(), timeout)
+        async with asyncio.timeout(timeout):
+            await self._up.wait()
 
     async def events(self) -> AsyncIterator[LinkEvent]:
         """Every link change and amount change from now on, starting with the current state
@@ -243,10 +244,10 @@ class LinkedPool:
             if delay > 0:
                 await asyncio.sleep(delay)
             try:
-                await asyncio.wait_for(
-                    self._connect(),
-                    self.settings.connect_timeout + 4 * self.settings.operation_timeout,
-                )
+                async with asyncio.timeout(
+                    self.settings.connect_timeout + 4 * self.settings.operation_timeout
+                ):
+                    await self._connect()
             except (psycopg.Error, OSError, TimeoutError, LedgerError) as exc:
                 what = "" if isinstance(exc, LedgerError) else f"cannot reach pool {self.pool}: "
                 self._lose(what + one_line(exc))
@@ -323,13 +324,13 @@ class LinkedPool:
         while True:
             async for note in listener.notifies(timeout=self.settings.heartbeat):
                 self._on_notify(note.payload)
-            amount, seed, seq = await asyncio.wait_for(
-                store.pool_amount(listener, self.pool), timeout
-            )
+            async with asyncio.timeout(timeout):
+                amount, seed, seq = await store.pool_amount(listener, self.pool)
             self._read(AmountChanged(self.name, amount, seed, seq))
             if not self._write_lock.locked():
                 async with self._write_lock:
-                    await asyncio.wait_for(self._ping_writer(), timeout)
+                    async with asyncio.timeout(timeout):
+                        await self._ping_writer()
 
     async def _ping_writer(self) -> None:
         writer = self._writer
