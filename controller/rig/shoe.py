@@ -310,7 +310,7 @@ class ShoeSoak:
                     seen, played = self.dealer.play_shoe(plan, stakes)
                 except RigFailure as exc:  # the table did not do what the rules say: report it
                     self.report.rounds += 1
-                    first = str(exc).splitlines()[0]
+                    first = "; ".join(str(exc).splitlines())  # with what the table was
                     where = f"a round with {plan.fault or 'no fault'}"
                     self.report.problems.append(f"{where}: {first}")
                     self.dealer.ready()
