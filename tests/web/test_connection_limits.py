@@ -97,6 +97,12 @@ async def open_stream(
     return response
 
 
+def run_logged(caplog: pytest.LogCaptureFixture, scenario: Any) -> None:
+    """Run the test's ``scenario`` coroutine function with every log record captured."""
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(scenario())
+
+
 def assert_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
     """No traceback and nothing at ERROR in the log."""
     for record in caplog.records:
@@ -138,8 +144,7 @@ def test_a_flood_of_silent_connections_is_held_to_the_cap_and_the_pit_still_gets
                 for s in flood:
                     s.close()
 
-    with caplog.at_level(logging.DEBUG):
-        asyncio.run(scenario())
+    run_logged(caplog, scenario)
     lines = assert_quiet_log(caplog)
     assert any("oldest idle one is closed" in line for line in lines), lines
 
@@ -216,8 +221,7 @@ def test_streams_beyond_their_limits_are_refused_and_a_logged_in_user_still_goes
                 for session in (local, other, third, pit):
                     await session.close()
 
-    with caplog.at_level(logging.DEBUG):
-        asyncio.run(scenario())
+    run_logged(caplog, scenario)
     lines = assert_quiet_log(caplog)
     assert any("live stream refused" in line for line in lines), lines
     assert any("new connections are refused (503)" in line for line in lines), lines
@@ -245,8 +249,7 @@ def test_two_hundred_refused_streams_are_two_log_lines(tmp_path, caplog):
                 await refused.read()
             first.close()
 
-    with caplog.at_level(logging.DEBUG):
-        asyncio.run(scenario())
+    run_logged(caplog, scenario)
     lines = assert_quiet_log(caplog)
     assert len(lines) == 2, lines
     assert "1 live pages open without a login" in lines[0]
@@ -294,8 +297,7 @@ def test_request_bodies_that_never_arrive_do_not_hold_every_connection(tmp_path,
                 for s in flood:
                     s.close()
 
-    with caplog.at_level(logging.DEBUG):
-        asyncio.run(scenario())
+    run_logged(caplog, scenario)
     assert_no_traceback(caplog)
 
 
@@ -317,8 +319,7 @@ def test_a_refused_client_gone_at_once_is_no_traceback(tmp_path, caplog):
                 for s in busy:
                     s.close()
 
-    with caplog.at_level(logging.DEBUG):
-        asyncio.run(scenario())
+    run_logged(caplog, scenario)
     assert_no_traceback(caplog)
 
 
@@ -353,8 +354,7 @@ def test_clients_that_never_read_their_answers_do_not_hold_every_connection(tmp_
                     s.close()
             await asyncio.sleep(0.2)
 
-    with caplog.at_level(logging.DEBUG):
-        asyncio.run(scenario())
+    run_logged(caplog, scenario)
     assert_no_traceback(caplog)
 
 
