@@ -419,7 +419,11 @@ def run_shoe_soak(
         sims = [
             stack.enter_context(
                 SimTable(
-                    SHOE_CONFIG, overrides=merged(SOAK_OVERRIDES, {"table": {"id": f"SOAK-BJ-{n}"}})
+                    SHOE_CONFIG,
+                    # overrides merged into overrides: a None still removes the file's key
+                    overrides=merged(
+                        SOAK_OVERRIDES, {"table": {"id": f"SOAK-BJ-{n}"}}, keep_none=True
+                    ),
                 )
             )
             for n in range(1, tables + 1)
