@@ -17,11 +17,14 @@
   while the cable was out, whose event is retransmitted once the link is back and the host
   has put the shoe in play again. Such a card continues the order of the shoe before the
   shuffle, which took it back: it is **late** (:meth:`CardOrder.late`), not a card of this
-  shoe and no protocol violation. Events keep their order, so late cards can only come before
-  the first card of the new shoe. When no card of the shoe came before the next SHUFFLE (two
-  in a row), the late card's index is the new shoe's first too: then the ``STATUS`` the host
-  asks before every SHUFFLE settles it (:meth:`CardOrder.device_drawn`: the cards the machine
-  says left the shoe, less those the host saw, are still on their way).
+  shoe and no protocol violation. The retransmission backs off to 2 s, so the link may go down
+  and up again, and the host shuffle again, before it arrives: late cards may belong to any
+  earlier shoe (the last :data:`OLD_SHOES`), each continuing its own order. Events keep their
+  order, so late cards come oldest shoe first, and none after the first card of the current
+  shoe. When no card of a shoe came before the next SHUFFLE (two in a row), the late card's
+  index is the new shoe's first too: then the ``STATUS`` the host asks before every SHUFFLE
+  settles it (:meth:`CardOrder.device_drawn`: the cards the machine says left the shoe, less
+  those the host saw, are still on their way).
 - :func:`reply_mismatch`: a reply that decodes and carries the request's ``SEQ`` must also
   answer *that* request: a ``DEAL`` reply echoes the tag and the count requested and holds at
   most that many cards when complete; a ``SHUFFLE`` reply names the mode asked for; a
@@ -32,7 +35,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from firmware_bridge.messages import (
@@ -87,14 +90,25 @@ class EventWindow:
 
 
 @dataclass
+class OldShoe:
+    """A shoe a shuffle took back whose cards may still arrive (see the module docstring)."""
+
+    next: int  # the index its next late card would carry
+    unseen: int  # cards its last STATUS said left it that the host had not seen then
+
+
+OLD_SHOES = 16  # the earlier shoes remembered; a shuffle beyond forgets the oldest
+
+
+@dataclass
 class CardOrder:
-    """The next shoe card index expected (None: not known yet, the next one sets it), and
-    the next one of the shoe before the last shuffle (None: no late card can come)."""
+    """The next shoe card index expected (None: not known yet, the next one sets it), and the
+    shoes before the last shuffles whose late cards may still come, oldest first (empty once a
+    card of the current shoe arrived: events keep their order)."""
 
     expected: int | None = None
-    before_shuffle: int | None = None
     unseen: int = 0  # cards the machine's last STATUS says left the shoe, not yet seen
-    late_count: int = 0  # of those, the ones still to come after the last shuffle
+    old: list[OldShoe] = field(default_factory=list)
 
     def device_drawn(self, drawn: int) -> None:
         """A ``STATUS`` in shoe mode: ``drawn`` cards left the shoe since its shuffle."""
@@ -102,25 +116,29 @@ class CardOrder:
             self.unseen = max(0, drawn - (self.expected - 1))
 
     def shuffled(self) -> None:
-        self.before_shuffle, self.late_count, self.unseen = self.expected, self.unseen, 0
-        self.expected = 1
+        if self.expected is not None:
+            self.old = [*self.old, OldShoe(self.expected, self.unseen)][-OLD_SHOES:]
+        self.expected, self.unseen = 1, 0
 
     def reinserted(self, accepted: int) -> None:
         if self.expected is not None:
             self.expected = max(1, self.expected - accepted)
 
     def forget(self) -> None:
-        self.expected = self.before_shuffle = None
-        self.unseen = self.late_count = 0
+        self.expected, self.unseen, self.old = None, 0, []
 
     def late(self, index: int) -> bool:
-        """True for a card of the shoe before the last shuffle (see the module docstring);
-        not for a card of this one, after which no late card can come."""
-        if self.before_shuffle == index and (index != self.expected or self.late_count > 0):
-            self.before_shuffle += 1
-            self.late_count = max(0, self.late_count - 1)
-            return True
-        self.before_shuffle, self.late_count = None, 0
+        """True for a card of a shoe before the last shuffle(s) (see the module docstring):
+        the next card of one of them, oldest first; when that index is also the current
+        shoe's next one, only while that shoe's STATUS says a card of it is still to come.
+        A late card of a shoe means none of the shoes before it has any left to send; a card
+        of the current shoe, that none has."""
+        for n, shoe in enumerate(self.old):
+            if shoe.next == index and (index != self.expected or shoe.unseen > 0):
+                del self.old[:n]
+                shoe.next, shoe.unseen = index + 1, max(0, shoe.unseen - 1)
+                return True
+        self.old.clear()
         return False
 
     def check(self, index: int) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from linksim import LinkSim
 
 from firmware_bridge.messages import CardEvent, ShuffleMode, ShuffleRequest, StatusRequest
-from firmware_bridge.ordering import CardOrder
+from firmware_bridge.ordering import OLD_SHOES, CardOrder
 from firmware_bridge.session import DeviceEvent, ProtocolViolation
 
 
@@ -77,6 +77,70 @@ def test_a_card_drawn_between_two_shuffles_is_late_on_the_link():
     sim.advance(sim.now + 10.0)
     assert cards(sim) == [1, 2]
     assert sim.of_type(ProtocolViolation) == [] and sim.host.stats["cards_before_shuffle"] == 1
+
+
+def test_late_cards_of_two_earlier_shoes_each_continue_their_own_order_on_the_link():
+    """Found by the trilux-gr soak (seeds 14 and 24, the cable pulled in two rounds in a row):
+    the card drawn while the cable was out the first time arrived after the second SHUFFLE,
+    its event's retransmission backed off; it was taken for a skip in the current shoe (MD-S2
+    for a good round)."""
+    sim = LinkSim()
+    sim.reply(sim.host.identify_request())
+    sim.reply(ShuffleRequest(ShuffleMode.SHOE))
+    for _ in range(3):
+        sim.device.draw_card(sim.now)
+    sim.advance(sim.now + 0.5)
+    for _ in range(2):  # two cable pulls, a card drawn during each, the shoe shuffled after
+        sim.cable = False
+        sim.device.draw_card(sim.now)
+        sim.advance(sim.now + 0.05)
+        sim.cable = True
+        sim.reply(StatusRequest())
+        sim.reply(ShuffleRequest(ShuffleMode.SHOE))
+    for _ in range(2):
+        sim.device.draw_card(sim.now)
+    sim.advance(sim.now + 10.0)
+    assert cards(sim) == [1, 2, 3, 1, 2]
+    assert sim.of_type(ProtocolViolation) == []
+    assert sim.host.stats["cards_before_shuffle"] == 2 and sim.host.stats["card_order"] == 0
+
+
+def test_late_cards_come_oldest_shoe_first_and_stop_at_the_current_shoes_first():
+    order = CardOrder()
+    order.shuffled()
+    assert [order.check(i) for i in range(1, 7)] == [None] * 6
+    order.device_drawn(8)  # two of the first shoe still on their way
+    order.shuffled()
+    order.device_drawn(1)  # one of the second
+    order.shuffled()
+    assert order.late(7) and order.late(8)  # the first shoe's, in its order
+    assert order.late(1)  # the second shoe's only card (its STATUS said one was to come)
+    assert not order.late(7)  # the first shoe has nothing left once the second's came
+    assert order.check(7) == "shoe card index 7 where 1 was next (6 card(s) skipped)"
+
+
+def test_a_card_of_the_current_shoe_ends_every_earlier_shoes_late_cards():
+    order = CardOrder()
+    order.shuffled()
+    assert order.check(1) is None
+    order.shuffled()
+    order.shuffled()
+    assert not order.late(1) and order.check(1) is None
+    assert not order.late(2) and order.check(2) is None  # the first shoe's next, but too late
+
+
+def test_only_so_many_earlier_shoes_are_remembered():
+    def after(shuffles: int) -> bool:
+        """Whether the first shoe's next card (2) is late after that many more shuffles."""
+        order = CardOrder()
+        order.shuffled()
+        assert order.check(1) is None
+        for _ in range(shuffles):
+            order.shuffled()
+        return order.late(2)
+
+    assert after(OLD_SHOES) is True
+    assert after(OLD_SHOES + 1) is False  # the first shoe is forgotten
 
 
 def test_a_skip_right_after_a_shuffle_is_still_a_violation():
