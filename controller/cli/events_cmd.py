@@ -86,6 +86,7 @@ JOURNAL_KINDS = (
     "selfcheck.failed",
     "selfcheck.passed",
     "sensor-ignored",
+    "shoe-shuffled",
     "showdown-waiting",
     "shuffle-audit-alarm",
     "shuffler-fault",

@@ -313,8 +313,12 @@ class ShoeSoak:
                     first = "; ".join(str(exc).splitlines())  # with what the table was
                     where = f"a round with {plan.fault or 'no fault'}"
                     self.report.problems.append(f"{where}: {first}")
-                    self.dealer.ready()
                     progress()
+                    try:
+                        self.dealer.ready()
+                    except RigFailure as stuck:  # e.g. a round still waiting for a card
+                        self.report.problems.append(f"this table stopped: {stuck}")
+                        break
                     continue
                 self.book(seen, played)
                 progress()
@@ -337,12 +341,12 @@ class ShoeSoak:
         if seen.outcome == "settled":
             self.tally.settle(played)
         self.tally.rounds[played.round_id] = played
-        expect = plan.fault.expect if plan.fault is not None else None
+        expect = plan.fault.expect if plan.fault is not None else "verified"
         if expect is not None and not seen.killed:
             got = "verified" if seen.outcome == "settled" else seen.rule
             if got != expect:
                 report.problems.append(
-                    f"{played.round_id}: {plan.fault} gave {got}, {expect} expected"
+                    f"{played.round_id}: {plan.fault or 'no fault'} gave {got}, {expect} expected"
                 )
 
     def reconcile(self) -> list[str]:

@@ -124,6 +124,7 @@ class TableLogic:
         settings = MachineSettings(
             config.table_id,
             packet_timeout=config.shuffler.packet_timeout,
+            shoe_penetration=config.shuffler.shoe_penetration,
             settled_display=config.settled_display,
             limits=config.limits,
         )

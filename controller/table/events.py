@@ -49,6 +49,7 @@ class Condition(StrEnum):
     LEDGER = "ledger"  # the ledger cannot commit
     DECK = "deck"  # deck out of play until the dealer confirms a replacement
     SHUFFLER = "shuffler"  # the machine reports a fault or an open door
+    SHOE = "shoe"  # the shoe is shuffled again: its cut card came (controller.table.shoe)
     CLOCK = "clock"  # the system clock is not synchronised (controller.table.host_checks)
     LEDGER_STORAGE = "ledger-storage"  # the ledger is on a volatile filesystem (host_checks)
     PROGRESSIVE_LINK = "progressive-link"  # a linked pool is unreachable: no progressive stakes
@@ -116,6 +117,13 @@ class PacketDelivered:
 @dataclass(frozen=True)
 class ShufflerFault:
     description: str
+
+
+@dataclass(frozen=True)
+class ShoeShuffled:
+    """The shoe was shuffled in SHOE mode (at identify, or at its cut card): ``cards`` in it."""
+
+    cards: int
 
 
 @dataclass(frozen=True)
@@ -220,6 +228,7 @@ Event = (
     | TechnicianKeyTurned
     | PacketDelivered
     | ShufflerFault
+    | ShoeShuffled
     | LedgerResult
     | PoolAmount
     | RoundsRecorded
@@ -295,7 +304,8 @@ class RequestPacket:
 
 @dataclass(frozen=True)
 class ShuffleDeck:
-    """Shuffler: shuffle the deck for the round about to be dealt (hand-forming, CH-1)."""
+    """Shuffler: shuffle the deck for the round about to be dealt (hand-forming, CH-1), or
+    (a shoe) every card back into the shoe and shuffled, at its cut card."""
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,9 @@ from controller.table.events import (
     SeatDecision,
     SeatHealth,
     SettleRound,
+    ShoeShuffled,
     ShowWinners,
+    ShuffleDeck,
     ShufflerFault,
     StakeSensed,
     TechnicianKeyTurned,
@@ -126,6 +128,7 @@ from controller.table.exposure import (
 )
 from controller.table.machine_settings import MachineSettings
 from controller.table.seats import ReportedSeats, SeatBoard
+from controller.table.shoe import ShoeCount
 from display.money import money_writer
 
 Deal = HandFormingDeal | ShoeDeal | ManualDeal
@@ -273,6 +276,8 @@ class TableMachine:
         self.next_round = next_round
         self._numbering_unsure = linked
         self._pending_settle = False
+        # a blackjack shoe's cards left, for its cut card (controller.table.shoe)
+        self.shoe = ShoeCount(settings.shoe_penetration) if profile.game == "blackjack" else None
         self._handlers: dict[type, Callable[[Any, float], list[Effect]]] = {
             Tick: self._on_tick,
             ConditionChanged: self._on_condition,
@@ -282,6 +287,7 @@ class TableMachine:
             DealerPressed: self._on_button,
             PacketDelivered: self._on_packet,
             ShufflerFault: self._on_shuffler_fault,
+            ShoeShuffled: self._on_shoe_shuffled,
             LedgerResult: self._on_ledger_result,
             PoolAmount: self._on_pool_amount,
             RoundsRecorded: self._on_rounds_recorded,
@@ -744,6 +750,8 @@ class TableMachine:
         return entered
 
     def _on_packet(self, event: PacketDelivered, now: float) -> list[Effect]:
+        if self.shoe is not None:  # a blackjack table's cards all come from its shoe
+            self.shoe.dealt(event.packet.count)  # whatever the round makes of it, it left
         r = self.round
         if event.round_id is not None and (r is None or event.round_id != r.round_id):
             # the answer to a request of a round that is over (a slow link): not this deal
@@ -892,6 +900,13 @@ class TableMachine:
             effects += self._after_verdict(self.round.deal.fault(event.description, now), [], now)
         return effects
 
+    def _on_shoe_shuffled(self, event: ShoeShuffled, now: float) -> list[Effect]:
+        if self.shoe is None:
+            return [AppendJournal("shoe-shuffled", {"cards": event.cards, "ignored": "no shoe"})]
+        self.shoe.shuffled(event.cards)
+        effects: list[Effect] = [AppendJournal("shoe-shuffled", {"cards": event.cards})]
+        return effects + self._on_condition(ConditionChanged(Condition.SHOE, False), now)
+
     def _after_verdict(self, verdict: Verdict, requests: list[Effect], now: float) -> list[Effect]:
         r = self.round
         assert r is not None
@@ -1017,12 +1032,23 @@ class TableMachine:
     def _end_round(self, cause: str, now: float) -> list[Effect]:
         finished = self.round
         void = self.state == TableState.VOID
+        reshuffle = self._shoe_at_cut()
         target = TableState.OPEN if self._can_open() else TableState.CLOSED
         move = self._move(target, cause)
         self.round = None
         self.declared = set()
         ended = AppendJournal("round-ended", {"round": finished.round_id if finished else None})
-        return [move, ended, EndSeatRound(void=void)]
+        return [*reshuffle, move, ended, EndSeatRound(void=void)]
+
+    def _shoe_at_cut(self) -> list[Effect]:
+        """A shoe dealt past its cut card is shuffled before the next round, the table closed
+        meanwhile (the ``shoe`` condition; :class:`ShoeShuffled` clears it)."""
+        shoe = self.shoe
+        if shoe is None or not shoe.past_cut() or Condition.SHOE in self.conditions:
+            return []
+        self.conditions[Condition.SHOE] = detail = shoe.describe()
+        journal = {"name": Condition.SHOE, "blocking": True, "detail": detail}
+        return [AppendJournal("condition", journal), ShuffleDeck()]
 
     def _on_jackpot_ack(self, event: JackpotAck, now: float) -> list[Effect]:
         self._take(JackpotAck, "jackpot-ack-ignored", state=self.state.value)
@@ -1061,4 +1087,4 @@ class TableMachine:
                 else None
             ),
             "pools": {name: amount for name, (amount, _seed) in self.pools.items()},
-        }
+        } | ({"shoe": self.shoe.to_json()} if self.shoe is not None else {})

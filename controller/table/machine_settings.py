@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from controller.engine.wagers import Limit
 
+PENETRATION_RANGE = (50, 90)  # percent: the limits of ``[shuffler] shoe_penetration``
+
 
 @dataclass(frozen=True)
 class MachineSettings:
@@ -16,3 +18,4 @@ class MachineSettings:
     packet_timeout: float = 10.0  # seconds without a packet during a deal: MD-S2
     settled_display: float = 15.0  # seconds SETTLED stays before the table reopens
     limits: Mapping[str, Limit] = field(default_factory=dict)  # the table's [limits]
+    shoe_penetration: int = 75  # percent of a shoe dealt before it is shuffled again

@@ -48,6 +48,7 @@ from controller.table.events import (
     Event,
     ReinsertCards,
     RequestPacket,
+    ShoeShuffled,
     ShuffleDeck,
     ShufflerFault,
 )
@@ -258,10 +259,11 @@ class ShufflerLink:
         await self._check_deck()
         if self.shoe:  # blackjack: the machine works as a shoe, reporting every card
             try:
-                await self.client.shuffle(ShuffleMode.SHOE)
+                shuffled = await self.client.shuffle(ShuffleMode.SHOE)
             except (LinkError, DriverError) as exc:
                 self.post(ConditionChanged(Condition.LINK, True, f"shoe mode refused: {exc}"))
                 return
+            self.post(ShoeShuffled(shuffled.cards))
         self._identified = True
         self.post(ConditionChanged(Condition.LINK, False))
 
@@ -317,7 +319,7 @@ class ShufflerLink:
                 continue
             try:
                 if isinstance(effect, ShuffleDeck):
-                    await self.client.shuffle(ShuffleMode.HAND_FORMING)
+                    await self._shuffle()
                 elif isinstance(effect, RequestPacket):
                     await self._deal(effect, round_id)
                 elif isinstance(effect, ReinsertCards):
@@ -335,6 +337,22 @@ class ShufflerLink:
                     await self._identify(only_if_needed=True)
             except (LinkError, DriverError) as exc:
                 self.post(ShufflerFault(f"{type(effect).__name__}: {exc}"))
+
+    async def _shuffle(self) -> None:
+        """Hand-forming: the deck of the next round. A shoe at its cut card: every card back
+        in it and shuffled (controller.table.shoe); a shoe whose SHUFFLE failed is identified
+        again, SHOE mode and all, after the identify's pause, the table closed meanwhile."""
+        if not self.shoe:
+            await self.client.shuffle(ShuffleMode.HAND_FORMING)
+            return
+        try:
+            shuffled = await self.client.shuffle(ShuffleMode.SHOE)
+        except (LinkError, DriverError):
+            self._identified = False
+            if not self._link_down:  # a link down identifies it when it comes back
+                self._retry_later()
+            raise
+        self.post(ShoeShuffled(shuffled.cards))
 
     def identity_json(self) -> dict[str, Any] | None:
         """The shuffler as the link identified it (model, serial, firmware and its SHA-256)."""

@@ -9,7 +9,9 @@ with its key and reason, and the daemon refuses to start on any):
                  (the daemon starts the reference emulator on a pty: the sim table),
                  ``baud``, ``firmware_allow`` (SHA-256 of the shuffler firmware builds this
                  table trusts; an unknown build keeps the table CLOSED; the examples' all-zero
-                 placeholder is refused on a real table), ``packet_timeout``
+                 placeholder is refused on a real table), ``packet_timeout``,
+                 ``shoe_penetration`` (a blackjack shoe: percent of its cards dealt before
+                 the cut card, 50..90, default 75; controller.table.shoe)
 ``[shuffler.emulator]`` (with ``emulate``): ``decks``, ``seed`` (tests only), ``baud`` pacing,
                  ``trusted`` (default true: the emulator's own build is allowed)
 ``[gpio]``, ``[sign]`` the table I/O (drivers.tableio; docs/tableio.md); pins of a Pi bus that
@@ -68,7 +70,7 @@ from controller.engine.profiles import Profile, load_profile
 from controller.engine.wagers import GAME_WAGER_RULE, Limit, parse_limits
 from controller.table.credentials import check_stored
 from controller.table.host_settings import HostSettings, read_host_settings
-from controller.table.machine_settings import MachineSettings
+from controller.table.machine_settings import PENETRATION_RANGE, MachineSettings
 from controller.validation import (
     ConfigError,
     DocumentLimitsError,
@@ -111,6 +113,7 @@ class ShufflerSettings:
     baud: int = 115200
     firmware_allow: tuple[str, ...] = ()
     packet_timeout: float = MachineSettings.packet_timeout
+    shoe_penetration: int = MachineSettings.shoe_penetration
     emulator: EmulatorSettings | None = None
 
 
@@ -260,6 +263,13 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
         default=ShufflerSettings.packet_timeout,
         check=_seconds,
     )
+    low, high = PENETRATION_RANGE
+    penetration = sec.get(
+        "shoe_penetration",
+        int,
+        default=ShufflerSettings.shoe_penetration,
+        check=lambda v: None if low <= v <= high else f"must be {low}..{high} (percent)",
+    )
     emulator = None
     emu = sec.section("emulator", required=False)
     if emu is not None:
@@ -290,6 +300,7 @@ def _read_shuffler(sec: Section | None) -> ShufflerSettings | None:
         baud=baud or ShufflerSettings.baud,
         firmware_allow=tuple(allow),
         packet_timeout=float(timeout or ShufflerSettings.packet_timeout),
+        shoe_penetration=penetration or ShufflerSettings.shoe_penetration,
         emulator=emulator,
     )
 

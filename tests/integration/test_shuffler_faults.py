@@ -16,6 +16,7 @@ from controller.table.events import (
     ConditionChanged,
     PacketDelivered,
     RequestPacket,
+    ShoeShuffled,
     ShuffleDeck,
     ShufflerFault,
 )
@@ -174,6 +175,53 @@ def test_a_shoe_that_refused_shoe_mode_is_identified_again_after_the_technicians
     refused, opened = run_link(emulator, scenario, shoe=True, wait_up=False)
     assert "MISFEED" in refused.detail
     assert opened.detail == ""
+
+
+def test_a_shoe_at_its_cut_card_is_shuffled_in_shoe_mode_and_says_how_many_cards(emulator):
+    """The table's ShuffleDeck on a shoe (its cut card: controller.table.shoe) puts every
+    card back and shuffles in SHOE mode; identify and reshuffle both tell the table how many
+    cards the shoe holds (before, only an identify shuffled a shoe, and it ran dry)."""
+
+    async def scenario(link, posted):
+        first = await posted.until(lambda e: isinstance(e, ShoeShuffled))
+        await posted.until(link_condition(False))
+        for _ in range(3):
+            emulator.call(lambda fw, now: fw.draw_card(now))
+        for _ in range(3):
+            await posted.until(lambda e: isinstance(e, PacketDelivered))
+        link.submit(ShuffleDeck())
+        again = await posted.until(lambda e: isinstance(e, ShoeShuffled))
+        emulator.call(lambda fw, now: fw.draw_card(now))
+        card = await posted.until(lambda e: isinstance(e, PacketDelivered))
+        state = emulator.call(lambda fw, now: (fw.machine.mode, len(fw.machine.stack)))
+        return first, again, card, state
+
+    first, again, card, (mode, stack) = run_link(emulator, scenario, shoe=True, wait_up=False)
+    assert first == again == ShoeShuffled(52)
+    assert card.packet.destination == "shoe"  # the new shoe's first card, in order
+    assert mode == ShuffleMode.SHOE and stack == 51
+
+
+def test_a_shoe_whose_reshuffle_failed_is_identified_again_and_shuffled(emulator, monkeypatch):
+    monkeypatch.setattr(shuffler_link, "IDENTIFY_RETRY_FIRST", 0.05)
+
+    async def scenario(link, posted):  # the link is up: identified, the shoe shuffled
+        shuffle, failed = link.client.shuffle, []
+
+        async def refused_once(mode):
+            if not failed:
+                failed.append(mode)
+                raise LinkTimeout("SHUFFLE: no reply")
+            return await shuffle(mode)
+
+        link.client.shuffle = refused_once
+        link.submit(ShuffleDeck())
+        fault = await posted.until(lambda e: isinstance(e, ShufflerFault))
+        return fault, await posted.until(lambda e: isinstance(e, ShoeShuffled)), failed
+
+    fault, shuffled, failed = run_link(emulator, scenario, shoe=True)
+    assert failed == [ShuffleMode.SHOE] and "no reply" in fault.description
+    assert shuffled == ShoeShuffled(52)  # the identify tried again put the shoe in play
 
 
 @pytest.fixture

@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 
 MAINS = (1000, 2000, 5000)
 ROYALS = 0.01  # share of hold'em rounds dealt a royal flush on purpose (jackpots, resets)
-SHOE_LOW = 80  # cards left in the shoe below which it is shuffled again between rounds
 CARD_WAIT = 3.0  # seconds a dealer waits for the table to see the card drawn
 TRILUX = (0, 0, 100, 500)
 # the misdeal a dealer declares for cards exposed in the deal: by hand one card is enough
@@ -336,12 +335,6 @@ class Dealer:
         w = self.world
         if self.plan is None:
             if self._clear_excluded():
-                return
-            if w.shoe and len(w.shuffler.machine.stack) < SHOE_LOW:
-                # the shoe runs low: a technician restarts it, the table identifies it and
-                # puts it in SHOE mode again (a fresh shuffle of every card)
-                w.shuffler.reboot(w.now)
-                self.next_at = w.now + 3.0
                 return
             self._lift_all()
             self.plan = plan = self._plan()

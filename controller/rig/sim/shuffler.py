@@ -27,6 +27,7 @@ from controller.table.events import (
     Event,
     ReinsertCards,
     RequestPacket,
+    ShoeShuffled,
     ShuffleDeck,
     ShufflerFault,
 )
@@ -56,6 +57,7 @@ from firmware_bridge.messages import (
     ReinsertRequest,
     ResetRequest,
     ShuffleMode,
+    ShuffleReply,
     ShuffleRequest,
     StatusReply,
     StatusRequest,
@@ -303,18 +305,20 @@ class SimShuffler:
         yield from self._check_deck()
         if self.shoe:
             try:
-                yield ShuffleRequest(ShuffleMode.SHOE)
+                shuffled = yield ShuffleRequest(ShuffleMode.SHOE)
             except RequestFailed as exc:
                 self.post(ConditionChanged(Condition.LINK, True, f"shoe mode refused: {exc}"))
                 self._identify_ended = True
                 return
+            assert isinstance(shuffled, ShuffleReply)
+            self.post(ShoeShuffled(shuffled.cards))
         self._identified = self._identify_ended = True
         self.post(ConditionChanged(Condition.LINK, False))
 
     def _command(self, command: Command, round_id: str | None) -> Job:
         try:
             if isinstance(command, ShuffleDeck):
-                yield ShuffleRequest(ShuffleMode.HAND_FORMING)
+                yield from self._shuffle()
             elif isinstance(command, RequestPacket):
                 reply = yield DealRequest(command.count, tag_of(command.destination))
                 assert isinstance(reply, DealReply)
@@ -335,6 +339,21 @@ class SimShuffler:
                     yield from self._identify()
         except RequestFailed as exc:
             self.post(ShufflerFault(f"{type(command).__name__}: {exc}"))
+
+    def _shuffle(self) -> Job:
+        """As the daemon's ``ShufflerLink._shuffle``: a shoe at its cut card is shuffled in
+        SHOE mode; one whose SHUFFLE failed is identified again after the identify's pause."""
+        if not self.shoe:
+            yield ShuffleRequest(ShuffleMode.HAND_FORMING)
+            return
+        try:
+            shuffled = yield ShuffleRequest(ShuffleMode.SHOE)
+        except RequestFailed:
+            self._identified = False
+            self._identify_ended = True  # tried again as a refused identify (_after_job)
+            raise
+        assert isinstance(shuffled, ShuffleReply)
+        self.post(ShoeShuffled(shuffled.cards))
 
     def _check_status(self) -> Job:
         try:

@@ -203,3 +203,29 @@ def test_a_sign_currency_other_than_the_tables_says_which_the_table_plays_in():
     )
     data["sign"]["currency"] = "XYZ"
     assert problems(data)["sign.currency"].startswith("the sign does not know 'XYZ'")
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (49, "must be 50..90 (percent)"),
+        (91, "must be 50..90 (percent)"),
+        (0.75, "expected a whole number, got 0.75"),
+        (True, "expected a whole number, got True"),
+    ],
+)
+def test_the_shoe_penetration_is_a_percent_within_its_limits(value, problem):
+    data = copy.deepcopy(SIM)
+    data["shuffler"]["shoe_penetration"] = value
+    assert problems(data) == {"shuffler.shoe_penetration": problem}
+
+
+def test_the_shoe_penetration_reaches_the_round_machine():
+    from controller.table.core import TableLogic
+
+    data = copy.deepcopy(SIM)
+    data["shuffler"]["shoe_penetration"] = 60
+    config = parse_table_config(data, "t.toml")
+    assert config.shuffler.shoe_penetration == 60
+    assert TableLogic(config).machine.settings.shoe_penetration == 60
+    assert parse_table_config(copy.deepcopy(SIM), "t.toml").shuffler.shoe_penetration == 75
