@@ -218,8 +218,15 @@ class ShoeDealer(Dealer):
             return self._voided(seen, status), played
         if self._kill_point(plan, "verified", seen):
             return seen, played
-        if fault is not None and fault.after_lock == "extra card" and status["state"] != "verified":
-            plan.fault = fault = None  # settled at the deal (blackjacks): no card is ever due
+        no_decision = all(total(hand) >= 21 for hand in played.hands.values())
+        if (
+            fault is not None
+            and fault.after_lock == "extra card"
+            and (status["state"] != "verified" or no_decision)
+        ):
+            # settled at the deal, or every seat has blackjack and the dealer's card is due
+            # (against an ace or a ten): no card can come when none is due
+            plan.fault = fault = None
         if fault is not None and fault.after_lock == "extra card":
             self.table.emulate("draw", count=1)
             return self._voided(seen, self.wait(lambda s: s["state"] == "void", "MD-S1")), played

@@ -13,8 +13,10 @@ import pytest
 
 from controller.books.linked.devserver import DevServerError
 from controller.cli.main import main
+from controller.engine.cards import parse_cards
+from controller.rig.dealer import RoundPlan
 from controller.rig.pgserver import private_server
-from controller.rig.shoe import SHOE_CONFIG, ShoeSoak, run_shoe_soak
+from controller.rig.shoe import SHOE_CONFIG, ShoeSoak, run_shoe_soak, shoe_fault
 from controller.rig.soak import SOAK_OVERRIDES, Soak, run_soak
 from controller.rig.soak_linked import run_linked_soak
 from controller.rig.table import SimTable
@@ -98,6 +100,32 @@ def test_trilux_shoe_tables_keep_the_books_to_the_cent():
     print(
         f"\ntrilux-gr soak: {report.rounds} rounds, {report.rate:.1f} rounds/s, seed {report.seed}"
     )
+
+
+class FixedChoice:
+    """A stand-in for the soak's random generator: its ``randrange`` always gives ``n``."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def randrange(self, _stop: int) -> int:
+        return self.n
+
+
+def test_no_extra_card_is_drawn_while_the_dealers_card_is_due():
+    """Every seat had blackjack against the dealer's ten: the dealer's second card was due at
+    once (no seat had anything to decide), so the soak's "card when none is due" was the
+    dealer's, the round rightly settled, and the rig timed out waiting for MD-S1 (seed 11,
+    table 2, round 3; the soak's rare failure in ``make test``)."""
+    with SimTable(SHOE_CONFIG, overrides=SOAK_OVERRIDES) as table:
+        table.wait_for_state("open", timeout=30)
+        table.emulate("arrange", cards=list(parse_cards("As Td Kh 7c")), now=True)
+        soak = ShoeSoak(table, faults=0.0, kill_rate=0.0, seed=5)
+        plan = RoundPlan((1,), shoe_fault(FixedChoice(2)))
+        assert plan.fault.after_lock == "extra card"
+        seen, played = soak.dealer.play_shoe(plan, {1: {"main": 1000, "trilux": 0}})
+    assert (seen.outcome, seen.problems, plan.fault) == ("settled", [], None)
+    assert played.dealer == list(parse_cards("Td 7c"))
 
 
 def test_the_shoe_reconciliation_catches_a_cent():
