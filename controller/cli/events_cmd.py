@@ -98,6 +98,7 @@ JOURNAL_KINDS = (
     "transition",
     "wagers",
     "wagers-refused",
+    "wagers-withdrawn",
 )
 
 EXAMPLES = {

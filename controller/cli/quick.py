@@ -205,6 +205,7 @@ COMMANDS = {
             {"decision": None},
             (SEAT, Argument("stakes", text, many=True)),
         ),
+        QuickCommand(("round", "withdraw"), (ROUND, "round_withdraw"), GLOBAL, arguments=(SEAT,)),
         QuickCommand(
             ("round", "seats"),
             (ROUND, "round_seats"),

@@ -1,6 +1,6 @@
 """``croupier round``: the round in play and recorded rounds, through the daemon's socket.
 
-- ``croupier round stake|seats|decide|cards|misdeal|expose|lock|confirm``: what a dealer
+- ``croupier round stake|withdraw|seats|decide|cards|misdeal|expose|lock|confirm``: what a dealer
   tablet (or the rig) enters; read without argparse when the command line is plain
   (controller.cli.quick);
 - ``croupier round show|settle [ID|last]``: a recorded round for a dispute (credential).
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # for the type checker only: importing typing costs every com
 EXAMPLES = {
     "round": [
         "croupier round stake 2 ante=1000 blind=1000 --decision 4x",
+        "croupier round withdraw 2",
         "croupier round lock",
         "CROUPIER_CREDENTIAL=... croupier round show last",
         "croupier round expose --community 4 --community 5",
@@ -66,6 +67,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="every wager of the seat, e.g. ante=1000 blind=1000 trips=500",
     )
     s.add_argument("--decision", help="UTH 4x 3x 2x 1x fold (no-play: uth-it, MD-X4); CH play fold")
+    w = add_daemon_action(
+        ra,
+        "withdraw",
+        "take back the stakes entered for a seat (before LOCK; hold'em: until the showdown)",
+        round_withdraw,
+    )
+    w.add_argument("seat", type=integer(1, 99), help="the seat number")
     se = add_daemon_action(
         ra, "seats", "declare the seats in play besides the sensed ones", round_seats
     )
@@ -153,6 +161,12 @@ def round_stake(args: argparse.Namespace) -> int:
         stakes=_parse_stakes(args.stakes),
         decision=args.decision,
     )
+    print_json(result) if args.json else print(f"seat {args.seat}: {result}")
+    return 0
+
+
+def round_withdraw(args: argparse.Namespace) -> int:
+    result = call(args, "round.withdraw", seat=args.seat)
     print_json(result) if args.json else print(f"seat {args.seat}: {result}")
     return 0
 

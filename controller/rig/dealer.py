@@ -19,6 +19,7 @@ dealer learns from the table itself: the state, the verdict, the lamps.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable
@@ -194,6 +195,7 @@ class Dealer:
         self.pause = pause or (lambda moment: None)
         self.tablet = tablet
         self.placed: set[int] = set()  # seats whose sensor the rig holds active
+        self.entered: set[int] = set()  # seats with tablet stakes entered that no LOCK took
         self.kills = 0
 
     # --- hands on the table --------------------------------------------------------------
@@ -262,11 +264,24 @@ class Dealer:
 
         self.wait(sensed, f"stakes sensed on seats {sorted(seats)}")
 
+    def enter(self, seat: int, stakes: dict[str, int]) -> None:
+        """The seat's stakes on the tablet (``round stake``), taken back by :meth:`lift` if
+        no LOCK takes them (a round cut short before it)."""
+        self.table.call("round.stake", seat=seat, stakes=stakes)
+        self.entered.add(seat)
+
     def lift(self) -> None:
-        io = self._io()
-        for seat in sorted(self.placed):
-            io.lift_stake(seat)
-        self.placed.clear()
+        """Every stake the rig left on the table: off the sensors, and the tablet's withdrawn
+        (``round withdraw``; a round in play that took them keeps them)."""
+        if self.placed:
+            io = self._io()
+            for seat in sorted(self.placed):
+                io.lift_stake(seat)
+            self.placed.clear()
+        for seat in sorted(self.entered):
+            with contextlib.suppress(ControlError):  # no stakes left, or taken by a round
+                self.table.call("round.withdraw", seat=seat)
+        self.entered.clear()
 
     def _io(self) -> Any:
         if self.table.io is None:
@@ -278,7 +293,7 @@ class Dealer:
     def ready(self) -> dict[str, Any]:
         """Bring the table to OPEN, with every stake off its sensor."""
         deadline = time.monotonic() + self.timeout
-        if self.placed:
+        if self.placed or self.entered:
             self.lift()
         while True:
             status = self.status()
@@ -314,10 +329,14 @@ class Dealer:
             stake()
             status = self.press("lock", lambda s: s["state"] != "open")
             if not (status["state"] == "closed" and "link" in status["conditions"]):
-                return status
+                break
             self.ready()
-        stake()
-        return self.press("lock", lambda s: s["state"] != "open")
+        else:
+            stake()
+            status = self.press("lock", lambda s: s["state"] != "open")
+        if status["round"] is not None:
+            self.entered.clear()  # the round took them
+        return status
 
     # --- one round -----------------------------------------------------------------------
 
@@ -335,7 +354,7 @@ class Dealer:
             self.place(plan.seats)
             if plan.main_bets:
                 for seat in plan.seats:
-                    table.call("round.stake", seat=seat, stakes=plan.main_bets)
+                    self.enter(seat, plan.main_bets)
             self.pause("staked")
 
         status = self.lock(stake)

@@ -182,8 +182,7 @@ class ShoeDealer(Dealer):
 
         def stake() -> None:
             for seat, wagers in stakes.items():
-                entered = {k: v for k, v in wagers.items() if v}
-                self.table.call("round.stake", seat=seat, stakes=entered)
+                self.enter(seat, {k: v for k, v in wagers.items() if v})
 
         status = self.lock(stake)
         seen.round_id = status["round"]

@@ -58,6 +58,7 @@ from controller.table.events import (
     PoolAmount,
     Refused,
     SeatDecision,
+    WithdrawWagers,
 )
 from controller.table.exposure import HELD, exposure_refusal
 from controller.table.machine import TableState
@@ -102,6 +103,7 @@ ARGS: dict[str, frozenset[str]] = {
         "round.show": ("technician", "round"),
         "round.settle": ("technician", "round"),
         "round.stake": ("seat", "stakes", "decision"),
+        "round.withdraw": ("seat",),
         "round.seats": ("seats",),
         "round.decide": ("seat", "action", "amount"),
         "round.lock": (),
@@ -631,6 +633,11 @@ class Commands:
             raise ControlError(exc.shown(self._money_text), "refused") from None
         await self._hand(EnterWagers(seat, dict(stakes), decision))
         return f"entered; {self._stakes_now(seat)}"
+
+    async def round_withdraw(self, request: Request) -> str:
+        seat = self._seat(request.args.get("seat"))
+        await self._hand(WithdrawWagers(seat))
+        return f"withdrawn; {self._stakes_now(seat)}"
 
     def _stakes_now(self, seat: int) -> str:
         """The seat's whole stakes after an entry (an entry replaces them), as money."""

@@ -174,6 +174,14 @@ class EnterWagers:
 
 
 @dataclass(frozen=True)
+class WithdrawWagers:
+    """Control socket: the stakes entered for a seat are taken back (entered on the wrong seat,
+    or the player left before LOCK); a progressive stake is the sensor's, not entered."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class SeatDecision:
     """Control socket: a blackjack player's decision: ``hit stand double split`` or
     ``insurance`` with an amount (0 declines), BJ-6..8."""
@@ -234,6 +242,7 @@ Event = (
     | RoundsRecorded
     | DeclareSeats
     | EnterWagers
+    | WithdrawWagers
     | SeatDecision
     | EnterCards
     | DeclareMisdeal

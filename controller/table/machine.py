@@ -118,6 +118,7 @@ from controller.table.events import (
     TechnicianKeyTurned,
     Tick,
     VoidRound,
+    WithdrawWagers,
 )
 from controller.table.exposure import (
     HELD,
@@ -187,6 +188,7 @@ TAKEN_IN: Mapping[object, frozenset[TableState]] = {
     DeclareSeats: frozenset({S.OPEN, S.CLOSED}),
     # entered until the showdown: there the round's record is made and settled
     EnterWagers: frozenset(TableState) - ROUND_OVER - {S.SHOWDOWN},
+    WithdrawWagers: frozenset(TableState) - ROUND_OVER - {S.SHOWDOWN},
     EnterCards: frozenset({S.DEALING, S.VERIFIED}),
     DeclareMisdeal: frozenset({S.DEALING, S.VERIFIED}),
     CardsExposed: frozenset({S.VERIFIED}),
@@ -293,6 +295,7 @@ class TableMachine:
             RoundsRecorded: self._on_rounds_recorded,
             DeclareSeats: self._on_declare_seats,
             EnterWagers: self._on_enter_wagers,
+            WithdrawWagers: self._on_withdraw_wagers,
             SeatDecision: self._on_seat_decision,
             EnterCards: self._on_enter_cards,
             DeclareMisdeal: self._on_declare_misdeal,
@@ -455,6 +458,28 @@ class TableMachine:
                 {"seat": event.seat, "stakes": dict(event.stakes), "decision": event.decision},
             )
         ]
+
+    def _on_withdraw_wagers(self, event: WithdrawWagers, now: float) -> list[Effect]:
+        """Before LOCK the entry for the next round goes; in a hold'em round the seat's table
+        wagers entered for its settlement (its progressive stake, taken at LOCK, stays:
+        PRG-2). A blackjack round's bets were taken at LOCK and stay (BJ-1, TRX-1): only a
+        misdeal returns them."""
+        seat, r = event.seat, self.round
+        why = f"seat {event.seat}: stakes are closed: the round is over"
+        self._take(WithdrawWagers, "wagers-refused", seat=seat, reason=why)
+        if r is not None:
+            self._refuse_seat_not_in(r, seat)
+            if self.profile.game == "blackjack":
+                reason = (
+                    f"seat {seat}: the round took its bets at LOCK; they cannot be withdrawn"
+                    " (BJ-1), only a misdeal returns them"
+                )
+                self._refuse_wagers(seat, reason, "BJ-1")
+        target = r.wagers if r is not None else self.entered
+        if seat not in target:
+            self._refuse_wagers(seat, f"seat {seat} has no stakes entered", None)
+        del target[seat]
+        return [AppendJournal("wagers-withdrawn", {"seat": seat})]
 
     @staticmethod
     def _refuse_wagers(seat: int, reason: str, rule: str | None) -> None:

@@ -35,7 +35,7 @@ complete croupier \
         'n/sign/(test show)/' \
         'n/jackpot/(ack)/' \
         'n/seat/(clear)/' \
-        'n/round/(stake seats decide cards misdeal expose lock confirm show settle)/' \
+        'n/round/(stake withdraw seats decide cards misdeal expose lock confirm show settle)/' \
         'n/config/(check hash-credential)/' \
         'n/pool/(init status verify correct)/' \
         'n/report/(day verify proposal keygen)/' \

@@ -137,6 +137,7 @@ _shtab_croupier_round_commands() {
     settle:'Settle a recorded round again (dispute).'
     show:'A recorded round (surveillance).'
     stake:'Enter a seat'"'"'s whole stakes, in minor units (ante=1000 is EUR 10.00), and its'
+    withdraw:'take back the stakes entered for a seat (before LOCK; hold'"'"'em: until the showdown)'
   )
   _describe 'croupier round commands' _commands
 }
@@ -784,6 +785,16 @@ _shtab_croupier_round_stake_options=(
 # guard to ensure default positional specs are added only once per session
 _shtab_croupier_round_stake_defaults_added=0
 
+_shtab_croupier_round_withdraw_options=(
+  "(- : *)"{-h,--help}"[show this help message and exit]"
+  "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
+  "--json[print JSON for scripts]"
+  ":the seat number:"
+)
+
+# guard to ensure default positional specs are added only once per session
+_shtab_croupier_round_withdraw_defaults_added=0
+
 _shtab_croupier_seat_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--socket[the daemon\'s control socket (default \$CROUPIER_SOCKET or \/run\/croupier\/control.sock)]:PATH:"
@@ -1398,6 +1409,7 @@ _shtab_croupier_round() {
         settle) _arguments -C -s $_shtab_croupier_round_settle_options ;;
         show) _arguments -C -s $_shtab_croupier_round_show_options ;;
         stake) _arguments -C -s $_shtab_croupier_round_stake_options ;;
+        withdraw) _arguments -C -s $_shtab_croupier_round_withdraw_options ;;
       esac
   esac
 }
