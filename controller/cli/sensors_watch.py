@@ -9,12 +9,14 @@ import asyncio
 import json
 import time
 
-from gpiozero.pins import Factory
-
 from controller.cli.hardware import say
 from drivers.gpio.events import ButtonPressed, KeySwitched, SeatState, TableEvent
 from drivers.gpio.pinmap import GpioConfig
 from drivers.gpio.table import GpioTable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # gpiozero is first imported by drivers.gpio (drivers/gpio/deferred_imports.py)
+    from gpiozero.pins import Factory
 
 SEAT_MARK = {
     SeatState.AWAITING: "-",
