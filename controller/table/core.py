@@ -58,6 +58,7 @@ from controller.table.events import (
     EndSeatRound,
     Event,
     JournalNote,
+    KeepExclusions,
     LedgerAction,
     LedgerResult,
     LedgerWrite,
@@ -132,6 +133,8 @@ class TableLogic:
         self.machine = TableMachine(
             config.profile, settings, next_round=next_round, seats=seats, linked=bool(config.linked)
         )
+        # the excluded seats the shell keeps across a restart (controller.table.exclusions)
+        self._kept_exclusions = self.machine.seats.excluded()
         self._journal_failed = False
         self._probe_at: float | None = None
         self._witness = WitnessRetry()
@@ -176,6 +179,8 @@ class TableLogic:
             translated = self._from_sensors(event)
             if translated is not None:
                 self._feed(translated, now, outputs)
+            if isinstance(event, gpio.SensorStuck | gpio.SensorChatter | gpio.SeatCleared):
+                self._keep_exclusions(outputs)
         else:
             self._feed(event, now, outputs)
         if isinstance(event, Tick) and self._probe_at is not None and now >= self._probe_at:
@@ -190,6 +195,12 @@ class TableLogic:
             r = self.machine.round
             outputs.append(ReportStatus(f"{state.value} {r.round_id if r else ''}"))
         return outputs
+
+    def _keep_exclusions(self, outputs: list[Output]) -> None:
+        excluded = self.machine.seats.excluded()
+        if excluded != self._kept_exclusions:
+            self._kept_exclusions = excluded
+            outputs.append(KeepExclusions(dict(excluded)))
 
     def clear_seat(self, seat: int, now: float) -> bool:
         """A technician clears an excluded seat (``croupier seat clear``); False if it was

@@ -477,6 +477,14 @@ class ShowSign:
 
 
 @dataclass(frozen=True)
+class KeepExclusions:
+    """Shell: the seats excluded now (seat -> why), kept across a restart
+    (controller.table.exclusions)."""
+
+    seats: dict[int, str]
+
+
+@dataclass(frozen=True)
 class ReportStatus:
     """Shell: the one-line status for systemd (``STATUS=``)."""
 
@@ -490,6 +498,7 @@ Output = (
     | DeckChainBroken
     | ShowSign
     | ReportStatus
+    | KeepExclusions
     | AskWitness
     | Refused
 )

@@ -241,6 +241,20 @@ class TableCore:
             else:
                 self._set_state(seat, SeatState.AWAITING, now)
 
+    def exclude_at_start(self, excluded: Mapping[int, str], now: float) -> None:
+        """Seats excluded before a restart (controller.table.exclusions: only a technician
+        clears them), excluded again before any of their sensors counts: a stake this core
+        reported at start-up on one of them is taken back from the events not handed out
+        yet. Seats this table does not have are skipped."""
+        for number, reason in excluded.items():
+            seat = self._seats.get(number)
+            if seat is not None:
+                seat.armed = not seat.sensor.level
+                self._exclude(seat, reason, now)
+        self._outbox = [
+            e for e in self._outbox if not (isinstance(e, StakePlaced) and e.seat in excluded)
+        ]
+
     def set_winner(self, seat_number: int, now: float) -> None:
         """Show a winning seat (its lamp flashes until the round boundary)."""
         self.commands += 1

@@ -340,3 +340,20 @@ def test_events_read_as_one_line_and_as_json():
         "seat": 2,
         "rounds": 1,
     }
+
+
+def test_a_seat_excluded_before_a_restart_is_excluded_again_before_its_stake_counts():
+    """After a restart a sensor stuck on counted as a stake placed at start-up, and the next
+    LOCK took a progressive stake no player placed (controller/table/exclusions.py)."""
+    c = core(initial={"seat2": True, "seat4": True})
+    c.exclude_at_start({2: "seat 2: stake left on the sensor for 1 round(s)", 9: "gone"}, 0.0)
+    assert c.poll(0.0) == [StakePlaced(0.0, 4, True)]  # seat 2's start-up stake taken back
+    assert c.seat_state(2) is SeatState.EXCLUDED
+    assert c.exclusion_reason(2) == "seat 2: stake left on the sensor for 1 round(s)"
+    assert c.lock(1.0) == (4,)
+    c.round_boundary(2.0)
+    assert c.seat_state(2) is SeatState.EXCLUDED  # only a technician clears it
+    assert c.clear(2, 3.0) is True
+    assert c.seat_state(2) is SeatState.AWAITING  # the stake still on must be lifted first
+    settle(c, "seat2", False, 4.0)
+    assert settle(c, "seat2", True, 5.0) == [StakePlaced(pytest.approx(5.03), 2, True)]

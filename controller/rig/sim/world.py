@@ -38,6 +38,7 @@ from controller.table.events import (
     Condition,
     ConditionChanged,
     EnterWagers,
+    KeepExclusions,
     LedgerWrite,
     LedgerWritten,
     Output,
@@ -108,6 +109,7 @@ class World:
         self._crash_in: int | None = None  # outputs to carry out before the crash
         self._cable_back: float | None = None
         self.crashes = 0
+        self._kept_exclusions: dict[int, str] = {}  # kept across a crash, as the daemon's file
         self.jackpots = 0  # jackpots the technician acknowledged
         self.steps = 0
         self._gpio_pending = True  # a new GPIO core reports the stakes it finds on the sensors
@@ -142,6 +144,7 @@ class World:
         # every transaction and read (about 90 fcntl calls a round); nothing written changes
         self.ledger.db.execute("PRAGMA locking_mode = EXCLUSIVE")
         self.sensors = TableCore(cfg.io.gpio, self.now, initial=self.console.initial())
+        self.sensors.exclude_at_start(self._kept_exclusions, self.now)  # as the daemon's file
         self._gpio_pending = True
         self.logic = TableLogic(cfg, next_round=books.last_round + 1, sensors=self.sensors)
         self.tally.powered_up(books.recovered)
@@ -304,6 +307,8 @@ class World:
             self._touch_shuffler()
         elif isinstance(output, ArchiveRound):
             self.tally.archived(output)
+        elif isinstance(output, KeepExclusions):  # the daemon's seat-exclusions.json
+            self._kept_exclusions = dict(output.seats)
 
     def write(self, request: LedgerWrite) -> LedgerWritten:
         """The ledger transaction, as the shell's (no linked pool in the simulator)."""
