@@ -841,10 +841,7 @@ class PoolTransactions:
         request: dict[str, Any],
     ) -> RoundSettled:
         recorded = await self._closing_entry(rid, row)
-        if {k: recorded.get(k) for k in request} != request:
-            raise RoundConflictError(
-                f"round {rid} of table {self.table} was already settled with other results"
-            )
+        rounds.refuse_other_repeat(self._named(rid), recorded, request, "settled")
         outcome_json = json.loads(row["outcome"])
         outcome = outcome_from_json(outcome_json)
         key = round_key(self.table, rid)
