@@ -15,12 +15,14 @@ with complaints left unlogged. Nothing is lost from the counters (``HostSession.
 only the log lines are bounded, to two per kind per window.
 
 The budget has no clock and no timer: its owner passes ``now`` and calls :meth:`~LogBudget.due`
-where it already wakes up (a session's ``poll``), or arms its own timer for
+where it already wakes up (a session's ``poll``), or arms a timer for
 :meth:`~LogBudget.next_due` so a summary is written even when the complaints stop. Its owners: the
 shuffler link (:mod:`firmware_bridge.session`, woken by its heartbeat), the shuffler client's
-dropped events (:mod:`drivers.shuffler_client`) and the control socket's failed accepts
-(:mod:`controller.table.control.server`), the last two with a timer; one mechanism, so the
-log reads the same wherever something floods.
+dropped events (:mod:`drivers.shuffler_client`, on the timer it keeps for its session), the
+control socket's failed accepts (:mod:`controller.table.control.server`) and croupier-web's
+refusals (:mod:`controller.web.limits`), the last two through one timer helper
+(:mod:`controller.log_summaries`); one mechanism, so the log reads the same wherever
+something floods.
 """
 
 from __future__ import annotations

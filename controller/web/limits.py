@@ -45,7 +45,8 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware_bridge.log_budget import LogBudget
+from controller.log_summaries import SummaryTimer
+from firmware_bridge.log_budget import LogBudget, Suppressed
 
 log = logging.getLogger("croupier-web.limits")
 RETRY_AFTER = 5  # seconds a refused client is asked to wait (the Retry-After header)
@@ -114,8 +115,7 @@ class StreamLimits:
 
 class Complaints:
     """One log line per kind of refusal per window, and a summary of the rest when the
-    window ends (on the next complaint, or a timer armed for the earliest window that holds
-    complaints not logged, armed again for the next one after it fires)."""
+    window ends (controller.log_summaries: on the next complaint, or the timer armed for it)."""
 
     def __init__(
         self, interval: float = LOG_INTERVAL, clock: Callable[[], float] = time.monotonic
@@ -123,48 +123,27 @@ class Complaints:
         self.budget: LogBudget[str] = LogBudget(interval)
         self.clock = clock
         self.counts: Counter[str] = Counter()  # every complaint, logged or not
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_due = 0.0  # on ``clock``: the window end the timer is armed for
+        self.summaries = SummaryTimer(self.budget, self._summary, clock)
 
     def __call__(self, kind: str, message: str, *args: Any) -> None:
         self.counts[kind] += 1
         now = self.clock()
-        self.flush()
+        self.summaries.flush()
         if self.budget.allow(kind, now):
             log.warning(message, *args)
-        self._arm()
+        self.summaries.arm()
 
-    def _arm(self) -> None:
-        """The timer for the budget's next summary (LogBudget.next_due), unless it is armed
-        for it or sooner: a kind whose window ends after another's is summarised too, not
-        left for the next complaint or the stop."""
-        due = self.budget.next_due()
-        if due is None or (self._timer is not None and self._timer_due <= due):
-            return
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer_due = due
-        delay = max(0.0, due - self.clock())
-        self._timer = asyncio.get_running_loop().call_later(delay, self._tick)
-
-    def _tick(self) -> None:
-        self._timer = None
-        self.flush()
-        self._arm()
-
-    def flush(self) -> None:
-        for late in self.budget.due(self.clock()):
+    def _summary(self, late: Suppressed[str], now: float, closing: bool) -> None:
+        if closing:
+            log.warning("%d more %s before the stop", late.count, late.kind)
+        else:
             log.warning(
                 "%d more %s in the last %.0f s", late.count, late.kind, self.budget.interval
             )
 
     def close(self) -> None:
         """At the stop: the summaries of every window, ended or not."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        for late in self.budget.due(float("inf")):
-            log.warning("%d more %s before the stop", late.count, late.kind)
+        self.summaries.close()
 
 
 class _Counted(asyncio.Protocol):

@@ -26,7 +26,6 @@ import dataclasses
 import grp
 import inspect
 import logging
-import math
 import os
 import socket
 import struct
@@ -36,10 +35,11 @@ from typing import Any
 
 from controller.errors import CroupierError
 from controller.files import clear_socket_path, file_identity, remove_if_same
+from controller.log_summaries import SummaryTimer
 from controller.table.control.guard import Peer
 from controller.table.control.protocol import BadRequest, Request, decode_request, encode_reply
 from controller.table.control.wire import MAX_LINE, ControlError
-from firmware_bridge.log_budget import LogBudget
+from firmware_bridge.log_budget import LogBudget, Suppressed
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,8 @@ class ControlServer:
         self._bound: tuple[int, int] | None = None  # the socket this server made
         self.failed_accepts = 0
         self._accept_log: LogBudget[str] = LogBudget()  # kinds: the error's text
-        self._accept_summary: asyncio.TimerHandle | None = None
+        # written even if the failures stop
+        self._accept_summaries = SummaryTimer(self._accept_log, self._accept_summary)
         self._previous_handler: Any = None
         self._closed = False
 
@@ -126,7 +127,7 @@ class ControlServer:
         if self._server is not None and "accept" in str(context.get("message", "")):
             self.failed_accepts += 1
             now = loop.time()
-            self._log_accept_summaries(now)
+            self._accept_summaries.flush()
             exc = context.get("exception")
             reason = str(getattr(exc, "strerror", None) or exc or context.get("message"))
             if self._accept_log.allow(reason, now):
@@ -136,7 +137,7 @@ class ControlServer:
                     reason,
                 )
             else:
-                self._arm_accept_summary(loop)  # written even if the failures stop
+                self._accept_summaries.arm()
             return
         if self._closed and "_start_serving" in str(context.get("message", "")):
             # asyncio retries a failed accept a second later on the listening socket; after a
@@ -149,39 +150,20 @@ class ControlServer:
         else:
             loop.default_exception_handler(context)
 
-    def _arm_accept_summary(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The timer for the next summary the budget will have, if it is not armed for it."""
-        when = self._accept_log.next_due()
-        timer = self._accept_summary
-        if when is None or (timer is not None and timer.when() <= when):
-            return
-        if timer is not None:
-            timer.cancel()
-        self._accept_summary = loop.call_at(when, self._accept_summary_due, loop)
-
-    def _accept_summary_due(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._accept_summary = None
-        self._log_accept_summaries(loop.time())
-        self._arm_accept_summary(loop)  # another error's window, still open
-
-    def _log_accept_summaries(self, now: float, *, closing: bool = False) -> None:
-        """The failed accepts counted in windows that ended by ``now`` (``closing``: in every
-        window, so that a stop does not lose them from the log)."""
-        for summary in self._accept_log.due(math.inf if closing else now):
-            log.warning(
-                "control socket: %d more connection(s) could not be accepted (%s) in the last"
-                " %.1f s, counted, not logged one by one",
-                summary.count,
-                summary.kind,
-                now - summary.since,
-            )
+    @staticmethod
+    def _accept_summary(summary: Suppressed[str], now: float, closing: bool) -> None:
+        """The failed accepts counted, not logged, in a window (``closing``: at the stop)."""
+        log.warning(
+            "control socket: %d more connection(s) could not be accepted (%s) in the last"
+            " %.1f s, counted, not logged one by one",
+            summary.count,
+            summary.kind,
+            now - summary.since,
+        )
 
     async def close(self) -> None:
-        if self._accept_summary is not None:
-            self._accept_summary.cancel()
-            self._accept_summary = None
         if self._server is not None:
-            self._log_accept_summaries(asyncio.get_running_loop().time(), closing=True)
+            self._accept_summaries.close()
             self._server.close()
             await self._server.wait_closed()
             self._server = None
