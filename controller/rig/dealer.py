@@ -272,15 +272,17 @@ class Dealer:
 
     def lift(self) -> None:
         """Every stake the rig left on the table: off the sensors, and the tablet's withdrawn
-        (``round withdraw``; a round in play that took them keeps them)."""
+        (``round withdraw``) unless a round is in play: then a LOCK took them, they are the
+        round's."""
         if self.placed:
             io = self._io()
             for seat in sorted(self.placed):
                 io.lift_stake(seat)
             self.placed.clear()
-        for seat in sorted(self.entered):
-            with contextlib.suppress(ControlError):  # no stakes left, or taken by a round
-                self.table.call("round.withdraw", seat=seat)
+        if self.entered and self.status()["round"] is None:
+            for seat in sorted(self.entered):
+                with contextlib.suppress(ControlError):  # e.g. none left for the seat
+                    self.table.call("round.withdraw", seat=seat)
         self.entered.clear()
 
     def _io(self) -> Any:

@@ -206,12 +206,17 @@ async def serve(
             stack.push_async_callback(finish_emulator, starting)
         gpio = None
         if config.io is not None and config.io.gpio.inputs:
+            from controller.table.exclusions import exclusions_at_start
             from drivers.gpio.factories import make_pin_factory
             from drivers.gpio.table import GpioTable
 
             gpio_cfg = config.io.gpio
             rig = str(runtime_dir / gpio_cfg.rig_socket) if gpio_cfg.rig_socket else None
-            gpio = GpioTable(gpio_cfg, make_pin_factory(gpio_cfg.pin_factory, rig_socket=rig))
+            gpio = GpioTable(
+                gpio_cfg,
+                make_pin_factory(gpio_cfg.pin_factory, rig_socket=rig),
+                excluded=exclusions_at_start(state_dir, config.seats),  # before any stake counts
+            )
         runner = TableRunner(config, state_dir=state_dir)
         stack.push_async_callback(runner.close)
         if gpio is not None:

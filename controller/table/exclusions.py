@@ -18,10 +18,13 @@ next round's end); a missing file means no seat is excluded.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 from controller.errors import CroupierError
 from controller.files import FileRefused, read_regular, write_atomic
+
+log = logging.getLogger("croupierd.table")
 
 FILE_NAME = "seat-exclusions.json"
 MAX_BYTES = 16 * 1024
@@ -54,8 +57,9 @@ def read_exclusions(path: Path, seats: tuple[int, ...]) -> dict[int, str]:
     if not isinstance(data, dict):
         raise ExclusionsFileError(f"{path}: expected an object of seat -> reason")
     excluded = {}
+    names = {str(seat): seat for seat in seats}  # never int() of a key: 5,000 digits raise
     for key, reason in data.items():
-        if not (key.isascii() and key.isdigit() and int(key) in seats):
+        if key not in names:
             raise ExclusionsFileError(f"{path}: {key[:20]!r} is not a seat of this table")
         if not isinstance(reason, str) or not 0 < len(reason) <= MAX_REASON:
             raise ExclusionsFileError(
@@ -63,7 +67,7 @@ def read_exclusions(path: Path, seats: tuple[int, ...]) -> dict[int, str]:
             )
         if not reason.isprintable():
             raise ExclusionsFileError(f"{path}: seat {key}: the reason is not printable text")
-        excluded[int(key)] = reason
+        excluded[names[key]] = reason
     return excluded
 
 
@@ -72,3 +76,16 @@ def write_exclusions(path: Path, excluded: dict[int, str]) -> None:
     the new one). Raises OSError."""
     text = json.dumps({str(seat): why for seat, why in sorted(excluded.items())}, indent=1)
     write_atomic(path, text.encode() + b"\n", mode=0o640)
+
+
+def exclusions_at_start(state_dir: Path, seats: tuple[int, ...]) -> dict[int, str]:
+    """The seats excluded before this start, each said in the log; none from a file that
+    fails its checks (said in one line)."""
+    try:
+        excluded = read_exclusions(exclusions_path(state_dir), seats)
+    except ExclusionsFileError as exc:
+        log.error("%s: ignored, no seat is excluded from before the start", exc)
+        return {}
+    for seat, why in sorted(excluded.items()):
+        log.warning("seat %d is still excluded from before the start: %s", seat, why)
+    return excluded

@@ -475,6 +475,14 @@ class TableMachine:
                     " (BJ-1), only a misdeal returns them"
                 )
                 self._refuse_wagers(seat, reason, "BJ-1")
+            if r.wagers.get(seat, ({}, None))[1] is not None:
+                # the player acted: the round's misdeal rules follow from it (MD-M*, MD-X1)
+                reason = (
+                    f"seat {seat}: its decision is entered (the player acted); enter the"
+                    " seat's stakes again instead (round stake replaces them)"
+                )
+                self._refuse_wagers(seat, reason, None)
+            r.entered.pop(seat, None)  # a failed opening gives the entries back: not this one
         target = r.wagers if r is not None else self.entered
         if seat not in target:
             self._refuse_wagers(seat, f"seat {seat} has no stakes entered", None)

@@ -83,12 +83,7 @@ from controller.table.events import (
     VoidRound,
     WitnessChecked,
 )
-from controller.table.exclusions import (
-    ExclusionsFileError,
-    exclusions_path,
-    read_exclusions,
-    write_exclusions,
-)
+from controller.table.exclusions import exclusions_path, write_exclusions
 from controller.table.journald import log_effect
 from controller.table.ledger_apply import apply_write
 from controller.table.link_evidence import capped
@@ -332,8 +327,6 @@ class TableRunner:
         self.audit = await self.surveillance.call(lambda s: s.load_audit(AUDIT_POSITIONS))
         self.gpio = gpio
         sensors = gpio.core if gpio is not None else None
-        if sensors is not None:
-            sensors.exclude_at_start(self._exclusions_kept(), self.now())
         self.logic = TableLogic(cfg, next_round=last + 1, sensors=sensors)
         for bet, (amount, seed) in pools.items():
             self.post(PoolAmount(bet, amount, seed))
@@ -341,18 +334,6 @@ class TableRunner:
             self.post(ConditionChanged(Condition(name), True, reason))
         for name, settings in cfg.linked.items():
             await self._join_linked(name, settings)
-
-    def _exclusions_kept(self) -> dict[int, str]:
-        """The seats excluded before this start (controller.table.exclusions); none from a
-        file that fails its checks (said in one line)."""
-        try:
-            excluded = read_exclusions(exclusions_path(self.state_dir), self.config.seats)
-        except ExclusionsFileError as exc:
-            log.error("%s: ignored, no seat is excluded from before the start", exc)
-            return {}
-        for seat, why in sorted(excluded.items()):
-            log.warning("seat %d is still excluded from before the start: %s", seat, why)
-        return excluded
 
     async def warm_up(self) -> None:
         """The poker evaluator's tables (from the state directory's cache: tens of ms here,

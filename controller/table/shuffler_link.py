@@ -345,6 +345,9 @@ class ShufflerLink:
         if not self.shoe:
             await self.client.shuffle(ShuffleMode.HAND_FORMING)
             return
+        # the cards the machine says left the shoe, before it takes them back: late ones may
+        # still be on their way (firmware_bridge/ordering.py), as before an identify's SHUFFLE
+        await self._check_status()
         try:
             shuffled = await self.client.shuffle(ShuffleMode.SHOE)
         except (LinkError, DriverError):

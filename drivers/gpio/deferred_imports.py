@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from importlib.machinery import PathFinder
+from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
 
 TYPE_CHECKING = False
@@ -34,6 +34,9 @@ class DeferredModule(ModuleType):
 
     def __init__(self, name: str, standard: str) -> None:
         super().__init__(name, f"{standard}, imported at first use (drivers.gpio)")
+        # importlib.util.find_spec(name) answers for a module in sys.modules from its spec
+        # (a None spec raises ValueError there)
+        self.__spec__ = ModuleSpec(name, None)
         self._standard = standard
 
     def __getattr__(self, attribute: str) -> Any:

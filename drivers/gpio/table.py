@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpiozero import LED, GPIOZeroError, InputDevice
@@ -41,9 +41,13 @@ class GpioTable:
         *,
         clock: Callable[[], float] = time.monotonic,
         report_edges: bool = False,
+        excluded: Mapping[int, str] | None = None,
     ) -> None:
+        """``excluded``: seats excluded before a restart (seat -> why), excluded again as the
+        core starts, before any of its events is handed out (TableCore.exclude_at_start)."""
         self.config = config
         self.factory = factory
+        self._excluded = dict(excluded or {})
         self._clock = clock
         self._report_edges = report_edges
         self._inputs: dict[str, InputDevice] = {}
@@ -88,7 +92,9 @@ class GpioTable:
             name: line.is_active(self._inputs[name].pin.state)
             for name, line in self.config.inputs.items()
         }
-        self.core = TableCore(self.config, self._clock(), initial, self._report_edges)
+        now = self._clock()
+        self.core = TableCore(self.config, now, initial, self._report_edges)
+        self.core.exclude_at_start(self._excluded, now)
         self._task = loop.create_task(self._pump(), name="croupier-gpio")
 
     async def aclose(self) -> None:

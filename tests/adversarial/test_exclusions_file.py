@@ -48,6 +48,8 @@ def test_no_file_is_no_exclusion(tmp_path):
         (b'{"9": "stuck"}', "'9' is not a seat of this table"),
         (b'{"seat3": "stuck"}', "'seat3' is not a seat of this table"),
         ('{"\u0663": "stuck"}'.encode(), "is not a seat of this table"),  # an Arabic-Indic 3
+        (b'{"03": "stuck"}', "'03' is not a seat of this table"),
+        (b'{"' + b"9" * 5000 + b'": "stuck"}', "is not a seat of this table"),  # int() raises
         (b'{"3": ""}', "seat 3: the reason must be text of 1..200 characters"),
         (b'{"3": 7}', "seat 3: the reason must be text of 1..200 characters"),
         (json.dumps({"3": "x" * 201}).encode(), "seat 3: the reason must be text of 1..200"),

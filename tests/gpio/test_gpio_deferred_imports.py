@@ -23,6 +23,8 @@ print(gpiozero.pins.mock.MockFactory().pin_class.__name__)
 import importlib_metadata, importlib_resources
 print(importlib_metadata.version("gpiozero"), importlib_resources.files("gpiozero").name)
 print(sorted(m for m in ("importlib.metadata", "importlib.resources") if m in sys.modules))
+import importlib.util  # a library probing for the backport gets an answer, not ValueError
+print(importlib.util.find_spec("importlib_metadata").name)
 """
 
 
@@ -34,6 +36,7 @@ def test_gpiozero_imports_without_them_and_finds_them_when_asked():
     assert out[1] == "MockPWMPin"
     assert out[2].split() == [deferred_version(), "gpiozero"]
     assert out[3] == "['importlib.metadata', 'importlib.resources']"
+    assert out[4] == "importlib_metadata"
 
 
 def deferred_version() -> str:

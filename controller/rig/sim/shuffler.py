@@ -346,6 +346,7 @@ class SimShuffler:
         if not self.shoe:
             yield ShuffleRequest(ShuffleMode.HAND_FORMING)
             return
+        yield from self._check_status()  # as the identify's: late cards still on their way
         try:
             shuffled = yield ShuffleRequest(ShuffleMode.SHOE)
         except RequestFailed:

@@ -12,6 +12,8 @@ from controller.table.events import (
     ConditionChanged,
     DealerPressed,
     EnterWagers,
+    LedgerAction,
+    LedgerResult,
     StakeSensed,
     WithdrawWagers,
 )
@@ -42,7 +44,7 @@ def test_a_holdem_seats_table_wagers_go_until_the_showdown_its_progressive_stays
     t = Table()
     t.open()
     t.send(StakeSensed(2, True))
-    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
+    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}))
     t.lock_and_open_ledger()
     t.send(WithdrawWagers(2))
     assert t.m.seat_stakes(2) == ({"progressive": 100}, None)  # PRG-2: LOCK took it
@@ -66,3 +68,30 @@ def test_a_blackjack_rounds_bets_stay_once_lock_took_them_bj_1():
     assert "cannot be withdrawn (BJ-1)" in reason
     assert t.m.seat_stakes(1) == ({"main": 1000}, None)
     assert set(t.m.round.wagers) == {1}
+
+
+def test_a_seat_whose_player_acted_is_not_withdrawn():
+    """Its decision says a player acted, which the round's misdeal rules follow (MD-M2..M7
+    only before, MD-X1 after): withdrawing it would undo that (found by review)."""
+    t = Table()
+    t.open()
+    t.send(StakeSensed(2, True))
+    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}, "4x"))
+    t.lock_and_open_ledger()
+    assert refusal(t, WithdrawWagers(2)).startswith("seat 2: its decision is entered")
+    assert t.m.round.player_acted
+
+
+def test_a_withdrawal_stays_withdrawn_when_the_round_fails_to_open():
+    """LOCK pressed, the ledger's opening still under way: a failed opening gives the
+    round's entries back for the next LOCK, but not one withdrawn meanwhile."""
+    t = Table()
+    t.open()
+    t.send(StakeSensed(2, True))
+    t.send(EnterWagers(2, {"ante": 1000, "blind": 1000}))
+    t.send(EnterWagers(3, {"ante": 500, "blind": 500}))
+    t.send(DealerPressed(Button.LOCK))
+    assert t.m.state == TableState.LOCKED
+    t.send(WithdrawWagers(3))
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, False, "disk full"))
+    assert t.m.round is None and set(t.m.entered) == {2}
