@@ -21,7 +21,7 @@ shuffler link (:mod:`firmware_bridge.session`, woken by its heartbeat), the shuf
 dropped events (:mod:`drivers.shuffler_client`, on the timer it keeps for its session), the
 control socket's failed accepts (:mod:`controller.table.control.server`) and croupier-web's
 refusals (:mod:`controller.web.limits`), the last two through one timer helper
-(:mod:`controller.log_summaries`); one mechanism, so the log reads the same wherever
+(:mod:`controller.table.log_summaries`); one mechanism, so the log reads the same wherever
 something floods.
 """
 

@@ -45,7 +45,7 @@ from typing import Any
 
 from aiohttp import web
 
-from controller.log_summaries import SummaryTimer
+from controller.table.log_summaries import SummaryTimer
 from firmware_bridge.log_budget import LogBudget, Suppressed
 
 log = logging.getLogger("croupier-web.limits")
@@ -115,7 +115,8 @@ class StreamLimits:
 
 class Complaints:
     """One log line per kind of refusal per window, and a summary of the rest when the
-    window ends (controller.log_summaries: on the next complaint, or the timer armed for it)."""
+    window ends (controller.table.log_summaries: on the next complaint, or the timer armed
+    for it)."""
 
     def __init__(
         self, interval: float = LOG_INTERVAL, clock: Callable[[], float] = time.monotonic

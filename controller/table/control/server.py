@@ -35,10 +35,10 @@ from typing import Any
 
 from controller.errors import CroupierError
 from controller.files import clear_socket_path, file_identity, remove_if_same
-from controller.log_summaries import SummaryTimer
 from controller.table.control.guard import Peer
 from controller.table.control.protocol import BadRequest, Request, decode_request, encode_reply
 from controller.table.control.wire import MAX_LINE, ControlError
+from controller.table.log_summaries import SummaryTimer
 from firmware_bridge.log_budget import LogBudget, Suppressed
 
 log = logging.getLogger(__name__)

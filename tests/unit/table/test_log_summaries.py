@@ -1,11 +1,11 @@
-"""controller/log_summaries.py: a LogBudget's summaries written when their windows end, with
-no complaint after them, each kind's; the stop writes the windows still open."""
+"""controller/table/log_summaries.py: a LogBudget's summaries written when their windows end,
+with no complaint after them, each kind's; the stop writes the windows still open."""
 
 from __future__ import annotations
 
 import asyncio
 
-from controller.log_summaries import SummaryTimer
+from controller.table.log_summaries import SummaryTimer
 from firmware_bridge.log_budget import LogBudget
 
 
