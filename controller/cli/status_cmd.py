@@ -56,6 +56,9 @@ def status(args: argparse.Namespace) -> int:
         f"shuffler: link {sh['link']}, {sh['model'] or '?'} firmware {sh['firmware'] or '?'},"
         f" deck {sh['deck'] or '?'}"
     )
+    shoe = data.get("shoe")  # a blackjack shoe, once shuffled (controller/table/shoe.py)
+    if shoe:
+        print(f"shoe: {shoe['left']} of {shoe['size']} cards left, shuffled at {shoe['cut']}")
     cur = currency(data.get("currency", DEFAULT_CURRENCY))
     wagers = data.get("pool_wagers", {})  # pool -> the wager that feeds it (older daemons: none)
     for pool, amount in data["pools"].items():
