@@ -95,9 +95,15 @@ class OldShoe:
 
     next: int  # the index its next late card would carry
     unseen: int  # cards its last STATUS said left it that the host had not seen then
+    uncounted: int = 0  # late cards taken beyond those (drawn after that STATUS)
 
 
 OLD_SHOES = 16  # the earlier shoes remembered; a shuffle beyond forgets the oldest
+# Late cards of a shoe beyond what its STATUS counted: a card drawn in the milliseconds between
+# the STATUS and the SHUFFLE that follows it. More is no late card but a device out of order
+# (one that dispensed while it shuffled): taking every next index as late would hide the
+# current shoe's cards for good, so the next one is checked, and a break is a violation.
+UNCOUNTED_LATE = 2
 
 
 @dataclass
@@ -130,13 +136,20 @@ class CardOrder:
     def late(self, index: int) -> bool:
         """True for a card of a shoe before the last shuffle(s) (see the module docstring):
         the next card of one of them, oldest first; when that index is also the current
-        shoe's next one, only while that shoe's STATUS says a card of it is still to come.
-        A late card of a shoe means none of the shoes before it has any left to send; a card
-        of the current shoe, that none has."""
+        shoe's next one, only while that shoe's STATUS says a card of it is still to come;
+        beyond what the STATUS counted, at most :data:`UNCOUNTED_LATE` of them. A late card
+        of a shoe means none of the shoes before it has any left to send; a card of the
+        current shoe, that none has."""
         for n, shoe in enumerate(self.old):
-            if shoe.next == index and (index != self.expected or shoe.unseen > 0):
+            counted = shoe.unseen > 0
+            uncounted = index != self.expected and shoe.uncounted < UNCOUNTED_LATE
+            if shoe.next == index and (counted or uncounted):
                 del self.old[:n]
-                shoe.next, shoe.unseen = index + 1, max(0, shoe.unseen - 1)
+                shoe.next = index + 1
+                if counted:
+                    shoe.unseen -= 1
+                else:
+                    shoe.uncounted += 1
                 return True
         self.old.clear()
         return False

@@ -218,8 +218,11 @@ class ShufflerMachine:
         return DealReply(status, tag, count, tuple(cards)), status
 
     def draw(self) -> CardEvent:
-        """The dealer pulls one card from the shoe."""
+        """The dealer pulls one card from the shoe; none comes out while it shuffles (its
+        SHUFFLE reply still to come: a card then would belong to no shoe the host knows)."""
         self._require_ready(ShuffleMode.SHOE)
+        if self.busy:
+            raise MachineError(ErrorCode.NOT_SHUFFLED, "the shoe is shuffling: draw when done")
         if not self.stack:
             raise MachineError(ErrorCode.NOT_ENOUGH_CARDS, "the shoe is empty: SHUFFLE again")
         card = self.stack.pop()

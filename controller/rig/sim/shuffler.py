@@ -121,6 +121,7 @@ class SimShuffler:
         self._work: tuple[Job, int] | None = None  # the command being carried out, its handle
         self._supervisor: tuple[Job, int] | None = None
         self._identified = False
+        self._identifying = False  # an identify job is under way (in either slot)
         self._identify_ended = False  # an identify job just ended (either way): see _after_job
         self._link_down = False
         self._retry = Backoff(initial=IDENTIFY_RETRY_FIRST, ceiling=IDENTIFY_RETRY_MAX)
@@ -133,7 +134,7 @@ class SimShuffler:
         self.host = HostSession(nonce=self._rng("nonce").getrandbits(32))
         self._commands.clear()
         self._work = self._supervisor = None
-        self._identified = self._identify_ended = self._link_down = False
+        self._identified = self._identifying = self._identify_ended = self._link_down = False
         self._retry = Backoff(initial=IDENTIFY_RETRY_FIRST, ceiling=IDENTIFY_RETRY_MAX)
         self._retry_at = None
         self.host.connection_made(now)
@@ -187,7 +188,7 @@ class SimShuffler:
             self.host.poll(now)
             if self._retry_at is not None and now >= self._retry_at:
                 self._retry_at = None
-                if not self._identified and not self._link_down and self._supervisor is None:
+                if not (self._identified or self._link_down or self._busy_identifying()):
                     self._start_supervisor(self._identify(), now)
         self.device.poll(now)
         self.pump(now)
@@ -223,7 +224,7 @@ class SimShuffler:
                     return
         elif isinstance(event, LinkUp):
             self._link_down = False
-            if not self._identified and self._supervisor is None:
+            if not (self._identified or self._busy_identifying()):
                 self._start_supervisor(self._identify(), now)
         elif isinstance(event, LinkDownEvent):
             self._link_down = True
@@ -291,13 +292,20 @@ class SimShuffler:
 
     # --- jobs ------------------------------------------------------------------------------
 
+    def _busy_identifying(self) -> bool:
+        """An identify is under way: the supervisor's, or a technician's reset's in the
+        command slot. Another would shuffle the shoe a second time under the table (the
+        daemon's ShufflerLink waits for its identify lock, then skips it: only_if_needed)."""
+        return self._identifying or self._supervisor is not None
+
     def _identify(self) -> Job:
         assert self.host is not None
+        self._identifying = True
         try:
             identity = yield self.host.identify_request()
         except RequestFailed as exc:
             self.post(ConditionChanged(Condition.LINK, True, f"shuffler does not identify: {exc}"))
-            self._identify_ended = True
+            self._identifying, self._identify_ended = False, True
             return
         assert isinstance(identity, IdentifyReply)
         self.post(firmware_condition(identity, self.allow))
@@ -308,10 +316,11 @@ class SimShuffler:
                 shuffled = yield ShuffleRequest(ShuffleMode.SHOE)
             except RequestFailed as exc:
                 self.post(ConditionChanged(Condition.LINK, True, f"shoe mode refused: {exc}"))
-                self._identify_ended = True
+                self._identifying, self._identify_ended = False, True
                 return
             assert isinstance(shuffled, ShuffleReply)
             self.post(ShoeShuffled(shuffled.cards))
+        self._identifying = False
         self._identified = self._identify_ended = True
         self.post(ConditionChanged(Condition.LINK, False))
 

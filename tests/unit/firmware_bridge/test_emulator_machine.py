@@ -150,3 +150,16 @@ def test_arrange_refuses_cards_the_machine_lacks_and_changes_nothing():
     with pytest.raises(MachineError):
         m.arrange([gone], now=True)
     assert m.stack == before
+
+
+def test_a_shoe_gives_no_card_while_it_shuffles():
+    """A card out during the SHUFFLE (its reply still to come) belongs to no shoe the host
+    knows (firmware_bridge/ordering.py); a real shoe dispenses nothing while it shuffles."""
+    m = ShufflerMachine(rng=random.Random(1))
+    m.shuffle(ShuffleMode.SHOE)
+    m.busy = True  # the firmware's SHUFFLE under way (its duration)
+    with pytest.raises(MachineError) as refused:
+        m.draw()
+    assert refused.value.code == ErrorCode.NOT_SHUFFLED and len(m.stack) == 52
+    m.busy = False
+    assert m.draw().index == 1

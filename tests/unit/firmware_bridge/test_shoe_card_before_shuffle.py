@@ -133,3 +133,19 @@ def test_a_skip_right_after_a_shuffle_is_still_a_violation():
     order.shuffled()
     assert not order.late(7)
     assert order.check(7) == "shoe card index 7 where 1 was next (6 card(s) skipped)"
+
+
+def test_late_cards_beyond_what_the_status_counted_stop_after_a_few():
+    """A device that dispensed while it shuffled: the new shoe's first card came before the
+    SHUFFLE reply, then every card of the new shoe continued the "old" shoe's order and was
+    taken as late, for ever (found by the simulator: a double identify; every round after
+    was void MD-S2). Now two are taken at most; the next is checked, one violation, and the
+    order is the device's again."""
+    order = CardOrder()
+    order.shuffled()
+    assert order.check(1) is None  # the new shoe's first card, before the SHUFFLE reply
+    order.shuffled()  # the reply: the STATUS before it counted nothing outstanding
+    assert order.late(2) and order.late(3)
+    assert not order.late(4)
+    assert order.check(4) == "shoe card index 4 where 1 was next (3 card(s) skipped)"
+    assert not order.late(5) and order.check(5) is None
