@@ -1065,7 +1065,7 @@ class TableMachine:
     def _end_round(self, cause: str, now: float) -> list[Effect]:
         finished = self.round
         void = self.state == TableState.VOID
-        reshuffle = self._shoe_at_cut()
+        reshuffle = self._shoe_at_cut(now)
         target = TableState.OPEN if self._can_open() else TableState.CLOSED
         move = self._move(target, cause)
         self.round = None
@@ -1073,15 +1073,14 @@ class TableMachine:
         ended = AppendJournal("round-ended", {"round": finished.round_id if finished else None})
         return [*reshuffle, move, ended, EndSeatRound(void=void)]
 
-    def _shoe_at_cut(self) -> list[Effect]:
+    def _shoe_at_cut(self, now: float) -> list[Effect]:
         """A shoe dealt past its cut card is shuffled before the next round, the table closed
         meanwhile (the ``shoe`` condition; :class:`ShoeShuffled` clears it)."""
         shoe = self.shoe
         if shoe is None or not shoe.past_cut() or Condition.SHOE in self.conditions:
             return []
-        self.conditions[Condition.SHOE] = detail = shoe.describe()
-        journal = {"name": Condition.SHOE, "blocking": True, "detail": detail}
-        return [AppendJournal("condition", journal), ShuffleDeck()]
+        closed = self._on_condition(ConditionChanged(Condition.SHOE, True, shoe.describe()), now)
+        return [*closed, ShuffleDeck()]
 
     def _on_jackpot_ack(self, event: JackpotAck, now: float) -> list[Effect]:
         self._take(JackpotAck, "jackpot-ack-ignored", state=self.state.value)

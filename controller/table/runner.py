@@ -512,8 +512,9 @@ class TableRunner:
         elif isinstance(output, ShowSign):
             self._show(output.state)
         elif isinstance(output, KeepExclusions):
-            try:
-                write_exclusions(exclusions_path(self.state_dir), output.seats)
+            path = exclusions_path(self.state_dir)
+            try:  # on the I/O thread, in order: an fsync on an SD card is not the loop's
+                await self.in_ledger(functools.partial(write_exclusions, path, output.seats))
             except OSError as exc:
                 log.error("the excluded seats are not kept across a restart: %s", exc)
         elif isinstance(output, ReportStatus) and self.notifier is not None:

@@ -121,7 +121,10 @@ class SimShuffler:
         self._work: tuple[Job, int] | None = None  # the command being carried out, its handle
         self._supervisor: tuple[Job, int] | None = None
         self._identified = False
-        self._identifying = False  # an identify job is under way (in either slot)
+        # an identify job is under way, the supervisor's or a technician's reset's in the
+        # command slot: another would shuffle the shoe a second time under the table (the
+        # daemon's ShufflerLink waits for its identify lock, then skips it: only_if_needed)
+        self._identifying = False
         self._identify_ended = False  # an identify job just ended (either way): see _after_job
         self._link_down = False
         self._retry = Backoff(initial=IDENTIFY_RETRY_FIRST, ceiling=IDENTIFY_RETRY_MAX)
@@ -188,7 +191,7 @@ class SimShuffler:
             self.host.poll(now)
             if self._retry_at is not None and now >= self._retry_at:
                 self._retry_at = None
-                if not (self._identified or self._link_down or self._busy_identifying()):
+                if not (self._identified or self._link_down or self._identifying):
                     self._start_supervisor(self._identify(), now)
         self.device.poll(now)
         self.pump(now)
@@ -224,7 +227,7 @@ class SimShuffler:
                     return
         elif isinstance(event, LinkUp):
             self._link_down = False
-            if not (self._identified or self._busy_identifying()):
+            if not (self._identified or self._identifying):
                 self._start_supervisor(self._identify(), now)
         elif isinstance(event, LinkDownEvent):
             self._link_down = True
@@ -291,12 +294,6 @@ class SimShuffler:
                 continue
 
     # --- jobs ------------------------------------------------------------------------------
-
-    def _busy_identifying(self) -> bool:
-        """An identify is under way: the supervisor's, or a technician's reset's in the
-        command slot. Another would shuffle the shoe a second time under the table (the
-        daemon's ShufflerLink waits for its identify lock, then skips it: only_if_needed)."""
-        return self._identifying or self._supervisor is not None
 
     def _identify(self) -> Job:
         assert self.host is not None
