@@ -256,8 +256,8 @@ class LiveTable:
         self._autoplay = threading.Thread(
             target=self.autoplay, name="croupier-autoplay", daemon=True
         )
+        self.say("autoplay on")  # before the thread, which may say at once why it cannot play
         self._autoplay.start()
-        self.say("autoplay on")
 
     def stop_autoplay(self, timeout: float | None = None) -> None:
         """The table is being stopped: the robot dealer stops at once, its round in play cut
