@@ -74,16 +74,22 @@ def one_line_errors() -> Iterator[None]:
         raise CroupierError(str(exc)) from exc
 
 
-def read_config(path: Path | None) -> tuple[dict[str, Any], str]:
-    """The configuration file's tables and its name (the reference wiring without a file)."""
-    from controller.validation import ConfigError, read_toml
-    from drivers.gpio.pinmap import REFERENCE_GPIO
-    from drivers.sign.config import REFERENCE_SIGN
-
+def read_config(path: Path | None, *, gpio: bool = True) -> tuple[dict[str, Any], str]:
+    """The configuration file's tables and its name (the reference wiring without a file;
+    its ``[gpio]`` table only if ``gpio``: the sign commands load no pin map)."""
     if path is None and os.path.exists(SYSTEM_CONFIG):
         path = argtypes.path(SYSTEM_CONFIG)
     if path is None:
-        return {"gpio": REFERENCE_GPIO, "sign": REFERENCE_SIGN}, "reference wiring"
+        from drivers.sign.config import REFERENCE_SIGN
+
+        reference = {"sign": REFERENCE_SIGN}
+        if gpio:
+            from drivers.gpio.pinmap import REFERENCE_GPIO
+
+            reference["gpio"] = REFERENCE_GPIO
+        return reference, "reference wiring"
+    from controller.validation import ConfigError, read_toml
+
     try:
         return read_toml(path), str(path)
     except ConfigError as exc:  # one line: the file and what is wrong with it
@@ -109,7 +115,7 @@ def load_sign(path: Path | None) -> tuple[SignConfig, str]:
     from drivers.errors import DriverError
     from drivers.sign.config import parse_sign
 
-    data, source = read_config(path)
+    data, source = read_config(path, gpio=False)
     if "sign" not in data:
         raise CroupierError(f"{source}: no [sign] table")
     try:

@@ -3,8 +3,9 @@
 Both drive the configured sign (``[sign]``; ``--backend dummy`` or ``capture`` off the Pi) for
 the length of the scene, print the frame as text art, and with ``--png FILE`` write it as the
 players see it (``display.preview``); off the Pi (no ``/dev/spidev*``) ``--png`` needs no
-``--backend``: the scene is drawn on luma's dummy device. ``sign show`` leaves the amount on
-the sign; ``--from`` makes it roll up from a lower amount, as after contributions.
+``--backend``: there is no sign to drive, so only the picture is drawn (``--backend dummy``
+drives luma's dummy device). ``sign show`` leaves the amount on the sign; ``--from`` makes it
+roll up from a lower amount, as after contributions.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def run_test(args: argparse.Namespace) -> int:
     from controller.table.sign import geometry_for
     from display.scenes import BRIGHTNESS_LEVELS, Mode, SignState, Timing
 
-    config = _sign_config(args)
+    config, drive = _sign_config(args)
     sign_state = SignState(mode=Mode.TEST, pattern=args.pattern, currency=config.currency)
     steps = {
         "all": 4,
@@ -119,13 +120,13 @@ def run_test(args: argparse.Namespace) -> int:
         "brightness": BRIGHTNESS_LEVELS,
     }
     length = steps[args.pattern] * Timing().pattern_step * max(args.cycles, 1)
-    return _play(args, config, [(0.0, sign_state)], length, persist=False, at=0.0)
+    return _play(args, config, drive, [(0.0, sign_state)], length, persist=False, at=0.0)
 
 
 def run_show(args: argparse.Namespace) -> int:
     from display.scenes import Pool, SignState
 
-    config = _sign_config(args)
+    config, drive = _sign_config(args)
     code = args.currency or config.currency
     try:  # the amounts and currency typed on the command line
         cur = currency(code)
@@ -140,11 +141,22 @@ def run_show(args: argparse.Namespace) -> int:
         ]
     length = config.roll_seconds if start < amount else 0.0
     return _play(
-        args, config, states, length, persist=True, at=length, amount=format_money(amount, cur)
+        args,
+        config,
+        drive,
+        states,
+        length,
+        persist=True,
+        at=length,
+        amount=format_money(amount, cur),
     )
 
 
-def _sign_config(args: argparse.Namespace) -> SignConfig:
+def _sign_config(args: argparse.Namespace) -> tuple[SignConfig, bool]:
+    """The ``[sign]`` table with the command line's overrides, and whether there is a sign to
+    drive: off the Pi, ``--png`` with no ``--backend`` draws the picture only. (Driving luma's
+    dummy device there would change nothing in the picture, and importing luma is a tenth of
+    the command's time on a Pi 3-class CPU: docs/daemon.md, session 16.)"""
     import dataclasses
 
     config, _ = load_sign(args.config)
@@ -152,17 +164,18 @@ def _sign_config(args: argparse.Namespace) -> SignConfig:
         k: v for k, v in (("backend", args.backend), ("capture", args.capture)) if v is not None
     }
     node = path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
+    config = dataclasses.replace(config, **changes)
     if args.png and args.backend is None and config.backend == "spi" and not node.exists():
-        # off the Pi: the picture is what was asked for; the sign is drawn on luma's dummy
-        changes["backend"] = "dummy"
         if not args.json:
-            say(f"no SPI sign here ({node}): drawn on the dummy device for --png")
-    return dataclasses.replace(config, **changes)
+            say(f"no SPI sign here ({node}): only the picture is drawn (or --backend dummy)")
+        return config, False
+    return config, True
 
 
 def _play(
     args: argparse.Namespace,
     config: SignConfig,
+    drive: bool,
     states: list[tuple[float, SignState]],
     length: float,
     *,
@@ -170,26 +183,20 @@ def _play(
     at: float,
     **extra: str,
 ) -> int:
-    """Drive the device through the scene for ``length`` seconds (``--duration``); print (and
-    write) the frame at ``--at`` (default ``at``) of the same scene."""
-    from controller.table.sign import Sign
+    """Drive the device (when ``drive``) through the scene for ``length`` seconds
+    (``--duration``); print (and write) the frame at ``--at`` (default ``at``) of the same
+    scene."""
     from display.geometry import MATRIX
     from display.preview import art, preview
-    from drivers.sign.device import open_sign_device
 
-    if args.duration is not None:
-        length = args.duration
     if args.png:  # before the scene is played, not after
         _check_png(args.png)
     with one_line_errors():
-        device = open_sign_device(config, persist=persist)
-        try:
-            sign = Sign(config, device)
-            for _, state in states:
-                sign.update(state)
-            sign.play(until=sign.clock() + length)
-        finally:
-            device.close()
+        frames_sent = None
+        if drive:
+            frames_sent = _drive(
+                config, states, length if args.duration is None else args.duration, persist
+            )
         frame, overflow = _frame_at(config, states, at if args.at is None else args.at)
     if args.png:
         _write_png(args.png, preview(frame, 8 if frame.kind == MATRIX else 3, config.brightness))
@@ -197,21 +204,20 @@ def _play(
         print_json(
             {
                 "kind": config.kind,
-                "backend": config.backend,
+                "backend": config.backend if drive else None,
                 "text": frame.text,
                 "rows": art(frame),
                 "overflow": overflow,
                 "level": frame.level,
-                "frames_sent": device.frames_sent,
+                "frames_sent": frames_sent or 0,
                 **extra,
             }
         )
     else:
         unit = "columns" if frame.kind == MATRIX else "digits"
-        say(
-            f"sign ({config.kind}, {config.width} {unit}, backend {config.backend}):"
-            f" {device.frames_sent} frame(s) sent"
-        )
+        sent = "not driven" if frames_sent is None else f"{frames_sent} frame(s) sent"
+        backend = f", backend {config.backend}" if drive else ""
+        say(f"sign ({config.kind}, {config.width} {unit}{backend}): {sent}")
         for row in art(frame):
             say("  " + row)
         if overflow:
@@ -219,6 +225,24 @@ def _play(
         if args.png:
             say(f"  wrote {args.png}")
     return 0
+
+
+def _drive(
+    config: SignConfig, states: list[tuple[float, SignState]], length: float, persist: bool
+) -> int:
+    """Play the scene on the configured device for ``length`` seconds; the frames sent."""
+    from controller.table.sign import Sign
+    from drivers.sign.device import open_sign_device
+
+    device = open_sign_device(config, persist=persist)
+    try:
+        sign = Sign(config, device)
+        for _, state in states:
+            sign.update(state)
+        sign.play(until=sign.clock() + length)
+    finally:
+        device.close()
+    return device.frames_sent
 
 
 def _check_png(target: Path) -> None:

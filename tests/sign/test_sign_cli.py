@@ -3,7 +3,9 @@ they print and write is read back independently (display.reader)."""
 
 import importlib.util
 import json
+from pathlib import Path
 
+import pytest
 from PIL import Image, ImageChops
 
 from controller.cli.main import main
@@ -41,6 +43,28 @@ def test_show_an_amount_on_the_matrix(capsys):
     assert report["amount"] == "EUR 1,234.56"
     assert read(matrix_frame(report["rows"])) == "€1,234.56"
     assert report["frames_sent"] == 1
+
+
+def test_png_off_the_pi_draws_the_picture_without_driving_a_sign(capsys, tmp_path):
+    """Off the Pi (no SPI node) ``--png`` needs no ``--backend``: the picture alone, the same
+    one luma's dummy device gives, and no sign is said to be driven."""
+    if Path("/dev/spidev0.0").exists():
+        pytest.skip("a Pi: the configured sign would be driven")
+    drawn, dummy = tmp_path / "drawn.png", tmp_path / "dummy.png"
+    status, out, _ = run(capsys, "sign", "show", "5001.80", "--png", str(drawn))
+    assert status == 0
+    lines = out.splitlines()
+    assert (
+        lines[0]
+        == "no SPI sign here (/dev/spidev0.0): only the picture is drawn (or --backend dummy)"
+    )
+    assert lines[1] == "sign (matrix, 64 columns): not driven"
+    status, out, _ = run(capsys, "sign", "show", "5001.80", "--png", str(drawn), "--json")
+    report = json.loads(out)
+    assert (report["backend"], report["frames_sent"]) == (None, 0)
+    assert read(matrix_frame(report["rows"])) == "€5,001.80"
+    run(capsys, "sign", "show", "5001.80", "--png", str(dummy), "--backend", "dummy")
+    assert drawn.read_bytes() == dummy.read_bytes()
 
 
 def test_the_currency_is_read_in_any_case(capsys):

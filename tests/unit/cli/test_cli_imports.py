@@ -12,6 +12,7 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -194,6 +195,16 @@ def test_a_linked_pool_action_without_its_store_is_a_quick_usage_error(
     status, modules = run_probe("pool", action)
     assert status == 2
     assert heavy(modules, HEAVY | {"psycopg"}) == []
+
+
+def test_the_sign_picture_off_the_pi_loads_no_luma(tmp_path) -> None:
+    """Off the Pi there is no sign to drive: ``sign show --png`` draws with Pillow alone
+    (importing luma was a tenth of the command at 15% of a core)."""
+    if Path("/dev/spidev0.0").exists():
+        pytest.skip("a Pi: the configured sign would be driven")
+    status, modules = run_probe("sign", "show", "12", "--png", str(tmp_path / "s.png"))
+    assert status == 0
+    assert "PIL.Image" in modules and heavy(modules, {"luma"}) == []
 
 
 def test_ledger_reads_of_a_file_load_the_ledger(tmp_path) -> None:
