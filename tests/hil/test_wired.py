@@ -78,17 +78,25 @@ def test_a_scenario_runs_on_a_wired_controller(wiring, name):
     assert result.ok, "\n".join(human(result, verbose=True))
 
 
-def test_the_wired_rig_leaves_no_working_folder(wiring):
+def test_the_wired_rig_leaves_no_working_folder(wiring, monkeypatch):
     """Its folder under /tmp is removed with it: the emulator removes its own socket at its
     stop, and the rig's removal of it once failed first, leaving the folder (three a test
-    run)."""
+    run). The folders this run made are followed, not /tmp's listing, which other test runs
+    on the machine change."""
     import tempfile
 
-    mine = Path(tempfile.gettempdir())
-    before = set(mine.glob("croupier-rig-*"))
+    made: list[str] = []
+    make = tempfile.mkdtemp
+
+    def recorded(*args, **kwargs):
+        made.append(make(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recorded)
     result = run_scenario(load_scenario(HIL / "md-s1-wrong-count.toml"), wiring)
     assert result.ok
-    assert set(mine.glob("croupier-rig-*")) - before == set()
+    rig = [Path(p) for p in made if Path(p).name.startswith("croupier-rig-")]
+    assert rig and not [p for p in rig if p.exists()]
 
 
 def test_a_rig_socket_another_rig_serves_is_refused_and_leaves_no_folder(
