@@ -255,12 +255,11 @@ def _check_png(target: Path) -> None:
 
 
 def _write_png(target: Path, image: Image) -> None:
-    """The picture encoded in memory, then written atomically (controller.files)."""
-    import io
+    """The picture encoded in memory (display.png: no Pillow plugin), then written atomically
+    (controller.files)."""
+    from display.png import image_png
 
-    encoded = io.BytesIO()
-    image.save(encoded, format="PNG")
-    write_output(target, encoded.getvalue())
+    write_output(target, image_png(image))
 
 
 def _frame_at(

@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import functools
 import html
-import io
 import json
 import logging
 import mimetypes
@@ -384,6 +383,7 @@ _PNG_CACHE: dict[str, bytes] = {}
 
 async def sign_png(request: web.Request) -> web.Response:
     from display.geometry import SignFrame
+    from display.png import image_png
     from display.preview import preview
 
     feed = _feed(request)
@@ -397,11 +397,9 @@ async def sign_png(request: web.Request) -> web.Response:
             frame = SignFrame(
                 str(sign["kind"]), bytes.fromhex(sign["cells"]), sign.get("text"), sign.get("level")
             )
-            buffer = io.BytesIO()
-            preview(frame, scale=3).save(buffer, format="PNG")
+            png = image_png(preview(frame, scale=3))
         except (ValueError, TypeError, KeyError) as exc:
             raise web.HTTPBadGateway(text=f"the daemon's sign frame is malformed: {exc}") from None
-        png = buffer.getvalue()
         if len(_PNG_CACHE) > 64:
             _PNG_CACHE.clear()
         _PNG_CACHE[key] = png
