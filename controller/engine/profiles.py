@@ -9,7 +9,9 @@ Every option RULES.md marks **[interpretation]** is a named key here with its de
 such choice is a hidden constant:
 
 - ``rules.dealer_not_qualified`` (UTH-7): ``ante-pushes`` (Greek, Slovak) or ``ante-wins``
-  (Italian: Ante paid 1:1, Play and Blind push);
+  (Italian: Ante paid 1:1, Play and Blind push); a file claiming a rule-book profile keeps its
+  document's (:mod:`controller.engine.rulebook`, as for ``over_maximum`` and ``double_on`` of
+  trilux-gr), a house variant chooses;
 - ``rules.dealer_exposure`` (UTH, :class:`DealerExposure`): ``none`` (the document has no
   procedure: the floor decides), ``reinsert`` (MD-X3, Italian, with a shuffler: exposed dealer
   cards go back into the machine, which deals replacements) or ``after-action`` (MD-X1, Greek:
@@ -71,7 +73,7 @@ from controller.engine.paytable import (
     PoolPercent,
     parse_pay,
 )
-from controller.engine.rulebook import check_profile_rules, tag_rule
+from controller.engine.rulebook import PROFILE_SECTION, check_profile_rules, tag_rule
 from controller.texts import suggestion
 from controller.validation import (
     ConfigError,
@@ -378,6 +380,15 @@ def parse_double_on(text: str) -> tuple[int, int] | None:
     return bounds
 
 
+def _canonical_double_on(text: str | None) -> str | None:
+    """``double_on`` as one spelling (``" 02 - 11"`` is ``"2-11"``), so that the rule book
+    compares ranges, not how they were typed; None (refused) stays None."""
+    if text is None:
+        return None
+    bounds = parse_double_on(text)
+    return "any" if bounds is None else f"{bounds[0]}-{bounds[1]}"
+
+
 def _read_limits(sec: Section, low_key: str, high_key: str, rule: str) -> tuple[int, int] | None:
     low = sec.get(low_key, int, check=positive_int)
     high = sec.get(high_key, int, check=positive_int)
@@ -416,7 +427,9 @@ def _read_blackjack_options(sec: Section) -> dict[str, Any]:
         "bet_max": bet and bet[1],
         "trilux_min": trilux and trilux[0],
         "trilux_max": trilux and trilux[1],
-        "double_on": sec.get("double_on", str, default="2-11", check=double_on_reason),
+        "double_on": _canonical_double_on(
+            sec.get("double_on", str, default="2-11", check=double_on_reason)
+        ),
         "split_same_rank_only": sec.get("split_same_rank_only", bool, default=False),
         "enhc_loses": sec.choice("enhc_loses", ENHC_LOSES, default="all"),
         "dealer_draws": sec.choice("dealer_draws", DEALER_DRAWS, default="when-needed"),
@@ -504,7 +517,7 @@ def parse_profile(data: dict[str, Any], source: str, *, text: str = "") -> Profi
             name=name,
             source=source_doc or "",
             deal=deal or "shuffler",
-            options=options,
+            options={**options, "over_maximum": over_maximum.value},
         )
     problems.items[:] = [(key, tag_rule(key, why, game)) for key, why in problems.items]
     problems.raise_if_any()
@@ -587,13 +600,19 @@ def _installed_profiles() -> list[str]:
 
 
 def load_profile(name_or_path: str) -> Profile:
-    """Load and validate a profile by name (``uth-gr``) or by path to a TOML file."""
+    """Load and validate a profile by name (``uth-gr``) or by path to a TOML file. A file
+    found by name must carry that name: ``/etc/croupier/profiles/uth-it.toml`` naming itself
+    ``house-it`` would play as uth-it without claiming the Italian rules (RULES.md 7)."""
     if not isinstance(name_or_path, str) or not name_or_path.strip():
         required = "a profile name like 'uth-gr' is required"
         raise ConfigError(repr(name_or_path), [("(profile)", required)])
     path = find_profile(name_or_path)
     data, text = read_toml_and_text(path)
-    return parse_profile(data, str(path), text=text)
+    profile = parse_profile(data, str(path), text=text)
+    if path.name == f"{name_or_path}.toml" and profile.name != name_or_path:
+        found = f"found as profile {name_or_path!r}, the file names itself {profile.name!r}"
+        raise ConfigError(str(path), [("profile.name", f"{found} ({PROFILE_SECTION})")])
+    return profile
 
 
 def available_profiles() -> list[str]:

@@ -7,10 +7,13 @@ and the rule, e.g. ``paytables.main.blackjack: BJ-5 pays 3:2, this profile pays 
 
 A profile file also claims one profile of RULES.md section 7 (:data:`RULEBOOK_PROFILES`), by
 the rule document its ``[profile] source`` names or by carrying its name; what the rule book
-fixes for that profile beyond its game (the deal and its burns, UTH-11; the procedures for
-exposed cards, the Greek MD-X1 and MD-X2, the Italian MD-X3 and MD-X4) must be that
-profile's, e.g. ``rules.burns: the Slovak rules (uth-sk) burn 2 cards (...), got 3
-(UTH-11)``. The **[interpretation]** options stay the file's: MD-X1's
+fixes for that profile beyond its game (the deal and its burns, UTH-11; the settlement when
+the dealer does not qualify, UTH-7; the procedures for exposed cards, the Greek MD-X1 and
+MD-X2, the Italian MD-X3 and MD-X4; seed 001's double on 2 to 11, BJ-6, and its return of
+the excess over a maximum, BJ-1) must be that profile's, e.g. ``rules.burns: the Slovak
+rules (uth-sk) burn 2 cards (...), got 3 (UTH-11)``. A source names a document by its hash
+in any case or its seed number; a name is read in any case with ``_`` for ``-``. The
+**[interpretation]** options stay the file's: MD-X1's
 ``dealer_exposure_replaces`` and ``early_exposure_counts`` too, which the Greek text leaves
 open (uth-gr) and the profiles without MD-X1 refuse (:mod:`controller.engine.profiles`).
 
@@ -98,6 +101,13 @@ class RuleBookProfile:
 
 
 _NO_PLAY = "leaving a seat in without a Play bet when the board was exposed early is Italian"
+# UTH-7: the Greek and Slovak texts return the Ante and decide Play and Blind; the Italian pays
+# the Ante 1:1 (its "Play and Blind push" is the [interpretation] the value names)
+_ANTE_PUSHES = (
+    "ante-pushes",
+    "UTH-7",
+    "the Ante is returned, Play and Blind are decided against the dealer's hand",
+)
 _NOT_GREEK = "replacing wrongly exposed community cards is Greek"
 _SILENT = "the Slovak rules have no procedure for exposed cards"
 RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
@@ -111,6 +121,7 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             burns=0,
             burn_points="neither the manual deal nor the shuffler's burns one",
             options={
+                "dealer_not_qualified": _ANTE_PUSHES,
                 "dealer_exposure": (
                     "after-action",
                     "MD-X1",
@@ -133,6 +144,7 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             burn_points="before the flop, before the turn and river",
             deals=("manual",),
             options={
+                "dealer_not_qualified": _ANTE_PUSHES,
                 "dealer_exposure": ("none", "MD-X1", _SILENT),
                 "community_exposure": ("none", "MD-X2", _SILENT),
                 "board_exposure": ("none", "MD-X4", _NO_PLAY),
@@ -146,24 +158,72 @@ RULEBOOK_PROFILES: dict[str, RuleBookProfile] = {
             burns=3,
             burn_points="by hand: before the flop, the turn and the river",
             options={
+                "dealer_not_qualified": (
+                    "ante-wins",
+                    "UTH-7",
+                    "the Ante is paid 1:1 to every player still in",
+                ),
                 "dealer_exposure": ("reinsert", "MD-X3", "the Shuffler Mate procedure"),
                 "community_exposure": ("none", "MD-X2", _NOT_GREEK),
                 "board_exposure": ("no-play", "MD-X4", "players who had not acted stay in"),
             },
         ),
         RuleBookProfile("ch-bg", "casino-holdem", "003_ee7d03a150f977a3", "the Bulgarian rules"),
-        RuleBookProfile("trilux-gr", "blackjack", "001_f3a4b69a38d0bb93", "the Greek rules"),
+        RuleBookProfile(
+            "trilux-gr",
+            "blackjack",
+            "001_f3a4b69a38d0bb93",
+            "the Greek rules",
+            options={
+                # the seed's poster: the excess over the maximum is returned, the rest plays
+                "over_maximum": ("cap", "BJ-1", "the excess over the maximum is returned"),
+                # the [interpretation] is how the total counts (aces as 1), not its range
+                "double_on": (
+                    "2-11",
+                    "BJ-6",
+                    "a double on a first-two-card total of 2 to 11, aces counting 1",
+                ),
+            },
+        ),
     )
 }
+
+
+# A source names a seed document by its hash (any case) or as "seed(s) NNN" / "seeds/NNN_...":
+# "seeds/004_c8c14ad3d28c0129.txt", "C8C14AD3D28C0129", "seed 004 (Italian)", "seed-4"
+_SEED_NUMBER = re.compile(r"\bseeds?\W{0,3}(\d{1,3})(?!\d)")
+
+
+def _documents_named(source: str) -> list[RuleBookProfile]:
+    """The rule-book profiles whose seed document ``source`` names, in section 7's order."""
+    text = source.lower()
+    numbers = {int(n) for n in _SEED_NUMBER.findall(text)}
+    return [
+        p
+        for p in RULEBOOK_PROFILES.values()
+        if p.document.split("_")[1] in text or int(p.document.split("_")[0]) in numbers
+    ]
+
+
+def rulebook_name(name: str | None) -> str:
+    """A profile name as the rule book spells it: ``" UTH_IT"`` is ``uth-it``."""
+    return (name or "").strip().lower().replace("_", "-")
 
 
 def claimed_profile(
     name: str | None, source: str
 ) -> tuple[RuleBookProfile | None, list[tuple[str, str]]]:
     """The rule-book profile a profile file claims (by its source document, else by its
-    name) and the problem when its name and its source claim two different ones."""
-    by_source = next((p for p in RULEBOOK_PROFILES.values() if p.document in source), None)
-    by_name = RULEBOOK_PROFILES.get(name or "")
+    name, in any case and with ``_`` for ``-``) and the problem when its source names two
+    documents, or its name and its source claim two different profiles."""
+    documents = _documents_named(source)
+    by_source = documents[0] if documents else None
+    by_name = RULEBOOK_PROFILES.get(rulebook_name(name))
+    if len(documents) > 1:
+        named = ", ".join(f"seeds/{p.document}.txt ({p.name})" for p in documents)
+        return by_source, [
+            ("profile.source", f"names {named}: a profile follows one ({PROFILE_SECTION})")
+        ]
     if by_source and by_name and by_source is not by_name:
         return by_source, [
             (
@@ -179,8 +239,9 @@ def check_variant(
     claimed: RuleBookProfile, game: str, deal: str, burns: int, options: Mapping[str, Any]
 ) -> list[tuple[str, str]]:
     """What the rule book fixes for the claimed profile (RULES.md section 7) and the file
-    states otherwise: its game, its deals and burns (UTH-11), its procedures for exposed
-    cards (MD-X1..MD-X4). The [interpretation] options stay the file's choice."""
+    states otherwise: its game, its deals and burns (UTH-11), the [rules] options its document
+    fixes (UTH-7, MD-X1..MD-X4, BJ-1, BJ-6). The [interpretation] options stay the file's
+    choice."""
     if game != claimed.game:
         return [
             (
@@ -190,8 +251,24 @@ def check_variant(
             )
         ]
     problems: list[tuple[str, str]] = []
-    if game != "uth":
-        return problems
+    if game == "uth":
+        problems += _check_deal(claimed, deal, burns)
+    for key, (want, rule, why) in claimed.options.items():
+        got = options.get(key)
+        if got != want:
+            problems.append(
+                (
+                    f"rules.{key}",
+                    f"{claimed.rules_of} ({claimed.name}) have {key} = {want!r} ({why}),"
+                    f" got {got!r} ({rule})",
+                )
+            )
+    return problems
+
+
+def _check_deal(claimed: RuleBookProfile, deal: str, burns: int) -> list[tuple[str, str]]:
+    """UTH-11: the deals the claimed document has, and the burn cards of its deal by hand."""
+    problems: list[tuple[str, str]] = []
     if deal not in claimed.deals:
         allowed = " or ".join(repr(d) for d in claimed.deals)
         problems.append(
@@ -208,16 +285,6 @@ def check_variant(
                 f" ({claimed.burn_points}), got {burns} (UTH-11)",
             )
         )
-    for key, (want, rule, why) in claimed.options.items():
-        got = options.get(key)
-        if got != want:
-            problems.append(
-                (
-                    f"rules.{key}",
-                    f"{claimed.rules_of} ({claimed.name}) have {key} = {want!r} ({why}),"
-                    f" got {got!r} ({rule})",
-                )
-            )
     return problems
 
 
@@ -347,8 +414,8 @@ def check_profile_rules(
     """Everything RULES.md fixes that a profile of ``game`` states: seats, burns, every pay
     table, the progressive's contribution band (PRG-1), envy (PRG-4), award (PRG-3, CH-9) and
     Jumbo 7's wide-area link (PRG-6); and, for a file claiming a profile of section 7 (its
-    ``source`` document or its ``name``), that profile's deal, burns and misdeal procedures
-    (:func:`check_variant`)."""
+    ``source`` document or its ``name``), that profile's deal, burns and the [rules] options
+    its document fixes (:func:`check_variant`)."""
     claimed, problems = claimed_profile(name, source)
     if claimed is not None:
         problems += check_variant(claimed, game, deal, burns, options or {})

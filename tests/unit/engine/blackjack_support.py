@@ -8,18 +8,27 @@ from typing import Any
 from controller.engine.games import settle
 from controller.engine.profiles import Profile, find_profile, parse_profile
 
+# What a profile file claims no rule-book profile with (controller.engine.rulebook): a house
+# variant, which may choose what the Greek rules of seeds/001 fix (BJ-1's cap, BJ-6's 2 to 11)
+HOUSE_VARIANT = {"name": "trilux-house", "source": "a house variant of the Greek Trilux rules"}
+
 
 def trilux_profile(
     money: dict[str, Any] | None = None,
     paytables: dict[str, dict[str, str]] | None = None,
+    *,
+    house: bool = False,
     **rules: Any,
 ) -> Profile:
-    """trilux-gr with some [rules] (and [money], whole [paytables.X]) changed."""
+    """trilux-gr with some [rules] (and [money], whole [paytables.X]) changed; ``house``: as
+    a house variant (:data:`HOUSE_VARIANT`), for the options trilux-gr's document fixes."""
     path = find_profile("trilux-gr")
     data = tomllib.loads(path.read_text())
     data["rules"].update(rules)
     data["money"].update(money or {})
     data["paytables"].update(paytables or {})
+    if house:
+        data["profile"].update(HOUSE_VARIANT)
     return parse_profile(data, str(path))
 
 

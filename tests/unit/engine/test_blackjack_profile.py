@@ -4,6 +4,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from blackjack_support import HOUSE_VARIANT
 
 from controller.engine.paytable import Odds
 from controller.engine.profiles import available_profiles, find_profile, load_profile, parse_profile
@@ -85,10 +86,38 @@ def test_limits(changes, key, text):
 
 
 @pytest.mark.parametrize("double_on", ["any", "9-11", "10-11", "2-20"])
-def test_double_on_choices(double_on):
+def test_double_on_choices_of_a_house_variant(double_on):
     data = _data()
+    data["profile"].update(HOUSE_VARIANT)
     data["rules"]["double_on"] = double_on
     assert parse_profile(data, "t.toml").options["double_on"] == double_on
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "fixed"),
+    [
+        ("double_on", "any", "have double_on = '2-11' (a double on a first-two-card total"),
+        ("double_on", "2-12", "have double_on = '2-11'"),
+        ("double_on", "9-11", "have double_on = '2-11'"),
+        ("over_maximum", "refuse", "have over_maximum = 'cap' (the excess over the maximum"),
+    ],
+)
+@pytest.mark.parametrize("claims", ["name", "source"])
+def test_a_file_claiming_trilux_gr_keeps_what_seed_001_fixes(key, value, fixed, claims):
+    """Seed 001 doubles on a first-two-card total of 2 to 11 (BJ-6: the [interpretation] is
+    how aces count, not the range) and returns the excess over the maximum (BJ-1). A file
+    claiming trilux-gr by its name or by its source document keeps both."""
+    data = _data()
+    if claims == "source":
+        data["profile"]["name"] = "my-trilux"
+    else:
+        data["profile"]["source"] = "the Greek poster"
+    data["rules"][key] = value
+    found = _problems(data)
+    assert list(found) == [f"rules.{key}"]
+    rule = {"double_on": "BJ-6", "over_maximum": "BJ-1"}[key]
+    assert found[f"rules.{key}"].startswith(f"the Greek rules (trilux-gr) {fixed}")
+    assert found[f"rules.{key}"].endswith(f"got {value!r} ({rule})")
 
 
 def test_trilux_max_exactly_50x_is_allowed():

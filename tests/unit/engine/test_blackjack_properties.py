@@ -33,6 +33,7 @@ from controller.errors import RoundError
 def profile(enhc, draws, double_on, rank_only, rounding):
     return trilux_profile(
         money={"rounding": rounding},
+        house=double_on != "2-11",  # BJ-6 fixes 2 to 11 for trilux-gr
         enhc_loses=enhc,
         dealer_draws=draws,
         double_on=double_on,

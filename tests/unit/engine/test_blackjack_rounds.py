@@ -143,7 +143,9 @@ def test_double_on_any_two_cards_with_the_option():
     # 7h 5d = 12 doubles against 6c and draws 9s (21); the dealer 6c Tc 6h busts
     shoe = "7h 6c 5d 9s Tc 6h"
     result = play(
-        shoe, seat(1, actions={"main": ["double"]}), profile=trilux_profile(double_on="any")
+        shoe,
+        seat(1, actions={"main": ["double"]}),
+        profile=trilux_profile(double_on="any", house=True),
     )
     assert outcome(result, 1, "main") == ("win", 2000, 4000, "BJ-5")
 
@@ -154,7 +156,7 @@ def test_double_counts_aces_as_one():
     result = play("Ah 6c 9d 2s Tc 6h", seat(1, actions={"main": ["double"]}))
     assert result["seats"][0]["hands"][0]["hand"] == "12"
     assert outcome(result, 1, "main") == ("win", 2000, 4000, "BJ-5")
-    narrow = trilux_profile(double_on="9-10")
+    narrow = trilux_profile(double_on="9-10", house=True)
     with pytest.raises(RoundError, match="counts 11"):
         play("5h 6c 6d 2s Tc 5h", seat(1, actions={"main": ["double"]}), profile=narrow)
 

@@ -34,7 +34,7 @@ def profile(name, **rules):
 
 GR, GR_REFUSE = load_profile("uth-gr"), profile("uth-gr", over_maximum="refuse")
 CH, CH_REFUSE = load_profile("ch-bg"), profile("ch-bg", over_maximum="refuse")
-BJ_REFUSE = trilux_profile(over_maximum="refuse")
+BJ_REFUSE = trilux_profile(over_maximum="refuse", house=True)  # seed 001 caps (BJ-1)
 
 # board 2c 7d 9h Js Qs; dealer Jd 3c = pair of jacks (qualifies); seat Kd Tc = straight
 BOARD = {"dealer": ["Jd", "3c"], "community": ["2c", "7d", "9h", "Js", "Qs"]}

@@ -6,10 +6,16 @@ import re
 import tomllib
 
 import pytest
+import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.engine.profiles import available_profiles, find_profile, parse_profile
+from controller.engine.profiles import (
+    available_profiles,
+    find_profile,
+    load_profile,
+    parse_profile,
+)
 from controller.validation import ConfigError
 
 RULE_ID = re.compile(r"\b(POK|UTH|CH|BJ|TRX|PRG|MD)-[A-Z]?\d+\b|\(RULES\.md 7\)$")
@@ -187,6 +193,107 @@ def test_a_file_claims_its_profile_by_source_document_or_name(name, source, burn
     data["rules"]["burns"] = burns
     problem = problems(data)["rules.burns"]
     assert found in problem and problem.endswith("(UTH-11)")
+
+
+@pytest.mark.parametrize(
+    ("name", "got", "fixed"),
+    [
+        (
+            "uth-gr",
+            "ante-wins",
+            "the Greek rules (uth-gr) have dealer_not_qualified = 'ante-pushes'",
+        ),
+        (
+            "uth-sk",
+            "ante-wins",
+            "the Slovak rules (uth-sk) have dealer_not_qualified = 'ante-pushes'",
+        ),
+        (
+            "uth-it",
+            "ante-pushes",
+            "the Italian rules (uth-it) have dealer_not_qualified = 'ante-wins'",
+        ),
+    ],
+)
+def test_uth7_is_the_claimed_documents(name, got, fixed):
+    """UTH-7 fixes the Greek and Slovak Ante push and the Italian Ante paid 1:1 (only its
+    'Play and Blind push' is [interpretation]). A copy claiming the profile by its source
+    document, under another name, keeps it; a house variant claiming none may choose."""
+    data = data_of(name)
+    data["profile"]["name"] = f"my-{name}"
+    data["rules"]["dealer_not_qualified"] = got
+    found = problems(data)
+    assert list(found) == ["rules.dealer_not_qualified"]
+    assert found["rules.dealer_not_qualified"].startswith(fixed)
+    assert found["rules.dealer_not_qualified"].endswith(f"got {got!r} (UTH-7)")
+    data["profile"]["source"] = "a house variant"
+    assert parse_profile(data, "p.toml").options["dealer_not_qualified"] == got
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("house-it", "seeds/004_C8C14AD3D28C0129.txt"),
+        ("house-it", "004-c8c14ad3d28c0129"),
+        ("house-it", "C8C14AD3D28C0129 (Italian)"),
+        ("house-it", "seed 004 (Italian)"),
+        ("house-it", "Seeds/4"),
+        ("UTH-IT", ""),
+        (" uth_it ", "Italian rules"),
+    ],
+)
+def test_a_claim_is_read_in_any_spelling(name, source):
+    """The review's bypasses: the document by its hash in any case or by its seed number,
+    the name in any case with _ for -: each claims uth-it, whose UTH-7 then holds."""
+    data = data_of("uth-it")
+    data["profile"].update(name=name, source=source)
+    data["rules"]["dealer_not_qualified"] = "ante-pushes"
+    found = problems(data)["rules.dealer_not_qualified"]
+    assert found.startswith("the Italian rules (uth-it) have dealer_not_qualified = 'ante-wins'")
+
+
+@pytest.mark.parametrize("source", ["a house variant", "EUR 1,000 tables, 2004 edition"])
+def test_a_source_naming_no_seed_document_claims_nothing(source):
+    data = data_of("uth-it")
+    data["profile"].update(name="house-it", source=source)
+    data["rules"]["dealer_not_qualified"] = "ante-pushes"
+    assert parse_profile(data, "p.toml").options["dealer_not_qualified"] == "ante-pushes"
+
+
+def test_a_source_naming_two_documents_is_refused():
+    data = data_of("uth-gr")
+    data["profile"].update(name="mixed", source="seeds/000 with seeds/004 procedures")
+    found = problems(data)["profile.source"]
+    assert (
+        "seeds/000_c1b9c501f051b6d4.txt (uth-gr), seeds/004_c8c14ad3d28c0129.txt (uth-it)" in found
+    )
+    assert found.endswith("a profile follows one (RULES.md 7)")
+
+
+def test_a_profile_found_by_name_carries_that_name(tmp_path, monkeypatch):
+    """/etc/croupier/profiles/uth-it.toml naming itself house-it (a house variant, which may
+    choose UTH-7) would have played as the table's uth-it."""
+    data = data_of("uth-it")
+    data["profile"].update(name="house-it", source="a house variant")
+    data["rules"]["dealer_not_qualified"] = "ante-pushes"
+    (tmp_path / "uth-it.toml").write_text(tomli_w.dumps(data))
+    monkeypatch.setenv("CROUPIER_PROFILE_PATH", str(tmp_path))
+    with pytest.raises(ConfigError) as info:
+        load_profile("uth-it")
+    assert info.value.problems == [
+        (
+            "profile.name",
+            "found as profile 'uth-it', the file names itself 'house-it' (RULES.md 7)",
+        )
+    ]
+    assert load_profile(str(tmp_path / "uth-it.toml")).name == "house-it"  # by its path
+
+
+@pytest.mark.parametrize("spelled", [" 2-11", "02-11", "2 - 11"])
+def test_double_on_is_compared_as_a_range(spelled):
+    data = data_of("trilux-gr")
+    data["rules"]["double_on"] = spelled
+    assert parse_profile(data, "p.toml").options["double_on"] == "2-11"
 
 
 def test_a_name_and_a_source_claiming_two_profiles_are_refused():

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from blackjack_support import HOUSE_VARIANT
 from rules_settle_support import bj, outcome, profile_file, refused, seat_of, settled
 from rules_settle_support import bj_seat as seat
 
@@ -196,7 +197,9 @@ def test_a_split_matches_the_accepted_bet_not_the_amount_put_down():
 def test_over_maximum_refuse_refuses_the_round_file_in_one_line(tmp_path: Path):
     # [rules] over_maximum = "refuse" (BJ-1 [interpretation]): the 150,000 put down on a
     # 100,000 maximum is refused whole, as a stake under the minimum is; at 100,000 it plays
-    refuse = profile_file(tmp_path, "trilux-gr", rules={"over_maximum": "refuse"})
+    refuse = profile_file(  # a house variant: seed 001 caps (BJ-1)
+        tmp_path, "trilux-gr", rules={"over_maximum": "refuse"}, profile=HOUSE_VARIANT
+    )
     error = refused(
         bj("6h 9c 5d Ts 8s", seat(1, 150_000, {"main": ["double"]})), "--profile", refuse
     )

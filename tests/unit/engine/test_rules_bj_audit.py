@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from blackjack_support import HOUSE_VARIANT
 from rules_settle_support import bj, profile_file, refused, seat_of, settled
 from rules_settle_support import bj_seat as seat
 
@@ -224,7 +225,11 @@ CASES = [
         "BJ-6",
         "double_on=any: 9+3=12 doubles, 20 v 17",
         bj("9h 7c 3d 8s Tc", seat(1, 1000, {"main": ["double"]})),
-        {"profile": {"double_on": "any"}, "wagers": {(1, "main"): ("win", 2000, 4000)}},
+        {
+            "profile": {"double_on": "any"},
+            "house": True,  # BJ-6 fixes 2 to 11 for a file claiming trilux-gr
+            "wagers": {(1, "main"): ("win", 2000, 4000)},
+        },
     ),
     (
         "B10",
@@ -820,7 +825,9 @@ CASES += [
 def test_hand_worked_round(tmp_path: Path, rule: str, what: str, data: dict, expected: dict):
     extra: tuple[str, ...] = ()
     if "profile" in expected:
-        extra = ("--profile", profile_file(tmp_path, "trilux-gr", rules=expected["profile"]))
+        house = {"profile": HOUSE_VARIANT} if expected.get("house") else {}
+        path = profile_file(tmp_path, "trilux-gr", rules=expected["profile"], **house)
+        extra = ("--profile", path)
     if "error" in expected:
         want_rule, words = expected["error"]
         error = refused(data, *extra)

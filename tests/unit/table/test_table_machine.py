@@ -456,7 +456,8 @@ def test_blackjack_lock_over_the_maximum_caps_or_refuses_by_the_profile_bj_1():
     (opened,) = t.of(OpenRound)
     assert opened.wagers == {1: {"main": 100_000, "trilux": 5000}}  # profile max 1,000 / 50
     data = tomllib.loads(find_profile("trilux-gr").read_text())
-    data["rules"]["over_maximum"] = "refuse"
+    data["rules"]["over_maximum"] = "refuse"  # a house variant's: seed 001 caps (BJ-1)
+    data["profile"].update(name="trilux-house", source="a house variant")
     t = Table(parse_profile(data, "trilux-refuse.toml"))
     t.send(ConditionChanged(Condition.STARTUP, False))
     t.send(EnterWagers(1, {"main": 150_000}))
