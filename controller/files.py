@@ -149,6 +149,8 @@ def write_atomic(
             raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
         _write_in_place(target, data, sync)
         return
+    except OSError as exc:  # a folder that takes no new file (/proc): named as the user did
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
     try:
         try:
             if existing is not None:  # the file's own bits, never looser than ``mode``

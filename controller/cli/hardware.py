@@ -5,7 +5,7 @@ The commands read the ``[gpio]`` and ``[sign]`` tables of the table configuratio
 of ``docs/tableio.md``) and validate them as the daemon does. ``--pin-factory`` overrides
 ``gpio.pin_factory`` (``mock`` and ``rig`` work off the Pi). Errors of ``drivers`` and
 ``display`` are turned into :class:`~controller.errors.CroupierError`, which the CLI prints as
-one line (exit status 2).
+one line (exit status 1: a failure, not a usage error).
 """
 
 from __future__ import annotations

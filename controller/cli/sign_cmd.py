@@ -112,7 +112,7 @@ def run_test(args: argparse.Namespace) -> int:
     from controller.table.sign import geometry_for
     from display.scenes import BRIGHTNESS_LEVELS, Mode, SignState, Timing
 
-    config, drive = _sign_config(args)
+    config, undriven = _sign_config(args)
     sign_state = SignState(mode=Mode.TEST, pattern=args.pattern, currency=config.currency)
     steps = {
         "all": 4,
@@ -120,13 +120,13 @@ def run_test(args: argparse.Namespace) -> int:
         "brightness": BRIGHTNESS_LEVELS,
     }
     length = steps[args.pattern] * Timing().pattern_step * max(args.cycles, 1)
-    return _play(args, config, drive, [(0.0, sign_state)], length, persist=False, at=0.0)
+    return _play(args, config, undriven, [(0.0, sign_state)], length, persist=False, at=0.0)
 
 
 def run_show(args: argparse.Namespace) -> int:
     from display.scenes import Pool, SignState
 
-    config, drive = _sign_config(args)
+    config, undriven = _sign_config(args)
     code = args.currency or config.currency
     try:  # the amounts and currency typed on the command line
         cur = currency(code)
@@ -143,7 +143,7 @@ def run_show(args: argparse.Namespace) -> int:
     return _play(
         args,
         config,
-        drive,
+        undriven,
         states,
         length,
         persist=True,
@@ -152,11 +152,12 @@ def run_show(args: argparse.Namespace) -> int:
     )
 
 
-def _sign_config(args: argparse.Namespace) -> tuple[SignConfig, bool]:
-    """The ``[sign]`` table with the command line's overrides, and whether there is a sign to
-    drive: off the Pi, ``--png`` with no ``--backend`` draws the picture only. (Driving luma's
-    dummy device there would change nothing in the picture, and importing luma is a tenth of
-    the command's time on a Pi 3-class CPU: docs/daemon.md, session 16.)"""
+def _sign_config(args: argparse.Namespace) -> tuple[SignConfig, str | None]:
+    """The ``[sign]`` table with the command line's overrides, and why no sign is driven
+    (None: one is): off the Pi, ``--png`` with no ``--backend`` draws the picture only.
+    (Driving luma's dummy device there would change nothing in the picture, and importing
+    luma is a tenth of the command's time on a Pi 3-class CPU: docs/daemon.md, session 16.)
+    ``--duration`` and ``--capture`` are then usage errors: they are about a driven sign."""
     import dataclasses
 
     config, _ = load_sign(args.config)
@@ -166,16 +167,20 @@ def _sign_config(args: argparse.Namespace) -> tuple[SignConfig, bool]:
     node = path(f"/dev/spidev{config.spi_port}.{config.spi_device}")
     config = dataclasses.replace(config, **changes)
     if args.png and args.backend is None and config.backend == "spi" and not node.exists():
-        if not args.json:
-            say(f"no SPI sign here ({node}): only the picture is drawn (or --backend dummy)")
-        return config, False
-    return config, True
+        for option, given in (("--duration", args.duration), ("--capture", args.capture)):
+            if given is not None:
+                raise UsageError(
+                    f"{option}: no SPI sign here ({node}) to drive; name --backend dummy"
+                    " or --backend capture"
+                )
+        return config, f"no SPI sign here ({node}): only the picture is drawn (or --backend dummy)"
+    return config, None
 
 
 def _play(
     args: argparse.Namespace,
     config: SignConfig,
-    drive: bool,
+    undriven: str | None,
     states: list[tuple[float, SignState]],
     length: float,
     *,
@@ -183,17 +188,19 @@ def _play(
     at: float,
     **extra: str,
 ) -> int:
-    """Drive the device (when ``drive``) through the scene for ``length`` seconds
-    (``--duration``); print (and write) the frame at ``--at`` (default ``at``) of the same
-    scene."""
+    """Drive the device (unless ``undriven`` says why not) through the scene for ``length``
+    seconds (``--duration``); print (and write) the frame at ``--at`` (default ``at``) of the
+    same scene."""
     from display.geometry import MATRIX
     from display.preview import art, preview
 
     if args.png:  # before the scene is played, not after
         _check_png(args.png)
+    if undriven and not args.json:
+        say(undriven)
     with one_line_errors():
         frames_sent = None
-        if drive:
+        if undriven is None:
             frames_sent = _drive(
                 config, states, length if args.duration is None else args.duration, persist
             )
@@ -204,7 +211,7 @@ def _play(
         print_json(
             {
                 "kind": config.kind,
-                "backend": config.backend if drive else None,
+                "backend": None if undriven else config.backend,
                 "text": frame.text,
                 "rows": art(frame),
                 "overflow": overflow,
@@ -216,7 +223,7 @@ def _play(
     else:
         unit = "columns" if frame.kind == MATRIX else "digits"
         sent = "not driven" if frames_sent is None else f"{frames_sent} frame(s) sent"
-        backend = f", backend {config.backend}" if drive else ""
+        backend = "" if undriven else f", backend {config.backend}"
         say(f"sign ({config.kind}, {config.width} {unit}{backend}): {sent}")
         for row in art(frame):
             say("  " + row)

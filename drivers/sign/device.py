@@ -195,11 +195,12 @@ def _emulator(config: SignConfig) -> Any:
         "scale": 2,
     }
     path = Path(config.capture)
-    try:
+    try:  # as --capture: a .gif in a folder that exists, or a folder made in one that does
         if path.suffix.lower() == ".gif":
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.parent.is_dir():
+                raise FileNotFoundError(f"no folder {path.parent}")
             return gifanim(filename=str(path), duration=1 / config.frame_rate, **size)
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(exist_ok=True)
         return capture(file_template=str(path / "sign_{0:06}.png"), **size)
     except (OSError, RuntimeError) as exc:
         raise SignDeviceError(f"cannot capture the sign to {path}: {exc}") from exc

@@ -278,6 +278,21 @@ def test_a_failed_write_names_the_output_not_its_temporary_file(tmp_path, monkey
     assert os.listdir(tmp_path) == []
 
 
+def test_a_folder_that_refuses_new_files_otherwise_is_named_as_the_user_did(tmp_path, capsys):
+    """/proc takes no new file (ENOENT, not EACCES): the error named the temporary file
+    (``croupier sign: /proc/.x.png.eb4c6d62.tmp: No such file or directory``)."""
+    from controller import files
+
+    with pytest.raises(OSError) as refused:
+        files.write_atomic("/proc/croupier-test.png", b"x")
+    assert refused.value.filename == "/proc/croupier-test.png"
+    status = main(["sign", "show", "1", "--png", "/proc/croupier-test.png", "--backend", "dummy"])
+    assert status == 1
+    assert capsys.readouterr().err == (
+        "croupier sign: /proc/croupier-test.png: No such file or directory\n"
+    )
+
+
 # --- a live socket is never taken over (the second review) ---------------------------------
 
 

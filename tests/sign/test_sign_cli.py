@@ -67,6 +67,32 @@ def test_png_off_the_pi_draws_the_picture_without_driving_a_sign(capsys, tmp_pat
     assert drawn.read_bytes() == dummy.read_bytes()
 
 
+@pytest.mark.parametrize(
+    ("extra", "option"),
+    [(("--duration", "2"), "--duration"), (("--capture", "c.gif"), "--capture")],
+)
+@pytest.mark.parametrize("command", [("show", "12"), ("test",)], ids=["show", "test"])
+def test_driving_options_off_the_pi_without_a_backend_are_usage_errors(
+    capsys, tmp_path, command, extra, option
+):
+    """They are about a driven sign; with no sign here they did nothing, silently."""
+    if Path("/dev/spidev0.0").exists():
+        pytest.skip("a Pi: the configured sign would be driven")
+    png = tmp_path / "s.png"
+    status, out, err = run(capsys, "sign", *command, "--png", str(png), *extra)
+    assert status == 2 and out == "" and not png.exists()
+    assert err == (
+        f"croupier sign: {option}: no SPI sign here (/dev/spidev0.0) to drive;"
+        " name --backend dummy or --backend capture\n"
+    )
+
+
+def test_a_bad_amount_is_said_before_anything_about_the_sign(capsys, tmp_path):
+    status, out, err = run(capsys, "sign", "show", "abc", "--png", str(tmp_path / "s.png"))
+    assert (status, out) == (2, "")
+    assert err == "croupier sign: 'abc' is not an amount like 1234.56\n"
+
+
 def test_the_currency_is_read_in_any_case(capsys):
     """`sign show 1 --currency eur` was refused with no hint that EUR was meant."""
     argv = ["sign", "show", "1", "--backend", "dummy", "--json", "--currency"]

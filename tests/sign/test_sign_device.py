@@ -167,6 +167,19 @@ def test_capture_backend_writes_a_gif_and_pngs(tmp_path):
     )  # clear, brightness, frame
 
 
+@pytest.mark.parametrize("capture", ["missing/sign.gif", "missing/frames"])
+def test_a_configured_capture_in_a_missing_folder_is_refused_and_nothing_is_made(
+    tmp_path, capture
+):
+    """As --capture: a .gif in a folder that exists, or a folder made in one that does (the
+    configuration's path made /nonexist as root)."""
+    target = tmp_path / capture
+    config = parse_sign({"backend": "capture", "capture": str(target), "cascaded": 1})
+    with pytest.raises(SignDeviceError, match=f"cannot capture the sign to {target}"):
+        open_sign_device(config)
+    assert not (tmp_path / "missing").exists()
+
+
 def test_wrong_content_for_the_kind_is_refused():
     device, _ = spi_device(kind="matrix", cascaded=1)
     with pytest.raises(SignDeviceError, match="a matrix sign needs an image"):
