@@ -168,9 +168,7 @@ def test_capture_backend_writes_a_gif_and_pngs(tmp_path):
 
 
 @pytest.mark.parametrize("capture", ["missing/sign.gif", "missing/frames"])
-def test_a_configured_capture_in_a_missing_folder_is_refused_and_nothing_is_made(
-    tmp_path, capture
-):
+def test_a_configured_capture_in_a_missing_folder_is_refused_and_nothing_is_made(tmp_path, capture):
     """As --capture: a .gif in a folder that exists, or a folder made in one that does (the
     configuration's path made /nonexist as root)."""
     target = tmp_path / capture
