@@ -65,6 +65,7 @@ JOURNAL_KINDS = (
     "lock-ignored",
     "meter.corrected",
     "misdeal-refused",
+    "packet-held",
     "packet-stale",
     "packet-unexpected",
     "pool.configured",

@@ -20,9 +20,9 @@ says when to poll, and once the cards are all in, :meth:`record` gives the round
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.engine.cards import card_name
 from controller.engine.deal.validator import (
@@ -41,6 +41,7 @@ from controller.errors import RoundError
 from controller.table.events import Effect, ReinsertCards, RequestPacket, ShuffleDeck
 
 Wagers = dict[int, tuple[dict[str, int], Any]]  # seat -> (stakes, decision)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -151,19 +152,30 @@ class HandFormingDeal:
         self.replaced.append((destination, positions))
         return [ReinsertCards(back), RequestPacket(destination, len(back))]
 
+    def face_up_at(self, destination: str, positions: tuple[int, ...]) -> int:
+        """How many of ``positions`` of ``destination`` hold a card the machine delivered
+        face up: the validator's count of exposed cards has them already (MD-S3 counts a card
+        once, however many report it)."""
+        flags = self._placed(lambda p: p.face_up).get(destination, [])
+        return sum(1 for p in set(positions) if 0 < p <= len(flags) and flags[p - 1])
+
     def _cards(self) -> dict[str, list[int | None]]:
-        """The cards each destination holds: the packets of the plan, each replacement packet
-        in the positions whose cards went back into the shuffler (MD-X1..X3)."""
-        cards: dict[str, list[int | None]] = {}
+        """The cards each destination holds."""
+        return self._placed(lambda p: p.cards)
+
+    def _placed(self, of: Callable[[Packet], Sequence[_T]]) -> dict[str, list[_T]]:
+        """``of`` each card each destination holds: the packets of the plan, each replacement
+        packet in the positions whose cards went back into the shuffler (MD-X1..X3)."""
+        placed: dict[str, list[_T]] = {}
         delivered = self.validator.delivered
         for p in delivered[: self._planned]:
-            cards.setdefault(p.destination, []).extend(p.cards)
+            placed.setdefault(p.destination, []).extend(of(p))
         for (destination, positions), p in zip(
             self.replaced, delivered[self._planned :], strict=False
         ):
-            for position, card in zip(positions, p.cards, strict=False):
-                cards[destination][position - 1] = card
-        return cards
+            for position, value in zip(positions, of(p), strict=False):
+                placed[destination][position - 1] = value
+        return placed
 
     def poll(self, now: float) -> Verdict:
         return self.validator.poll(now)
@@ -194,6 +206,11 @@ class HandFormingDeal:
     def delivered_order(self) -> list[int | None]:
         """The cards in the order the shuffler delivered them (for the shuffle audit)."""
         return [c for p in self.validator.delivered for c in p.cards]
+
+
+# The rule of each place's count dealt by hand: a player's (MD-M3), the dealer's own (MD-M5),
+# the board's five (UTH-3: hold'em dealt by hand is UTH, uth-sk and uth-it)
+_COUNT_RULE = {DEALER: "MD-M5", COMMUNITY: "UTH-3"}
 
 
 class ManualDeal:
@@ -245,7 +262,8 @@ class ManualDeal:
             raise RoundError(f"no {destination} in this round (seats {list(self.seats)})")
         if len(cards) != wanted[destination]:
             raise RoundError(
-                f"{destination} holds {wanted[destination]} cards, got {len(cards)}", "MD-M3"
+                f"{destination} holds {wanted[destination]} cards, got {len(cards)}",
+                _COUNT_RULE.get(destination, "MD-M3"),
             )
         others = {c for d, cs in self.cards.items() if d != destination for c in cs}
         twice = [card_name(c) for c in cards if c in others]

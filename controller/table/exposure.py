@@ -12,7 +12,11 @@ The procedures (each a profile key, :mod:`controller.engine.profiles`):
   1-3, turn 4, river 5) are collected, go back into the remaining cards and their positions
   are dealt again, closed.
 - MD-X3 (Italian, ``dealer_exposure = "reinsert"``, with a shuffler only): the dealer's cards
-  exposed with only the flop shown go back into the machine, which deals replacements.
+  exposed with only the flop shown go back into the machine, which deals replacements. Before
+  any player acted the flop is not shown (the Italian text turns it once every player acted):
+  as for MD-X1 the dealer is told the misdeal to declare, or that one card is none; once a
+  decision of the river is entered (1x or a fold, UTH-4) the turn and river are shown and the
+  table refuses it (the floor decides).
 
 With a shuffler the cards go back into the machine (REINSERT) and the replacement packet is
 asked for and checked like any packet (:meth:`controller.table.deals.HandFormingDeal.
@@ -31,8 +35,12 @@ replace_exposed`); dealt by hand the dealer does it and enters the new cards
   are dealt (with a shuffler two replacements; by hand the dealer's place is entered again).
 - Before a player acted, with a shuffler (``rules.early_exposure_counts``): ``round``
   (default) the dealer's exposed cards count towards MD-S3 together with the cards the
-  machine delivered face up in the round; ``dealer`` his exposed cards alone. Fewer than two
-  is no misdeal (MD-S3 needs two) and no MD-X1: the floor decides.
+  machine delivered face up in the round, a card both did counting once; ``dealer`` his
+  exposed cards alone. Fewer than two is no misdeal (MD-S3 needs two) and no MD-X1: the floor
+  decides.
+- MD-X3's "with only the flop shown": the table knows the streets from the decisions entered,
+  a lower bound as for "after the first player action": a player acted (the flop can be
+  shown), no decision of the river yet (1x or a fold: the turn and river are shown).
 - MD-X1 and MD-X2 apply to a deal by shuffler and by hand alike (the Greek text lists them
   apart from both misdeal lists); MD-X3 is the Italian shuffler procedure only.
 - MD-X2: any of the five positions, any number of them, at any time after the verified deal
@@ -63,8 +71,9 @@ class ExposureProcedure:
 
     rule: str  # MD-X1, MD-X2, MD-X3
     destination: str  # dealer or community
-    after_first_action: bool = False  # MD-X1: only once a player acted
+    after_first_action: bool = False  # MD-X1, MD-X3: only once a player acted
     shuffler_only: bool = False  # MD-X3: the Shuffler Mate procedure
+    before_river: bool = False  # MD-X3: "with only the flop shown"
     replaces_whole_place: bool = False  # MD-X1 "both": every card of the place goes back
     # MD-X1 before a player acted: the machine's face-up cards count towards MD-S3 too
     counts_machine_exposed: bool = True
@@ -86,7 +95,9 @@ class ExposureProcedure:
 
 
 _DEALER = {
-    DealerExposure.REINSERT: ExposureProcedure("MD-X3", DEALER, shuffler_only=True),
+    DealerExposure.REINSERT: ExposureProcedure(
+        "MD-X3", DEALER, after_first_action=True, shuffler_only=True, before_river=True
+    ),
     DealerExposure.AFTER_ACTION: ExposureProcedure("MD-X1", DEALER, after_first_action=True),
 }
 _COMMUNITY = {CommunityExposure.REPLACE: ExposureProcedure("MD-X2", COMMUNITY)}
@@ -139,17 +150,26 @@ def exposure_refusal(profile: Profile, destination: str) -> str | None:
     return no_procedure(profile, destination)[0]
 
 
-def before_first_action(positions: int, *, manual: bool, machine_exposed: int) -> str:
-    """MD-X1 refused: no player acted yet; which misdeal the dealer declares instead (MD-M6
-    dealt by hand; MD-S3 with a shuffler when ``positions`` and the ``machine_exposed``
-    cards counted (:meth:`ExposureProcedure.counted`) make two or more), or that one card
-    alone is none."""
+def before_first_action(rule: str, positions: int, *, manual: bool, machine_exposed: int) -> str:
+    """MD-X1 or MD-X3 (``rule``) refused: no player acted yet; which misdeal the dealer
+    declares instead (MD-M6 dealt by hand; MD-S3 with a shuffler when ``positions`` and the
+    ``machine_exposed`` cards counted (:meth:`ExposureProcedure.counted`, none of them among
+    ``positions``) make two or more), or that one card alone is none."""
     early = (
         "no player has acted yet (no decision entered): the dealer's cards exposed before the"
-        " first player action are not MD-X1"
+        f" first player action are not {rule}"
     )
     if manual:
         return f"{early}: a misdeal dealt by hand: declare MD-M6 (croupier round misdeal)"
     if positions + machine_exposed >= 2:
         return f"{early}: two or more cards exposed: declare MD-S3 (croupier round misdeal)"
     return f"{early}, and one exposed card is no misdeal (MD-S3 needs two): call the floor"
+
+
+def river_shown(rule: str) -> str:
+    """MD-X3 (``rule``) refused: a decision of the river is in, so the turn and river are
+    shown."""
+    return (
+        "a decision of the river is entered (1x or a fold): the turn and river are shown, and"
+        f" {rule} is for the dealer's cards exposed with only the flop shown: call the floor"
+    )

@@ -68,9 +68,9 @@ from enum import StrEnum
 from typing import Any
 
 from controller.engine.deal.misdeals import DealMode, declaration_refusal, rule_text
-from controller.engine.deal.validator import Verdict, VerdictStatus
+from controller.engine.deal.validator import Packet, Verdict, VerdictStatus
 from controller.engine.games import settle
-from controller.engine.games.holdem_round import stakes_before_showdown
+from controller.engine.games.holdem_round import stakes_before_showdown, uth_street
 from controller.engine.games.results import RoundResult
 from controller.engine.profiles import Profile
 from controller.engine.wagers import GAME_WAGER_RULE
@@ -126,6 +126,7 @@ from controller.table.exposure import (
     before_first_action,
     exposure_procedure,
     no_procedure,
+    river_shown,
 )
 from controller.table.machine_settings import MachineSettings
 from controller.table.seats import ReportedSeats, SeatBoard
@@ -220,6 +221,9 @@ class Round:
     deal: Deal
     entered: dict[int, tuple[dict[str, int], Any]]  # as entered before LOCK, pool stakes too
     verdict: Verdict | None = None
+    # a shoe round's cards drawn while its opening was pending (the ledger's commit): dealt
+    # into it, in order, once it opens
+    held: list[Packet] = field(default_factory=list)
     record: dict[str, Any] | None = None  # the round as `croupier settle` reads it
     result: RoundResult | None = None
     settled_at: float | None = None
@@ -239,6 +243,12 @@ class Round:
         decision taken), the table's lower bound of "a player acted": the initial deal's
         misdeals no longer apply (MD-M2/M4/M6/M7), MD-X1 does."""
         return self.decided or any(d is not None for _, d in self.wagers.values())
+
+    @property
+    def river_decided(self) -> bool:
+        """A UTH decision of the river is in (1x or a fold, UTH-4): the turn and river are
+        shown (MD-X3's "with only the flop shown" is over)."""
+        return any(uth_street(d) == "river" for _, d in self.wagers.values())
 
 
 # Digits of a round number another record may hold: beyond, it is not this table's numbering
@@ -727,7 +737,12 @@ class TableMachine:
             move = self._move(
                 TableState.DEALING, "round opened in the ledger", plan=r.deal.plan_text()
             )
-            return [move, *r.deal.start(now)]
+            effects = [move, *r.deal.start(now)]
+            held, r.held = r.held, []
+            for packet in held:  # the cards drawn meanwhile, first of the deal
+                if self._dealing():
+                    effects += self._after_verdict(*r.deal.packet(packet, now), now)
+            return effects
         if event.action is LedgerAction.VOID and self.state == TableState.VOID:
             return [AppendJournal("round-voided", {"round": r.round_id})]
         if event.action is LedgerAction.SETTLE and self.state == TableState.SHOWDOWN:
@@ -760,6 +775,11 @@ class TableMachine:
         if event.action is LedgerAction.OPEN:  # nothing was taken: the round never existed
             if self.round is not None:  # what the dealer entered waits for the next LOCK
                 self.entered = self._entered_again(self.round)
+                if self.round.held:  # drawn for it: the dealer takes them back
+                    count = sum(p.count for p in self.round.held)
+                    unexpected = {"state": "locked", "count": count, "rule": "MD-S1"}
+                    why = "drawn for a round that never opened"
+                    effects.append(AppendJournal("packet-unexpected", {**unexpected, "why": why}))
             self.round = None
             target = TableState.OPEN if self._can_open() else TableState.CLOSED
             # a linked pool that went down at LOCK: bets stay open, LOCK again takes no
@@ -794,6 +814,11 @@ class TableMachine:
                     {"round": event.round_id, "destination": event.packet.destination},
                 )
             ]
+        if r is not None and self.state == TableState.LOCKED and isinstance(r.deal, ShoeDeal):
+            # the dealer drew before the ledger answered LOCK: the round's first card(s)
+            r.held.append(event.packet)
+            held = {"destination": event.packet.destination, "count": event.packet.count}
+            return [AppendJournal("packet-held", {**held, "until": "the round opens"})]
         if r is None or not self._dealing():
             return [
                 AppendJournal(
@@ -860,7 +885,9 @@ class TableMachine:
         if r is None:
             raise EventRefused("misdeal-refused", refusal)
         self._take(DeclareMisdeal, "misdeal-refused", **refusal)
-        why = declaration_refusal(event.rule, r.mode, player_acted=r.player_acted)
+        why = declaration_refusal(
+            event.rule, r.mode, player_acted=r.player_acted, game=self.profile.game
+        )
         if why is not None:
             raise EventRefused("misdeal-refused", {"rule": event.rule, "reason": why})
         reason = f"declared by the dealer: {event.reason}"
@@ -913,11 +940,17 @@ class TableMachine:
             raise self._exposure_refused(event, str(exc), exc.rule) from None
         if procedure.after_first_action and not r.player_acted:
             manual = isinstance(deal, ManualDeal)
-            exposed = (
-                0 if isinstance(deal, ManualDeal) else procedure.counted(deal.validator.exposed)
+            exposed = 0
+            if isinstance(deal, HandFormingDeal):  # the dealer's report of one the machine
+                # delivered face up is the same card (MD-S3 counts it once)
+                already = deal.face_up_at(event.destination, event.positions)
+                exposed = procedure.counted(deal.validator.exposed - already)
+            why = before_first_action(
+                procedure.rule, len(event.positions), manual=manual, machine_exposed=exposed
             )
-            why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
             raise self._exposure_refused(event, why, procedure.rule)
+        if procedure.before_river and r.river_decided:
+            raise self._exposure_refused(event, river_shown(procedure.rule), procedure.rule)
         return procedure, deal
 
     @staticmethod

@@ -10,11 +10,15 @@ round, so it is taken only where its rule's text applies:
   other mode is refused, naming the rule that applies instead: with a shuffler a single
   exposed card is no misdeal (MD-S3 needs two), so MD-M2 ("one or more cards exposed") is not
   a way round it.
+- **Game.** Blackjack deals every card face up (BJ-2): MD-S3 is refused there.
 - **Timing.** MD-M2, MD-M4, MD-M6 and MD-M7 are written for the initial deal ("during the
   deal", "during the initial deal", "before any player acted"); once a player has acted
   they are refused: the dealer's cards exposed then are MD-X1, wrong community cards MD-X2,
-  neither a misdeal. MD-M1, MD-M3 and MD-M5 say nothing of the moment (MD-M3 is written for
-  after the initial deal).
+  neither a misdeal. MD-S3 likewise [interpretation]: the Greek text, which has MD-S3, says
+  exposures after the first player action are "not a misdeal" (MD-X1, MD-X2), and a table
+  dealt by hand refuses MD-M2 and MD-M6 then; the machine's own MD-S3 (the validator's, from
+  the face-up cards it delivers) comes before any player acted anyway. MD-M1, MD-M3 and
+  MD-M5 say nothing of the moment (MD-M3 is written for after the initial deal).
 
 :func:`declaration_refusal` says why a declaration is refused (or ``None``); the control
 socket checks the ID with :func:`is_misdeal_rule` and the round machine the rest, so both read
@@ -72,6 +76,12 @@ MISDEAL_RULES: dict[str, MisdealRule] = {
             _S,
             "two or more cards exposed face up",
             "by hand a card exposed during the deal is MD-M2",
+            initial_deal_only=True,
+            after_action=(
+                "exposed dealer cards are MD-X1 (MD-X3 with only the flop shown, Italian) and"
+                " wrong community cards MD-X2, not a misdeal (where the profile has no such"
+                " procedure, call the floor)"
+            ),
         ),
         MisdealRule(
             "MD-M1",
@@ -148,13 +158,25 @@ def rule_text(rule: str) -> str:
     return MISDEAL_RULES[rule].text
 
 
-def declaration_refusal(rule: str, mode: DealMode, *, player_acted: bool) -> str | None:
-    """Why a dealer may not declare misdeal ``rule`` in a round dealt by ``mode`` (one line
-    naming what applies instead), or ``None`` when the declaration voids the round.
+# Games that deal every card face up, and the rule that says so: "two or more cards exposed"
+# (MD-S3) cannot happen there [interpretation]
+FACE_UP_GAMES = {"blackjack": "BJ-2"}
+
+
+def declaration_refusal(
+    rule: str, mode: DealMode, *, player_acted: bool, game: str = "uth"
+) -> str | None:
+    """Why a dealer may not declare misdeal ``rule`` in a round of ``game`` dealt by ``mode``
+    (one line naming what applies instead), or ``None`` when the declaration voids the round.
     ``player_acted``: a player's decision is in for the round."""
     found = MISDEAL_RULES.get(rule)
     if found is None:
         return f"{rule} is not a misdeal rule ({rule_ids()})"
+    if rule == "MD-S3" and game in FACE_UP_GAMES:
+        return (
+            f"MD-S3 does not apply: {game} deals every card face up ({FACE_UP_GAMES[game]});"
+            " a wrong number of cards is MD-S1, a malfunction of the shoe MD-S2"
+        )
     if found.mode is not mode:
         kind = "manual-deal" if found.mode is DealMode.MANUAL else "shuffler"
         return f"{rule} is a {kind} rule; {found.elsewhere}"

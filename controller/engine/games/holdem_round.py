@@ -123,6 +123,19 @@ class HoldemRound:
     burns: tuple[Card, ...] = ()  # UTH-11 manual deal, in deal order
 
 
+def uth_street(raw: Any) -> str | None:
+    """The street (``preflop``, ``flop``, ``river``) of a UTH decision as entered: the
+    shorthand's (``"1x"`` and ``"fold"`` are the river's, UTH-4), or the street of the last
+    of its actions; None for ``no-play`` (MD-X4: any street) and for anything malformed."""
+    if isinstance(raw, str):
+        if raw == "fold":
+            return "river"
+        return UTH_PLAYS[raw][0] if raw in UTH_PLAYS else None
+    if isinstance(raw, list) and 0 < len(raw) <= len(UTH_STREETS) and raw[-1] != NO_PLAY:
+        return UTH_STREETS[len(raw) - 1]
+    return None
+
+
 def _uth_decision(seat: int, raw: Any) -> Decision:
     """A UTH decision: the shorthand ``"4x" "3x" "2x" "1x" "fold" "no-play"``, or the actions
     street by street, e.g. ``["check", "2x"]``, ``["check", "check", "fold"]`` (UTH-4) or

@@ -12,21 +12,23 @@ the deal), and for each fault the misdeal verdict the rules require
 (:attr:`RoundPlan.wagers`: Ante and Blind or Ante, a Trips or Bonus bet or none, a decision of
 UTH-4's shorthand or CH-3's play or fold), drawn from a stream of their own. The dealer enters
 every dealt seat's once the deal is verified, in the order the table dealt them, the first
-seat's before the dealer's cards are exposed for MD-X1 (the first player action) and the
-others' after; blackjack players play the basic strategy of the engine's strategy table (a
-player's choice, not the table's accounting).
+seat's before the dealer's cards are exposed for MD-X1 or MD-X3 (the first player action;
+MD-X3 is refused when that decision is the river's) and the others' after; blackjack
+players play the basic strategy of the engine's strategy table (a player's choice, not the
+table's accounting).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller.engine.cards import Card
 from controller.engine.deal.validator import COMMUNITY, DEALER
 from controller.engine.games.blackjack import Phase
 from controller.engine.games.blackjack.strategy import choose
+from controller.engine.games.holdem_round import uth_street
 from controller.engine.profiles import CommunityExposure, DealerExposure
 from controller.rig.dealer import royal_order
 from controller.rig.sim.shuffler import FAST_MACHINE
@@ -84,7 +86,11 @@ class RoundPlan:
     machine: MachineFaults = field(default_factory=MachineFaults)
     declare: str | None = None  # a misdeal the dealer declares once the deal is in
     declare_reason: str = ""  # the dealer's words for it (DECLARED_REASON by default)
-    expose: bool = False  # MD-X3: the dealer's cards exposed after the deal (uth-it)
+    # MD-X3 (uth-it): the dealer's cards exposed once the first seat's decision is in
+    # (``expose_after``, set then: refused before any decision and after a decision of the
+    # river, 1x or a fold, for MD-X3 is "with only the flop shown")
+    expose: bool = False
+    expose_after: Any = None
     # MD-X1 (uth-gr): the dealer's cards (positions) exposed once a player's decision is in
     # (the first seat's wagers and decision, entered before the others'); with
     # ``expose_early`` before any decision instead: refused, and with both cards the dealer
@@ -120,7 +126,11 @@ class RoundPlan:
         """Must the table refuse the exposure of ``destination``'s cards this plan makes?
         Only the dealer's, exposed before any player acted (MD-X1 needs a player action
         first); the others it replaces (MD-X1 after a decision, MD-X2, MD-X3)."""
-        return destination == DEALER and self.expose_early
+        if destination != DEALER:
+            return False
+        if self.expose:  # MD-X3
+            return self.expose_after is None or uth_street(self.expose_after) == "river"
+        return self.expose_early
 
     def machine_back_to_speed(self) -> None:
         """The table closed before this round was locked (a power-up's deck check took the
@@ -464,10 +474,6 @@ class Dealer:
             reason = plan.declare_reason or DECLARED_REASON[plan.declare]
             w.post(DeclareMisdeal(plan.declare, reason))
             return
-        if plan.expose and "expose" not in self.done:
-            self.done.add("expose")
-            w.post(CardsExposed((1, 2)))
-            return
         if plan.expose_community and "community" not in self.done:
             self.done.add("community")
             w.post(CardsExposed(plan.expose_community, COMMUNITY))
@@ -476,11 +482,17 @@ class Dealer:
         # the first player action, the dealer's cards exposed after it (MD-X1), then the rest
         waiting = [s for s in r.seats if s in plan.wagers and s not in self.wagered]
         exposing = plan.expose_dealer and not plan.expose_early and "dealer" not in self.done
-        if waiting and not (exposing and self.wagered):
+        italian = plan.expose and "expose" not in self.done  # MD-X3, likewise
+        if waiting and not ((exposing or italian) and self.wagered):
             seat = waiting[0]
             self.wagered.append(seat)
             stakes, decision = plan.wagers[seat]
             w.post(EnterWagers(seat, stakes, decision))
+            return
+        if italian:
+            self.done.add("expose")
+            plan.expose_after = plan.wagers[self.wagered[0]][1] if self.wagered else None
+            w.post(CardsExposed((1, 2)))
             return
         if exposing:
             self.done.add("dealer")

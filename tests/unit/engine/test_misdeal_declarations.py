@@ -15,7 +15,7 @@ from controller.engine.deal.misdeals import (
 )
 
 SHUFFLER, MANUAL = DealMode.SHUFFLER, DealMode.MANUAL
-INITIAL_DEAL_ONLY = {"MD-M2", "MD-M4", "MD-M6", "MD-M7"}
+INITIAL_DEAL_ONLY = {"MD-M2", "MD-M4", "MD-M6", "MD-M7", "MD-S3"}
 
 
 def test_the_table_holds_rules_section_6_and_nothing_else():
@@ -53,7 +53,8 @@ def test_a_rule_of_the_other_deal_mode_is_refused_naming_what_applies(rule):
 
 @pytest.mark.parametrize("rule", sorted(INITIAL_DEAL_ONLY))
 def test_the_initial_deals_rules_are_refused_once_a_player_acted(rule):
-    why = declaration_refusal(rule, MANUAL, player_acted=True)
+    mode = SHUFFLER if rule.startswith("MD-S") else MANUAL
+    why = declaration_refusal(rule, mode, player_acted=True)
     assert why is not None and "a player has acted" in why
 
 
@@ -62,7 +63,26 @@ def test_md_m6_after_a_player_acted_is_md_x1_not_a_misdeal():
     assert why is not None and "MD-X1, not a misdeal" in why
 
 
-@pytest.mark.parametrize("rule", ["MD-M1", "MD-M3", "MD-M5", "MD-S1", "MD-S2", "MD-S3"])
+def test_md_s3_after_a_player_acted_is_md_x1_or_md_x2_not_a_misdeal():
+    """The Greek text: exposures after the first player action are "not a misdeal"; a table
+    with a shuffler voided the round (Play included) on a declared MD-S3 then."""
+    why = declaration_refusal("MD-S3", SHUFFLER, player_acted=True)
+    assert why is not None
+    assert "exposed dealer cards are MD-X1 (MD-X3 with only the flop shown" in why
+    assert "wrong community cards MD-X2, not a misdeal" in why
+
+
+def test_md_s3_is_refused_at_blackjack_where_every_card_is_dealt_face_up():
+    """The audit's D5: a declared MD-S3 voided a blackjack round (BJ-2 deals face up)."""
+    why = declaration_refusal("MD-S3", SHUFFLER, player_acted=False, game="blackjack")
+    assert why == (
+        "MD-S3 does not apply: blackjack deals every card face up (BJ-2); a wrong number of"
+        " cards is MD-S1, a malfunction of the shoe MD-S2"
+    )
+    assert declaration_refusal("MD-S2", SHUFFLER, player_acted=False, game="blackjack") is None
+
+
+@pytest.mark.parametrize("rule", ["MD-M1", "MD-M3", "MD-M5", "MD-S1", "MD-S2"])
 def test_rules_without_a_moment_are_taken_after_a_player_acted(rule):
     mode = SHUFFLER if rule.startswith("MD-S") else MANUAL
     assert declaration_refusal(rule, mode, player_acted=True) is None

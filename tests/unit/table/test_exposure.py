@@ -1,6 +1,7 @@
-"""Cards exposed that are not a misdeal on a Greek table (RULES.md 6): the dealer's cards after
+"""Cards exposed that are not a misdeal (RULES.md 6): on a Greek table the dealer's cards after
 the first player action (MD-X1) and wrongly exposed community cards (MD-X2), with a shuffler
-and dealt by hand; the refusals that tell the dealer which misdeal to declare instead."""
+and dealt by hand; on an Italian one the dealer's cards with only the flop shown (MD-X3); the
+refusals that tell the dealer which misdeal to declare instead."""
 
 import dataclasses
 
@@ -153,6 +154,34 @@ def test_before_a_decision_one_card_alone_is_no_misdeal():
     t = verified_greek_round()
     refusal = refused_with(t, t.send(CardsExposed((2,))))
     assert "one exposed card is no misdeal (MD-S3 needs two): call the floor" in refusal["reason"]
+
+
+@pytest.mark.parametrize("position", [1, 2])
+def test_the_dealers_report_of_the_machines_face_up_card_counts_it_once(position):
+    """The audit's D1: the machine delivered dealer card 1 face up (one card: no misdeal) and
+    the dealer reported that card. It is one exposed card, not two (MD-S3)."""
+    t = locked_round(GR)
+    t.send(packet("community", "As Ks Qs 7c 4c"))
+    t.send(packet("seat:2", "Ts 5h"))
+    t.send(packet("dealer", "2d 3d", up=(0,)))
+    assert t.m.state == TableState.VERIFIED
+    refusal = refused_with(t, t.send(CardsExposed((position,))))
+    if position == 1:  # the same card
+        assert "one exposed card is no misdeal (MD-S3 needs two)" in refusal["reason"]
+    else:  # another card beside the machine's
+        assert "two or more cards exposed: declare MD-S3" in refusal["reason"]
+    refusal = refused_with(t, t.send(CardsExposed((1, 2))))
+    assert "declare MD-S3" in refusal["reason"]
+
+
+def test_md_s3_declared_after_a_player_acted_is_refused_and_the_round_plays_on():
+    """The audit's D2: the Greek text makes exposures after the first player action MD-X1 or
+    MD-X2, not a misdeal; a declared MD-S3 voided the round, Play included."""
+    t = verified_greek_round(decision="4x")
+    t.send(DeclareMisdeal("MD-S3", "the dealer turned his cards"))
+    assert t.m.state == TableState.VERIFIED
+    refusal = t.journal("misdeal-refused")[-1]
+    assert "a player has acted" in refusal["reason"] and "MD-X1" in refusal["reason"]
 
 
 def test_a_decision_entered_before_lock_counts_as_a_player_action():
@@ -314,7 +343,59 @@ def test_dealt_by_hand_before_a_decision_the_dealer_declares_md_m6():
     assert "declare MD-M6" in refusal["reason"]
 
 
+@pytest.mark.parametrize(
+    ("destination", "cards", "rule"),
+    [("seat:1", "Kd", "MD-M3"), ("dealer", "Jd 3c 4c", "MD-M5"), ("community", "2c 7d", "UTH-3")],
+)
+def test_dealt_by_hand_a_wrong_count_names_the_places_rule(destination, cards, rule):
+    """The audit's D4: the dealer's own count is MD-M5, the board's five UTH-3; MD-M3 is a
+    player's."""
+    t = locked_round(GR_MANUAL, seat=1, decision="4x")
+    t.send(DealerPressed(Button.CONFIRM))
+    t.send(EnterCards(destination, tuple(parse_cards(cards))))
+    refusal = t.journal("cards-refused")[-1]
+    assert refusal["rule"] == rule and "holds" in refusal["reason"]
+
+
 def test_the_slovak_rules_have_no_exposure_procedure():
     t = manual_round(profile=SK)
     refusal = refused_with(t, t.send(CardsExposed((1, 2))))
     assert "profile uth-sk has no procedure for exposed dealer cards" in refusal["reason"]
+
+
+# --- MD-X3: "with only the flop shown" (Italian, with a shuffler) -----------------------------
+
+
+def italian_round(decision):
+    t = locked_round(IT)
+    deal(t, IT_DEAL)
+    if decision is not None:
+        t.send(EnterWagers(2, {}, decision))
+    return t
+
+
+@pytest.mark.parametrize("decision", ["4x", "2x", ["check", "2x"], ["check", "check"]])
+def test_md_x3_once_a_player_acted_before_the_river(decision):
+    t = italian_round(decision)
+    t.send(CardsExposed((1,)))
+    assert t.m.state == TableState.DEALING and t.journal("transition")[-1]["rule"] == "MD-X3"
+
+
+@pytest.mark.parametrize("decision", ["1x", "fold", ["check", "check", "1x"]])
+def test_md_x3_is_refused_once_the_river_is_shown(decision):
+    """The audit's D3: a decision of the river (1x or a fold, UTH-4) is in: the turn and river
+    are shown, and MD-X3 is for the dealer's cards exposed with only the flop shown."""
+    t = italian_round(decision)
+    refusal = refused_with(t, t.send(CardsExposed((1, 2))))
+    assert refusal["rule"] == "MD-X3"
+    assert refusal["reason"].startswith("a decision of the river is entered (1x or a fold)")
+    assert refusal["reason"].endswith("with only the flop shown: call the floor")
+
+
+def test_md_x3_before_any_player_acted_names_the_misdeal_instead():
+    """The flop is turned once every player acted: before, two exposed cards are MD-S3."""
+    t = italian_round(None)
+    refusal = refused_with(t, t.send(CardsExposed((1, 2))))
+    assert "are not MD-X3: two or more cards exposed: declare MD-S3" in refusal["reason"]
+    refusal = refused_with(t, t.send(CardsExposed((2,))))
+    assert "one exposed card is no misdeal" in refusal["reason"]

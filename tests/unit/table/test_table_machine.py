@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from controller.engine import games
-from controller.engine.cards import parse_cards
+from controller.engine.cards import card_name, parse_cards
 from controller.engine.deal.validator import Packet
 from controller.engine.profiles import load_profile
 from controller.engine.wagers import Limit
@@ -376,6 +376,46 @@ def blackjack_table():
     return t
 
 
+def locked_blackjack_table():
+    """Two seats in, LOCK pressed; the ledger has not answered yet."""
+    t = Table(BJ)
+    t.send(ConditionChanged(Condition.STARTUP, False))
+    t.send(EnterWagers(1, {"main": 1000}))
+    t.send(EnterWagers(2, {"main": 1000}))
+    t.send(DealerPressed(Button.LOCK))
+    assert t.m.state == TableState.LOCKED
+    return t
+
+
+def test_a_card_drawn_before_the_ledger_answered_lock_is_the_rounds_first():
+    """The audit's D6: the card was journaled MD-S1 and dropped, so every later card went to
+    the hand after its own (the engine's seat 1 held seat 2's cards) and play went on with
+    hands that were not the table's."""
+    t = locked_blackjack_table()
+    t.send(shoe("Ts"))  # seat 1's first card, drawn while the opening is committed
+    assert t.journal("packet-held") == [
+        {"destination": "shoe", "count": 1, "until": "the round opens"}
+    ]
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, True))
+    for card in ("9h", "7c", "8d", "5s"):  # seat 2, dealer, seat 1, seat 2
+        t.send(shoe(card))
+    assert t.m.state == TableState.VERIFIED and not t.of(VoidRound)
+    hands = {s.seat: [card_name(c) for c in s.hands[0].cards] for s in t.m.round.deal.game.seats}
+    assert hands == {1: ["Ts", "8d"], 2: ["9h", "5s"]}
+    t.send(SeatDecision(1, "stand"))  # 18: refused before, as it was the engine's 14
+    assert not t.journal("decision-refused")
+
+
+def test_cards_held_for_a_round_that_never_opened_are_journaled_md_s1():
+    t = locked_blackjack_table()
+    t.send(shoe("Ts"))
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, False, "disk full"))
+    assert t.m.round is None
+    (dropped,) = t.journal("packet-unexpected")
+    assert dropped["count"] == 1 and dropped["rule"] == "MD-S1"
+    assert dropped["why"] == "drawn for a round that never opened"
+
+
 def test_blackjack_round_from_the_shoe():
     t = blackjack_table()
     for card in ("Ts", "9h", "7c", "8d"):  # BJ-2: seat 1, seat 2, dealer, seat 1 ...
@@ -557,6 +597,9 @@ def test_a_shoe_round_takes_shuffler_rules_only():
     t = blackjack_table()
     out = t.send(DeclareMisdeal("MD-M6", "dealer card exposed"))
     assert "manual-deal rule" in refusals(out)[0] and not t.of(VoidRound)
+    out = t.send(DeclareMisdeal("MD-S3", "two cards face up"))  # every card is (BJ-2)
+    assert "blackjack deals every card face up (BJ-2)" in refusals(out)[0]
+    assert not t.of(VoidRound)
     t.send(DeclareMisdeal("MD-S2", "the shoe jammed"))
     assert t.of(VoidRound)[0].rule == "MD-S2"
 
@@ -574,7 +617,7 @@ def test_a_holdem_void_returns_every_wager_entered_and_the_play_decided():
     t.lock_and_open_ledger()
     deal(t, [("community", "2c 7d 9h Js Qs"), ("seat:1", "Kd Tc"), ("seat:3", "4h 4s")])
     t.send(EnterWagers(1, {}, "4x"))
-    t.send(DeclareMisdeal("MD-S3", "two cards face up"))
+    t.send(DeclareMisdeal("MD-S2", "the shuffler jammed"))  # MD-S3 is the initial deal's
     (void,) = t.of(VoidRound)
     assert void.stakes == {
         1: {"progressive": 100, "ante": 800, "blind": 800, "trips": 500, "play": 3200},
