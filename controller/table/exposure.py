@@ -12,11 +12,10 @@ The procedures (each a profile key, :mod:`controller.engine.profiles`):
   1-3, turn 4, river 5) are collected, go back into the remaining cards and their positions
   are dealt again, closed.
 - MD-X3 (Italian, ``dealer_exposure = "reinsert"``, with a shuffler only): the dealer's cards
-  exposed with only the flop shown go back into the machine, which deals replacements. Before
-  any player acted the flop is not shown (the Italian text turns it once every player acted):
-  as for MD-X1 the dealer is told the misdeal to declare, or that one card is none; once a
-  decision of the river is entered (1x or a fold, UTH-4) the turn and river are shown and the
-  table refuses it (the floor decides).
+  exposed with only the flop shown go back into the machine, which deals replacements. Once a
+  decision of the river is entered on the verified deal (1x, a fold, or MD-X4's no-play: the
+  board exposed, UTH-4) the turn and river are shown and the table refuses it (the floor
+  decides).
 
 With a shuffler the cards go back into the machine (REINSERT) and the replacement packet is
 asked for and checked like any packet (:meth:`controller.table.deals.HandFormingDeal.
@@ -38,9 +37,10 @@ replace_exposed`); dealt by hand the dealer does it and enters the new cards
   machine delivered face up in the round, a card both did counting once; ``dealer`` his
   exposed cards alone. Fewer than two is no misdeal (MD-S3 needs two) and no MD-X1: the floor
   decides.
-- MD-X3's "with only the flop shown": the table knows the streets from the decisions entered,
-  a lower bound as for "after the first player action": a player acted (the flop can be
-  shown), no decision of the river yet (1x or a fold: the turn and river are shown).
+- MD-X3's "with only the flop shown": the table cannot see the flop turned (a check is not
+  entered: after an all-check preflop no decision is in), so it takes MD-X3 until a decision
+  of the river is entered once the deal is verified (a decision entered earlier, with the
+  stakes, says what the player will do, not what is shown).
 - MD-X1 and MD-X2 apply to a deal by shuffler and by hand alike (the Greek text lists them
   apart from both misdeal lists); MD-X3 is the Italian shuffler procedure only.
 - MD-X2: any of the five positions, any number of them, at any time after the verified deal
@@ -71,7 +71,7 @@ class ExposureProcedure:
 
     rule: str  # MD-X1, MD-X2, MD-X3
     destination: str  # dealer or community
-    after_first_action: bool = False  # MD-X1, MD-X3: only once a player acted
+    after_first_action: bool = False  # MD-X1: only once a player acted
     shuffler_only: bool = False  # MD-X3: the Shuffler Mate procedure
     before_river: bool = False  # MD-X3: "with only the flop shown"
     replaces_whole_place: bool = False  # MD-X1 "both": every card of the place goes back
@@ -96,7 +96,7 @@ class ExposureProcedure:
 
 _DEALER = {
     DealerExposure.REINSERT: ExposureProcedure(
-        "MD-X3", DEALER, after_first_action=True, shuffler_only=True, before_river=True
+        "MD-X3", DEALER, shuffler_only=True, before_river=True
     ),
     DealerExposure.AFTER_ACTION: ExposureProcedure("MD-X1", DEALER, after_first_action=True),
 }
@@ -151,7 +151,7 @@ def exposure_refusal(profile: Profile, destination: str) -> str | None:
 
 
 def before_first_action(rule: str, positions: int, *, manual: bool, machine_exposed: int) -> str:
-    """MD-X1 or MD-X3 (``rule``) refused: no player acted yet; which misdeal the dealer
+    """MD-X1 (``rule``) refused: no player acted yet; which misdeal the dealer
     declares instead (MD-M6 dealt by hand; MD-S3 with a shuffler when ``positions`` and the
     ``machine_exposed`` cards counted (:meth:`ExposureProcedure.counted`, none of them among
     ``positions``) make two or more), or that one card alone is none."""
@@ -170,6 +170,7 @@ def river_shown(rule: str) -> str:
     """MD-X3 (``rule``) refused: a decision of the river is in, so the turn and river are
     shown."""
     return (
-        "a decision of the river is entered (1x or a fold): the turn and river are shown, and"
-        f" {rule} is for the dealer's cards exposed with only the flop shown: call the floor"
+        "a decision of the river is entered (1x, a fold or no-play): the turn and river are"
+        f" shown, and {rule} is for the dealer's cards exposed with only the flop shown: call"
+        " the floor"
     )

@@ -224,6 +224,9 @@ class Round:
     # a shoe round's cards drawn while its opening was pending (the ledger's commit): dealt
     # into it, in order, once it opens
     held: list[Packet] = field(default_factory=list)
+    # a UTH decision of the river (1x, a fold, no-play: UTH-4, MD-X4) entered on the verified
+    # deal: the turn and river are shown (MD-X3's "with only the flop shown" is over)
+    river_decided: bool = False
     record: dict[str, Any] | None = None  # the round as `croupier settle` reads it
     result: RoundResult | None = None
     settled_at: float | None = None
@@ -243,12 +246,6 @@ class Round:
         decision taken), the table's lower bound of "a player acted": the initial deal's
         misdeals no longer apply (MD-M2/M4/M6/M7), MD-X1 does."""
         return self.decided or any(d is not None for _, d in self.wagers.values())
-
-    @property
-    def river_decided(self) -> bool:
-        """A UTH decision of the river is in (1x or a fold, UTH-4): the turn and river are
-        shown (MD-X3's "with only the flop shown" is over)."""
-        return any(uth_street(d) == "river" for _, d in self.wagers.values())
 
 
 # Digits of a round number another record may hold: beyond, it is not this table's numbering
@@ -457,6 +454,9 @@ class TableMachine:
         elif self.profile.game == "blackjack" and "insurance" in stakes:
             self._refuse_wagers(event.seat, BJ_INSURANCE.format(seat=event.seat), "BJ-8")
         target = self.round.wagers if self.round else self.entered
+        if self.round is not None and self.state == S.VERIFIED and self.profile.game == "uth":
+            # entered as it happens (one entered with the stakes says what the player will do)
+            self.round.river_decided |= uth_street(event.decision) == "river"
         if not stakes and event.seat in target:  # a decision alone keeps the stakes entered
             stakes = target[event.seat][0]
         if decision is None and event.seat in target:
@@ -739,9 +739,11 @@ class TableMachine:
             )
             effects = [move, *r.deal.start(now)]
             held, r.held = r.held, []
-            for packet in held:  # the cards drawn meanwhile, first of the deal
-                if self._dealing():
-                    effects += self._after_verdict(*r.deal.packet(packet, now), now)
+            for n, packet in enumerate(held):  # the cards drawn meanwhile, first of the deal
+                if not self._dealing():  # an earlier one ended the round (MD-S1)
+                    effects.append(self._unexpected(held[n:], "held for a round that ended"))
+                    break
+                effects += self._after_verdict(*r.deal.packet(packet, now), now)
             return effects
         if event.action is LedgerAction.VOID and self.state == TableState.VOID:
             return [AppendJournal("round-voided", {"round": r.round_id})]
@@ -776,10 +778,8 @@ class TableMachine:
             if self.round is not None:  # what the dealer entered waits for the next LOCK
                 self.entered = self._entered_again(self.round)
                 if self.round.held:  # drawn for it: the dealer takes them back
-                    count = sum(p.count for p in self.round.held)
-                    unexpected = {"state": "locked", "count": count, "rule": "MD-S1"}
                     why = "drawn for a round that never opened"
-                    effects.append(AppendJournal("packet-unexpected", {**unexpected, "why": why}))
+                    effects.append(self._unexpected(self.round.held, why))
             self.round = None
             target = TableState.OPEN if self._can_open() else TableState.CLOSED
             # a linked pool that went down at LOCK: bets stay open, LOCK again takes no
@@ -789,6 +789,13 @@ class TableMachine:
         elif event.action is LedgerAction.SETTLE:
             self._pending_settle = True  # retried when the condition clears
         return effects
+
+    def _unexpected(self, held: list[Packet], why: str) -> AppendJournal:
+        """The journal's word for held shoe cards no round took (MD-S1)."""
+        r = self.round
+        count = sum(p.count for p in held)
+        where = {"round": r.round_id if r else None, "state": self.state.value, "count": count}
+        return AppendJournal("packet-unexpected", {**where, "rule": "MD-S1", "why": why})
 
     def _entered_again(self, r: Round) -> dict[int, tuple[dict[str, int], Any]]:
         """A round that never opened gives back what was entered for it: the wagers entered
@@ -818,7 +825,8 @@ class TableMachine:
             # the dealer drew before the ledger answered LOCK: the round's first card(s)
             r.held.append(event.packet)
             held = {"destination": event.packet.destination, "count": event.packet.count}
-            return [AppendJournal("packet-held", {**held, "until": "the round opens"})]
+            until = {"round": r.round_id, "until": "the round opens"}
+            return [AppendJournal("packet-held", {**held, **until})]
         if r is None or not self._dealing():
             return [
                 AppendJournal(

@@ -29,7 +29,7 @@ def play(t, destination: str, positions: list[int], *, decide_first: bool) -> st
     t.emulate("arrange", cards=[int(c) for c in parse(DECK)], now=False)
     t.tap("lock")
     t.wait_for_state("verified")
-    if decide_first:  # MD-X1 and MD-X3 need a player to have acted (MD-X3: not at the river)
+    if decide_first:  # MD-X1 needs a player to have acted
         t.call("round.decide", seat=2, action="4x")
     t.call("round.expose", destination=destination, positions=positions)
     t.wait_until(lambda: replaced(t.journal("transition")), "the replacement packet counted")
@@ -62,7 +62,7 @@ def bundle_of(t, round_id: str) -> tuple[dict, str, Path]:
     [
         ("MD-X1", None, "dealer", [1, 2], True),
         ("MD-X2", None, "community", [4, 5], False),
-        ("MD-X3", HIL / "tables" / "sim-uth-it.toml", "dealer", [2], True),
+        ("MD-X3", HIL / "tables" / "sim-uth-it.toml", "dealer", [2], False),
     ],
 )
 def test_a_round_with_replaced_cards_verifies(

@@ -14,10 +14,11 @@ round, so it is taken only where its rule's text applies:
 - **Timing.** MD-M2, MD-M4, MD-M6 and MD-M7 are written for the initial deal ("during the
   deal", "during the initial deal", "before any player acted"); once a player has acted
   they are refused: the dealer's cards exposed then are MD-X1, wrong community cards MD-X2,
-  neither a misdeal. MD-S3 likewise [interpretation]: the Greek text, which has MD-S3, says
-  exposures after the first player action are "not a misdeal" (MD-X1, MD-X2), and a table
-  dealt by hand refuses MD-M2 and MD-M6 then; the machine's own MD-S3 (the validator's, from
-  the face-up cards it delivers) comes before any player acted anyway. MD-M1, MD-M3 and
+  neither a misdeal. A declared MD-S3 likewise [interpretation]: the Greek text, which has
+  MD-S3, says exposures after the first player action are "not a misdeal" (MD-X1, MD-X2),
+  and a table dealt by hand refuses MD-M2 and MD-M6 then. The machine's own MD-S3 (the
+  validator's, from the face-up cards it delivers) stays as the validator counts it, also
+  for a replacement packet delivered face up after a player acted. MD-M1, MD-M3 and
   MD-M5 say nothing of the moment (MD-M3 is written for after the initial deal).
 
 :func:`declaration_refusal` says why a declaration is refused (or ``None``); the control

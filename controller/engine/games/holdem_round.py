@@ -124,15 +124,16 @@ class HoldemRound:
 
 
 def uth_street(raw: Any) -> str | None:
-    """The street (``preflop``, ``flop``, ``river``) of a UTH decision as entered: the
-    shorthand's (``"1x"`` and ``"fold"`` are the river's, UTH-4), or the street of the last
-    of its actions; None for ``no-play`` (MD-X4: any street) and for anything malformed."""
+    """The street (``preflop``, ``flop``, ``river``) a UTH decision as entered shows the table
+    at: the shorthand's (``"1x"`` and ``"fold"`` are the river's, UTH-4), or the street of the
+    last of its actions; ``no-play`` (MD-X4: the board was exposed, all five cards) the
+    river's; None for anything malformed."""
     if isinstance(raw, str):
-        if raw == "fold":
+        if raw in ("fold", NO_PLAY):
             return "river"
         return UTH_PLAYS[raw][0] if raw in UTH_PLAYS else None
-    if isinstance(raw, list) and 0 < len(raw) <= len(UTH_STREETS) and raw[-1] != NO_PLAY:
-        return UTH_STREETS[len(raw) - 1]
+    if isinstance(raw, list) and 0 < len(raw) <= len(UTH_STREETS):
+        return "river" if raw[-1] == NO_PLAY else UTH_STREETS[len(raw) - 1]
     return None
 
 

@@ -87,8 +87,8 @@ class RoundPlan:
     declare: str | None = None  # a misdeal the dealer declares once the deal is in
     declare_reason: str = ""  # the dealer's words for it (DECLARED_REASON by default)
     # MD-X3 (uth-it): the dealer's cards exposed once the first seat's decision is in
-    # (``expose_after``, set then: refused before any decision and after a decision of the
-    # river, 1x or a fold, for MD-X3 is "with only the flop shown")
+    # (``expose_after``, set then: refused after a decision of the river, 1x or a fold, for
+    # MD-X3 is "with only the flop shown")
     expose: bool = False
     expose_after: Any = None
     # MD-X1 (uth-gr): the dealer's cards (positions) exposed once a player's decision is in
@@ -125,11 +125,12 @@ class RoundPlan:
     def exposure_refused(self, destination: str) -> bool:
         """Must the table refuse the exposure of ``destination``'s cards this plan makes?
         Only the dealer's, exposed before any player acted (MD-X1 needs a player action
-        first); the others it replaces (MD-X1 after a decision, MD-X2, MD-X3)."""
+        first) or after a decision of the river (MD-X3 is with only the flop shown); the
+        others it replaces (MD-X1 after a decision, MD-X2, MD-X3)."""
         if destination != DEALER:
             return False
-        if self.expose:  # MD-X3
-            return self.expose_after is None or uth_street(self.expose_after) == "river"
+        if self.expose:  # MD-X3: with only the flop shown, not once the river's decision is in
+            return uth_street(self.expose_after) == "river"
         return self.expose_early
 
     def machine_back_to_speed(self) -> None:

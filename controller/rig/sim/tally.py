@@ -137,7 +137,7 @@ class Tally:
         cards = f"{event.destination} cards {list(event.positions)}"
         if plan.exposure_refused(event.destination) and refused is None:
             self.fail(
-                "exposure", round_id, f"{cards} exposed before any player acted were replaced"
+                "exposure", round_id, f"{cards} exposed when the rules refuse it were replaced"
             )
         elif not plan.exposure_refused(event.destination) and refused is not None:
             self.fail("exposure", round_id, f"{cards} exposed: refused ({refused})")

@@ -374,28 +374,36 @@ def italian_round(decision):
     return t
 
 
-@pytest.mark.parametrize("decision", ["4x", "2x", ["check", "2x"], ["check", "check"]])
-def test_md_x3_once_a_player_acted_before_the_river(decision):
+@pytest.mark.parametrize("decision", [None, "4x", "2x", ["check", "2x"], ["check", "check"]])
+def test_md_x3_until_a_decision_of_the_river(decision):
+    """Before the river the table takes MD-X3; with no decision too: a check is not entered,
+    so after an all-check preflop the flop is shown with no decision in (the review's
+    regression: the round was refused, then voided MD-S3)."""
     t = italian_round(decision)
     t.send(CardsExposed((1,)))
     assert t.m.state == TableState.DEALING and t.journal("transition")[-1]["rule"] == "MD-X3"
 
 
-@pytest.mark.parametrize("decision", ["1x", "fold", ["check", "check", "1x"]])
+@pytest.mark.parametrize(
+    "decision", ["1x", "fold", "no-play", ["check", "check", "1x"], ["check", "check", "no-play"]]
+)
 def test_md_x3_is_refused_once_the_river_is_shown(decision):
-    """The audit's D3: a decision of the river (1x or a fold, UTH-4) is in: the turn and river
-    are shown, and MD-X3 is for the dealer's cards exposed with only the flop shown."""
+    """The audit's D3: a decision of the river (1x, a fold, or MD-X4's no-play: the board
+    exposed) is in: the turn and river are shown, and MD-X3 is for the dealer's cards exposed
+    with only the flop shown."""
     t = italian_round(decision)
     refusal = refused_with(t, t.send(CardsExposed((1, 2))))
     assert refusal["rule"] == "MD-X3"
-    assert refusal["reason"].startswith("a decision of the river is entered (1x or a fold)")
+    assert refusal["reason"].startswith(
+        "a decision of the river is entered (1x, a fold or no-play)"
+    )
     assert refusal["reason"].endswith("with only the flop shown: call the floor")
 
 
-def test_md_x3_before_any_player_acted_names_the_misdeal_instead():
-    """The flop is turned once every player acted: before, two exposed cards are MD-S3."""
-    t = italian_round(None)
-    refusal = refused_with(t, t.send(CardsExposed((1, 2))))
-    assert "are not MD-X3: two or more cards exposed: declare MD-S3" in refusal["reason"]
-    refusal = refused_with(t, t.send(CardsExposed((2,))))
-    assert "one exposed card is no misdeal" in refusal["reason"]
+def test_a_river_decision_entered_with_the_stakes_before_lock_says_nothing_of_the_cards():
+    """Entered before LOCK it is what the player will do, not what is shown: MD-X3 is taken
+    on the verified deal."""
+    t = locked_round(IT, decision="1x")
+    deal(t, IT_DEAL)
+    t.send(CardsExposed((1, 2)))
+    assert t.m.state == TableState.DEALING and t.journal("transition")[-1]["rule"] == "MD-X3"

@@ -394,7 +394,7 @@ def test_a_card_drawn_before_the_ledger_answered_lock_is_the_rounds_first():
     t = locked_blackjack_table()
     t.send(shoe("Ts"))  # seat 1's first card, drawn while the opening is committed
     assert t.journal("packet-held") == [
-        {"destination": "shoe", "count": 1, "until": "the round opens"}
+        {"destination": "shoe", "count": 1, "round": "T1-000001", "until": "the round opens"}
     ]
     t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, True))
     for card in ("9h", "7c", "8d", "5s"):  # seat 2, dealer, seat 1, seat 2
@@ -404,6 +404,22 @@ def test_a_card_drawn_before_the_ledger_answered_lock_is_the_rounds_first():
     assert hands == {1: ["Ts", "8d"], 2: ["9h", "5s"]}
     t.send(SeatDecision(1, "stand"))  # 18: refused before, as it was the engine's 14
     assert not t.journal("decision-refused")
+
+
+def test_held_cards_after_one_that_ended_the_round_are_journaled_md_s1():
+    t = locked_blackjack_table()
+    for card in ("Ts", "9h", "7c", "8d", "5s", "2c", "3c"):  # two more than the deal's five
+        t.send(shoe(card))
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, True))
+    assert t.of(VoidRound)[0].rule == "MD-S1"  # the 6th: a card when none is due
+    (left,) = t.journal("packet-unexpected")  # the 7th, which no round took
+    assert left == {
+        "round": "T1-000001",
+        "state": "void",
+        "count": 1,
+        "rule": "MD-S1",
+        "why": "held for a round that ended",
+    }
 
 
 def test_cards_held_for_a_round_that_never_opened_are_journaled_md_s1():
