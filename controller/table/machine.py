@@ -224,6 +224,7 @@ class Round:
     # a shoe round's cards drawn while its opening was pending (the ledger's commit): dealt
     # into it, in order, once it opens
     held: list[Packet] = field(default_factory=list)
+    held_fault: str | None = None  # a shoe fault after a held card: MD-S2 once it opens
     # a UTH decision of the river (1x, a fold, no-play: UTH-4, MD-X4) entered on the verified
     # deal: the turn and river are shown (MD-X3's "with only the flop shown" is over)
     river_decided: bool = False
@@ -744,6 +745,8 @@ class TableMachine:
                     effects.append(self._unexpected(held[n:], "held for a round that ended"))
                     break
                 effects += self._after_verdict(*r.deal.packet(packet, now), now)
+            if r.held_fault is not None and self._dealing():  # the shoe failed meanwhile
+                effects += self._after_verdict(r.deal.fault(r.held_fault, now), [], now)
             return effects
         if event.action is LedgerAction.VOID and self.state == TableState.VOID:
             return [AppendJournal("round-voided", {"round": r.round_id})]
@@ -970,8 +973,11 @@ class TableMachine:
         effects: list[Effect] = [
             AppendJournal("shuffler-fault", {"description": event.description})
         ]
-        if self.round is not None and self._dealing():
-            effects += self._after_verdict(self.round.deal.fault(event.description, now), [], now)
+        r = self.round
+        if r is not None and self._dealing():
+            effects += self._after_verdict(r.deal.fault(event.description, now), [], now)
+        elif r is not None and r.held and self.state == TableState.LOCKED:
+            r.held_fault = event.description  # the round's cards were coming: MD-S2 at OPEN
         return effects
 
     def _on_shoe_shuffled(self, event: ShoeShuffled, now: float) -> list[Effect]:

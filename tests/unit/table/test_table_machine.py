@@ -422,6 +422,25 @@ def test_held_cards_after_one_that_ended_the_round_are_journaled_md_s1():
     }
 
 
+def test_a_shoe_fault_after_a_held_card_voids_the_round_once_it_opens_md_s2():
+    """The review: a misfeed while the opening was pending, after the round's first card
+    left the shoe, was only journaled and the round played on; in DEALING it is MD-S2."""
+    t = locked_blackjack_table()
+    t.send(shoe("Ts"))
+    t.send(ShufflerFault("misfeed"))
+    assert t.m.state == TableState.LOCKED and not t.of(VoidRound)
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, True))
+    (void,) = t.of(VoidRound)
+    assert void.rule == "MD-S2" and "misfeed" in t.m.round.verdict.reason
+
+
+def test_a_shoe_fault_before_any_card_left_it_is_journaled_only():
+    t = locked_blackjack_table()
+    t.send(ShufflerFault("misfeed"))
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, True))
+    assert t.m.state == TableState.DEALING and not t.of(VoidRound)
+
+
 def test_cards_held_for_a_round_that_never_opened_are_journaled_md_s1():
     t = locked_blackjack_table()
     t.send(shoe("Ts"))
