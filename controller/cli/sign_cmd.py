@@ -199,7 +199,7 @@ def _play(
     if undriven and not args.json:
         say(undriven)
     with one_line_errors():
-        frames_sent = None
+        frames_sent = 0
         if undriven is None:
             frames_sent = _drive(
                 config, states, length if args.duration is None else args.duration, persist
@@ -216,13 +216,13 @@ def _play(
                 "rows": art(frame),
                 "overflow": overflow,
                 "level": frame.level,
-                "frames_sent": frames_sent or 0,
+                "frames_sent": frames_sent,
                 **extra,
             }
         )
     else:
         unit = "columns" if frame.kind == MATRIX else "digits"
-        sent = "not driven" if frames_sent is None else f"{frames_sent} frame(s) sent"
+        sent = "not driven" if undriven else f"{frames_sent} frame(s) sent"
         backend = "" if undriven else f", backend {config.backend}"
         say(f"sign ({config.kind}, {config.width} {unit}{backend}): {sent}")
         for row in art(frame):

@@ -580,9 +580,14 @@ def profile_dirs() -> list[Path]:
     return dirs
 
 
+def _is_path(name: str) -> bool:
+    """``--profile`` names a file (``my.toml``, ``dir/x``), not a profile looked up by name."""
+    return Path(name).suffix == ".toml" or os.sep in name
+
+
 def find_profile(name: str) -> Path:
     candidate = Path(name)
-    if candidate.suffix == ".toml" or os.sep in name:
+    if _is_path(name):
         if candidate.exists():  # the reader refuses a directory or a fifo, and says so
             return candidate
         raise ConfigError(name, [("(file)", "no such profile file")])
@@ -609,7 +614,7 @@ def load_profile(name_or_path: str) -> Profile:
     path = find_profile(name_or_path)
     data, text = read_toml_and_text(path)
     profile = parse_profile(data, str(path), text=text)
-    if path.name == f"{name_or_path}.toml" and profile.name != name_or_path:
+    if not _is_path(name_or_path) and profile.name != name_or_path:
         found = f"found as profile {name_or_path!r}, the file names itself {profile.name!r}"
         raise ConfigError(str(path), [("profile.name", f"{found} ({PROFILE_SECTION})")])
     return profile

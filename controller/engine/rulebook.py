@@ -99,6 +99,16 @@ class RuleBookProfile:
     # [rules] options fixed by a rule of this profile's document: key -> (value, rule, why)
     options: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
+    @property
+    def seed(self) -> int:
+        """The document's number: 4 for ``004_c8c14ad3d28c0129``."""
+        return int(self.document.split("_")[0])
+
+    @property
+    def digest(self) -> str:
+        """The document's hash: ``c8c14ad3d28c0129`` for ``004_c8c14ad3d28c0129``."""
+        return self.document.split("_")[1]
+
 
 _NO_PLAY = "leaving a seat in without a Play bet when the board was exposed early is Italian"
 # UTH-7: the Greek and Slovak texts return the Ante and decide Play and Blind; the Italian pays
@@ -198,11 +208,7 @@ def _documents_named(source: str) -> list[RuleBookProfile]:
     """The rule-book profiles whose seed document ``source`` names, in section 7's order."""
     text = source.lower()
     numbers = {int(n) for n in _SEED_NUMBER.findall(text)}
-    return [
-        p
-        for p in RULEBOOK_PROFILES.values()
-        if p.document.split("_")[1] in text or int(p.document.split("_")[0]) in numbers
-    ]
+    return [p for p in RULEBOOK_PROFILES.values() if p.digest in text or p.seed in numbers]
 
 
 def rulebook_name(name: str | None) -> str:

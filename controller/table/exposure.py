@@ -150,14 +150,14 @@ def exposure_refusal(profile: Profile, destination: str) -> str | None:
     return no_procedure(profile, destination)[0]
 
 
-def before_first_action(rule: str, positions: int, *, manual: bool, machine_exposed: int) -> str:
-    """MD-X1 (``rule``) refused: no player acted yet; which misdeal the dealer
-    declares instead (MD-M6 dealt by hand; MD-S3 with a shuffler when ``positions`` and the
-    ``machine_exposed`` cards counted (:meth:`ExposureProcedure.counted`, none of them among
-    ``positions``) make two or more), or that one card alone is none."""
+def before_first_action(positions: int, *, manual: bool, machine_exposed: int) -> str:
+    """MD-X1 refused: no player acted yet; which misdeal the dealer declares instead (MD-M6
+    dealt by hand; MD-S3 with a shuffler when ``positions`` and the ``machine_exposed`` cards
+    counted (:meth:`ExposureProcedure.counted`, none of them among ``positions``) make two
+    or more), or that one card alone is none."""
     early = (
         "no player has acted yet (no decision entered): the dealer's cards exposed before the"
-        f" first player action are not {rule}"
+        " first player action are not MD-X1"
     )
     if manual:
         return f"{early}: a misdeal dealt by hand: declare MD-M6 (croupier round misdeal)"

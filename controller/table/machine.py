@@ -956,9 +956,7 @@ class TableMachine:
                 # delivered face up is the same card (MD-S3 counts it once)
                 already = deal.face_up_at(event.destination, event.positions)
                 exposed = procedure.counted(deal.validator.exposed - already)
-            why = before_first_action(
-                procedure.rule, len(event.positions), manual=manual, machine_exposed=exposed
-            )
+            why = before_first_action(len(event.positions), manual=manual, machine_exposed=exposed)
             raise self._exposure_refused(event, why, procedure.rule)
         if procedure.before_river and r.river_decided:
             raise self._exposure_refused(event, river_shown(procedure.rule), procedure.rule)

@@ -366,21 +366,19 @@ def shoe(card):
 
 
 def blackjack_table():
-    t = Table(BJ)
-    t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(1, {"main": 1000, "trilux": 100}))
-    t.send(EnterWagers(2, {"main": 1000}))
-    t.lock_and_open_ledger()
+    t = locked_blackjack_table(seat_1={"main": 1000, "trilux": 100})
+    t.send(LedgerResult(t.m.round.round_id, LedgerAction.OPEN, True))
     assert t.m.state == TableState.DEALING
     assert not t.of(RequestPacket)  # the shoe reports cards; nobody requests them
     return t
 
 
-def locked_blackjack_table():
-    """Two seats in, LOCK pressed; the ledger has not answered yet."""
+def locked_blackjack_table(seat_1=None):
+    """Seats 1 (``seat_1``'s bets, else a main bet) and 2 in, LOCK pressed; the ledger has
+    not answered yet."""
     t = Table(BJ)
     t.send(ConditionChanged(Condition.STARTUP, False))
-    t.send(EnterWagers(1, {"main": 1000}))
+    t.send(EnterWagers(1, seat_1 or {"main": 1000}))
     t.send(EnterWagers(2, {"main": 1000}))
     t.send(DealerPressed(Button.LOCK))
     assert t.m.state == TableState.LOCKED
