@@ -7,11 +7,12 @@ was the report's signing key."""
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import UTC, datetime
 
 import pytest
 
 from controller.books.ledger.keys import SIM_KEY
+from controller.books.reports.gaming_day import GamingDayRule
 from controller.cli.main import main
 
 pytestmark = pytest.mark.integration
@@ -26,7 +27,12 @@ def test_the_day_report_of_a_stopped_tables_ledger(make_sim_table, capsys, tmp_p
     table.wait_for_state("settled")
     table.stop()
     offline = ["report", "day", "--config", str(table.config_path), "--json"]
-    offline += ["--state-dir", str(table.state_dir), "--date", date.today().isoformat()]
+    # the gaming day in progress by the table's own rule: between midnight and the day's
+    # start (06:00) the calendar's date has not begun as a gaming day (it failed at 00:05)
+    settings = table.config.report
+    rule = GamingDayRule.parse(settings.gaming_day_start, settings.timezone)
+    today = rule.day_of(datetime.now(UTC)).isoformat()
+    offline += ["--state-dir", str(table.state_dir), "--date", today]
 
     assert main(offline) == 0, capsys.readouterr().err
     report = json.loads(capsys.readouterr().out)["report"]

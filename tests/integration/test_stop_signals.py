@@ -28,6 +28,12 @@ from tests.integration.test_single_instance import (
 pytestmark = pytest.mark.integration
 
 
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU a running process has used (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=["SIGHUP", "SIGTERM"])
 def test_croupierd_stops_cleanly_on_sighup_as_on_sigterm(sim_table, sig):
     """A daemon started in an SSH session that drops gets SIGHUP: a clean stop, exit 0, its
@@ -136,7 +142,10 @@ def test_a_signal_to_croupier_sim_prints_the_rounds_so_far_and_their_replay():
     simulation, and no seed to go on from. The partial result, then 128 + N."""
     command = [*CROUPIER, "sim", "--rounds", "100000000", "--seed", "7"]
     with never_left_running(started(*command)) as sim:
-        time.sleep(3.0)  # rounds played
+        # rounds played: 2 s of the run's own CPU (a few hundred rounds a CPU second after a
+        # start-up of well under one), not 3 s of a wall clock, which a loaded CI machine
+        # spent before the first round (the run stopped after 0 rounds)
+        wait_for(lambda: cpu_seconds(sim.pid) >= 2.0, "the sim's rounds", 60.0)
         out, err = stopped_by(sim, signal.SIGTERM, 30)
     assert sim.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
